@@ -1,0 +1,70 @@
+import {EXIT, UsageError} from './commands/args.js';
+import {BUILD_DEMO_HELP, runBuildDemo} from './commands/demo.js';
+import {EXPLORE_HELP, runExplore} from './commands/explore.js';
+import {IMPORT_HELP, runImport} from './commands/import.js';
+import {NotFound, runShow, SHOW_HELP} from './commands/show.js';
+import {runTrajectories, TRAJECTORIES_HELP} from './commands/trajectories.js';
+import {MigrationError} from './store/db.js';
+import {UsageError as ImportUsageError} from './services/importer.js';
+
+type Command = {run: (argv: string[]) => number | Promise<number>; help: string; summary: string};
+
+const COMMANDS: Record<string, Command> = {
+  explore: {run: runExplore, help: EXPLORE_HELP, summary: 'open the explorer (the default)'},
+  import: {run: runImport, help: IMPORT_HELP, summary: 'import trajectories from files or folders'},
+  trajectories: {run: runTrajectories, help: TRAJECTORIES_HELP, summary: 'list trajectories'},
+  show: {run: runShow, help: SHOW_HELP, summary: 'print one trajectory (show trajectory ID)'},
+  'build-demo': {run: runBuildDemo, help: BUILD_DEMO_HELP, summary: 'build the bundled demo database'},
+};
+
+export const MAIN_HELP = `Usage: deltalens [COMMAND] [options]
+
+Explore coding-agent trajectories, execution traces and explanation questions.
+Without a command, opens the explorer.
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, command]) => `  ${name.padEnd(14)}${command.summary}`)
+  .join('\n')}
+  help COMMAND  show a command's help
+
+Every command takes --help, --db FILE and (where it prints data) --json.
+Exit codes: 0 ok, 1 failed, 2 usage error.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  try {
+    if (first === undefined || first.startsWith('-')) {
+      if (first === '--help' || first === '-h') {
+        console.log(MAIN_HELP);
+        return EXIT.ok;
+      }
+      if (first === '--version') {
+        console.log('deltalens 0.1.0');
+        return EXIT.ok;
+      }
+      return await runExplore(argv);
+    }
+    if (first === 'help') {
+      const topic = rest[0];
+      if (topic === undefined) console.log(MAIN_HELP);
+      else if (COMMANDS[topic]) console.log(COMMANDS[topic].help);
+      else throw new UsageError(`no such command "${topic}"`);
+      return EXIT.ok;
+    }
+    const command = COMMANDS[first];
+    if (!command) throw new UsageError(`no such command "${first}" (see deltalens --help)`);
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ImportUsageError) {
+      console.error(`deltalens: ${error.message}`);
+      return EXIT.usage;
+    }
+    if (error instanceof NotFound || error instanceof MigrationError) {
+      console.error(`deltalens: ${error.message}`);
+      return EXIT.failed;
+    }
+    console.error(`deltalens: ${(error as Error).stack ?? error}`);
+    return EXIT.failed;
+  }
+}

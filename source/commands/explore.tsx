@@ -1,0 +1,44 @@
+import {render} from 'ink';
+import React from 'react';
+import {basename} from 'node:path';
+import {openDb} from '../store/db.js';
+import {App} from '../ui/app.js';
+import {storeData} from '../ui/data.js';
+import {themeFromEnv} from '../ui/theme.js';
+import {COMMON_OPTIONS, EXIT, parse} from './args.js';
+import {chooseDb} from './db-path.js';
+import {ensureDemo} from './demo.js';
+import {DEMO_DB} from '../services/demo.js';
+
+export const EXPLORE_HELP = `Usage: deltalens [explore] [--db FILE] [--demo]
+
+Open the keyboard-driven explorer. Press ? inside for every key.
+
+Options:
+  --db FILE   database (default ./deltalens.db if present, else the bundled demo database)
+  --demo      open the bundled demo database (built on first use)
+  -h, --help  show this help
+
+The explorer needs a terminal; in scripts use \`deltalens trajectories --json\`.`;
+
+export async function runExplore(argv: string[]): Promise<number> {
+  const {values} = parse(argv, {db: COMMON_OPTIONS.db, help: COMMON_OPTIONS.help, demo: {type: 'boolean'}}, false);
+  if (values.help) {
+    console.log(EXPLORE_HELP);
+    return EXIT.ok;
+  }
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    console.error('deltalens: the explorer needs an interactive terminal; for scripts use `deltalens trajectories --json` (see deltalens --help)');
+    return EXIT.failed;
+  }
+  const target = ensureDemo(values.demo ? {path: DEMO_DB, demo: true} : chooseDb(values.db));
+  const db = openDb(target.path);
+  try {
+    const label = target.demo ? 'demo data' : basename(target.path);
+    const instance = render(<App data={storeData(db, label)} theme={themeFromEnv()} />, {exitOnCtrlC: false});
+    await instance.waitUntilExit();
+  } finally {
+    db.close();
+  }
+  return EXIT.ok;
+}

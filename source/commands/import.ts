@@ -1,0 +1,117 @@
+import {openDb} from '../store/db.js';
+import {IMPORT_FORMATS, importPaths, relativePath, type ImportReport} from '../services/importer.js';
+import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
+import {resolve} from 'node:path';
+
+export const IMPORT_HELP = `Usage: deltalens import PATH... [options]
+
+Import agent trajectories (files or folders, searched recursively) into the store.
+
+Options:
+  --format F        auto (default) | swe-agent | mini-swe-agent | openhands | swe-bench-run | jsonl
+  --results FILE    resolved status from a SWE-bench harness summary (resolved_ids/unresolved_ids),
+                    a report.json or a results.json; overrides what files say (repeatable)
+  --agent NAME      agent name for every imported trajectory (e.g. one folder per run configuration)
+  --model NAME      model name for every imported trajectory
+  --max-size MB     refuse JSON documents larger than this; JSONL lines likewise (default 100)
+  --db FILE         database (default ./deltalens.db, created when missing)
+  --json            print the report as JSON
+  -h, --help        show this help
+
+Resolved status is also read from files beside the trajectories: <id>.report.json, a harness
+summary or results.json in the same folder or the one above, and logs/<id>/report.json of a
+SWE-bench/experiments run folder. Re-importing the same content changes nothing.
+Exit codes: 0 all imported or skipped, 1 a file failed (others still imported), 2 usage error.`;
+
+export function runImport(argv: string[]): number {
+  const {values, positionals} = parse(argv, {
+    ...COMMON_OPTIONS,
+    format: {type: 'string'},
+    results: {type: 'string', multiple: true},
+    agent: {type: 'string'},
+    model: {type: 'string'},
+    'max-size': {type: 'string'},
+  });
+  if (values.help) {
+    console.log(IMPORT_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length === 0) throw new UsageError('import needs at least one PATH');
+  const format = oneOf(values.format, IMPORT_FORMATS, '--format') ?? 'auto';
+  const maxMb = values['max-size'] === undefined ? 100 : Number(values['max-size']);
+  if (!(maxMb > 0)) throw new UsageError(`--max-size takes a positive number of megabytes (got "${values['max-size']}")`);
+
+  const dbPath = resolve(values.db ?? 'deltalens.db');
+  const db = openDb(dbPath);
+  const progress = process.stderr.isTTY ? progressLine() : undefined;
+  let report: ImportReport;
+  try {
+    report = importPaths(db, positionals, {
+      format,
+      agent: values.agent,
+      model: values.model,
+      results: values.results,
+      maxBytes: maxMb * 1024 * 1024,
+      onProgress: progress,
+    });
+  } finally {
+    db.close();
+  }
+  if (values.json) printJson(toJson(report, dbPath));
+  else printHuman(report, dbPath);
+  return report.failed.length ? EXIT.failed : EXIT.ok;
+}
+
+function progressLine() {
+  let last = 0;
+  return (done: number, total: number, path: string) => {
+    const now = Date.now();
+    if (done < total && now - last < 100) return;
+    last = now;
+    const line = done < total ? `importing ${done + 1}/${total} ${relativePath(path)}` : '';
+    process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns ?? 80) - 1)}`);
+  };
+}
+
+export function toJson(report: ImportReport, db: string) {
+  return {
+    db,
+    added: report.added.map(a => ({
+      id: a.id,
+      path: a.path,
+      locator: a.locator,
+      format: a.format,
+      instance: a.instance,
+      agent: a.agent,
+      model: a.model,
+      steps: a.steps,
+      resolved: a.resolved,
+      resolved_source: a.resolvedSource,
+      explanation_chars: a.explanationChars,
+      patch_chars: a.patchChars,
+    })),
+    instances: report.instances,
+    skipped: report.skipped.map(s => ({path: s.path, locator: s.locator, reason: s.reason, existing_id: s.existing ?? null})),
+    failed: report.failed.map(f => ({path: f.path, error: f.error, line: f.line ?? null, column: f.column ?? null, json_path: f.jsonPath ?? null})),
+  };
+}
+
+function printHuman(report: ImportReport, db: string): void {
+  for (const a of report.added) {
+    const status = a.resolved === null ? 'unknown' : a.resolved ? 'resolved' : 'unresolved';
+    console.log(`added #${a.id} ${a.instance}  ${a.agent}  ${a.format}, ${a.steps} steps, ${status}  ${relativePath(a.path)}${a.locator ? ` (${a.locator})` : ''}`);
+  }
+  for (const i of report.instances) console.log(`instance ${i.instance} ${i.status}  ${relativePath(i.path)}`);
+  // Duplicates are named one by one; files that are not trajectories are counted by reason.
+  const byReason = new Map<string, number>();
+  for (const s of report.skipped) {
+    if (s.existing) console.log(`skipped ${relativePath(s.path)}${s.locator ? ` (${s.locator})` : ''}: ${s.reason} (#${s.existing})`);
+    else byReason.set(s.reason.replace(/ \(.*\)$/, ''), (byReason.get(s.reason.replace(/ \(.*\)$/, '')) ?? 0) + 1);
+  }
+  for (const [reason, n] of byReason) console.log(`skipped ${n} file${n === 1 ? '' : 's'}: ${reason} (--json lists them)`);
+  for (const f of report.failed) console.error(`failed ${relativePath(f.path)}: ${f.error}`);
+  console.log(
+    `${report.added.length} added, ${report.skipped.length} skipped, ${report.failed.length} failed` +
+      `${report.instances.length ? `, ${report.instances.length} instance records` : ''} → ${relativePath(db)}`,
+  );
+}

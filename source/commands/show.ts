@@ -1,0 +1,87 @@
+import {openDb, type Db} from '../store/db.js';
+import {getSteps, getTrajectory, type StepRow, type TrajectoryDetail} from '../store/trajectories.js';
+import {chooseDb} from './db-path.js';
+import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
+import {ensureDemo} from './demo.js';
+
+export const SHOW_HELP = `Usage: deltalens show trajectory ID [--json] [--db FILE]
+
+Print one trajectory: status, explanation, patch and every step (thought, action, observation).
+With --json: {"id", "instance", "agent", "model", "format", "resolved", "resolved_source",
+"exit_status", "explanation", "patch", …, "steps": [{"idx", "thought", "tool", "args",
+"action", "observation", "stage", "rule"}]}.`;
+
+export class NotFound extends Error {}
+
+export function runShow(argv: string[]): number {
+  const {values, positionals} = parse(argv, COMMON_OPTIONS);
+  if (values.help) {
+    console.log(SHOW_HELP);
+    return EXIT.ok;
+  }
+  const [what, idText, ...rest] = positionals;
+  if (what !== 'trajectory') throw new UsageError(`show takes "trajectory ID" (got "${positionals.join(' ')}")`);
+  if (idText === undefined || rest.length || !/^\d+$/.test(idText)) throw new UsageError('show trajectory takes one numeric ID');
+  const db = openDb(ensureDemo(chooseDb(values.db)).path);
+  try {
+    const detail = trajectoryJson(db, Number(idText));
+    if (values.json) printJson(detail);
+    else printHuman(detail);
+  } finally {
+    db.close();
+  }
+  return EXIT.ok;
+}
+
+export function trajectoryJson(db: Db, id: number) {
+  const t: TrajectoryDetail | null = getTrajectory(db, id);
+  if (!t) throw new NotFound(`no trajectory with id ${id}`);
+  return {
+    id: t.id,
+    instance: t.instance,
+    agent: t.agent,
+    model: t.model,
+    format: t.format,
+    resolved: t.resolved,
+    resolved_source: t.resolvedSource,
+    exit_status: t.exitStatus,
+    source_path: t.sourcePath,
+    source_locator: t.sourceLocator,
+    content_hash: t.contentHash,
+    cost: t.cost,
+    tokens_in: t.tokensIn,
+    tokens_out: t.tokensOut,
+    imported_at: t.importedAt,
+    meta: t.meta,
+    explanation: t.explanation,
+    patch: t.patch,
+    steps: getSteps(db, id).map(stepJson),
+  };
+}
+
+function stepJson(s: StepRow) {
+  return {
+    idx: s.idx,
+    thought: s.thought,
+    tool: s.tool,
+    args: s.args,
+    action: s.actionText,
+    observation: s.observation,
+    stage: s.intentStage,
+    rule: s.labellerRule,
+  };
+}
+
+function printHuman(t: ReturnType<typeof trajectoryJson>): void {
+  const status = t.resolved === null ? 'unknown' : t.resolved ? 'resolved' : 'unresolved';
+  console.log(`#${t.id} ${t.instance}  ${t.agent}${t.model ? ` (${t.model})` : ''}  ${status}  exit: ${t.exit_status ?? '-'}`);
+  console.log(`source: ${t.source_path}${t.source_locator ? ` (${t.source_locator})` : ''}`);
+  for (const s of t.steps) {
+    console.log(`\n── step ${s.idx} ${s.tool ?? ''}`);
+    if (s.thought) console.log(s.thought);
+    if (s.action) console.log(`$ ${s.action}`);
+    if (s.observation) console.log(s.observation.length > 2000 ? `${s.observation.slice(0, 2000)}\n… (${s.observation.length} chars; --json for all)` : s.observation);
+  }
+  console.log(`\n── explanation\n${t.explanation ?? '(none)'}`);
+  console.log(`\n── patch\n${t.patch ?? '(none)'}`);
+}

@@ -1,0 +1,79 @@
+import {openDb} from '../store/db.js';
+import {countTrajectories, listTrajectories, SORT_KEYS, type TrajectorySummary} from '../store/trajectories.js';
+import {chooseDb} from './db-path.js';
+import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson} from './args.js';
+import {ensureDemo} from './demo.js';
+
+export const TRAJECTORIES_HELP = `Usage: deltalens trajectories [options]
+
+List stored trajectories.
+
+Options:
+  --agent A           only this agent (name, model, or "name model")
+  --instance I        only this instance id
+  --resolved R        yes | no | unknown
+  --sort KEY          ${SORT_KEYS.join(' | ')} (default id); --desc to reverse
+  --desc              descending order
+  --limit N           at most N rows (default all)
+  --offset N          skip N rows
+  --db FILE           database (default ./deltalens.db if present, else the demo database)
+  --json              print {"total", "trajectories": [...]}
+  -h, --help          show this help`;
+
+export function runTrajectories(argv: string[]): number {
+  const {values} = parse(
+    argv,
+    {...COMMON_OPTIONS, agent: {type: 'string'}, instance: {type: 'string'}, resolved: {type: 'string'}, sort: {type: 'string'}, desc: {type: 'boolean'}, limit: {type: 'string'}, offset: {type: 'string'}},
+    false,
+  );
+  if (values.help) {
+    console.log(TRAJECTORIES_HELP);
+    return EXIT.ok;
+  }
+  const resolvedFlag = oneOf(values.resolved, ['yes', 'no', 'unknown'] as const, '--resolved');
+  const query = {
+    agent: values.agent,
+    instance: values.instance,
+    resolved: resolvedFlag === undefined ? undefined : resolvedFlag === 'unknown' ? null : resolvedFlag === 'yes',
+    sort: oneOf(values.sort, SORT_KEYS, '--sort'),
+    descending: values.desc ?? false,
+    limit: positiveInt(values.limit, '--limit'),
+    offset: positiveInt(values.offset, '--offset'),
+  };
+  const target = ensureDemo(chooseDb(values.db));
+  const db = openDb(target.path);
+  try {
+    const total = countTrajectories(db, query);
+    const rows = listTrajectories(db, query);
+    if (values.json) printJson({total, trajectories: rows.map(summaryJson)});
+    else printTable(rows, total);
+  } finally {
+    db.close();
+  }
+  return EXIT.ok;
+}
+
+export function summaryJson(row: TrajectorySummary) {
+  return {
+    id: row.id,
+    instance: row.instance,
+    agent: row.agent,
+    model: row.model,
+    format: row.format,
+    resolved: row.resolved,
+    exit_status: row.exitStatus,
+    steps: row.steps,
+    explanation_chars: row.explanationChars,
+    patch_chars: row.patchChars,
+  };
+}
+
+function printTable(rows: TrajectorySummary[], total: number): void {
+  const header = ['id', 'instance', 'agent', 'resolved', 'steps', 'expl'];
+  const body = rows.map(r => [String(r.id), r.instance, r.agent, r.resolved === null ? '?' : r.resolved ? 'yes' : 'no', String(r.steps), String(r.explanationChars)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map(row => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i >= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  console.log(line(header));
+  for (const row of body) console.log(line(row));
+  console.log(`${rows.length} of ${total} trajectories`);
+}

@@ -1,0 +1,393 @@
+import {createHash, randomUUID} from 'node:crypto';
+import {existsSync, readdirSync, statSync} from 'node:fs';
+import {basename, dirname, extname, join, relative, resolve} from 'node:path';
+import {describeShape, detectDocument, type DocumentKind} from '../core/trajectory/detect.js';
+import {GenericJsonlReader, type TrajectoryHeader} from '../core/trajectory/generic-jsonl.js';
+import {parseMiniSweAgent} from '../core/trajectory/mini-swe-agent.js';
+import {FormatError, type SourceFormat, type Step, type Trajectory} from '../core/trajectory/model.js';
+import {parseOpenHands} from '../core/trajectory/openhands.js';
+import {parseSweAgent} from '../core/trajectory/swe-agent.js';
+import {instanceRecordFrom} from '../core/trajectory/swe-bench-instance.js';
+import {ensureAgent} from '../store/agents.js';
+import type {Db} from '../store/db.js';
+import {ensureInstance, upsertInstance} from '../store/instances.js';
+import {finishTrajectory, hasContentHash, insertTrajectory, stepWriter} from '../store/trajectories.js';
+import {ResolutionFinder} from './resolution-finder.js';
+import {parseJson, readLines, readUtf8File} from './text-file.js';
+
+export const IMPORT_FORMATS = ['auto', 'swe-agent', 'mini-swe-agent', 'openhands', 'swe-bench-run', 'jsonl'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+export interface ImportOptions {
+  format: ImportFormat;
+  agent?: string;
+  model?: string;
+  results?: string[];
+  /** Whole JSON documents larger than this are refused (they are parsed in memory). */
+  maxBytes: number;
+  onProgress?: (done: number, total: number, path: string) => void;
+}
+
+export interface AddedTrajectory {
+  path: string;
+  locator: string | null;
+  id: number;
+  instance: string;
+  agent: string;
+  model: string;
+  format: SourceFormat;
+  steps: number;
+  resolved: boolean | null;
+  resolvedSource: string | null;
+  explanationChars: number;
+  patchChars: number;
+}
+
+export interface ImportReport {
+  added: AddedTrajectory[];
+  instances: {path: string; instance: string; status: 'added' | 'updated' | 'unchanged'}[];
+  skipped: {path: string; locator: string | null; reason: string; existing?: number}[];
+  failed: {path: string; error: string; line?: number; column?: number; jsonPath?: string}[];
+}
+
+interface Candidate {
+  path: string;
+  explicit: boolean;
+  runRoot: string | null;
+}
+
+const TRAJECTORY_EXTENSIONS = new Set(['.json', '.jsonl', '.traj']);
+
+export class UsageError extends Error {}
+
+export function importPaths(db: Db, paths: string[], options: ImportOptions): ImportReport {
+  const report: ImportReport = {added: [], instances: [], skipped: [], failed: []};
+  const finder = new ResolutionFinder((options.results ?? []).map(file => resolve(file)));
+  const candidates = paths.flatMap(path => expand(resolve(path), options.format));
+  candidates.forEach((candidate, index) => {
+    options.onProgress?.(index, candidates.length, candidate.path);
+    try {
+      importFile(db, candidate, options, finder, report);
+    } catch (error) {
+      report.failed.push(failure(candidate.path, error));
+    }
+  });
+  options.onProgress?.(candidates.length, candidates.length, '');
+  return report;
+}
+
+function failure(path: string, error: unknown): ImportReport['failed'][number] {
+  if (error instanceof FormatError) {
+    return {path, error: error.describe(), line: error.where.line, column: error.where.column, jsonPath: error.where.path};
+  }
+  return {path, error: (error as Error).message};
+}
+
+/** Files to look at under one command-line path. A SWE-bench/experiments run folder is one unit. */
+function expand(path: string, format: ImportFormat): Candidate[] {
+  if (!existsSync(path)) throw new UsageError(`${path}: no such file or directory`);
+  if (!statSync(path).isDirectory()) {
+    if (format === 'swe-bench-run') throw new UsageError(`${path}: --format swe-bench-run takes a run folder (with trajs/ inside)`);
+    return [{path, explicit: true, runRoot: null}];
+  }
+  if (isRunFolder(path)) return walk(join(path, 'trajs')).map(file => ({path: file, explicit: false, runRoot: path}));
+  if (format === 'swe-bench-run') throw new UsageError(`${path}: not a SWE-bench run folder (no trajs/ folder inside)`);
+  const out: Candidate[] = [];
+  for (const file of walk(path, dir => (isRunFolder(dir) ? (out.push(...expand(dir, 'auto')), false) : true))) {
+    out.push({path: file, explicit: false, runRoot: null});
+  }
+  return out;
+}
+
+function isRunFolder(dir: string): boolean {
+  return existsSync(join(dir, 'trajs')) && statSync(join(dir, 'trajs')).isDirectory();
+}
+
+function walk(dir: string, enter: (dir: string) => boolean = () => true): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, {withFileTypes: true}).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (enter(full)) files.push(...walk(full, enter));
+    } else if (entry.isFile()) {
+      files.push(full);
+    }
+  }
+  return files;
+}
+
+const EXPLAINBENCH_PATH = /(^|\/)(dataset\/(context|ground_truths|extract_ground_truths)|results\/(generation|evaluation))\//;
+
+function importFile(db: Db, candidate: Candidate, options: ImportOptions, finder: ResolutionFinder, report: ImportReport): void {
+  const {path} = candidate;
+  const extension = extname(path);
+  if (!TRAJECTORY_EXTENSIONS.has(extension)) {
+    if (candidate.explicit) throw new FormatError(`not a trajectory file (expected .traj, .json or .jsonl, found "${extension || 'no extension'}")`);
+    report.skipped.push({path, locator: null, reason: `not a trajectory file (${extension || 'no extension'})`});
+    return;
+  }
+  if (!candidate.explicit && EXPLAINBENCH_PATH.test(path.split('\\').join('/'))) {
+    report.skipped.push({path, locator: null, reason: 'ExplainBench question data, not a trajectory'});
+    return;
+  }
+  if (extension === '.jsonl') {
+    importJsonl(db, candidate, options, finder, report);
+    return;
+  }
+  const size = statSync(path).size;
+  if (size > options.maxBytes) {
+    throw new FormatError(
+      `file is ${megabytes(size)}, over the ${megabytes(options.maxBytes)} limit for JSON documents, which are parsed whole ` +
+        '(raise --max-size, or convert it to the streamed JSONL format)',
+    );
+  }
+  const {text, bytes} = readUtf8File(path);
+  const hash = sha256(bytes);
+  const existing = hasContentHash(db, hash);
+  if (existing !== null) {
+    report.skipped.push({path, locator: null, reason: 'already imported (same content)', existing});
+    return;
+  }
+  const doc = parseJson(text);
+  const detected = detectDocument(doc);
+  const kind = chooseKind(detected, options.format, candidate, doc);
+  if (kind === 'resolution') {
+    report.skipped.push({path, locator: null, reason: 'results file: gives resolved status to the trajectories beside it'});
+    return;
+  }
+  if (kind === 'swe-bench-instance') {
+    const record = instanceRecordFrom(doc, '$');
+    report.instances.push({path, instance: record.id, status: upsertInstance(db, {...record, sourcePath: path})});
+    return;
+  }
+  if (kind === null) {
+    report.skipped.push({path, locator: null, reason: `not a trajectory (${describeShape(doc)})`});
+    return;
+  }
+  const trajectory = withHint(detected, kind, () => parseDocument(kind, doc, path, candidate.runRoot));
+  db.transaction(() => {
+    const added = storeTrajectory(db, trajectory, {path, locator: null, hash, candidate, options, finder});
+    if (added) report.added.push(added);
+  })();
+}
+
+function chooseKind(detected: DocumentKind, format: ImportFormat, candidate: Candidate, doc: unknown): DocumentKind | null {
+  if (format !== 'auto' && format !== 'swe-bench-run') return format;
+  if (detected === 'unknown' || detected === 'explainbench') {
+    if (candidate.explicit) {
+      throw new FormatError(
+        `unrecognised format: ${describeShape(doc)}; expected a SWE-agent .traj, a mini-SWE-agent .traj.json, ` +
+          'an OpenHands history or output record, a SWE-bench instance or results file (or pass --format)',
+      );
+    }
+    return null;
+  }
+  return detected;
+}
+
+function withHint<T>(detected: DocumentKind, chosen: DocumentKind, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof FormatError && detected !== chosen && detected !== 'unknown') {
+      error.message += ` (this file looks like ${detected}, not ${chosen}; try --format auto)`;
+    }
+    throw error;
+  }
+}
+
+function parseDocument(kind: DocumentKind, doc: unknown, path: string, runRoot: string | null): Trajectory {
+  const fallbackInstance = basename(path).replace(/(\.traj)?(\.jsonl?)?$/, '');
+  switch (kind) {
+    case 'mini-swe-agent':
+      return parseMiniSweAgent(doc, fallbackInstance);
+    case 'swe-agent':
+      return parseSweAgent(doc, fallbackInstance, basename(runRoot ?? dirname(path)));
+    case 'openhands':
+      return parseOpenHands(doc, fallbackInstance);
+    case 'jsonl':
+      throw new FormatError('the generic format is line-based: give the file a .jsonl extension');
+    default:
+      throw new FormatError(`not a trajectory: ${kind}`);
+  }
+}
+
+interface StoreContext {
+  path: string;
+  locator: string | null;
+  hash: string;
+  candidate: Candidate;
+  options: ImportOptions;
+  finder: ResolutionFinder;
+}
+
+/** Inserts one parsed trajectory; returns null when its content was imported before. */
+function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext): AddedTrajectory | null {
+  const existing = hasContentHash(db, context.hash);
+  if (existing !== null) return null;
+  const {header, agentId, resolvedSource} = resolveHeader(db, trajectory, context);
+  const id = insertTrajectory(db, {header, agentId, sourcePath: context.path, sourceLocator: context.locator, contentHash: context.hash, resolvedSource});
+  const write = stepWriter(db, id);
+  let count = 0;
+  for (const step of trajectory.steps) count = write(step);
+  finishTrajectory(db, id, {nSteps: count, explanation: header.explanation, header, agentId, resolvedSource});
+  return added(id, header, context, count, resolvedSource);
+}
+
+function resolveHeader(db: Db, header: TrajectoryHeader, context: StoreContext) {
+  const found = context.finder.find(context.path, header.instance, context.candidate.runRoot);
+  const resolved = found && (found.explicit || header.resolved === null) ? found.resolved : header.resolved;
+  const resolvedSource = found && (found.explicit || header.resolved === null) ? found.source : header.resolved === null ? null : context.path;
+  const runName = context.candidate.runRoot ? basename(context.candidate.runRoot) : found?.run ?? null;
+  const agent = context.options.agent ?? runName ?? header.agent;
+  const model = context.options.model ?? header.model;
+  const meta = runName && agent === runName ? {...header.meta, tool: header.agent} : header.meta;
+  ensureInstance(db, header.instance);
+  const agentId = ensureAgent(db, agent, model);
+  const explanation = header.explanation;
+  return {header: {...header, agent, model, resolved, meta, explanation}, agentId, resolvedSource};
+}
+
+function added(id: number, header: TrajectoryHeader, context: StoreContext, steps: number, resolvedSource: string | null): AddedTrajectory {
+  return {
+    path: context.path,
+    locator: context.locator,
+    id,
+    instance: header.instance,
+    agent: header.agent,
+    model: header.model,
+    format: header.format,
+    steps,
+    resolved: header.resolved,
+    resolvedSource,
+    explanationChars: header.explanation === null ? 0 : [...header.explanation].length,
+    patchChars: header.patch?.length ?? 0,
+  };
+}
+
+/** JSONL: our generic format, OpenHands `output.jsonl` or SWE-bench instances, read line by line. */
+function importJsonl(db: Db, candidate: Candidate, options: ImportOptions, finder: ResolutionFinder, report: ImportReport): void {
+  const {path} = candidate;
+  const lines = readLines(path, options.maxBytes);
+  let first = lines.next();
+  while (!first.done && first.value.text.trim() === '') first = lines.next();
+  if (first.done) throw new FormatError('file is empty');
+  const firstValue = parseJson(first.value.text, first.value.line - 1);
+  const detected = detectDocument(firstValue);
+  const kind = options.format === 'auto' || options.format === 'swe-bench-run' ? detected : options.format;
+
+  function* all() {
+    yield {...first.value!, value: firstValue};
+    for (const line of lines) if (line.text.trim() !== '') yield {...line, value: parseJson(line.text, line.line - 1)};
+  }
+
+  const pending: ImportReport = {added: [], instances: [], skipped: [], failed: []};
+  db.transaction(() => {
+    if (kind === 'jsonl') {
+      streamGeneric(db, all(), {candidate, options, finder}, pending);
+    } else if (kind === 'openhands' || kind === 'swe-bench-instance') {
+      for (const {value, line, bytes} of all()) {
+        const locator = `line ${line}`;
+        if (kind === 'swe-bench-instance') {
+          const record = withLine(line, () => instanceRecordFrom(value, '$'));
+          pending.instances.push({path, instance: record.id, status: upsertInstance(db, {...record, sourcePath: path})});
+          continue;
+        }
+        const trajectory = withLine(line, () => withHint(detectDocument(value), 'openhands', () => parseOpenHands(value, `${basename(path)}:${line}`)));
+        const hash = sha256(bytes);
+        const stored = storeTrajectory(db, trajectory, {path, locator, hash, candidate, options, finder});
+        if (stored) pending.added.push(stored);
+        else pending.skipped.push({path, locator, reason: 'already imported (same content)', existing: hasContentHash(db, hash)!});
+      }
+    } else if (!candidate.explicit) {
+      pending.skipped.push({path, locator: null, reason: `not a trajectory (JSONL of ${describeShape(firstValue)})`});
+    } else {
+      throw new FormatError(
+        `unrecognised JSONL: the first record is ${describeShape(firstValue)}; expected {"type": "trajectory", …} ` +
+          '(deltalens generic format), an OpenHands output.jsonl record or SWE-bench instances',
+        {line: first.value!.line},
+      );
+    }
+  })();
+  // Only a file that imported completely reports its rows; a failure above rolled all of them back.
+  report.added.push(...pending.added);
+  report.instances.push(...pending.instances);
+  report.skipped.push(...pending.skipped);
+}
+
+function withLine<T>(line: number, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof FormatError && error.where.line === undefined) throw new FormatError(error.message, {...error.where, line});
+    throw error;
+  }
+}
+
+function streamGeneric(
+  db: Db,
+  records: Iterable<{value: unknown; line: number; bytes: Buffer}>,
+  context: {candidate: Candidate; options: ImportOptions; finder: ResolutionFinder},
+  report: ImportReport,
+): void {
+  const path = context.candidate.path;
+  const reader = new GenericJsonlReader();
+  type Open = {id: number; write: (step: Step) => number; count: number; hash: ReturnType<typeof createHash>; startLine: number};
+  let open = null as Open | null;
+
+  const handle = (events: ReturnType<GenericJsonlReader['push']>) => {
+    for (const event of events) {
+      if (event.kind === 'start') {
+        const placeholder = `pending:${randomUUID()}`;
+        const {header, agentId} = resolveHeader(db, event.header, {path, locator: null, hash: placeholder, ...context});
+        const id = insertTrajectory(db, {header, agentId, sourcePath: path, sourceLocator: null, contentHash: placeholder, resolvedSource: null});
+        open = {id, write: stepWriter(db, id), count: 0, hash: createHash('sha256'), startLine: event.line};
+      } else if (event.kind === 'step') {
+        open!.count = open!.write(event.step);
+      } else {
+        const current = open!;
+        open = null;
+        const hash = current.hash.digest('hex');
+        const locator = `lines ${current.startLine}-${event.line}`;
+        const existing = hasContentHash(db, hash);
+        if (existing !== null) {
+          db.prepare('DELETE FROM trajectory WHERE id = ?').run(current.id);
+          report.skipped.push({path, locator, reason: 'already imported (same content)', existing});
+          continue;
+        }
+        const storeContext = {path, locator, hash, ...context};
+        const {header, agentId, resolvedSource} = resolveHeader(db, event.header, storeContext);
+        db.prepare('UPDATE trajectory SET content_hash = ?, source_locator = ? WHERE id = ?').run(hash, locator, current.id);
+        finishTrajectory(db, current.id, {nSteps: current.count, explanation: header.explanation, header, agentId, resolvedSource});
+        report.added.push(added(current.id, header, storeContext, current.count, resolvedSource));
+      }
+    }
+  };
+
+  let lastLine = 0;
+  for (const record of records) {
+    lastLine = record.line;
+    const events = reader.push(record.value, record.line);
+    // A header line belongs to the trajectory it starts; hash it after closing the previous one.
+    const starts = events.some(event => event.kind === 'start');
+    if (!starts) open?.hash.update(record.bytes).update('\n');
+    handle(events);
+    if (starts) open!.hash.update(record.bytes).update('\n');
+  }
+  handle(reader.close(lastLine));
+}
+
+export function sha256(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+export function relativePath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel.startsWith('..') ? path : rel || '.';
+}
+

@@ -1,0 +1,243 @@
+import type {Step, Trajectory} from '../core/trajectory/model.js';
+import type {Db} from './db.js';
+
+export interface NewTrajectory {
+  header: Omit<Trajectory, 'steps'>;
+  agentId: number;
+  sourcePath: string;
+  sourceLocator: string | null;
+  contentHash: string;
+  resolvedSource: string | null;
+}
+
+export function hasContentHash(db: Db, hash: string): number | null {
+  const row = db.prepare('SELECT id FROM trajectory WHERE content_hash = ?').get(hash) as {id: number} | undefined;
+  return row?.id ?? null;
+}
+
+export function insertTrajectory(db: Db, t: NewTrajectory): number {
+  const h = t.header;
+  const result = db
+    .prepare(
+      `INSERT INTO trajectory (instance, agent, source_format, source_path, source_locator, content_hash, resolved, resolved_source,
+                               patch, exit_status, cost, tokens_in, tokens_out, meta)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      h.instance,
+      t.agentId,
+      h.format,
+      t.sourcePath,
+      t.sourceLocator,
+      t.contentHash,
+      h.resolved === null ? null : h.resolved ? 1 : 0,
+      t.resolvedSource,
+      h.patch,
+      h.exitStatus,
+      h.cost,
+      h.tokensIn,
+      h.tokensOut,
+      JSON.stringify(h.meta),
+    );
+  return Number(result.lastInsertRowid);
+}
+
+/** Returns a function that appends steps to one trajectory with a single prepared statement. */
+export function stepWriter(db: Db, trajectoryId: number): (step: Step) => number {
+  const insert = db.prepare(
+    `INSERT INTO step (trajectory, idx, thought, action_tool, action_args, action_text, observation) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  let idx = 0;
+  return step => {
+    insert.run(
+      trajectoryId,
+      idx,
+      step.thought,
+      step.tool,
+      step.args === null ? null : JSON.stringify(step.args),
+      step.actionText,
+      step.observation,
+    );
+    return ++idx;
+  };
+}
+
+/** Writes what is only known at the end of a streamed trajectory. */
+export function finishTrajectory(
+  db: Db,
+  id: number,
+  fields: {nSteps: number; explanation: string | null; header: Omit<Trajectory, 'steps'>; agentId: number; resolvedSource: string | null},
+): void {
+  const h = fields.header;
+  db.prepare(
+    `UPDATE trajectory SET n_steps = ?, patch = ?, exit_status = ?, resolved = ?, resolved_source = ?, cost = ?, tokens_in = ?, tokens_out = ?,
+       agent = ?, instance = ?, meta = ? WHERE id = ?`,
+  ).run(
+    fields.nSteps,
+    h.patch,
+    h.exitStatus,
+    h.resolved === null ? null : h.resolved ? 1 : 0,
+    fields.resolvedSource,
+    h.cost,
+    h.tokensIn,
+    h.tokensOut,
+    fields.agentId,
+    h.instance,
+    JSON.stringify(h.meta),
+    id,
+  );
+  db.prepare(
+    `INSERT INTO explanation (trajectory, instance, agent, kind, text, n_chars, source) VALUES (?, ?, ?, 'original', ?, ?, 'final tool call')`,
+  ).run(id, h.instance, fields.agentId, fields.explanation, fields.explanation === null ? 0 : [...fields.explanation].length);
+}
+
+export type SortKey = 'id' | 'instance' | 'agent' | 'resolved' | 'steps' | 'explanation';
+export const SORT_KEYS: SortKey[] = ['id', 'instance', 'agent', 'resolved', 'steps', 'explanation'];
+
+export interface TrajectoryQuery {
+  agent?: string;
+  instance?: string;
+  resolved?: boolean | null;
+  /** Free text matched against instance, agent and model (the explorer's `/` filter). */
+  text?: string;
+  sort?: SortKey;
+  descending?: boolean;
+  offset?: number;
+  limit?: number;
+}
+
+export interface TrajectorySummary {
+  id: number;
+  instance: string;
+  agent: string;
+  model: string;
+  format: string;
+  resolved: boolean | null;
+  exitStatus: string | null;
+  steps: number;
+  explanationChars: number;
+  patchChars: number;
+}
+
+const SORT_SQL: Record<SortKey, string> = {
+  id: 't.id',
+  instance: 't.instance',
+  agent: 'a.name',
+  resolved: 't.resolved',
+  steps: 't.n_steps',
+  explanation: 'coalesce(e.n_chars, 0)',
+};
+
+function where(query: TrajectoryQuery): {sql: string; params: unknown[]} {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (query.agent !== undefined) {
+    clauses.push('(a.name = ? OR a.model = ? OR (a.name || \' \' || a.model) = ?)');
+    params.push(query.agent, query.agent, query.agent);
+  }
+  if (query.instance !== undefined) {
+    clauses.push('t.instance = ?');
+    params.push(query.instance);
+  }
+  if (query.resolved !== undefined) {
+    clauses.push(query.resolved === null ? 't.resolved IS NULL' : 't.resolved = ?');
+    if (query.resolved !== null) params.push(query.resolved ? 1 : 0);
+  }
+  if (query.text) {
+    clauses.push("(t.instance LIKE ? ESCAPE '\\' OR a.name LIKE ? ESCAPE '\\' OR a.model LIKE ? ESCAPE '\\')");
+    const like = `%${query.text.replace(/[\\%_]/g, match => `\\${match}`)}%`;
+    params.push(like, like, like);
+  }
+  return {sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params};
+}
+
+const FROM = `FROM trajectory t JOIN agent a ON a.id = t.agent
+              LEFT JOIN explanation e ON e.trajectory = t.id AND e.kind = 'original'`;
+
+export function countTrajectories(db: Db, query: TrajectoryQuery = {}): number {
+  const w = where(query);
+  return (db.prepare(`SELECT count(*) AS n ${FROM} ${w.sql}`).get(...w.params) as {n: number}).n;
+}
+
+export function listTrajectories(db: Db, query: TrajectoryQuery = {}): TrajectorySummary[] {
+  const w = where(query);
+  const order = `${SORT_SQL[query.sort ?? 'id']} ${query.descending ? 'DESC' : 'ASC'}, t.id ${query.descending ? 'DESC' : 'ASC'}`;
+  const rows = db
+    .prepare(
+      `SELECT t.id, t.instance, a.name AS agent, a.model, t.source_format AS format, t.resolved, t.exit_status AS exitStatus,
+              t.n_steps AS steps, coalesce(e.n_chars, 0) AS explanationChars, coalesce(length(t.patch), 0) AS patchChars
+       ${FROM} ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    )
+    .all(...w.params, query.limit ?? -1, query.offset ?? 0) as (Omit<TrajectorySummary, 'resolved'> & {resolved: number | null})[];
+  return rows.map(row => ({...row, resolved: row.resolved === null ? null : row.resolved === 1}));
+}
+
+export interface TrajectoryDetail extends TrajectorySummary {
+  sourcePath: string;
+  sourceLocator: string | null;
+  contentHash: string;
+  resolvedSource: string | null;
+  patch: string | null;
+  explanation: string | null;
+  cost: number | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  meta: Record<string, unknown>;
+  importedAt: string;
+}
+
+export function getTrajectory(db: Db, id: number): TrajectoryDetail | null {
+  const row = db
+    .prepare(
+      `SELECT t.id, t.instance, a.name AS agent, a.model, t.source_format AS format, t.resolved, t.exit_status AS exitStatus,
+              t.n_steps AS steps, coalesce(e.n_chars, 0) AS explanationChars, coalesce(length(t.patch), 0) AS patchChars,
+              t.source_path AS sourcePath, t.source_locator AS sourceLocator, t.content_hash AS contentHash,
+              t.resolved_source AS resolvedSource, t.patch, e.text AS explanation, t.cost, t.tokens_in AS tokensIn,
+              t.tokens_out AS tokensOut, t.meta, t.imported_at AS importedAt
+       ${FROM} WHERE t.id = ?`,
+    )
+    .get(id) as (Omit<TrajectoryDetail, 'resolved' | 'meta'> & {resolved: number | null; meta: string | null}) | undefined;
+  if (!row) return null;
+  return {...row, resolved: row.resolved === null ? null : row.resolved === 1, meta: row.meta ? JSON.parse(row.meta) : {}};
+}
+
+export interface StepRow {
+  idx: number;
+  thought: string | null;
+  tool: string | null;
+  args: Record<string, unknown> | null;
+  actionText: string | null;
+  observation: string | null;
+  intentStage: string | null;
+  labellerRule: string | null;
+}
+
+export function getSteps(db: Db, trajectoryId: number, offset = 0, limit = -1): StepRow[] {
+  const rows = db
+    .prepare(
+      `SELECT idx, thought, action_tool AS tool, action_args AS args, action_text AS actionText, observation,
+              intent_stage AS intentStage, labeller_rule AS labellerRule
+       FROM step WHERE trajectory = ? AND idx >= ? ORDER BY idx LIMIT ?`,
+    )
+    .all(trajectoryId, offset, limit) as (Omit<StepRow, 'args'> & {args: string | null})[];
+  return rows.map(row => ({...row, args: row.args === null ? null : JSON.parse(row.args)}));
+}
+
+/** One line per step for timelines: no observation bodies, only their length. */
+export interface StepHead {
+  idx: number;
+  tool: string | null;
+  action: string;
+  thoughtChars: number;
+  observationChars: number;
+}
+
+export function getStepHeads(db: Db, trajectoryId: number, offset: number, limit: number): StepHead[] {
+  return db
+    .prepare(
+      `SELECT idx, action_tool AS tool, substr(coalesce(action_text, ''), 1, 400) AS action,
+              coalesce(length(thought), 0) AS thoughtChars, coalesce(length(observation), 0) AS observationChars
+       FROM step WHERE trajectory = ? AND idx >= ? ORDER BY idx LIMIT ?`,
+    )
+    .all(trajectoryId, offset, limit) as StepHead[];
+}

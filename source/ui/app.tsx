@@ -1,0 +1,139 @@
+import {Box, Text, useApp, useInput, useStdin} from 'ink';
+import React, {useEffect, useMemo, useReducer, useRef} from 'react';
+import {HelpOverlay, helpLines} from './components/help-overlay.js';
+import {Header, StatusBar} from './components/frame.js';
+import {TextView} from './components/text-view.js';
+import type {ExplorerData} from './data.js';
+import {commandFor, type Scope} from './keymap.js';
+import {ListHeader, TrajectoryRows} from './screens/trajectory-list.js';
+import {StepRows, stepLines, TabBar, tabBarWidth, tabLines, TrajectoryTitle} from './screens/trajectory-view.js';
+import {initialState, reducer, type Extent, type State} from './state.js';
+import type {Theme} from './theme.js';
+import {useTerminalSize} from './use-terminal-size.js';
+
+export interface AppProps {
+  data: ExplorerData;
+  theme: Theme;
+  initial?: Partial<State>;
+}
+
+/**
+ * The explorer: header, body, status bar. The root frame is one row shorter than the
+ * terminal (a full-height Ink frame clears the scrollback on every render). Only the visible
+ * rows are queried and rendered.
+ */
+export function App({data, theme, initial}: AppProps) {
+  const {exit} = useApp();
+  const {isRawModeSupported} = useStdin();
+  const {columns, rows} = useTerminalSize();
+  const [state, dispatch] = useReducer(reducer, {...initialState, ...initial});
+  const width = Math.max(20, columns);
+  const height = Math.max(6, rows - 1);
+  const bodyHeight = height - 3; // header, column/tab line, status bar
+
+  const screen = state.stack.at(-1);
+  const scope: Scope = screen?.kind ?? 'list';
+  const {list} = state;
+  const query = useMemo(() => ({text: list.filter || undefined, sort: list.sort, descending: list.descending}), [list.filter, list.sort, list.descending]);
+  const total = useMemo(() => data.count(query), [data, query]);
+  const rowsOnScreen = useMemo(
+    () => (screen ? [] : data.list({...query, offset: list.top, limit: bodyHeight})),
+    [data, query, list.top, bodyHeight, screen],
+  );
+
+  const trajectoryId = screen?.id;
+  const detail = useMemo(() => (trajectoryId === undefined ? null : data.trajectory(trajectoryId)), [data, trajectoryId]);
+  const trajectoryScreen = screen?.kind === 'trajectory' ? screen : null;
+  const heads = useMemo(
+    () => (trajectoryScreen && trajectoryScreen.tab === 'steps' && detail ? data.stepHeads(detail.id, trajectoryScreen.steps.top, bodyHeight) : []),
+    [data, detail, trajectoryScreen?.tab, trajectoryScreen?.steps.top, bodyHeight],
+  );
+  const textLines = useMemo(() => {
+    if (!detail || !screen) return [];
+    if (screen.kind === 'step') {
+      const step = data.step(detail.id, screen.idx);
+      return step ? stepLines(step, width) : [];
+    }
+    return screen.tab === 'steps' ? [] : tabLines(detail, screen.tab, width);
+  }, [data, detail, screen?.kind, screen?.kind === 'step' ? screen.idx : screen?.kind === 'trajectory' ? screen.tab : null, width]);
+  const help = useMemo(() => (state.help ? helpLines(scope, width, theme) : []), [state.help, scope, width, theme]);
+
+  const extent: Extent = state.help
+    ? {total: help.length, page: bodyHeight}
+    : !screen
+      ? {total, page: bodyHeight, idAt: row => data.list({...query, offset: row, limit: 1})[0]?.id}
+      : screen.kind === 'trajectory' && screen.tab === 'steps'
+        ? {total: detail?.steps ?? 0, page: bodyHeight}
+        : {total: textLines.length, page: bodyHeight, steps: detail?.steps ?? 0};
+  // Keys read the latest sizes through a ref: a handler closure can be one render old.
+  const extentRef = useRef(extent);
+  extentRef.current = extent;
+
+  useEffect(() => {
+    if (state.quitting) exit();
+  }, [state.quitting, exit]);
+
+  useInput(
+    (input, key) => {
+      // Keys typed faster than a render (or sent by tmux) arrive as one chunk, e.g. "jj\r";
+      // each goes through the reducer, which always sees the state the previous key left.
+      if (input.length > 1 && !key.ctrl && !key.meta && !/[\x1b]/.test(input)) {
+        for (const char of input) {
+          dispatch({type: 'key', input: char === '\r' ? '' : char, key: {...key, return: char === '\r'}, extent: extentRef.current});
+        }
+        return;
+      }
+      dispatch({type: 'key', input, key, extent: extentRef.current});
+    },
+    {isActive: Boolean(isRawModeSupported)},
+  );
+
+  let title: string;
+  let subheader: React.ReactNode;
+  let body: React.ReactNode;
+  if (state.help) {
+    title = 'Help';
+    subheader = <Text bold>Keys</Text>;
+    body = <HelpOverlay lines={help} scroll={state.helpScroll} height={bodyHeight} />;
+  } else if (!screen) {
+    title = `Trajectories (${total}${list.filter ? ` matching "${list.filter}"` : ''})`;
+    subheader = <ListHeader width={width} sort={list.sort} descending={list.descending} theme={theme} />;
+    body = <TrajectoryRows rows={rowsOnScreen} top={list.top} cursor={list.cursor} width={width} height={bodyHeight} theme={theme} />;
+  } else if (!detail) {
+    title = 'Trajectory';
+    subheader = <Text> </Text>;
+    body = <Text color={theme.bad}>Trajectory #{screen.id} is no longer in the database. Esc goes back.</Text>;
+  } else if (screen.kind === 'trajectory') {
+    title = `Trajectory #${detail.id}`;
+    subheader = (
+      <Box width={width}>
+        <TrajectoryTitle t={detail} width={Math.max(10, width - tabBarWidth(width) - 1)} theme={theme} />
+        <Box flexGrow={1} />
+        <TabBar tab={screen.tab} width={width} theme={theme} />
+      </Box>
+    );
+    body =
+      screen.tab === 'steps' ? (
+        <StepRows heads={heads} top={screen.steps.top} cursor={screen.steps.cursor} width={width} height={bodyHeight} theme={theme} />
+      ) : (
+        <TextView lines={textLines} scroll={screen.scroll} height={bodyHeight} theme={theme} />
+      );
+  } else {
+    title = `Trajectory #${detail.id} · step ${screen.idx + 1} of ${detail.steps}`;
+    subheader = <TrajectoryTitle t={detail} width={width} theme={theme} />;
+    body = <TextView lines={textLines} scroll={screen.scroll} height={bodyHeight} theme={theme} />;
+  }
+
+  const filterLine = list.editingFilter && !screen && !state.help ? `filter: ${list.filter}▏  Enter keep · Esc clear` : undefined;
+  const position = screen && !state.help && (screen.kind === 'step' || screen.tab !== 'steps') && textLines.length > bodyHeight
+    ? `  ${Math.min(100, Math.round(((screen.scroll + bodyHeight) / textLines.length) * 100))}%`
+    : '';
+  return (
+    <Box flexDirection="column" width={width} height={height}>
+      <Header title={title} source={data.label + position} width={width} theme={theme} />
+      {subheader}
+      {body}
+      <StatusBar scope={scope} width={width} theme={theme} override={filterLine} />
+    </Box>
+  );
+}

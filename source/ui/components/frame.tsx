@@ -1,0 +1,38 @@
+import {Box, Text} from 'ink';
+import React from 'react';
+import {fit} from '../../core/text/sanitize.js';
+import {hintsFor, type Scope} from '../keymap.js';
+import type {Theme} from '../theme.js';
+
+export function Header({title, source, width, theme}: {title: string; source: string; width: number; theme: Theme}) {
+  const left = `deltalens · ${title}`;
+  const right = source;
+  const gap = Math.max(1, width - [...left].length - [...right].length);
+  return (
+    <Text bold color={theme.accent} wrap="truncate-end">
+      {fit(`${left}${' '.repeat(gap)}${right}`, width)}
+    </Text>
+  );
+}
+
+export function StatusBar({scope, width, theme, override}: {scope: Scope; width: number; theme: Theme; override?: string}) {
+  const text = override ?? hintsFor(scope).map(b => `${b.keys.split(',')[0]} ${shortName(b.description)}`).join('  ');
+  return (
+    <Text color={theme.muted} inverse={!theme.color} wrap="truncate-end">
+      {fit(text, width).padEnd(width)}
+    </Text>
+  );
+}
+
+function shortName(description: string): string {
+  return description.split(/[ (]/)[0]!.replace(/^show$/, 'help');
+}
+
+/** Rows of pre-cut text lines; pads to `height` so the frame never jumps. */
+export function Lines({lines, height}: {lines: React.ReactNode[]; height: number}) {
+  return (
+    <Box flexDirection="column" height={height}>
+      {lines.slice(0, height)}
+    </Box>
+  );
+}

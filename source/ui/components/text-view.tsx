@@ -1,0 +1,53 @@
+import {Box, Text} from 'ink';
+import React from 'react';
+import {wrapLines} from '../../core/text/sanitize.js';
+import {highlightLine, type Language} from '../highlight.js';
+import type {Theme} from '../theme.js';
+
+/** A display line: already sanitized and wrapped to the view's width. */
+export interface DisplayLine {
+  text: string;
+  language?: Language;
+  role?: 'heading' | 'muted' | 'added' | 'removed' | 'hunk';
+}
+
+export function textBlock(text: string, width: number, language: Language = 'plain'): DisplayLine[] {
+  return wrapLines(text, width).map(line => ({text: line, language}));
+}
+
+/** Unified diff lines coloured by their first character. */
+export function diffBlock(patch: string, width: number): DisplayLine[] {
+  return wrapLines(patch, width).map(line => ({
+    text: line,
+    role: line.startsWith('+++') || line.startsWith('---') ? 'heading' : line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : line.startsWith('@@') ? 'hunk' : undefined,
+  }));
+}
+
+export function TextView({lines, scroll, height, theme}: {lines: DisplayLine[]; scroll: number; height: number; theme: Theme}) {
+  const visible = lines.slice(scroll, scroll + height);
+  return (
+    <Box flexDirection="column" height={height}>
+      {visible.map((line, i) => (
+        <Line key={scroll + i} line={line} theme={theme} />
+      ))}
+    </Box>
+  );
+}
+
+function Line({line, theme}: {line: DisplayLine; theme: Theme}) {
+  const text = line.text.length ? line.text : ' ';
+  switch (line.role) {
+    case 'heading':
+      return <Text bold color={theme.accent} wrap="truncate-end">{text}</Text>;
+    case 'muted':
+      return <Text color={theme.muted} wrap="truncate-end">{text}</Text>;
+    case 'added':
+      return <Text color={theme.added} bold={!theme.color} wrap="truncate-end">{text}</Text>;
+    case 'removed':
+      return <Text color={theme.removed} dimColor={!theme.color} wrap="truncate-end">{text}</Text>;
+    case 'hunk':
+      return <Text color={theme.hunk} wrap="truncate-end">{text}</Text>;
+    default:
+      return <Text wrap="truncate-end">{highlightLine(text, line.language ?? 'plain', theme.color)}</Text>;
+  }
+}

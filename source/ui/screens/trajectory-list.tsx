@@ -1,0 +1,73 @@
+import {Box, Text} from 'ink';
+import React from 'react';
+import {oneLine, pad} from '../../core/text/sanitize.js';
+import type {TrajectorySummary} from '../../store/trajectories.js';
+import type {Theme} from '../theme.js';
+
+export interface ListColumns {
+  id: number;
+  instance: number;
+  agent: number;
+  resolved: number;
+  steps: number;
+  explanation: number;
+}
+
+/** Column widths for a terminal width; instance and agent share what the numbers leave. */
+export function listColumns(width: number): ListColumns {
+  const fixed = {id: 6, resolved: 5, steps: 6, explanation: 7};
+  const gaps = 5;
+  const rest = Math.max(10, width - fixed.id - fixed.resolved - fixed.steps - fixed.explanation - gaps);
+  const instance = Math.max(6, Math.min(34, Math.floor(rest * 0.5)));
+  return {...fixed, instance, agent: Math.max(4, rest - instance)};
+}
+
+export function ListHeader({width, sort, descending, theme}: {width: number; sort: string; descending: boolean; theme: Theme}) {
+  const c = listColumns(width);
+  const mark = (key: string, label: string) => (sort === key ? `${label}${descending ? '↓' : '↑'}` : label);
+  const text = [
+    pad(mark('id', '#'), c.id, 'right'),
+    pad(mark('instance', 'instance'), c.instance),
+    pad(mark('agent', 'agent'), c.agent),
+    pad(mark('resolved', 'res'), c.resolved),
+    pad(mark('steps', 'steps'), c.steps, 'right'),
+    pad(mark('explanation', 'expl'), c.explanation, 'right'),
+  ].join(' ');
+  return (
+    <Text bold underline={!theme.color} color={theme.muted}>
+      {text}
+    </Text>
+  );
+}
+
+export function TrajectoryRows({rows, top, cursor, width, height, theme}: {rows: TrajectorySummary[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
+  const c = listColumns(width);
+  return (
+    <Box flexDirection="column" height={height}>
+      {rows.length === 0 ? <Text color={theme.muted}>No trajectories match. Esc clears the filter; `deltalens import PATH` adds some.</Text> : null}
+      {rows.map((row, i) => {
+        const selected = top + i === cursor;
+        const resolved = row.resolved === null ? '?' : row.resolved ? 'yes' : 'no';
+        const resolvedColor = row.resolved === null ? theme.muted : row.resolved ? theme.good : theme.bad;
+        const cells = (
+          <>
+            {pad(String(row.id), c.id, 'right')} {pad(oneLine(row.instance, c.instance), c.instance)} {pad(oneLine(row.agent, c.agent), c.agent)}{' '}
+            <Text color={selected ? undefined : resolvedColor}>{pad(resolved, c.resolved)}</Text> {pad(String(row.steps), c.steps, 'right')}{' '}
+            {pad(formatChars(row.explanationChars), c.explanation, 'right')}
+          </>
+        );
+        return (
+          <Text key={row.id} wrap="truncate-end" {...(selected ? theme.selected : {})}>
+            {cells}
+          </Text>
+        );
+      })}
+    </Box>
+  );
+}
+
+export function formatChars(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}

@@ -1,0 +1,118 @@
+import {Box, Text} from 'ink';
+import React from 'react';
+import {fit, oneLine, pad} from '../../core/text/sanitize.js';
+import type {StepHead, StepRow, TrajectoryDetail} from '../../store/trajectories.js';
+import {observationLanguage} from '../highlight.js';
+import {diffBlock, textBlock, type DisplayLine} from '../components/text-view.js';
+import {TABS, type Tab} from '../state.js';
+import type {Theme} from '../theme.js';
+import {formatChars} from './trajectory-list.js';
+
+const TAB_LABELS: Record<Tab, string> = {steps: 'Steps', explanation: 'Explanation', patch: 'Patch', info: 'Info'};
+const SHORT_LABELS: Record<Tab, string> = {steps: 'Steps', explanation: 'Expl', patch: 'Patch', info: 'Info'};
+
+/** Width the tab bar takes at a terminal width (short labels below 120 columns). */
+export function tabBarWidth(width: number): number {
+  const labels = width < 120 ? SHORT_LABELS : TAB_LABELS;
+  return TABS.reduce((sum, t) => sum + labels[t].length + 4, 0);
+}
+
+export function statusWord(resolved: boolean | null): string {
+  return resolved === null ? 'status unknown' : resolved ? 'resolved' : 'unresolved';
+}
+
+export function TrajectoryTitle({t, width, theme}: {t: TrajectoryDetail; width: number; theme: Theme}) {
+  return (
+    <Text wrap="truncate-end">
+      <Text bold>{fit(`#${t.id} ${t.instance}`, Math.max(12, width - 12))}</Text>
+      <Text color={theme.muted}> · {t.agent}{t.model ? ` (${t.model})` : ''} · </Text>
+      <Text color={t.resolved === null ? theme.muted : t.resolved ? theme.good : theme.bad}>{statusWord(t.resolved)}</Text>
+      <Text color={theme.muted}> · {t.steps} steps</Text>
+    </Text>
+  );
+}
+
+export function TabBar({tab, width, theme}: {tab: Tab; width: number; theme: Theme}) {
+  const labels = width < 120 ? SHORT_LABELS : TAB_LABELS;
+  return (
+    <Text wrap="truncate-end">
+      {TABS.map((t, i) => (
+        <Text key={t} {...(t === tab ? theme.selected : {color: theme.muted})}>
+          {` ${i + 1} ${labels[t]} `}
+        </Text>
+      ))}
+    </Text>
+  );
+}
+
+export function StepRows({heads, top, cursor, width, height, theme}: {heads: StepHead[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
+  const toolWidth = Math.min(18, Math.max(6, Math.floor(width * 0.15)));
+  const sizeWidth = 7;
+  const actionWidth = Math.max(8, width - 5 - toolWidth - sizeWidth - 3);
+  return (
+    <Box flexDirection="column" height={height}>
+      {heads.length === 0 ? <Text color={theme.muted}>This trajectory has no steps.</Text> : null}
+      {heads.map((h, i) => {
+        const selected = top + i === cursor;
+        return (
+          <Text key={h.idx} wrap="truncate-end" {...(selected ? theme.selected : {})}>
+            {pad(String(h.idx + 1), 4, 'right')} <Text color={selected ? undefined : theme.accent}>{pad(oneLine(h.tool ?? '—', toolWidth), toolWidth)}</Text>{' '}
+            {pad(oneLine(h.action || '(no action)', actionWidth), actionWidth)} <Text color={selected ? undefined : theme.muted}>{pad(formatChars(h.observationChars), sizeWidth - 1, 'right')}</Text>
+          </Text>
+        );
+      })}
+    </Box>
+  );
+}
+
+/** Lines of the explanation, patch or info tab. */
+export function tabLines(t: TrajectoryDetail, tab: Exclude<Tab, 'steps'>, width: number): DisplayLine[] {
+  if (tab === 'explanation') {
+    if (t.explanation === null) return [{text: 'No explanation: the source has no rationale for the final tool call.', role: 'muted'}];
+    return [{text: `Final explanation (${formatChars(t.explanationChars)} chars, the rationale of the last tool call)`, role: 'muted'}, {text: ''}, ...textBlock(t.explanation, width)];
+  }
+  if (tab === 'patch') {
+    if (!t.patch) return [{text: 'No patch was submitted (or the source does not record it).', role: 'muted'}];
+    return diffBlock(t.patch, width);
+  }
+  const rows: [string, string][] = [
+    ['instance', t.instance],
+    ['agent', t.agent],
+    ['model', t.model || '—'],
+    ['status', `${statusWord(t.resolved)}${t.resolvedSource ? ` (from ${t.resolvedSource})` : ''}`],
+    ['exit status', t.exitStatus ?? '—'],
+    ['steps', String(t.steps)],
+    ['cost', t.cost === null ? '—' : `$${t.cost.toFixed(4)}`],
+    ['tokens', t.tokensIn === null ? '—' : `${t.tokensIn} in / ${t.tokensOut ?? '?'} out`],
+    ['format', t.format],
+    ['source', `${t.sourcePath}${t.sourceLocator ? ` (${t.sourceLocator})` : ''}`],
+    ['content hash', t.contentHash],
+    ['imported', t.importedAt],
+    ...Object.entries(t.meta)
+      .filter(([, value]) => value !== null && value !== undefined)
+      .map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)] as [string, string]),
+  ];
+  return rows.flatMap(([key, value]) => textBlock(`${key.padEnd(14)}${value}`, width));
+}
+
+/** Thought, action and observation of one step, in full. */
+export function stepLines(step: StepRow, width: number): DisplayLine[] {
+  const lines: DisplayLine[] = [];
+  const section = (title: string) => {
+    if (lines.length) lines.push({text: ''});
+    lines.push({text: title, role: 'heading'});
+  };
+  section('Thought');
+  lines.push(...(step.thought ? textBlock(step.thought, width) : [{text: '(none)', role: 'muted' as const}]));
+  section(`Action${step.tool ? ` · ${step.tool}` : ''}`);
+  const action = step.actionText ?? (step.args ? JSON.stringify(step.args, null, 2) : null);
+  lines.push(...(action ? textBlock(action, width, step.tool === 'python' || step.tool === 'run_ipython' ? 'python' : 'bash') : [{text: '(none)', role: 'muted' as const}]));
+  section(`Observation${step.observation ? ` · ${formatChars(step.observation.length)} chars` : ''}`);
+  if (step.observation) {
+    const language = observationLanguage(step.actionText, step.observation);
+    lines.push(...(language === 'diff' ? diffBlock(step.observation, width) : textBlock(step.observation, width, language)));
+  } else {
+    lines.push({text: '(none)', role: 'muted'});
+  }
+  return lines;
+}

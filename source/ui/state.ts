@@ -1,0 +1,168 @@
+import type {SortKey} from '../store/trajectories.js';
+import {SORT_KEYS} from '../store/trajectories.js';
+import type {Key} from 'ink';
+import {commandFor, type CommandId, type Scope} from './keymap.js';
+
+/** Explorer state: a stack of screens over the list. Keys dispatch actions; only this reducer changes state. */
+
+export type Tab = 'steps' | 'explanation' | 'patch' | 'info';
+export const TABS: Tab[] = ['steps', 'explanation', 'patch', 'info'];
+
+export interface Cursor {
+  cursor: number;
+  top: number;
+}
+
+export type Screen =
+  | {kind: 'trajectory'; id: number; tab: Tab; steps: Cursor; scroll: number}
+  | {kind: 'step'; id: number; idx: number; scroll: number};
+
+export interface State {
+  list: Cursor & {filter: string; editingFilter: boolean; sort: SortKey; descending: boolean};
+  stack: Screen[];
+  help: boolean;
+  helpScroll: number;
+  quitting: boolean;
+}
+
+export const initialState: State = {
+  list: {cursor: 0, top: 0, filter: '', editingFilter: false, sort: 'id', descending: false},
+  stack: [],
+  help: false,
+  helpScroll: 0,
+  quitting: false,
+};
+
+/** Sizes the reducer needs to clamp movement: rows in the current list/text and rows on screen. */
+export interface Extent {
+  total: number;
+  page: number;
+  /** The trajectory id at a row of the list, for Enter (read when the key is handled). */
+  idAt?: (row: number) => number | undefined;
+  /** Steps in the open trajectory, for next/previous step. */
+  steps?: number;
+}
+
+export type Action = {type: 'command'; id: CommandId; extent: Extent} | {type: 'key'; input: string; key: Key; extent: Extent};
+
+export function moveCursor(c: Cursor, id: CommandId, {total, page}: Extent): Cursor {
+  const last = Math.max(0, total - 1);
+  let cursor = c.cursor;
+  if (id === 'down') cursor++;
+  else if (id === 'up') cursor--;
+  else if (id === 'pageDown') cursor += page;
+  else if (id === 'pageUp') cursor -= page;
+  else if (id === 'top') cursor = 0;
+  else if (id === 'bottom') cursor = last;
+  cursor = Math.min(Math.max(0, cursor), last);
+  let top = c.top;
+  if (cursor < top) top = cursor;
+  if (cursor >= top + page) top = cursor - page + 1;
+  top = Math.max(0, Math.min(top, Math.max(0, total - page)));
+  return {cursor, top};
+}
+
+/** Scrolling text: the offset of the first visible line. */
+export function moveScroll(scroll: number, id: CommandId, {total, page}: Extent): number {
+  const max = Math.max(0, total - page);
+  const next =
+    id === 'down' ? scroll + 1 : id === 'up' ? scroll - 1 : id === 'pageDown' ? scroll + page : id === 'pageUp' ? scroll - page : id === 'top' ? 0 : id === 'bottom' ? max : scroll;
+  return Math.min(Math.max(0, next), max);
+}
+
+const MOVES = new Set<CommandId>(['down', 'up', 'pageDown', 'pageUp', 'top', 'bottom']);
+const TAB_FOR: Partial<Record<CommandId, Tab>> = {tabSteps: 'steps', tabExplanation: 'explanation', tabPatch: 'patch', tabInfo: 'info'};
+
+export function reducer(state: State, action: Action): State {
+  if (action.type === 'command') return command(state, action.id, action.extent);
+  const {input, key, extent} = action;
+  if (state.list.editingFilter && !state.stack.length && !state.help) return filterKey(state, input, key);
+  const scope: Scope = state.stack.at(-1)?.kind ?? 'list';
+  const id = commandFor(scope, input, key);
+  // Esc on the list clears a kept filter before anything else.
+  if (id === 'back' && !state.stack.length && !state.help && state.list.filter) {
+    return {...state, list: {...state.list, filter: '', cursor: 0, top: 0}};
+  }
+  return id ? command(state, id, extent) : state;
+}
+
+function filterKey(state: State, input: string, key: Key): State {
+  const list = state.list;
+  if (key.ctrl && input === 'c') return {...state, quitting: true};
+  if (key.return) return {...state, list: {...list, editingFilter: false}};
+  if (key.escape) return {...state, list: {...list, editingFilter: false, filter: '', cursor: 0, top: 0}};
+  if (key.backspace || key.delete) return {...state, list: {...list, filter: [...list.filter].slice(0, -1).join(''), cursor: 0, top: 0}};
+  const text = input.replace(/[\x00-\x1f\x7f]/g, '');
+  if (!text || key.ctrl || key.meta) return state;
+  return {...state, list: {...list, filter: list.filter + text, cursor: 0, top: 0}};
+}
+
+function command(state: State, id: CommandId, extent: Extent): State {
+  if (id === 'quit') return {...state, quitting: true};
+  if (id === 'help') return {...state, help: !state.help, helpScroll: 0};
+  if (state.help) {
+    if (MOVES.has(id)) return {...state, helpScroll: moveScroll(state.helpScroll, id, extent)};
+    return id === 'back' ? {...state, help: false} : state;
+  }
+  const screen = state.stack.at(-1);
+  if (id === 'back') return screen ? {...state, stack: state.stack.slice(0, -1)} : state;
+
+  if (!screen) {
+    if (MOVES.has(id)) return {...state, list: {...state.list, ...moveCursor(state.list, id, extent)}};
+    const selected = id === 'open' ? extent.idAt?.(state.list.cursor) : undefined;
+    if (selected !== undefined) {
+      return {...state, stack: [{kind: 'trajectory', id: selected, tab: 'steps', steps: {cursor: 0, top: 0}, scroll: 0}]};
+    }
+    if (id === 'filter') return {...state, list: {...state.list, editingFilter: true}};
+    if (id === 'sort') {
+      const next = SORT_KEYS[(SORT_KEYS.indexOf(state.list.sort) + 1) % SORT_KEYS.length]!;
+      return {...state, list: {...state.list, sort: next, cursor: 0, top: 0}};
+    }
+    if (id === 'reverse') return {...state, list: {...state.list, descending: !state.list.descending, cursor: 0, top: 0}};
+    return state;
+  }
+
+  const replace = (next: Screen): State => ({...state, stack: [...state.stack.slice(0, -1), next]});
+  const tab = TAB_FOR[id];
+  if (screen.kind === 'trajectory') {
+    if (tab) return replace({...screen, tab, scroll: 0});
+    if (id === 'nextTab') return replace({...screen, tab: TABS[(TABS.indexOf(screen.tab) + 1) % TABS.length]!, scroll: 0});
+    if (screen.tab === 'steps') {
+      if (MOVES.has(id)) return replace({...screen, steps: moveCursor(screen.steps, id, extent)});
+      if (id === 'open' && extent.total > 0) {
+        return {...state, stack: [...state.stack, {kind: 'step', id: screen.id, idx: screen.steps.cursor, scroll: 0}]};
+      }
+      return state;
+    }
+    if (MOVES.has(id)) return replace({...screen, scroll: moveScroll(screen.scroll, id, extent)});
+    return state;
+  }
+
+  // step detail
+  if (tab) {
+    const below = state.stack.slice(0, -1);
+    const parent = below.at(-1);
+    if (parent?.kind === 'trajectory') return {...state, stack: [...below.slice(0, -1), {...parent, tab, scroll: 0}]};
+    return state;
+  }
+  if (MOVES.has(id)) return replace({...screen, scroll: moveScroll(screen.scroll, id, extent)});
+  if (id === 'nextStep' || id === 'prevStep') {
+    const parent = state.stack.at(-2);
+    const count = extent.steps ?? 0;
+    const idx = Math.min(Math.max(0, screen.idx + (id === 'nextStep' ? 1 : -1)), Math.max(0, count - 1));
+    const stack = [...state.stack.slice(0, -1), {...screen, idx, scroll: 0}];
+    // Keep the timeline's cursor on the step being read, so Esc lands where you are.
+    if (parent?.kind === 'trajectory') {
+      stack[stack.length - 2] = {...parent, steps: followCursor(parent.steps, idx, extent.page)};
+    }
+    return {...state, stack};
+  }
+  return state;
+}
+
+function followCursor(c: Cursor, cursor: number, page: number): Cursor {
+  let top = c.top;
+  if (cursor < top) top = cursor;
+  if (cursor >= top + page) top = cursor - page + 1;
+  return {cursor, top};
+}
