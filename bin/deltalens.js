@@ -4,5 +4,5 @@ if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') process.e
 
 const {register} = await import('tsx/esm/api');
 register();
-const {main} = await import('../source/cli.tsx');
+const {main} = await import('../source/cli.ts');
 process.exitCode = await main(process.argv.slice(2));

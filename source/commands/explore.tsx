@@ -6,20 +6,10 @@ import {App} from '../ui/app.js';
 import {storeData} from '../ui/data.js';
 import {themeFromEnv} from '../ui/theme.js';
 import {COMMON_OPTIONS, EXIT, parse} from './args.js';
+import {EXPLORE_HELP} from './explore-help.js';
 import {chooseDb} from './db-path.js';
 import {ensureDemo} from './demo.js';
 import {DEMO_DB} from '../services/demo.js';
-
-export const EXPLORE_HELP = `Usage: deltalens [explore] [--db FILE] [--demo]
-
-Open the keyboard-driven explorer. Press ? inside for every key.
-
-Options:
-  --db FILE   database (default ./deltalens.db if present, else the bundled demo database)
-  --demo      open the bundled demo database (built on first use)
-  -h, --help  show this help
-
-The explorer needs a terminal; in scripts use \`deltalens trajectories --json\`.`;
 
 export async function runExplore(argv: string[]): Promise<number> {
   const {values} = parse(argv, {db: COMMON_OPTIONS.db, help: COMMON_OPTIONS.help, demo: {type: 'boolean'}}, false);

@@ -15,6 +15,8 @@ export interface AppProps {
   data: ExplorerData;
   theme: Theme;
   initial?: Partial<State>;
+  /** Called once when the user quits, after the reducer decided to. */
+  onQuit?: () => void;
 }
 
 /**
@@ -22,7 +24,7 @@ export interface AppProps {
  * terminal (a full-height Ink frame clears the scrollback on every render). Only the visible
  * rows are queried and rendered.
  */
-export function App({data, theme, initial}: AppProps) {
+export function App({data, theme, initial, onQuit}: AppProps) {
   const {exit} = useApp();
   const {isRawModeSupported} = useStdin();
   const {columns, rows} = useTerminalSize();
@@ -70,8 +72,10 @@ export function App({data, theme, initial}: AppProps) {
   extentRef.current = extent;
 
   useEffect(() => {
-    if (state.quitting) exit();
-  }, [state.quitting, exit]);
+    if (!state.quitting) return;
+    onQuit?.();
+    exit();
+  }, [state.quitting, exit, onQuit]);
 
   useInput(
     (input, key) => {

@@ -44,7 +44,7 @@ const all: Scope[] = ['list', 'trajectory', 'step'];
 export const BINDINGS: Binding[] = [
   {id: 'help', keys: '?', description: 'show or hide this help', scopes: ['global'], hint: all, match: input => input === '?'},
   {id: 'quit', keys: 'q, Ctrl+C', description: 'quit', scopes: ['global'], hint: all, match: (input, key) => input === 'q' || (key.ctrl && input === 'c')},
-  {id: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen', scopes: ['trajectory', 'step'], hint: ['trajectory', 'step'], match: (_, key) => key.escape || key.backspace || key.delete},
+  {id: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: ['list', 'trajectory', 'step'], hint: ['trajectory', 'step'], match: (_, key) => key.escape || key.backspace || key.delete},
   {id: 'down', keys: 'j, ↓', description: 'next row / scroll down', scopes: all, match: (input, key) => input === 'j' || key.downArrow},
   {id: 'up', keys: 'k, ↑', description: 'previous row / scroll up', scopes: all, match: (input, key) => input === 'k' || key.upArrow},
   {id: 'pageDown', keys: 'PgDn, Ctrl+F, Space', description: 'one page down', scopes: all, match: (input, key) => key.pageDown || (key.ctrl && input === 'f') || input === ' '},

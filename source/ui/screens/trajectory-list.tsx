@@ -23,9 +23,9 @@ export function listColumns(width: number): ListColumns {
 }
 
 export function ListHeader({width, sort, descending, theme}: {width: number; sort: string; descending: boolean; theme: Theme}) {
-  const c = listColumns(width);
+  const c = listColumns(width - 1);
   const mark = (key: string, label: string) => (sort === key ? `${label}${descending ? '↓' : '↑'}` : label);
-  const text = [
+  const text = ' ' + [
     pad(mark('id', '#'), c.id, 'right'),
     pad(mark('instance', 'instance'), c.instance),
     pad(mark('agent', 'agent'), c.agent),
@@ -41,7 +41,8 @@ export function ListHeader({width, sort, descending, theme}: {width: number; sor
 }
 
 export function TrajectoryRows({rows, top, cursor, width, height, theme}: {rows: TrajectorySummary[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
-  const c = listColumns(width);
+  // The marker column keeps the selection visible where colour and inverse are off (NO_COLOR).
+  const c = listColumns(width - 1);
   return (
     <Box flexDirection="column" height={height}>
       {rows.length === 0 ? <Text color={theme.muted}>No trajectories match. Esc clears the filter; `deltalens import PATH` adds some.</Text> : null}
@@ -51,6 +52,7 @@ export function TrajectoryRows({rows, top, cursor, width, height, theme}: {rows:
         const resolvedColor = row.resolved === null ? theme.muted : row.resolved ? theme.good : theme.bad;
         const cells = (
           <>
+            {selected ? '›' : ' '}
             {pad(String(row.id), c.id, 'right')} {pad(oneLine(row.instance, c.instance), c.instance)} {pad(oneLine(row.agent, c.agent), c.agent)}{' '}
             <Text color={selected ? undefined : resolvedColor}>{pad(resolved, c.resolved)}</Text> {pad(String(row.steps), c.steps, 'right')}{' '}
             {pad(formatChars(row.explanationChars), c.explanation, 'right')}

@@ -48,7 +48,7 @@ export function TabBar({tab, width, theme}: {tab: Tab; width: number; theme: The
 export function StepRows({heads, top, cursor, width, height, theme}: {heads: StepHead[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
   const toolWidth = Math.min(18, Math.max(6, Math.floor(width * 0.15)));
   const sizeWidth = 7;
-  const actionWidth = Math.max(8, width - 5 - toolWidth - sizeWidth - 3);
+  const actionWidth = Math.max(8, width - 6 - toolWidth - sizeWidth - 3);
   return (
     <Box flexDirection="column" height={height}>
       {heads.length === 0 ? <Text color={theme.muted}>This trajectory has no steps.</Text> : null}
@@ -56,6 +56,7 @@ export function StepRows({heads, top, cursor, width, height, theme}: {heads: Ste
         const selected = top + i === cursor;
         return (
           <Text key={h.idx} wrap="truncate-end" {...(selected ? theme.selected : {})}>
+            {selected ? '›' : ' '}
             {pad(String(h.idx + 1), 4, 'right')} <Text color={selected ? undefined : theme.accent}>{pad(oneLine(h.tool ?? '—', toolWidth), toolWidth)}</Text>{' '}
             {pad(oneLine(h.action || '(no action)', actionWidth), actionWidth)} <Text color={selected ? undefined : theme.muted}>{pad(formatChars(h.observationChars), sizeWidth - 1, 'right')}</Text>
           </Text>

@@ -1,11 +1,17 @@
 import {EXIT, UsageError} from './commands/args.js';
 import {BUILD_DEMO_HELP, runBuildDemo} from './commands/demo.js';
-import {EXPLORE_HELP, runExplore} from './commands/explore.js';
+import {EXPLORE_HELP} from './commands/explore-help.js';
 import {IMPORT_HELP, runImport} from './commands/import.js';
 import {NotFound, runShow, SHOW_HELP} from './commands/show.js';
 import {runTrajectories, TRAJECTORIES_HELP} from './commands/trajectories.js';
 import {MigrationError} from './store/db.js';
 import {UsageError as ImportUsageError} from './services/importer.js';
+
+/** Ink and React take ~0.6 s to load; only the explorer needs them. */
+async function runExplore(argv: string[]): Promise<number> {
+  const {runExplore: run} = await import('./commands/explore.js');
+  return run(argv);
+}
 
 type Command = {run: (argv: string[]) => number | Promise<number>; help: string; summary: string};
 

@@ -1,0 +1,80 @@
+import {execFileSync, spawnSync} from 'node:child_process';
+import {copyFileSync, writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {ROOT, SAMPLES, tempDir} from '../helpers/files.js';
+
+const BIN = join(ROOT, 'bin', 'deltalens.js');
+
+function run(args: string[], cwd = tempDir()) {
+  const result = spawnSync(process.execPath, [BIN, ...args], {cwd, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}});
+  return {code: result.status, stdout: result.stdout, stderr: result.stderr};
+}
+
+describe('deltalens CLI', () => {
+  it('--help is true for every command, exit 0', () => {
+    const main = run(['--help']);
+    expect(main.code).toBe(0);
+    for (const command of ['import', 'trajectories', 'show', 'build-demo', 'explore']) {
+      expect(main.stdout).toContain(command);
+      const help = run([command, '--help']);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout, command).toMatch(/^Usage: deltalens/);
+    }
+  });
+
+  it('usage errors exit 2 and say what is wrong', () => {
+    expect(run(['frobnicate'])).toMatchObject({code: 2, stderr: expect.stringContaining('no such command "frobnicate"')});
+    expect(run(['import'])).toMatchObject({code: 2, stderr: expect.stringContaining('at least one PATH')});
+    expect(run(['import', 'x', '--format', 'nope'])).toMatchObject({code: 2, stderr: expect.stringContaining('--format must be one of')});
+    expect(run(['trajectories', '--bogus'])).toMatchObject({code: 2, stderr: expect.stringContaining("Unknown option '--bogus'")});
+    expect(run(['show', 'trajectory', 'abc'])).toMatchObject({code: 2});
+  });
+
+  it('imports with --json, lists, shows, and exits 1 when one file fails', () => {
+    const cwd = tempDir();
+    const bad = join(cwd, 'bad.traj.json');
+    writeFileSync(bad, '{"messages": [');
+    copyFileSync(join(SAMPLES, 'swe-agent', 'pydicom__pydicom-1458.traj'), join(cwd, 'pydicom__pydicom-1458.traj'));
+    const imported = run(['import', 'pydicom__pydicom-1458.traj', 'bad.traj.json', '--json'], cwd);
+    expect(imported.code).toBe(1);
+    const report = JSON.parse(imported.stdout);
+    expect(report.added).toHaveLength(1);
+    expect(report.added[0]).toMatchObject({instance: 'pydicom__pydicom-1458', format: 'swe-agent', steps: 12, resolved: null});
+    expect(report.failed).toEqual([{path: bad, error: expect.stringMatching(/^line 1:\d+: invalid JSON/), line: 1, column: expect.any(Number), json_path: null}]);
+
+    const again = JSON.parse(run(['import', 'pydicom__pydicom-1458.traj', '--json'], cwd).stdout);
+    expect(again.added).toEqual([]);
+    expect(again.skipped[0]).toMatchObject({reason: 'already imported (same content)', existing_id: report.added[0].id});
+
+    // ./deltalens.db is the default once it exists
+    const list = run(['trajectories', '--json', '--resolved', 'unknown'], cwd);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual({
+      total: 1,
+      trajectories: [expect.objectContaining({id: report.added[0].id, instance: 'pydicom__pydicom-1458', agent: 'swe-agent', steps: 12})],
+    });
+
+    const shown = run(['show', 'trajectory', String(report.added[0].id), '--json'], cwd);
+    const detail = JSON.parse(shown.stdout);
+    expect(detail.steps).toHaveLength(12);
+    expect(detail.steps[11]).toMatchObject({idx: 11, tool: 'submit', action: 'submit', stage: null, rule: null});
+    expect(detail.explanation).toMatch(/^The `reproduce_bug.py` script/);
+    expect(detail.patch).toContain('diff --git');
+
+    expect(run(['show', 'trajectory', '999', '--json'], cwd)).toMatchObject({code: 1, stderr: expect.stringContaining('no trajectory with id 999')});
+  });
+
+  it('refuses to open the explorer without a terminal and points to --json', () => {
+    const result = run(['--db', join(tempDir(), 'x.db')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('trajectories --json');
+  });
+
+  it('builds the demo database on first use (the default when ./deltalens.db is absent)', () => {
+    const out = execFileSync(process.execPath, [BIN, 'trajectories', '--json', '--limit', '3'], {cwd: tempDir(), encoding: 'utf8'});
+    const parsed = JSON.parse(out);
+    expect(parsed.total).toBeGreaterThanOrEqual(25);
+    expect(parsed.trajectories).toHaveLength(3);
+  });
+});

@@ -1,0 +1,105 @@
+import {describe, expect, it, vi} from 'vitest';
+import {join} from 'node:path';
+import {storeData} from '../../source/ui/data.js';
+import {listTrajectories} from '../../source/store/trajectories.js';
+import {freshDb, importInto} from '../helpers/db.js';
+import {SAMPLES} from '../helpers/files.js';
+import {KEYS, renderApp} from '../helpers/ui.js';
+
+function explorer() {
+  const {db} = freshDb();
+  importInto(db, [join(SAMPLES, 'mini-swe-agent-multi'), join(SAMPLES, 'swe-agent'), join(SAMPLES, 'openhands')]);
+  const onQuit = vi.fn();
+  return {db, onQuit, app: renderApp({data: storeData(db, 'test.db'), onQuit})};
+}
+
+describe('explorer', () => {
+  it('walks list → trajectory → step → back → quit', async () => {
+    const {db, app, onQuit} = explorer();
+    const rows = listTrajectories(db, {});
+    let frame = await app.ready();
+    expect(frame).toContain(`Trajectories (${rows.length})`);
+    expect(frame).toContain(rows[0]!.instance);
+    expect(frame).toContain('? help');
+
+    frame = await app.press('j');
+    frame = await app.press(KEYS.enter);
+    const second = rows[1]!;
+    expect(frame).toContain(`Trajectory #${second.id}`);
+    expect(frame).toContain(second.instance);
+    expect(frame).toMatch(/1 Steps/);
+
+    frame = await app.press('j');
+    frame = await app.press(KEYS.enter);
+    expect(frame).toContain(`step 2 of ${second.steps}`);
+    expect(frame).toContain('Thought');
+    expect(frame).toContain('Action · bash');
+    expect(frame).toContain('Observation');
+
+    frame = await app.press('n');
+    expect(frame).toContain(`step 3 of ${second.steps}`);
+
+    frame = await app.press(KEYS.escape);
+    expect(frame).toContain(`Trajectory #${second.id}`);
+    expect(frame).not.toContain('step 3 of');
+    frame = await app.press(KEYS.escape);
+    expect(frame).toContain(`Trajectories (${rows.length})`);
+
+    await app.press('q', {expectChange: false});
+    expect(onQuit).toHaveBeenCalledTimes(1);
+  });
+
+  it('shows the explanation and the patch of a run', async () => {
+    const {db, app} = explorer();
+    const sweAgent = listTrajectories(db, {agent: 'swe-agent'})[0]!;
+    await app.ready();
+    await app.press('/');
+    for (const char of 'pydicom') await app.press(char);
+    let frame = await app.press(KEYS.enter);
+    expect(frame).toContain('Trajectories (1 matching "pydicom")');
+    frame = await app.press(KEYS.enter);
+    expect(frame).toContain(`Trajectory #${sweAgent.id}`);
+    frame = await app.press('2');
+    expect(frame).toContain('The `reproduce_bug.py` script has been successfully removed');
+    frame = await app.press('3');
+    expect(frame).toContain('diff --git a/pydicom/pixel_data_handlers/numpy_handler.py');
+    frame = await app.press('4');
+    expect(frame).toContain('status unknown');
+  });
+
+  it('sorts, pages, and keeps up with keys typed faster than a render', async () => {
+    const {db, app} = explorer();
+    await app.ready();
+    let frame = await app.press('s'); // id → instance
+    expect(frame).toMatch(/instance↑/);
+    const byInstance = listTrajectories(db, {sort: 'instance'});
+    expect(frame.split('\n')[2]).toContain(byInstance[0]!.instance);
+    // "jjj\r" in one chunk opens the fourth row, not the first.
+    frame = await app.press('jjj\r');
+    expect(frame).toContain(`Trajectory #${byInstance[3]!.id}`);
+    frame = await app.press(KEYS.escape);
+    frame = await app.press('G');
+    expect(frame).toContain(byInstance.at(-1)!.instance);
+  });
+
+  it('lists every key in the help overlay and closes it with Esc', async () => {
+    const {app} = explorer();
+    await app.ready();
+    let frame = await app.press('?');
+    expect(frame).toContain('Trajectory list (here)');
+    expect(frame).toContain('filter by instance, agent or model');
+    frame = await app.press(KEYS.escape);
+    expect(frame).toContain('Trajectories (');
+  });
+
+  it('says so when a filter matches nothing, and Esc clears it', async () => {
+    const {app} = explorer();
+    await app.ready();
+    await app.press('/');
+    let frame = await app.press('z');
+    frame = await app.press('z');
+    expect(frame).toContain('No trajectories match');
+    frame = await app.press(KEYS.escape);
+    expect(frame).not.toContain('No trajectories match');
+  });
+});
