@@ -1,11 +1,11 @@
 import {createHash} from 'node:crypto';
 import {existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
-import {dirname, join, relative} from 'node:path';
-import {fileURLToPath} from 'node:url';
+import {join, relative} from 'node:path';
+import {packageRoot} from '../package-root.js';
 import {MIGRATIONS_DIR, openDb} from '../store/db.js';
 import {importPaths, type ImportReport} from './importer.js';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const ROOT = packageRoot();
 export const SAMPLE_DIR = join(ROOT, 'sample-data');
 export const DEMO_DB = join(SAMPLE_DIR, 'demo.db');
 const STAMP = `${DEMO_DB}.stamp`;

@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
 import {createHash} from 'node:crypto';
 import {readdirSync, readFileSync} from 'node:fs';
-import {dirname, join} from 'node:path';
-import {fileURLToPath} from 'node:url';
+import {join} from 'node:path';
+import {packageRoot} from '../package-root.js';
 
 export type Db = Database.Database;
 
-export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'db');
+export const MIGRATIONS_DIR = join(packageRoot(), 'db');
 
 export interface OpenOptions {
   readonly?: boolean;

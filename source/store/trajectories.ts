@@ -159,17 +159,27 @@ export function countTrajectories(db: Db, query: TrajectoryQuery = {}): number {
   return (db.prepare(`SELECT count(*) AS n ${FROM} ${w.sql}`).get(...w.params) as {n: number}).n;
 }
 
+/**
+ * One page of the list. The page's ids come first from the indexes alone (ORDER BY … LIMIT
+ * never touches patch or meta), then only those rows are read in full.
+ */
 export function listTrajectories(db: Db, query: TrajectoryQuery = {}): TrajectorySummary[] {
   const w = where(query);
   const order = `${SORT_SQL[query.sort ?? 'id']} ${query.descending ? 'DESC' : 'ASC'}, t.id ${query.descending ? 'DESC' : 'ASC'}`;
+  const ids = db
+    .prepare(`SELECT t.id ${FROM} ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`)
+    .pluck()
+    .all(...w.params, query.limit ?? -1, query.offset ?? 0) as number[];
+  if (ids.length === 0) return [];
   const rows = db
     .prepare(
       `SELECT t.id, t.instance, a.name AS agent, a.model, t.source_format AS format, t.resolved, t.exit_status AS exitStatus,
               t.n_steps AS steps, coalesce(e.n_chars, 0) AS explanationChars, coalesce(length(t.patch), 0) AS patchChars
-       ${FROM} ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`,
+       ${FROM} WHERE t.id IN (SELECT value FROM json_each(?))`,
     )
-    .all(...w.params, query.limit ?? -1, query.offset ?? 0) as (Omit<TrajectorySummary, 'resolved'> & {resolved: number | null})[];
-  return rows.map(row => ({...row, resolved: row.resolved === null ? null : row.resolved === 1}));
+    .all(JSON.stringify(ids)) as (Omit<TrajectorySummary, 'resolved'> & {resolved: number | null})[];
+  const byId = new Map(rows.map(row => [row.id, {...row, resolved: row.resolved === null ? null : row.resolved === 1}]));
+  return ids.map(id => byId.get(id)!);
 }
 
 export interface TrajectoryDetail extends TrajectorySummary {

@@ -1,13 +1,9 @@
 import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
-import {dirname, join} from 'node:path';
-import {fileURLToPath} from 'node:url';
+import {join} from 'node:path';
 import {afterAll} from 'vitest';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SAMPLES = join(ROOT, 'sample-data', 'trajectories');
-/** The shared DEV data beside the checkout (present on developer machines and in CI). */
-export const SHARED = join(ROOT, '..', 'shared', 'data', 'trajectories');
+export {ROOT, SAMPLES, SHARED} from './paths.js';
 
 const made: string[] = [];
 afterAll(() => {
