@@ -111,8 +111,9 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     title = `Trajectory #${detail.id}`;
     subheader = (
       <Box width={width}>
-        <TrajectoryTitle t={detail} width={Math.max(10, width - tabBarWidth(width) - 1)} theme={theme} />
-        <Box flexGrow={1} />
+        <Box width={Math.max(10, width - tabBarWidth(width))}>
+          <TrajectoryTitle t={detail} width={Math.max(10, width - tabBarWidth(width) - 1)} theme={theme} />
+        </Box>
         <TabBar tab={screen.tab} width={width} theme={theme} />
       </Box>
     );

@@ -34,34 +34,35 @@ export interface Binding {
   keys: string;
   description: string;
   scopes: Scope[];
-  /** Shown in the status bar of these scopes. */
+  /** Shown in the status bar of these scopes, as `keys label`. */
   hint?: Scope[];
+  label?: string;
   match: (input: string, key: Key) => boolean;
 }
 
 const all: Scope[] = ['list', 'trajectory', 'step'];
 
 export const BINDINGS: Binding[] = [
-  {id: 'help', keys: '?', description: 'show or hide this help', scopes: ['global'], hint: all, match: input => input === '?'},
-  {id: 'quit', keys: 'q, Ctrl+C', description: 'quit', scopes: ['global'], hint: all, match: (input, key) => input === 'q' || (key.ctrl && input === 'c')},
-  {id: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: ['list', 'trajectory', 'step'], hint: ['trajectory', 'step'], match: (_, key) => key.escape || key.backspace || key.delete},
+  {id: 'help', label: 'help', keys: '?', description: 'show or hide this help', scopes: ['global'], hint: all, match: input => input === '?'},
+  {id: 'quit', label: 'quit', keys: 'q, Ctrl+C', description: 'quit', scopes: ['global'], hint: all, match: (input, key) => input === 'q' || (key.ctrl && input === 'c')},
+  {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: ['list', 'trajectory', 'step'], hint: ['trajectory', 'step'], match: (_, key) => key.escape || key.backspace || key.delete},
   {id: 'down', keys: 'j, ↓', description: 'next row / scroll down', scopes: all, match: (input, key) => input === 'j' || key.downArrow},
   {id: 'up', keys: 'k, ↑', description: 'previous row / scroll up', scopes: all, match: (input, key) => input === 'k' || key.upArrow},
   {id: 'pageDown', keys: 'PgDn, Ctrl+F, Space', description: 'one page down', scopes: all, match: (input, key) => key.pageDown || (key.ctrl && input === 'f') || input === ' '},
   {id: 'pageUp', keys: 'PgUp, Ctrl+B', description: 'one page up', scopes: all, match: (input, key) => key.pageUp || (key.ctrl && input === 'b')},
   {id: 'top', keys: 'g, Home', description: 'first row / top', scopes: all, match: (input, key) => input === 'g' || key.home},
   {id: 'bottom', keys: 'G, End', description: 'last row / bottom', scopes: all, match: (input, key) => input === 'G' || key.end},
-  {id: 'open', keys: 'Enter', description: 'open the selected trajectory or step', scopes: ['list', 'trajectory'], hint: ['list', 'trajectory'], match: (_, key) => key.return},
-  {id: 'filter', keys: '/', description: 'filter by instance, agent or model (Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: input => input === '/'},
-  {id: 'sort', keys: 's', description: 'sort by the next column', scopes: ['list'], hint: ['list'], match: input => input === 's'},
+  {id: 'open', label: 'open', keys: 'Enter', description: 'open the selected trajectory or step', scopes: ['list', 'trajectory'], hint: ['list', 'trajectory'], match: (_, key) => key.return},
+  {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model (Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: input => input === '/'},
+  {id: 'sort', label: 'sort', keys: 's', description: 'sort by the next column', scopes: ['list'], hint: ['list'], match: input => input === 's'},
   {id: 'reverse', keys: 'S', description: 'reverse the sort order', scopes: ['list'], match: input => input === 'S'},
-  {id: 'tabSteps', keys: '1', description: 'steps timeline', scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === '1'},
-  {id: 'tabExplanation', keys: '2', description: 'final explanation', scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === '2'},
-  {id: 'tabPatch', keys: '3', description: 'submitted patch (coloured diff)', scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === '3'},
+  {id: 'tabSteps', label: 'steps', keys: '1', description: 'steps timeline', scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === '1'},
+  {id: 'tabExplanation', label: 'explanation', keys: '2', description: 'final explanation', scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === '2'},
+  {id: 'tabPatch', label: 'patch', keys: '3', description: 'submitted patch (coloured diff)', scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === '3'},
   {id: 'tabInfo', keys: '4', description: 'run details: status, source, cost', scopes: ['trajectory', 'step'], match: input => input === '4'},
   {id: 'nextTab', keys: 'Tab', description: 'next tab', scopes: ['trajectory'], match: (_, key) => key.tab},
-  {id: 'nextStep', keys: 'n, ]', description: 'next step', scopes: ['step'], hint: ['step'], match: input => input === 'n' || input === ']'},
-  {id: 'prevStep', keys: 'p, [', description: 'previous step', scopes: ['step'], hint: ['step'], match: input => input === 'p' || input === '['},
+  {id: 'nextStep', label: 'next step', keys: 'n, ]', description: 'next step', scopes: ['step'], hint: ['step'], match: input => input === 'n' || input === ']'},
+  {id: 'prevStep', label: 'previous', keys: 'p, [', description: 'previous step', scopes: ['step'], hint: ['step'], match: input => input === 'p' || input === '['},
 ];
 
 export function commandFor(scope: Scope, input: string, key: Key): CommandId | null {

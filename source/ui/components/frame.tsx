@@ -16,16 +16,12 @@ export function Header({title, source, width, theme}: {title: string; source: st
 }
 
 export function StatusBar({scope, width, theme, override}: {scope: Scope; width: number; theme: Theme; override?: string}) {
-  const text = override ?? hintsFor(scope).map(b => `${b.keys.split(',')[0]} ${shortName(b.description)}`).join('  ');
+  const text = override ?? hintsFor(scope).map(b => `${b.keys.split(',')[0]} ${b.label ?? b.id}`).join('  ');
   return (
     <Text color={theme.muted} inverse={!theme.color} wrap="truncate-end">
       {fit(text, width).padEnd(width)}
     </Text>
   );
-}
-
-function shortName(description: string): string {
-  return description.split(/[ (]/)[0]!.replace(/^show$/, 'help');
 }
 
 /** Rows of pre-cut text lines; pads to `height` so the frame never jumps. */
