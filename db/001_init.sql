@@ -252,13 +252,3 @@ CREATE TABLE reasoning_tag (
   subcategory TEXT,
   evidence    TEXT
 );
-
--- Files seen by `deltalens import`, so a re-import can say what it skipped and why.
-CREATE TABLE import_file (
-  content_hash TEXT PRIMARY KEY,
-  path         TEXT NOT NULL,
-  format       TEXT NOT NULL,
-  bytes        INTEGER NOT NULL,
-  trajectories INTEGER NOT NULL,
-  imported_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-);

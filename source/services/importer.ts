@@ -245,8 +245,7 @@ function resolveHeader(db: Db, header: TrajectoryHeader, context: StoreContext) 
   const meta = runName && agent === runName ? {...header.meta, tool: header.agent} : header.meta;
   ensureInstance(db, header.instance);
   const agentId = ensureAgent(db, agent, model);
-  const explanation = header.explanation;
-  return {header: {...header, agent, model, resolved, meta, explanation}, agentId, resolvedSource};
+  return {header: {...header, agent, model, resolved, meta}, agentId, resolvedSource};
 }
 
 function added(id: number, header: TrajectoryHeader, context: StoreContext, steps: number, resolvedSource: string | null): AddedTrajectory {
