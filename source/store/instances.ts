@@ -1,17 +1,8 @@
+import type {InstanceFields} from '../core/trajectory/swe-bench-instance.js';
 import type {Db} from './db.js';
 
-export interface InstanceRecord {
-  id: string;
-  repo: string | null;
-  baseCommit: string | null;
-  problemStatement: string | null;
-  goldPatch: string | null;
-  testPatch: string | null;
-  failToPass: string | null;
-  passToPass: string | null;
-  difficulty: string | null;
-  sourcePath: string | null;
-}
+/** A SWE-bench instance as stored: the record's fields plus the file it came from. */
+export type InstanceRecord = InstanceFields & {sourcePath: string | null};
 
 /** Creates a bare instance row for an id a trajectory names, keeping any richer record. */
 export function ensureInstance(db: Db, id: string): void {
