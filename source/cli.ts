@@ -5,7 +5,6 @@ import {IMPORT_HELP, runImport} from './commands/import.js';
 import {NotFound, runShow, SHOW_HELP} from './commands/show.js';
 import {runTrajectories, TRAJECTORIES_HELP} from './commands/trajectories.js';
 import {MigrationError} from './store/db.js';
-import {UsageError as ImportUsageError} from './services/importer.js';
 
 /** Ink and React take ~0.6 s to load; only the explorer needs them. */
 async function runExplore(argv: string[]): Promise<number> {
@@ -62,7 +61,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!command) throw new UsageError(`no such command "${first}" (see deltalens --help)`);
     return await command.run(rest);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ImportUsageError) {
+    if (error instanceof UsageError) {
       console.error(`deltalens: ${error.message}`);
       return EXIT.usage;
     }

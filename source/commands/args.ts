@@ -1,9 +1,11 @@
 import {parseArgs, type ParseArgsConfig} from 'node:util';
+import {UsageError} from '../core/errors.js';
+
+export {UsageError};
 
 /** Exit codes every command shares. */
 export const EXIT = {ok: 0, failed: 1, usage: 2} as const;
 
-export class UsageError extends Error {}
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 

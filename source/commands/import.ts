@@ -1,7 +1,7 @@
 import {openDb} from '../store/db.js';
-import {IMPORT_FORMATS, importPaths, relativePath, type ImportReport} from '../services/importer.js';
+import {relative, resolve} from 'node:path';
+import {IMPORT_FORMATS, importPaths, type ImportReport} from '../services/importer.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
-import {resolve} from 'node:path';
 
 export const IMPORT_HELP = `Usage: deltalens import PATH... [options]
 
@@ -114,4 +114,10 @@ function printHuman(report: ImportReport, db: string): void {
     `${report.added.length} added, ${report.skipped.length} skipped, ${report.failed.length} failed` +
       `${report.instances.length ? `, ${report.instances.length} instance records` : ''} → ${relativePath(db)}`,
   );
+}
+
+/** A path as the user would type it from here; absolute when it lies outside the current folder. */
+function relativePath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel.startsWith('..') ? path : rel || '.';
 }

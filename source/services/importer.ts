@@ -1,9 +1,10 @@
 import {createHash, randomUUID} from 'node:crypto';
 import {existsSync, readdirSync, statSync} from 'node:fs';
-import {basename, dirname, extname, join, relative, resolve} from 'node:path';
+import {basename, dirname, extname, join, resolve} from 'node:path';
 import {describeShape, detectDocument, type DocumentKind} from '../core/trajectory/detect.js';
 import {GenericJsonlReader, type TrajectoryHeader} from '../core/trajectory/generic-jsonl.js';
 import {parseMiniSweAgent} from '../core/trajectory/mini-swe-agent.js';
+import {UsageError} from '../core/errors.js';
 import {FormatError, type SourceFormat, type Step, type Trajectory} from '../core/trajectory/model.js';
 import {parseOpenHands} from '../core/trajectory/openhands.js';
 import {parseSweAgent} from '../core/trajectory/swe-agent.js';
@@ -57,8 +58,6 @@ interface Candidate {
 }
 
 const TRAJECTORY_EXTENSIONS = new Set(['.json', '.jsonl', '.traj']);
-
-export class UsageError extends Error {}
 
 export function importPaths(db: Db, paths: string[], options: ImportOptions): ImportReport {
   const report: ImportReport = {added: [], instances: [], skipped: [], failed: []};
@@ -167,8 +166,8 @@ function importFile(db: Db, candidate: Candidate, options: ImportOptions, finder
   }
   const trajectory = withHint(detected, kind, () => parseDocument(kind, doc, path, candidate.runRoot));
   db.transaction(() => {
-    const added = storeTrajectory(db, trajectory, {path, locator: null, hash, candidate, options, finder});
-    if (added) report.added.push(added);
+    const stored = storeTrajectory(db, trajectory, {path, locator: null, hash, candidate, options, finder});
+    if ('id' in stored) report.added.push(stored);
   })();
 }
 
@@ -222,10 +221,10 @@ interface StoreContext {
   finder: ResolutionFinder;
 }
 
-/** Inserts one parsed trajectory; returns null when its content was imported before. */
-function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext): AddedTrajectory | null {
+/** Inserts one parsed trajectory, or returns the id of the one with the same content. */
+function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext): AddedTrajectory | {existing: number} {
   const existing = hasContentHash(db, context.hash);
-  if (existing !== null) return null;
+  if (existing !== null) return {existing};
   const {header, agentId, resolvedSource} = resolveHeader(db, trajectory, context);
   const id = insertTrajectory(db, {header, agentId, sourcePath: context.path, sourceLocator: context.locator, contentHash: context.hash, resolvedSource});
   const write = stepWriter(db, id);
@@ -296,8 +295,8 @@ function importJsonl(db: Db, candidate: Candidate, options: ImportOptions, finde
         const trajectory = withLine(line, () => withHint(detectDocument(value), 'openhands', () => parseOpenHands(value, `${basename(path)}:${line}`)));
         const hash = sha256(bytes);
         const stored = storeTrajectory(db, trajectory, {path, locator, hash, candidate, options, finder});
-        if (stored) pending.added.push(stored);
-        else pending.skipped.push({path, locator, reason: 'already imported (same content)', existing: hasContentHash(db, hash)!});
+        if ('id' in stored) pending.added.push(stored);
+        else pending.skipped.push({path, locator, reason: 'already imported (same content)', existing: stored.existing});
       }
     } else if (!candidate.explicit) {
       pending.skipped.push({path, locator: null, reason: `not a trajectory (JSONL of ${describeShape(firstValue)})`});
@@ -383,10 +382,5 @@ export function sha256(bytes: Uint8Array | string): string {
 
 function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
-
-export function relativePath(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel.startsWith('..') ? path : rel || '.';
 }
 

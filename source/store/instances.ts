@@ -39,20 +39,3 @@ export function upsertInstance(db: Db, record: InstanceRecord): 'added' | 'updat
   ).run(values);
   return before ? 'updated' : 'added';
 }
-
-export function getInstance(db: Db, id: string): InstanceRecord | null {
-  const row = db.prepare('SELECT * FROM instance WHERE id = ?').get(id) as Record<string, string | null> | undefined;
-  if (!row) return null;
-  return {
-    id: row['id']!,
-    repo: row['repo'] ?? null,
-    baseCommit: row['base_commit'] ?? null,
-    problemStatement: row['problem_statement'] ?? null,
-    goldPatch: row['gold_patch'] ?? null,
-    testPatch: row['test_patch'] ?? null,
-    failToPass: row['fail_to_pass'] ?? null,
-    passToPass: row['pass_to_pass'] ?? null,
-    difficulty: row['difficulty'] ?? null,
-    sourcePath: row['source_path'] ?? null,
-  };
-}

@@ -73,7 +73,3 @@ export function commandFor(scope: Scope, input: string, key: Key): CommandId | n
 export function hintsFor(scope: Scope): Binding[] {
   return BINDINGS.filter(b => b.hint?.includes(scope));
 }
-
-export function bindingsFor(scope: Scope): Binding[] {
-  return BINDINGS.filter(b => b.scopes.includes(scope) || b.scopes.includes('global'));
-}

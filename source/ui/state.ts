@@ -55,11 +55,8 @@ export function moveCursor(c: Cursor, id: CommandId, {total, page}: Extent): Cur
   else if (id === 'top') cursor = 0;
   else if (id === 'bottom') cursor = last;
   cursor = Math.min(Math.max(0, cursor), last);
-  let top = c.top;
-  if (cursor < top) top = cursor;
-  if (cursor >= top + page) top = cursor - page + 1;
-  top = Math.max(0, Math.min(top, Math.max(0, total - page)));
-  return {cursor, top};
+  const {top} = followCursor(c, cursor, page);
+  return {cursor, top: Math.max(0, Math.min(top, Math.max(0, total - page)))};
 }
 
 /** Scrolling text: the offset of the first visible line. */
@@ -160,6 +157,7 @@ function command(state: State, id: CommandId, extent: Extent): State {
   return state;
 }
 
+/** Moves the window just enough that `cursor` is on screen. */
 function followCursor(c: Cursor, cursor: number, page: number): Cursor {
   let top = c.top;
   if (cursor < top) top = cursor;

@@ -1,4 +1,4 @@
-import {Box, Text} from 'ink';
+import {Text} from 'ink';
 import React from 'react';
 import {fit} from '../../core/text/sanitize.js';
 import {hintsFor, type Scope} from '../keymap.js';
@@ -21,14 +21,5 @@ export function StatusBar({scope, width, theme, override}: {scope: Scope; width:
     <Text color={theme.muted} inverse={!theme.color} wrap="truncate-end">
       {fit(text, width).padEnd(width)}
     </Text>
-  );
-}
-
-/** Rows of pre-cut text lines; pads to `height` so the frame never jumps. */
-export function Lines({lines, height}: {lines: React.ReactNode[]; height: number}) {
-  return (
-    <Box flexDirection="column" height={height}>
-      {lines.slice(0, height)}
-    </Box>
   );
 }
