@@ -1,11 +1,15 @@
-// Runs the Python test suites (tracer/) with the standard library's unittest runner.
-// Until the tracer lands there are none; say so instead of pretending.
-import {existsSync} from 'node:fs';
+// Runs the Python test suites of the tracer (tracer/tests) with the standard library's
+// unittest runner, from tracer/ so `deltatrace` imports as the package it is.
 import {spawnSync} from 'node:child_process';
+import {fileURLToPath} from 'node:url';
 
-if (!existsSync('tracer/tests')) {
-  console.log('python: no Python test suites yet (tracer/ arrives with the traces issue)');
-  process.exit(0);
+const tracer = fileURLToPath(new URL('../tracer', import.meta.url));
+const python = process.env.DELTALENS_PYTHON ?? 'python3';
+const result = spawnSync(python, ['-m', 'unittest', 'discover', '-s', 'tests', '-t', 'tests'], {
+  cwd: tracer,
+  stdio: 'inherit',
+});
+if (result.error) {
+  console.error(`python tests: could not start ${python}: ${result.error.message}`);
 }
-const result = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'tracer/tests', '-t', 'tracer', '-v'], {stdio: 'inherit'});
 process.exit(result.status ?? 1);

@@ -1,0 +1,297 @@
+"""Command line: ``python -m deltatrace {run,eval,callers,changes} ...``."""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+from . import __version__
+from .codeinfo import CodeRegistry
+from .serialize import Limits
+
+FORMAT_VERSION = 1
+
+
+def _focus_key(spec):
+    if ":" not in spec:
+        raise argparse.ArgumentTypeError("--focus wants FILE:FUNCTION, got %r" % spec)
+    file, _, func = spec.rpartition(":")
+    return file.replace(os.sep, "/"), func
+
+
+def _common(p):
+    p.add_argument("--root", required=True, help="project root; only code under it is traced")
+    p.add_argument("--mode", choices=("auto", "pytest", "script"), default="auto",
+                   help="how to run the target (auto: a .py path not named test_* is a script)")
+    p.add_argument("--max-depth", type=int, default=4, help="serialization depth (default 4)")
+    p.add_argument("--max-items", type=int, default=32, help="items per container (default 32)")
+    p.add_argument("--max-str", type=int, default=200, help="characters per string (default 200)")
+    p.add_argument("target", nargs=argparse.REMAINDER, help="-- then pytest arguments or a script")
+
+
+def parser():
+    top = argparse.ArgumentParser(prog="python -m deltatrace",
+                                  description="Line-level tracer for buggy vs patched Python programs.")
+    top.add_argument("--version", action="version", version="deltatrace " + __version__)
+    sub = top.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="trace a pytest run or a script to a JSON-lines file")
+    _common(run)
+    run.add_argument("--out", required=True, help="trace file to write (JSON lines)")
+    run.add_argument("--focus", action="append", type=_focus_key, default=[],
+                     metavar="FILE:FUNC", help="record state only on call paths to FUNC and below")
+    run.add_argument("--max-events", type=int, default=0, help="stop recording after N events")
+    run.add_argument("--max-bytes", type=int, default=0, help="stop recording after B bytes")
+    run.add_argument("--timeout", type=float, default=0, help="stop recording after S seconds")
+    run.add_argument("--snapshot-every", type=int, default=50,
+                     help="full locals snapshot every K steps of a frame (default 50; 0: never)")
+    run.add_argument("--backend", choices=("auto", "settrace", "monitoring"), default="auto",
+                     help="auto: sys.monitoring on Python >= 3.12, else sys.settrace")
+
+    ev = sub.add_parser("eval", help="evaluate expressions at the N-th execution of a line")
+    _common(ev)
+    ev.add_argument("--at", required=True, metavar="FILE:LINE")
+    ev.add_argument("--hit", type=int, default=1, help="which execution of the line (1-based)")
+    ev.add_argument("--timing", choices=("before", "after"), default="before")
+    ev.add_argument("--expr", action="append", required=True, help="expression (repeatable)")
+    ev.add_argument("--expr-timeout", type=float, default=10.0)
+    ev.add_argument("--out", help="write the JSON result here instead of stdout")
+
+    ca = sub.add_parser("callers", help="pre-pass: functions on call paths to the focus functions")
+    _common(ca)
+    ca.add_argument("--focus", action="append", type=_focus_key, required=True, metavar="FILE:FUNC")
+    ca.add_argument("--out", required=True)
+
+    ch = sub.add_parser("changes", help="files, line mapping and functions changed between two trees")
+    ch.add_argument("--buggy", required=True)
+    ch.add_argument("--patched", required=True)
+    return top
+
+
+def _target(args):
+    target = list(args.target)
+    if target and target[0] == "--":
+        target = target[1:]
+    if not target:
+        sys.exit("deltatrace: nothing to run; give pytest arguments or a script after --")
+    return target
+
+
+def _limits(args):
+    return Limits(max_depth=args.max_depth, max_items=args.max_items, max_str=args.max_str)
+
+
+def _enter_root(root):
+    root = os.path.realpath(root)
+    if not os.path.isdir(root):
+        sys.exit("deltatrace: --root %s is not a directory" % root)
+    os.chdir(root)
+    sys.path.insert(0, root)
+    return root
+
+
+def _ensure_hash_seed():
+    """Re-exec with PYTHONHASHSEED=0 so set/dict-of-str orders are the same every run."""
+    if os.environ.get("PYTHONHASHSEED") is None:
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        os.execve(sys.executable, [sys.executable, "-m", "deltatrace"] + sys.argv[1:], env)
+
+
+def cmd_callers(args):
+    from .target import run_target
+    target = _target(args)
+    root = _enter_root(args.root)
+    main_file = target[0] if args.mode == "script" else None
+    reg = CodeRegistry(root, main_file=main_file)
+    focus = set(args.focus)
+    on_path = set()
+    hits = [0]
+
+    def mark(frame):
+        hits[0] += 1
+        f = frame
+        while f is not None:
+            info = reg.info(f.f_code)
+            if info is not None:
+                on_path.add((info.rel, info.qualname))
+            f = f.f_back
+
+    use_monitoring = hasattr(sys, "monitoring")
+    if use_monitoring:
+        mon = sys.monitoring
+        tool = mon.PROFILER_ID
+        mon.use_tool_id(tool, "deltatrace-callers")
+
+        def on_start(code, offset):
+            info = reg.info(code)
+            if info is None or (info.rel, info.qualname) not in focus:
+                return mon.DISABLE
+            mark(sys._getframe(1))
+
+        mon.register_callback(tool, mon.events.PY_START, on_start)
+        start = lambda: mon.set_events(tool, mon.events.PY_START)  # noqa: E731
+        stop = lambda: mon.set_events(tool, 0)  # noqa: E731
+    else:
+        def global_trace(frame, event, arg):
+            info = reg.info(frame.f_code)
+            if info is not None and (info.rel, info.qualname) in focus:
+                mark(frame)
+            return None
+        start = lambda: sys.settrace(global_trace)  # noqa: E731
+        stop = lambda: sys.settrace(None)  # noqa: E731
+    outcome = run_target(target, start, stop, args.mode)
+    with open(args.out, "w", encoding="utf-8") as fh:
+        json.dump({"on_path": sorted([list(k) for k in on_path]), "focus_calls": hits[0],
+                   "outcome": outcome.record()}, fh)
+    return 0
+
+
+def cmd_run(args):
+    from .recorder import Recorder, Writer
+    from .target import run_target
+    target = _target(args)
+    out = os.path.abspath(args.out)
+    root = _enter_root(args.root)
+    limits = _limits(args)
+    focus = set(args.focus) if args.focus else None
+    on_path = set()
+    prepass = None
+    if focus:
+        fd, tmp = tempfile.mkstemp(prefix="deltatrace-callers-", suffix=".json")
+        os.close(fd)
+        try:
+            cmd = [sys.executable, "-m", "deltatrace", "callers", "--root", root, "--mode", args.mode,
+                   "--out", tmp]
+            for f, q in sorted(focus):
+                cmd += ["--focus", "%s:%s" % (f, q)]
+            t0 = time.monotonic()
+            proc = subprocess.run(cmd + ["--"] + target, stdout=sys.stderr, stderr=sys.stderr)
+            with open(tmp, encoding="utf-8") as fh:
+                prepass = json.load(fh)
+            prepass["seconds"] = round(time.monotonic() - t0, 3)
+            prepass["exit_code"] = proc.returncode
+            on_path = {tuple(k) for k in prepass["on_path"]}
+        except (OSError, ValueError) as e:
+            sys.exit("deltatrace: the focus pre-pass failed: %s" % e)
+        finally:
+            os.unlink(tmp)
+
+    backend = args.backend
+    if backend == "auto":
+        backend = "monitoring" if hasattr(sys, "monitoring") else "settrace"
+    if backend == "monitoring" and not hasattr(sys, "monitoring"):
+        sys.exit("deltatrace: --backend monitoring needs Python >= 3.12 (this is %s)"
+                 % platform.python_version())
+    main_file = os.path.realpath(target[0]) if args.mode == "script" or (
+        args.mode == "auto" and target[0].endswith(".py") and "::" not in target[0]
+        and os.path.isfile(target[0])) else None
+    reg = CodeRegistry(root, main_file=main_file)
+    writer = Writer(out, args.max_events, args.max_bytes, args.timeout)
+    header = {"t": "header", "format": FORMAT_VERSION, "tracer": "deltatrace " + __version__,
+              "python": platform.python_version(), "implementation": platform.python_implementation(),
+              "backend": backend, "root": root, "target": target,
+              "focus": sorted("%s:%s" % k for k in focus) if focus else [],
+              "limits": dict(limits.as_dict(), max_events=args.max_events,
+                             max_bytes=args.max_bytes, timeout=args.timeout),
+              "snapshot_every": args.snapshot_every,
+              "hash_seed": os.environ.get("PYTHONHASHSEED"),
+              "nondeterministic": ["$ref numbering is per value; no ids or addresses are written"]}
+    if prepass is not None:
+        header["prepass"] = {"on_path": len(on_path), "focus_calls": prepass["focus_calls"],
+                             "seconds": prepass["seconds"]}
+    writer.record(header)
+    rec = Recorder(writer, reg, limits, args.snapshot_every, focus, on_path)
+    if backend == "monitoring":
+        rec.install_monitoring()
+        active = [False]
+
+        def start():
+            active[0] = True
+            sys.monitoring.set_events(rec.tool, sys.monitoring.events.PY_START
+                                      | sys.monitoring.events.PY_RESUME
+                                      | sys.monitoring.events.PY_THROW
+                                      | sys.monitoring.events.PY_UNWIND)
+
+        def stop():
+            if active[0]:
+                active[0] = False
+                sys.monitoring.set_events(rec.tool, 0)
+                for code_id in list(rec.local_enabled):
+                    pass
+    else:
+        start, stop = rec.install_settrace, rec.uninstall_settrace
+    t0 = time.monotonic()
+    try:
+        outcome = run_target(target, start, stop, args.mode)
+    finally:
+        stop()
+        if backend == "monitoring":
+            rec.uninstall_monitoring()
+    writer.record(outcome.record())
+    writer.record({"t": "end", "events": writer.events, "frames": rec.next_fid - 1,
+                   "bytes": writer.bytes, "truncated": writer.truncated,
+                   "seconds": round(time.monotonic() - t0, 3)})
+    writer.close()
+    status = outcome.status()
+    sys.stderr.write("deltatrace: %s, %d events, %d frames%s -> %s\n" % (
+        status, writer.events, rec.next_fid - 1,
+        (", truncated (%s)" % writer.truncated) if writer.truncated else "", out))
+    return 0 if outcome.error is None else 3
+
+
+def cmd_eval(args):
+    from .evaluate import Evaluator
+    from .target import run_target
+    target = _target(args)
+    if ":" not in args.at:
+        sys.exit("deltatrace: --at wants FILE:LINE, got %r" % args.at)
+    file, _, line = args.at.rpartition(":")
+    try:
+        line = int(line)
+    except ValueError:
+        sys.exit("deltatrace: --at wants FILE:LINE, got %r" % args.at)
+    out = os.path.abspath(args.out) if args.out else None
+    root = _enter_root(args.root)
+    reg = CodeRegistry(root)
+    ev = Evaluator(reg, file.replace(os.sep, "/"), line, args.hit, args.timing, args.expr,
+                   _limits(args), args.expr_timeout)
+    outcome = run_target(target, lambda: sys.settrace(ev.global_trace), lambda: sys.settrace(None),
+                         args.mode)
+    result = {"at": {"file": file, "line": line}, "hit": args.hit, "timing": args.timing,
+              "reached": ev.result is not None, "hits_seen": ev.hits, "function": ev.function,
+              "results": ev.result or [], "outcome": outcome.record()}
+    text = json.dumps(result, ensure_ascii=False)
+    if out:
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+    return 0 if ev.result is not None else 4
+
+
+def cmd_changes(args):
+    from .changes import compare
+    for d in (args.buggy, args.patched):
+        if not os.path.isdir(d):
+            sys.exit("deltatrace: %s is not a directory" % d)
+    json.dump(compare(args.buggy, args.patched), sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    if args.command in ("run", "callers", "eval"):
+        _ensure_hash_seed()
+    return {"run": cmd_run, "eval": cmd_eval, "callers": cmd_callers,
+            "changes": cmd_changes}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""Facts about code objects, computed once per code object and cached.
+
+- which files are traced (under the root, outside site-packages and deltatrace itself);
+- a code object's qualified name and ``def`` line, from the file's ``ast`` (so every
+  Python version reports the same names: ``Outer.method.<locals>.inner``);
+- per line, the local names the line's bytecode loads, stores or deletes — the only
+  names a finished line can have rebound or (through a method call) mutated.
+"""
+
+import ast
+import dis
+import os
+import sys
+
+COMPREHENSIONS = frozenset(("<listcomp>", "<dictcomp>", "<setcomp>"))
+_NAME_OPS = ("FAST", "DEREF", "CLOSURE", "NAME")
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _excluded_dirs():
+    dirs = {_HERE}
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix):
+        dirs.add(os.path.realpath(p))
+    return tuple(d.rstrip(os.sep) + os.sep for d in dirs)
+
+
+class FileInfo:
+    __slots__ = ("rel", "qualnames", "def_lines", "text")
+
+    def __init__(self, rel, qualnames, def_lines, text):
+        self.rel = rel
+        self.qualnames = qualnames  # first line (decorator or def) -> qualname
+        self.def_lines = def_lines  # first line -> def line
+        self.text = text
+
+
+class CodeInfo:
+    __slots__ = ("rel", "qualname", "def_line", "line_names", "kind", "namespace")
+
+    def __init__(self, rel, qualname, def_line, line_names, kind, namespace):
+        self.rel = rel
+        self.qualname = qualname
+        self.def_line = def_line
+        self.line_names = line_names
+        self.kind = kind  # "function", "generator", "module"
+        # module and class bodies: their dunder names are interpreter noise that differs
+        # between Python versions, so they are not recorded
+        self.namespace = namespace
+
+
+def qualname_map(source):
+    """Map each function/lambda's first line (def or first decorator) to its qualname."""
+    tree = ast.parse(source)
+    names = {}
+    defs = {}
+
+    def visit(node, prefix, in_function):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qual = prefix + child.name
+                is_fn = not isinstance(child, ast.ClassDef)
+                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                for line in {first, child.lineno}:
+                    names.setdefault((line, child.name), qual)
+                    defs.setdefault((line, child.name), child.lineno)
+                visit(child, qual + (".<locals>." if is_fn else "."), is_fn)
+            elif isinstance(child, ast.Lambda):
+                names.setdefault((child.lineno, "<lambda>"), prefix + "<lambda>")
+                defs.setdefault((child.lineno, "<lambda>"), child.lineno)
+                visit(child, prefix + "<lambda>.<locals>.", True)
+            elif isinstance(child, ast.GeneratorExp):
+                names.setdefault((child.lineno, "<genexpr>"), prefix + "<genexpr>")
+                defs.setdefault((child.lineno, "<genexpr>"), child.lineno)
+                visit(child, prefix, in_function)
+            else:
+                visit(child, prefix, in_function)
+
+    visit(tree, "", False)
+    return names, defs
+
+
+def line_names(code):
+    """{line: (names,)} for the local names each line's instructions touch."""
+    out = {}
+    line = None
+    for ins in dis.get_instructions(code):
+        ln = getattr(ins, "line_number", None)  # 3.13
+        if ln is None:
+            positions = getattr(ins, "positions", None)
+            ln = positions.lineno if positions is not None and positions.lineno else None
+        if ln is None and isinstance(ins.starts_line, int) and not isinstance(ins.starts_line, bool):
+            ln = ins.starts_line
+        if ln is not None:
+            line = ln
+        if line is None:
+            continue
+        op = ins.opname
+        if not any(tag in op for tag in _NAME_OPS) or "GLOBAL" in op:
+            continue
+        val = ins.argval
+        vals = val if isinstance(val, tuple) else (val,)
+        bucket = out.setdefault(line, [])
+        for v in vals:
+            if isinstance(v, str) and v not in bucket:
+                bucket.append(v)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+class CodeRegistry:
+    """Decides once per code object whether it is traced, and describes it."""
+
+    def __init__(self, root, main_file=None):
+        self.root = os.path.realpath(root)
+        self.root_prefix = self.root.rstrip(os.sep) + os.sep
+        self.excluded = _excluded_dirs()
+        self.main_file = os.path.realpath(main_file) if main_file else None
+        self.codes = {}
+        self.files = {}
+        self.path_cache = {}
+
+    def rel_path(self, filename):
+        cached = self.path_cache.get(filename)
+        if cached is not None:
+            return cached or None
+        rel = ""
+        if filename and not filename.startswith("<"):
+            real = os.path.realpath(filename)
+            if real.startswith(self.root_prefix) and not real.startswith(self.excluded) \
+                    and "site-packages" not in real[len(self.root_prefix):].split(os.sep) \
+                    and os.path.isfile(real):
+                rel = real[len(self.root_prefix):].replace(os.sep, "/")
+        self.path_cache[filename] = rel
+        return rel or None
+
+    def file_info(self, filename, rel):
+        info = self.files.get(filename)
+        if info is None:
+            try:
+                with open(filename, "rb") as fh:
+                    raw = fh.read()
+                text = raw.decode("utf-8", errors="replace")
+                qualnames, defs = qualname_map(raw)
+            except (OSError, SyntaxError, ValueError):
+                text, qualnames, defs = None, {}, {}
+            info = FileInfo(rel, qualnames, defs, text)
+            self.files[filename] = info
+        return info
+
+    def info(self, code):
+        """CodeInfo, or None when the code object is not traced."""
+        hit = self.codes.get(id(code))
+        if hit is not None and hit[0] is code:
+            return hit[1]
+        result = None
+        name = code.co_name
+        rel = self.rel_path(code.co_filename)
+        if rel is not None and name not in COMPREHENSIONS:
+            if name == "<module>" and os.path.realpath(code.co_filename) != self.main_file:
+                rel = None
+        if rel is not None and name != "<module>" and not code.co_flags & 0x1:
+            rel = None  # a class body: definition-time code, not behaviour
+        if rel is not None and name not in COMPREHENSIONS:
+            finfo = self.file_info(code.co_filename, rel)
+            key = (code.co_firstlineno, name)
+            qual = finfo.qualnames.get(key)
+            if qual is None:
+                qual = getattr(code, "co_qualname", name)
+            def_line = finfo.def_lines.get(key, code.co_firstlineno)
+            flags = code.co_flags
+            kind = "module" if name == "<module>" else (
+                "generator" if flags & (0x20 | 0x80 | 0x200) else "function")
+            result = CodeInfo(rel, qual, def_line, line_names(code), kind,
+                              not (flags & 0x1))  # CO_OPTIMIZED is unset for module/class bodies
+        # Keyed by id (code objects compare by content, not file); the entry keeps the
+        # code object alive so its id is never reused for another one.
+        self.codes[id(code)] = (code, result)
+        return result

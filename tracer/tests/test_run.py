@@ -1,0 +1,300 @@
+"""The tracer run as users run it: ``python -m deltatrace`` in a child process, on a small
+multi-module library under pytest (imports, classes, slots, generators, exceptions,
+recursion, comprehensions, closures, a hostile __repr__)."""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TRACER = os.path.dirname(HERE)
+FIXTURE = os.path.join(HERE, "fixtures", "inventory")
+
+
+def find_python(minor):
+    """An interpreter for 3.<minor> (pyenv installs or PATH), or None."""
+    candidates = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.%d.*/bin/python" % minor)))
+    which = shutil.which("python3.%d" % minor)
+    if which:
+        candidates.append(which)
+    for exe in candidates:
+        try:
+            out = subprocess.run([exe, "-c", "import sys; print(sys.version_info[1])"],
+                                 capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if out.returncode == 0 and out.stdout.strip() == str(minor):
+            return exe
+    return None
+
+
+def deltatrace(*args, python=None, cwd=None):
+    env = dict(os.environ, PYTHONPATH=TRACER)
+    env.pop("PYTHONHASHSEED", None)
+    return subprocess.run([python or sys.executable, "-m", "deltatrace"] + list(args),
+                          capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+
+
+def records(path):
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def line_of(rel, text):
+    with open(os.path.join(FIXTURE, rel), encoding="utf-8") as fh:
+        for i, line in enumerate(fh, 1):
+            if text in line:
+                return i
+    raise AssertionError("%r not in %s" % (text, rel))
+
+
+class TracerRun(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="deltatrace-test-")
+        cls.out = os.path.join(cls.tmp, "all.jsonl")
+        cls.proc = deltatrace("run", "--root", FIXTURE, "--out", cls.out, "--", "tests")
+        cls.recs = records(cls.out)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def frames(self, recs=None):
+        return {r["fid"]: r for r in (recs or self.recs) if r["t"] == "call"}
+
+    def test_header_outcome_and_end(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
+        head = self.recs[0]
+        self.assertEqual(head["t"], "header")
+        self.assertEqual(head["root"], os.path.realpath(FIXTURE))
+        self.assertEqual(head["hash_seed"], "0")
+        outcome = next(r for r in self.recs if r["t"] == "outcome")
+        self.assertEqual(outcome["status"], "failed")
+        by_test = {t["nodeid"].split("::")[1]: t for t in outcome["tests"]}
+        self.assertEqual(by_test["test_price"]["outcome"], "passed")
+        failed = by_test["test_fails"]
+        self.assertEqual(failed["outcome"], "failed")
+        self.assertEqual(failed["exc_type"], "AssertionError")
+        self.assertEqual(failed["line"], line_of("tests/test_inventory.py", "== 31"))
+        self.assertNotRegex(failed["message"], "0x[0-9a-f]{6}")
+        self.assertEqual(self.recs[-1]["t"], "end")
+        self.assertIsNone(self.recs[-1]["truncated"])
+
+    def test_only_code_under_root_is_traced(self):
+        files = {r["file"] for r in self.frames().values()}
+        self.assertEqual(files, {"tests/test_inventory.py", "inventory/items.py",
+                                 "inventory/pricing.py"})
+        sources = [r["file"] for r in self.recs if r["t"] == "source"]
+        self.assertEqual(sorted(sources), sorted(files))
+
+    def test_generators_recursion_closures_exceptions(self):
+        frames = self.frames()
+        names = [f["fn"] for f in frames.values()]
+        self.assertIn("make_rate.<locals>.apply", names)
+        # a generator: one frame per resume, each ending in a yield or the final return
+        gen = [f for f in frames.values() if f["fn"] == "Stock.available"]
+        self.assertEqual(len(gen), 3)
+        self.assertEqual([bool(f.get("resume")) for f in gen], [False, True, True])
+        ends = {r["fid"]: r for r in self.recs if r["t"] in ("return", "exception")}
+        self.assertEqual([ends[f["fid"]].get("kind") for f in gen], ["yield", "yield", "return"])
+        self.assertEqual([ends[f["fid"]]["value"] for f in gen], ["apple", "plum", None])
+        # recursion: depth(3) -> depth(2) -> depth(1) -> depth(0), each the parent of the next
+        depth = [f for f in frames.values() if f["fn"] == "Stock.depth"]
+        self.assertEqual(len(depth), 4)
+        for parent, child in zip(depth, depth[1:]):
+            self.assertEqual(child["parent"], parent["fid"])
+        self.assertEqual(ends[depth[0]["fid"]]["value"], 3)
+        # an exception leaves Stock.take and is caught in price_of
+        exc = [r for r in self.recs if r["t"] == "exception" and frames[r["fid"]]["fn"] == "Stock.take"]
+        self.assertEqual(len(exc), 1)
+        self.assertEqual(exc[0]["exc"]["type"], "inventory.items.OutOfStock")
+        self.assertEqual(exc[0]["exc"]["message"], "plum")
+        # comprehension frames are not recorded (Python 3.12 inlines them); their result is
+        disc = next(f for f in frames.values() if f["fn"] == "discounted")
+        prices = [r for r in self.recs if r["t"] == "line" and r["fid"] == disc["fid"] and "prices" in r["ch"]]
+        self.assertEqual(prices[0]["ch"]["prices"], [27, 18])
+
+    def test_steps_record_changed_locals_only(self):
+        frames = self.frames()
+        take = next(f for f in frames.values() if f["fn"] == "Stock.take")
+        steps = [r for r in self.recs if r["t"] == "line" and r["fid"] == take["fid"]]
+        qty_line = line_of("inventory/items.py", "item.qty -= qty")
+        step = next(s for s in steps if s["line"] == qty_line)
+        # the slotted Item is read through its member descriptors
+        self.assertEqual(step["ch"], {"item": {"$obj": "inventory.items.Item",
+                                               "attrs": {"name": "apple", "price": 30, "qty": 3}}})
+        self.assertEqual(take["locals"]["qty"], 2)
+
+    def test_hostile_repr_does_not_change_the_outcome(self):
+        outcome = next(r for r in self.recs if r["t"] == "outcome")
+        hostile = next(t for t in outcome["tests"] if t["nodeid"].endswith("test_hostile"))
+        self.assertEqual(hostile["outcome"], "passed")
+        frames = self.frames()
+        fid = next(f["fid"] for f in frames.values() if f["fn"] == "test_hostile")
+        noisy = next(r["ch"]["noisy"] for r in self.recs if r["t"] == "line" and r["fid"] == fid
+                     and "noisy" in r["ch"])
+        self.assertEqual(noisy, {"$obj": "inventory.items.Noisy",
+                                 "attrs": {"reads": 0, "mutated": False}})
+
+    def test_deterministic(self):
+        again = os.path.join(self.tmp, "again.jsonl")
+        deltatrace("run", "--root", FIXTURE, "--out", again, "--", "tests")
+        strip = lambda rs: [r for r in rs if r["t"] != "end"]  # noqa: E731 (end has timings)
+        self.assertEqual(strip(records(again)), strip(self.recs))
+
+    def test_truncation_record(self):
+        out = os.path.join(self.tmp, "short.jsonl")
+        proc = deltatrace("run", "--root", FIXTURE, "--out", out, "--max-events", "20", "--",
+                          "tests/test_inventory.py::test_price")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        recs = records(out)
+        trunc = [r for r in recs if r["t"] == "truncated"]
+        self.assertEqual(len(trunc), 1)
+        self.assertEqual(trunc[0]["reason"], "max-events")
+        self.assertEqual(sum(1 for r in recs if r["t"] in ("call", "line", "return", "exception")), 20)
+        # the test still ran to its end: the outcome is known
+        self.assertEqual(next(r for r in recs if r["t"] == "outcome")["status"], "passed")
+        self.assertEqual(recs[-1]["truncated"], "max-events")
+
+    def test_focus_records_call_paths_and_below(self):
+        out = os.path.join(self.tmp, "focus.jsonl")
+        proc = deltatrace("run", "--root", FIXTURE, "--out", out, "--focus",
+                          "inventory/pricing.py:make_rate.<locals>.apply", "--", "tests")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        recs = records(out)
+        names = sorted({r["fn"] for r in recs if r["t"] == "call"})
+        self.assertEqual(names, ["discounted", "make_rate.<locals>.apply", "test_discount"])
+        self.assertEqual(recs[0]["prepass"]["focus_calls"], 2)
+
+    def test_missing_test_is_an_error_outcome(self):
+        out = os.path.join(self.tmp, "missing.jsonl")
+        proc = deltatrace("run", "--root", FIXTURE, "--out", out, "--",
+                          "tests/test_inventory.py::test_nope")
+        self.assertEqual(proc.returncode, 3)
+        outcome = next(r for r in records(out) if r["t"] == "outcome")
+        self.assertEqual(outcome["status"], "error")
+        self.assertIn("no test ran", outcome["error"])
+
+
+class Eval(unittest.TestCase):
+    def run_eval(self, *args):
+        proc = deltatrace("eval", "--root", FIXTURE, *args)
+        self.assertIn(proc.returncode, (0, 4), proc.stderr)
+        return json.loads(proc.stdout)
+
+    def test_before_and_after_a_line(self):
+        at = "inventory/items.py:%d" % line_of("inventory/items.py", "item.qty -= qty")
+        common = ["--at", at, "--hit", "1", "--expr", "item.qty", "--expr", "qty", "--",
+                  "tests/test_inventory.py::test_price"]
+        before = self.run_eval("--timing", "before", *common)
+        after = self.run_eval("--timing", "after", *common)
+        self.assertEqual(before["function"], "Stock.take")
+        self.assertEqual([r["value"] for r in before["results"]], [5, 2])
+        self.assertEqual([r["value"] for r in after["results"]], [3, 2])
+        self.assertEqual(before["outcome"]["status"], "passed")
+
+    def test_expressions_are_isolated(self):
+        at = "inventory/items.py:%d" % line_of("inventory/items.py", "item.qty -= qty")
+        res = self.run_eval("--at", at, "--expr", "self.log.append('x')", "--expr", "len(self.log)",
+                            "--expr", "1/0", "--", "tests/test_inventory.py::test_price")
+        self.assertEqual(res["results"][0]["value"], None)
+        self.assertEqual(res["results"][1]["value"], 0)  # the append did not leak
+        self.assertEqual(res["results"][2]["error"]["type"], "ZeroDivisionError")
+        # nor did it reach the program: the test still passes
+        self.assertEqual(res["outcome"]["status"], "passed")
+
+    def test_return_value_after_the_last_line_and_nth_hit(self):
+        at = "inventory/items.py:%d" % line_of("inventory/items.py", "return 0 if n == 0")
+        res = self.run_eval("--at", at, "--hit", "2", "--timing", "after", "--expr", "__return__",
+                            "--expr", "n", "--", "tests/test_inventory.py::test_available_and_depth")
+        self.assertEqual([r["value"] for r in res["results"]], [2, 2])
+
+    def test_line_never_reached(self):
+        res = self.run_eval("--at", "inventory/items.py:1", "--hit", "5", "--expr", "1", "--",
+                            "tests/test_inventory.py::test_price")
+        self.assertFalse(res["reached"])
+
+
+class Changes(unittest.TestCase):
+    def test_functions_and_line_blocks(self):
+        tmp = tempfile.mkdtemp(prefix="deltatrace-changes-")
+        try:
+            buggy = os.path.join(tmp, "buggy")
+            patched = os.path.join(tmp, "patched")
+            shutil.copytree(FIXTURE, buggy)
+            shutil.copytree(FIXTURE, patched)
+            path = os.path.join(patched, "inventory", "pricing.py")
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+            text = text.replace("        return None\n", "        # sold out\n        return 0\n")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.makedirs(os.path.join(patched, "__pycache__"))
+            proc = deltatrace("changes", "--buggy", buggy, "--patched", patched)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            res = json.loads(proc.stdout)
+            self.assertEqual([f["file"] for f in res["files"]], ["inventory/pricing.py"])
+            self.assertEqual([(f["qualname"], f["sides"]) for f in res["functions"]],
+                             [("price_of", ["buggy", "patched"])])
+            entry = res["files"][0]
+            ret = line_of("inventory/pricing.py", "return None")
+            self.assertEqual(entry["touched_buggy"], [ret])
+            self.assertEqual(entry["touched_patched"], [ret, ret + 1])
+            # lines after the edit shift by one
+            self.assertIn([ret + 1, ret + 2, len(text.splitlines()) - ret - 1], entry["blocks"])
+            self.assertIn("+        return 0", res["diff"])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class Backends(unittest.TestCase):
+    """sys.monitoring (3.12+) and sys.settrace (3.11, 3.9) write the same trace content.
+
+    (sys.settrace on 3.12+ is not compared: there an inlined comprehension reports one
+    line event per iteration; the default backend on 3.12+ is sys.monitoring.)"""
+
+    SCRIPT = ("from inventory import Stock, Item, discounted\n"
+              "s = Stock([Item('a', 10, 1), Item('b', 20, 0)])\n"
+              "print(list(s.available()), s.depth(2), discounted(s, ['a', 'b'], 50))\n")
+
+    def content(self, python, backend):
+        tmp = tempfile.mkdtemp(prefix="deltatrace-backend-")
+        try:
+            root = os.path.join(tmp, "root")
+            shutil.copytree(FIXTURE, root)
+            with open(os.path.join(root, "main.py"), "w", encoding="utf-8") as fh:
+                fh.write(self.SCRIPT)
+            out = os.path.join(tmp, "t.jsonl")
+            proc = deltatrace("run", "--root", root, "--out", out, "--backend", backend, "--",
+                              "main.py", python=python)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            recs = records(out)
+            self.assertEqual(recs[0]["backend"], backend)
+            return [r for r in recs if r["t"] not in ("header", "end")]
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_same_content_across_backends(self):
+        base = self.content(sys.executable, "settrace")
+        self.assertGreater(len(base), 40)
+        compared = 0
+        for minor, backend in ((12, "monitoring"), (13, "monitoring"), (9, "settrace")):
+            exe = find_python(minor)
+            if exe is None:
+                continue
+            with self.subTest(python="3.%d" % minor, backend=backend):
+                self.maxDiff = 4000
+                self.assertEqual(self.content(exe, backend), base)
+                compared += 1
+        if compared == 0:
+            self.skipTest("no Python 3.12/3.13/3.9 on this machine to compare with")
+
+
+if __name__ == "__main__":
+    unittest.main()
