@@ -1,0 +1,459 @@
+/**
+ * Delta behaviour (ExplainBench Algorithm 1, as DESIGN.md states it).
+ *
+ * Walk both frame trees from the entry frame with a cursor per side. Same next item: a
+ * call steps into both callees; a finished line whose state differs is a *state* delta.
+ * Different next items (a control-flow mismatch, or one frame ending before the other):
+ * if the two frames' outcomes differ, an *outcome* delta; else both return to their
+ * callers and the walk goes on. Nothing found in two complete traces: ∅.
+ *
+ * "Same item" means the same statement under the patch's line mapping. A step's state
+ * is the set of locals the line changed (the tracer writes only changes), so two steps
+ * from equal states lead to equal states exactly when they changed the same names to the
+ * same values; at a call, the callee's arguments are compared.
+ */
+
+import type {LineMap} from './line-map.js';
+import {ROOT_FID, type EndState, type FrameInfo, type Item, type Outcome, type StepState, type TraceSource} from './model.js';
+import {sameValue, type CompareOptions} from './values.js';
+
+/** The public ExplainBench code's departures from the paper, each off by default. */
+export const DELTA_OPTIONS = {
+  'start-at-patched-function': 'start comparing at the first call of a patch-modified function',
+  'no-step-into': 'never step into calls: compare a call by its return value',
+  'match-by-text': 'match statements by their source text instead of the line mapping',
+  'round-floats': 'compare floats rounded to 3 significant digits',
+} as const;
+export type DeltaOption = keyof typeof DELTA_OPTIONS;
+
+export interface VariableDiff {
+  name: string;
+  /** encoded value on each side; absent when the name did not change on that side */
+  buggy?: unknown;
+  patched?: unknown;
+  /** true when the value is unchanged (so equal to the common previous value) on that side */
+  unchangedOn?: 'buggy' | 'patched';
+}
+
+export interface ItemRef {
+  kind: Item['kind'] | 'end';
+  line: number | null;
+  seq: number | null;
+}
+
+export interface DeltaResult {
+  status: 'found' | 'none' | 'incomplete';
+  kind: 'state' | 'outcome' | null;
+  function: string | null;
+  file: string | null;
+  /** the line on the buggy side (patched_line on the other) */
+  line: number | null;
+  patchedLine: number | null;
+  timing: 'before' | 'after' | null;
+  seqB: number | null;
+  seqP: number | null;
+  variables: VariableDiff[];
+  /** outcome deltas: each frame's outcome and the items where control flow split */
+  buggyOutcome?: Outcome | null;
+  patchedOutcome?: Outcome | null;
+  control?: {buggy: ItemRef; patched: ItemRef};
+  /** evidence: how much was compared */
+  stepsCompared: number;
+  framesEntered: number;
+  /** state differences ignored because the value differs between two runs of one side */
+  ignoredNondeterministic: number;
+  reason?: string;
+  options: DeltaOption[];
+}
+
+export interface Nondeterminism {
+  /** `${file}\u0000${function}\u0000${name}` of values that differ between two runs */
+  variables: Set<string>;
+  /** functions whose control flow differs between two runs */
+  functions: Set<string>;
+}
+
+export const emptyNondeterminism = (): Nondeterminism => ({variables: new Set(), functions: new Set()});
+
+const PAGE = 512;
+
+class Cursor {
+  private buf: Item[] = [];
+  private pos = 0;
+  private last: number;
+  private exhausted = false;
+
+  constructor(
+    private readonly source: TraceSource,
+    readonly frame: FrameInfo,
+    startSeq: number,
+  ) {
+    this.last = startSeq;
+  }
+
+  get fid(): number {
+    return this.frame.fid;
+  }
+
+  peek(): Item | undefined {
+    if (this.pos < this.buf.length) return this.buf[this.pos];
+    if (this.exhausted) return undefined;
+    this.buf = this.source.items(this.frame.fid, this.last, PAGE);
+    this.pos = 0;
+    if (this.buf.length < PAGE) this.exhausted = true;
+    return this.buf[0];
+  }
+
+  take(): Item {
+    const item = this.peek()!;
+    this.pos += 1;
+    this.last = item.seq;
+    return item;
+  }
+}
+
+function rootFrame(source: TraceSource): FrameInfo {
+  return {
+    fid: ROOT_FID,
+    parent: null,
+    fn: '<test>',
+    file: '',
+    defLine: 0,
+    callSeq: 0,
+    callLine: null,
+    resume: false,
+    args: '{}',
+    outcome: source.outcome,
+  };
+}
+
+function parseState(text: string): StepState {
+  const parsed = JSON.parse(text) as StepState;
+  return {ch: parsed.ch ?? {}, del: parsed.del, full: parsed.full};
+}
+
+/** Differences between two steps' changes (both applied to the same previous state). */
+export function stateDiff(textB: string, textP: string, options: CompareOptions): VariableDiff[] {
+  if (textB === textP) return [];
+  const b = parseState(textB);
+  const p = parseState(textP);
+  const out: VariableDiff[] = [];
+  const names = new Set([...Object.keys(b.ch), ...Object.keys(p.ch)]);
+  for (const name of names) {
+    const inB = name in b.ch;
+    const inP = name in p.ch;
+    if (inB && inP) {
+      if (!sameValue(b.ch[name], p.ch[name], options)) out.push({name, buggy: b.ch[name], patched: p.ch[name]});
+    } else if (inB) {
+      out.push({name, buggy: b.ch[name], unchangedOn: 'patched', patched: p.full?.[name]});
+    } else {
+      out.push({name, patched: p.ch[name], unchangedOn: 'buggy', buggy: b.full?.[name]});
+    }
+  }
+  const delB = new Set(b.del ?? []);
+  const delP = new Set(p.del ?? []);
+  for (const name of new Set([...delB, ...delP])) {
+    if (delB.has(name) !== delP.has(name)) out.push({name, buggy: delB.has(name) ? '<deleted>' : undefined, patched: delP.has(name) ? '<deleted>' : undefined});
+  }
+  if (b.full && p.full) {
+    for (const name of new Set([...Object.keys(b.full), ...Object.keys(p.full)])) {
+      if (names.has(name)) continue;
+      if (!sameValue(b.full[name], p.full[name], options)) out.push({name, buggy: b.full[name], patched: p.full[name]});
+    }
+  }
+  return out;
+}
+
+/** Differences between two argument snapshots (a callee's locals at entry). */
+export function argsDiff(textB: string, textP: string, options: CompareOptions): VariableDiff[] {
+  if (textB === textP) return [];
+  const b = JSON.parse(textB) as Record<string, unknown>;
+  const p = JSON.parse(textP) as Record<string, unknown>;
+  const out: VariableDiff[] = [];
+  for (const name of new Set([...Object.keys(b), ...Object.keys(p)])) {
+    if (!sameValue(b[name], p[name], options)) out.push({name, buggy: b[name], patched: p[name]});
+  }
+  return out;
+}
+
+export function endDiff(textB: string, textP: string, options: CompareOptions): VariableDiff[] {
+  if (textB === textP) return [];
+  const b = JSON.parse(textB) as EndState;
+  const p = JSON.parse(textP) as EndState;
+  const out: VariableDiff[] = [];
+  if (!sameValue(b.value ?? null, p.value ?? null, options)) out.push({name: '__return__', buggy: b.value ?? null, patched: p.value ?? null});
+  const eb = b.exc ? `${b.exc.type}: ${b.exc.message ?? ''}` : undefined;
+  const ep = p.exc ? `${p.exc.type}: ${p.exc.message ?? ''}` : undefined;
+  if (eb !== ep) out.push({name: '__exception__', buggy: eb ?? null, patched: ep ?? null});
+  return out;
+}
+
+export function sameOutcome(a: Outcome | null, b: Outcome | null, options: CompareOptions): boolean {
+  if (!a || !b) return a === b;
+  if (a.kind !== b.kind) return false;
+  if ((a.exception?.type ?? null) !== (b.exception?.type ?? null)) return false;
+  if ((a.exception?.message ?? null) !== (b.exception?.message ?? null)) return false;
+  if (a.value === b.value) return true;
+  if (a.value === undefined || b.value === undefined) return false;
+  return sameValue(JSON.parse(a.value), JSON.parse(b.value), options);
+}
+
+function ref(item: Item | undefined): ItemRef {
+  return item ? {kind: item.kind, line: item.line, seq: item.seq} : {kind: 'end', line: null, seq: null};
+}
+
+export interface WalkContext {
+  buggy: TraceSource;
+  patched: TraceSource;
+  map: LineMap;
+  options?: DeltaOption[];
+  nondeterminism?: Nondeterminism;
+}
+
+type Found = Omit<DeltaResult, 'stepsCompared' | 'framesEntered' | 'ignoredNondeterministic' | 'options'>;
+
+/**
+ * The walk itself. `onDiff` sees every difference in order and says whether to stop
+ * (delta extraction stops at the first; the nondeterminism pass collects them all).
+ */
+function walk(
+  ctx: WalkContext,
+  onDiff: (found: Found, frames: {b: FrameInfo; p: FrameInfo}) => 'stop' | 'continue',
+  onMismatch?: (frame: FrameInfo) => void,
+): {stopped: boolean; incomplete?: string; steps: number; frames: number; ignored: number} {
+  const options = new Set(ctx.options ?? []);
+  const cmp: CompareOptions = {roundFloats: options.has('round-floats')};
+  const {buggy: B, patched: P, map} = ctx;
+  const nondet = ctx.nondeterminism;
+  let steps = 0;
+  let frames = 0;
+  let ignored = 0;
+
+  const stackB: Cursor[] = [];
+  const stackP: Cursor[] = [];
+  if (options.has('start-at-patched-function')) {
+    const start = firstModifiedFrames(ctx);
+    if (!start) return {stopped: false, steps, frames, ignored, incomplete: undefined};
+    stackB.push(new Cursor(B, start.b, start.b.callSeq));
+    stackP.push(new Cursor(P, start.p, start.p.callSeq));
+  } else {
+    stackB.push(new Cursor(B, rootFrame(B), 0));
+    stackP.push(new Cursor(P, rootFrame(P), 0));
+  }
+
+  const filterNondet = (frame: FrameInfo, diffs: VariableDiff[]): VariableDiff[] => {
+    if (!nondet || nondet.variables.size === 0) return diffs;
+    const kept = diffs.filter(d => !nondet.variables.has(`${frame.file}\u0000${frame.fn}\u0000${d.name}`));
+    ignored += diffs.length - kept.length;
+    return kept;
+  };
+
+  const sameStatement = (frame: FrameInfo, pframe: FrameInfo, lb: number | null, lp: number | null): boolean => {
+    if (options.has('match-by-text') && lb !== null && lp !== null && B.sourceLine && P.sourceLine) {
+      const tb = B.sourceLine(frame.file, lb);
+      const tp = P.sourceLine(pframe.file, lp);
+      if (tb !== undefined && tp !== undefined) return tb.trim() === tp.trim();
+    }
+    return map.same(frame.file, lb, lp);
+  };
+
+  while (stackB.length && stackP.length) {
+    const cb = stackB.at(-1)!;
+    const cp = stackP.at(-1)!;
+    const nb = cb.peek();
+    const np = cp.peek();
+    if (!nb && !np) {
+      stackB.pop();
+      stackP.pop();
+      continue;
+    }
+    let match = false;
+    let calleeB: FrameInfo | undefined;
+    let calleeP: FrameInfo | undefined;
+    if (nb && np && nb.kind === np.kind) {
+      if (nb.kind === 'call' && np.kind === 'call') {
+        calleeB = B.frame(nb.callee);
+        calleeP = P.frame(np.callee);
+        match =
+          calleeB !== undefined &&
+          calleeP !== undefined &&
+          calleeB.fn === calleeP.fn &&
+          calleeB.file === calleeP.file &&
+          (cb.fid === ROOT_FID || sameStatement(cb.frame, cp.frame, nb.line, np.line));
+      } else {
+        match = sameStatement(cb.frame, cp.frame, nb.line, np.line);
+      }
+    }
+
+    if (match) {
+      const ib = cb.take();
+      const ip = cp.take();
+      steps += 1;
+      if (ib.kind === 'call' && calleeB && calleeP) {
+        const argDiffs = filterNondet(calleeB, argsDiff(calleeB.args, calleeP.args, cmp));
+        if (argDiffs.length) {
+          const verdict = onDiff(
+            {
+              status: 'found',
+              kind: 'state',
+              function: calleeB.fn,
+              file: calleeB.file,
+              line: calleeB.defLine,
+              patchedLine: calleeP.defLine,
+              timing: 'before',
+              seqB: ib.seq,
+              seqP: ip.seq,
+              variables: argDiffs,
+            },
+            {b: calleeB, p: calleeP},
+          );
+          if (verdict === 'stop') return {stopped: true, steps, frames, ignored};
+        }
+        if (options.has('no-step-into') && cb.fid !== ROOT_FID) {
+          if (!sameOutcome(calleeB.outcome, calleeP.outcome, cmp)) {
+            const verdict = onDiff(
+              {
+                status: 'found',
+                kind: 'outcome',
+                function: cb.frame.fn,
+                file: cb.frame.file,
+                line: ib.line,
+                patchedLine: ip.line,
+                timing: 'after',
+                seqB: ib.seq,
+                seqP: ip.seq,
+                variables: [],
+                buggyOutcome: calleeB.outcome,
+                patchedOutcome: calleeP.outcome,
+              },
+              {b: cb.frame, p: cp.frame},
+            );
+            if (verdict === 'stop') return {stopped: true, steps, frames, ignored};
+          }
+          continue;
+        }
+        frames += 1;
+        stackB.push(new Cursor(B, calleeB, calleeB.callSeq));
+        stackP.push(new Cursor(P, calleeP, calleeP.callSeq));
+        continue;
+      }
+      if (ib.kind === 'call' || ip.kind === 'call') continue;
+      const diffs = filterNondet(
+        cb.frame,
+        ib.kind === 'line' ? stateDiff(ib.state, ip.state, cmp) : endDiff(ib.state, ip.state, cmp),
+      );
+      if (diffs.length) {
+        const verdict = onDiff(
+          {
+            status: 'found',
+            kind: 'state',
+            function: cb.frame.fn,
+            file: cb.frame.file,
+            line: ib.line,
+            patchedLine: ip.line,
+            timing: 'after',
+            seqB: ib.seq,
+            seqP: ip.seq,
+            variables: diffs,
+          },
+          {b: cb.frame, p: cp.frame},
+        );
+        if (verdict === 'stop') return {stopped: true, steps, frames, ignored};
+      }
+      continue;
+    }
+
+    // Control-flow mismatch: compare the frames' outcomes, else return to the callers.
+    const ob = cb.frame.outcome;
+    const op = cp.frame.outcome;
+    if (ob === null || op === null) {
+      const side = ob === null ? 'buggy' : 'patched';
+      return {stopped: false, steps, frames, ignored, incomplete: `the ${side} frame ${(ob === null ? cb : cp).frame.fn} never ended in its trace`};
+    }
+    if (!sameOutcome(ob, op, cmp)) {
+      const verdict = onDiff(
+        {
+          status: 'found',
+          kind: 'outcome',
+          function: cb.frame.fn,
+          file: cb.frame.file || null,
+          line: nb?.line ?? ob.line ?? null,
+          patchedLine: np?.line ?? op.line ?? null,
+          timing: 'before',
+          seqB: nb?.seq ?? null,
+          seqP: np?.seq ?? null,
+          variables: [],
+          buggyOutcome: ob,
+          patchedOutcome: op,
+          control: {buggy: ref(nb), patched: ref(np)},
+        },
+        {b: cb.frame, p: cp.frame},
+      );
+      if (verdict === 'stop') return {stopped: true, steps, frames, ignored};
+    }
+    onMismatch?.(cb.frame);
+    stackB.pop();
+    stackP.pop();
+  }
+  return {stopped: false, steps, frames, ignored};
+}
+
+function firstModifiedFrames(ctx: WalkContext): {b: FrameInfo; p: FrameInfo} | undefined {
+  const find = (source: TraceSource): FrameInfo | undefined => {
+    let best: FrameInfo | undefined;
+    for (const fn of ctx.map.modifiedFunctions()) {
+      const frame = source.findFrame?.(fn.file, fn.qualname);
+      if (frame && (!best || frame.callSeq < best.callSeq)) best = frame;
+    }
+    return best;
+  };
+  const b = find(ctx.buggy);
+  const p = find(ctx.patched);
+  return b && p && b.fn === p.fn ? {b, p} : undefined;
+}
+
+export function extractDelta(ctx: WalkContext): DeltaResult {
+  const options = [...(ctx.options ?? [])].sort() as DeltaOption[];
+  let found: Found | undefined;
+  const result = walk(ctx, f => {
+    found = f;
+    return 'stop';
+  });
+  const base = {stepsCompared: result.steps, framesEntered: result.frames, ignoredNondeterministic: result.ignored, options};
+  if (found) return {...found, ...base};
+  const empty = {kind: null, function: null, file: null, line: null, patchedLine: null, timing: null, seqB: null, seqP: null, variables: [] as VariableDiff[]};
+  const incomplete = [ctx.buggy, ctx.patched]
+    .map((s, i) => (s.status === 'complete' ? null : `${i === 0 ? 'buggy' : 'patched'} trace ${s.status}`))
+    .filter(Boolean);
+  if (result.incomplete || incomplete.length) {
+    return {...empty, ...base, status: 'incomplete', reason: [...incomplete, result.incomplete].filter(Boolean).join('; ')};
+  }
+  if (options.includes('start-at-patched-function') && result.steps === 0) {
+    return {...empty, ...base, status: 'none', reason: 'no patch-modified function was called on both sides'};
+  }
+  return {...empty, ...base, status: 'none', reason: `both runs identical over ${result.steps} aligned steps in ${result.frames} frames`};
+}
+
+/**
+ * Two runs of the same program version: every value that differs between them is
+ * nondeterministic (time, randomness, ids), and so is the control flow of a function
+ * whose runs diverge. The delta extraction ignores those values.
+ */
+export function collectNondeterminism(first: TraceSource, second: TraceSource, map: LineMap): Nondeterminism {
+  const out = emptyNondeterminism();
+  walk(
+    {buggy: first, patched: second, map},
+    (found, frames) => {
+      if (found.kind === 'state') {
+        for (const v of found.variables) out.variables.add(`${frames.b.file}\u0000${frames.b.fn}\u0000${v.name}`);
+      } else {
+        out.functions.add(`${frames.b.file}\u0000${frames.b.fn}`);
+      }
+      return 'continue';
+    },
+    frame => {
+      if (frame.fid !== ROOT_FID) out.functions.add(`${frame.file}\u0000${frame.fn}`);
+    },
+  );
+  return out;
+}

@@ -1,0 +1,73 @@
+/**
+ * Traces as Algorithm 1 sees them: a tree of frames, each frame an ordered stream of
+ * items — the lines it finished, the calls it made, and how it ended.
+ *
+ * Values are kept as the tracer's JSON encoding (see tracer/deltatrace/serialize.py),
+ * as text: equal text means equal values, which makes the common case cheap.
+ */
+
+export type TraceStatus = 'complete' | 'truncated' | 'timeout' | 'crashed' | 'error' | 'missing';
+
+export interface Outcome {
+  /** return | yield | exception, or for the virtual root frame the test's status */
+  kind: string;
+  /** encoded return value (JSON text) */
+  value?: string;
+  /** exception type and message */
+  exception?: {type: string; message?: string};
+  line?: number | null;
+}
+
+export interface FrameInfo {
+  fid: number;
+  parent: number | null;
+  fn: string;
+  file: string;
+  defLine: number;
+  callSeq: number;
+  callLine: number | null;
+  resume: boolean;
+  /** JSON text of {name: encoded} at entry */
+  args: string;
+  outcome: Outcome | null;
+}
+
+export type Item =
+  | {kind: 'line'; seq: number; line: number; state: string}
+  | {kind: 'call'; seq: number; line: number | null; callee: number}
+  | {kind: 'return' | 'exception'; seq: number; line: number | null; state: string};
+
+/** The virtual root: fid 0, whose items are the calls of top-level frames (tests, fixtures). */
+export const ROOT_FID = 0;
+
+/**
+ * Read access to one stored trace. Pages keep memory bounded on traces of millions of
+ * steps: the walker holds one page per active frame, never the whole trace.
+ */
+export interface TraceSource {
+  readonly status: TraceStatus;
+  /** the test outcome, as the root frame's outcome */
+  readonly outcome: Outcome | null;
+  frame(fid: number): FrameInfo | undefined;
+  /** items of a frame with seq > afterSeq, in order, at most `limit` */
+  items(fid: number, afterSeq: number, limit: number): Item[];
+  /** the first frame (by call order) of a function, for the start-at-patched-function option */
+  findFrame?(file: string, fn: string): FrameInfo | undefined;
+  /** the source line's text, when sources were stored (for statement matching by text) */
+  sourceLine?(file: string, line: number): string | undefined;
+}
+
+/** A state step's payload: {"ch": {name: value}, "del": [names], "full": {...}} */
+export interface StepState {
+  ch: Record<string, unknown>;
+  del?: string[];
+  full?: Record<string, unknown>;
+}
+
+/** A frame end's payload: return/yield value or exception, plus the frame's locals. */
+export interface EndState {
+  kind?: string;
+  value?: unknown;
+  exc?: {type: string; message?: string; args?: unknown};
+  locals?: Record<string, unknown>;
+}

@@ -1,0 +1,97 @@
+/**
+ * The tracer's value encoding (tracer/deltatrace/serialize.py), read back: rendering as
+ * Python-like text for people, and comparison for the delta extraction.
+ */
+
+type Json = null | boolean | number | string | Json[] | {[key: string]: Json};
+
+function isObj(v: unknown): v is Record<string, Json> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function pyStr(s: string): string {
+  const q = s.includes("'") && !s.includes('"') ? '"' : "'";
+  const body = s
+    .replace(/\\/g, '\\\\')
+    .replace(/\n/g, '\\n')
+    .replace(/\t/g, '\\t')
+    .replace(/\r/g, '\\r')
+    .replace(new RegExp(q, 'g'), `\\${q}`);
+  return `${q}${body}${q}`;
+}
+
+function pyNum(n: number): string {
+  if (Number.isInteger(n) && !Object.is(n, -0)) return String(n);
+  return String(n);
+}
+
+/** Python-like rendering: [1, 2], {'a': 1}, (1,), Item(name='a', qty=3), '…' markers. */
+export function formatValue(value: unknown, max = 400): string {
+  const out = render(value as Json);
+  return out.length > max ? `${out.slice(0, max - 1)}…` : out;
+}
+
+function seq(items: Json[], open: string, close: string, single = false): string {
+  const inner = items.map(render).join(', ');
+  return `${open}${inner}${single && items.length === 1 ? ',' : ''}${close}`;
+}
+
+function render(v: Json): string {
+  if (v === null) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'number') return pyNum(v);
+  if (typeof v === 'string') return pyStr(v);
+  if (Array.isArray(v)) return seq(v, '[', ']');
+  if ('$more' in v) return `…+${v.$more}`;
+  if ('$ref' in v) return `<ref #${v.$ref}>`;
+  if ('$str' in v) return `${pyStr(String(v.$str))}…(${v.len} chars)`;
+  if ('$int' in v) return String(v.$int) + (v.digits ? `(${v.digits} digits)` : '');
+  if ('$float' in v) return v.$float === 'nan' ? 'nan' : v.$float === 'inf' ? 'inf' : '-inf';
+  if ('$bytes' in v) return `b${pyStr(String(v.$bytes))}${Number(v.len) > String(v.$bytes).length ? `…(${v.len} bytes)` : ''}`;
+  if ('$complex' in v) return `complex(${(v.$complex as Json[]).map(render).join(', ')})`;
+  if ('$tuple' in v) return seq(v.$tuple as Json[], '(', ')', true);
+  if ('$set' in v) return (v.$set as Json[]).length ? seq(v.$set as Json[], '{', '}') : 'set()';
+  if ('$frozenset' in v) return `frozenset(${seq(v.$frozenset as Json[], '{', '}')})`;
+  if ('$dict' in v) return `{${(v.$dict as Json[]).map(pair => (Array.isArray(pair) ? `${render(pair[0]!)}: ${render(pair[1]!)}` : render(pair))).join(', ')}}`;
+  if ('$fn' in v) return `<function ${v.$fn}>`;
+  if ('$type' in v) return `<class ${v.$type}>`;
+  if ('$module' in v) return `<module ${v.$module}>`;
+  if ('$depth' in v) return `<${v.$depth} …>`;
+  if ('$obj' in v) {
+    const name = String(v.$obj).split('.').at(-1);
+    if ('items' in v) return `${name}(${render(v.items!)})`;
+    const attrs = isObj(v.attrs) ? Object.entries(v.attrs).map(([k, x]) => (k === '$more' ? `…+${x}` : `${k}=${render(x)}`)) : [];
+    if ('args' in v) attrs.unshift(...((isObj(v.args) && Array.isArray(v.args.$tuple) ? v.args.$tuple : []) as Json[]).map(render));
+    return `${name}(${attrs.join(', ')})`;
+  }
+  return JSON.stringify(v);
+}
+
+export interface CompareOptions {
+  /** public ExplainBench behaviour: floats equal when equal to 3 significant digits */
+  roundFloats?: boolean;
+}
+
+function round3(n: number): number {
+  return n === 0 || !Number.isFinite(n) ? n : Number(n.toPrecision(3));
+}
+
+/** Deep equality of two encoded values (object key order ignored). */
+export function sameValue(a: unknown, b: unknown, options: CompareOptions = {}): boolean {
+  if (a === b) return true;
+  if (typeof a === 'number' && typeof b === 'number') {
+    return options.roundFloats ? round3(a) === round3(b) : false;
+  }
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => sameValue(x, bb[i], options));
+  }
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  if (ka.length !== kb.length) return false;
+  const ob = b as Record<string, unknown>;
+  return ka.every(k => k in ob && sameValue((a as Record<string, unknown>)[k], ob[k], options));
+}
