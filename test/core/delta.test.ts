@@ -137,6 +137,13 @@ describe('Algorithm 1: delta behaviour', () => {
     expect(d.status).toBe('none');
   });
 
+  it('nothing recorded but different test outcomes is an outcome delta at the test, never ∅', () => {
+    const d = delta(dsl().build('failed'), dsl().build('passed'));
+    expect(d).toMatchObject({status: 'found', kind: 'outcome', function: '<test>', buggyOutcome: {kind: 'failed'}, patchedOutcome: {kind: 'passed'}});
+    const same = delta(dsl().build('failed'), dsl().build('failed'));
+    expect(same).toMatchObject({status: 'none', reason: 'no patch-modified function ran on either side (nothing recorded); the test failed on both'});
+  });
+
   describe('named options (public ExplainBench behaviours), off by default', () => {
     it('round-floats compares at 3 significant digits', () => {
       const b = program(t => t.line(10, {x: 0.30000000000000004})).build();

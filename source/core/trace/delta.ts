@@ -428,10 +428,30 @@ export function extractDelta(ctx: WalkContext): DeltaResult {
   if (result.incomplete || incomplete.length) {
     return {...empty, ...base, status: 'incomplete', reason: [...incomplete, result.incomplete].filter(Boolean).join('; ')};
   }
+  // Safety net beyond Algorithm 1: the root frame's items can all match (or be absent,
+  // when the patch-modified functions never ran) while the test outcomes differ — the
+  // change acted outside the recorded frames. That is not "no effect".
+  if (!sameOutcome(ctx.buggy.outcome, ctx.patched.outcome, {})) {
+    return {
+      ...empty,
+      ...base,
+      status: 'found',
+      kind: 'outcome',
+      function: '<test>',
+      timing: 'after',
+      buggyOutcome: ctx.buggy.outcome,
+      patchedOutcome: ctx.patched.outcome,
+      reason: 'no recorded step differs, but the test outcomes do: the patch acts outside the recorded frames',
+    };
+  }
   if (options.includes('start-at-patched-function') && result.steps === 0) {
     return {...empty, ...base, status: 'none', reason: 'no patch-modified function was called on both sides'};
   }
-  return {...empty, ...base, status: 'none', reason: `both runs identical over ${result.steps} aligned steps in ${result.frames} frames`};
+  const outcome = ctx.buggy.outcome?.kind ?? '?';
+  if (result.steps === 0) {
+    return {...empty, ...base, status: 'none', reason: `no patch-modified function ran on either side (nothing recorded); the test ${outcome} on both`};
+  }
+  return {...empty, ...base, status: 'none', reason: `both runs identical over ${result.steps} aligned steps in ${result.frames} frames; the test ${outcome} on both`};
 }
 
 /**
