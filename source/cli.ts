@@ -4,6 +4,9 @@ import {EXPLORE_HELP} from './commands/explore-help.js';
 import {IMPORT_HELP, runImport} from './commands/import.js';
 import {NotFound, runShow, SHOW_HELP} from './commands/show.js';
 import {runTrajectories, TRAJECTORIES_HELP} from './commands/trajectories.js';
+import {runTrace, TRACE_HELP} from './commands/trace.js';
+import {DELTA_HELP, runDelta} from './commands/delta.js';
+import {runTraces, TRACES_HELP} from './commands/traces.js';
 import {MigrationError} from './store/db.js';
 
 /** Ink and React take ~0.6 s to load; only the explorer needs them. */
@@ -19,6 +22,9 @@ const COMMANDS: Record<string, Command> = {
   import: {run: runImport, help: IMPORT_HELP, summary: 'import trajectories from files or folders'},
   trajectories: {run: runTrajectories, help: TRAJECTORIES_HELP, summary: 'list trajectories'},
   show: {run: runShow, help: SHOW_HELP, summary: 'print one trajectory (show trajectory ID)'},
+  trace: {run: runTrace, help: TRACE_HELP, summary: 'trace a test on buggy and patched code; print the delta'},
+  delta: {run: runDelta, help: DELTA_HELP, summary: 'recompute the delta of two stored traces'},
+  traces: {run: runTraces, help: TRACES_HELP, summary: 'list traced patch pairs and their deltas'},
   'build-demo': {run: runBuildDemo, help: BUILD_DEMO_HELP, summary: 'build the bundled demo database'},
 };
 

@@ -7,23 +7,29 @@ Build the bundled demo database (sample-data/demo.db) from sample-data/. Command
 first use; this rebuilds it on demand (--force even when it is up to date).`;
 
 /** Builds the demo database when a command is about to read it and it is missing or stale. */
-export function ensureDemo<T extends {path: string; demo: boolean}>(target: T): T {
+export async function ensureDemo<T extends {path: string; demo: boolean}>(target: T): Promise<T> {
   if (target.demo && !demoIsCurrent()) {
-    if (process.stderr.isTTY) process.stderr.write('building the demo database…\n');
-    buildDemo();
+    const tty = process.stderr.isTTY;
+    if (tty) process.stderr.write('building the demo database (trajectories, then tracing the demo projects: ~30 s once)…\n');
+    const report = await buildDemo(tty ? message => process.stderr.write(`  ${message}\n`) : undefined);
+    for (const problem of report.traceProblems) process.stderr.write(`deltalens: demo traces: ${problem}\n`);
   }
   return target;
 }
 
-export function runBuildDemo(argv: string[]): number {
+export async function runBuildDemo(argv: string[]): Promise<number> {
   const {values} = parse(argv, {...COMMON_OPTIONS, force: {type: 'boolean'}}, false);
   if (values.help) {
     console.log(BUILD_DEMO_HELP);
     return EXIT.ok;
   }
   const fresh = !values.force && demoIsCurrent();
-  const report = fresh ? null : buildDemo();
-  if (values.json) printJson({built: !fresh, trajectories: report?.added.length ?? null});
-  else console.log(fresh ? 'demo database is up to date' : `demo database built: ${report!.added.length} trajectories`);
+  const report = fresh ? null : await buildDemo(values.json ? undefined : message => process.stderr.write(`  ${message}\n`));
+  if (values.json) printJson({built: !fresh, trajectories: report?.import.added.length ?? null, trace_pairs: report?.pairs ?? null, trace_problems: report?.traceProblems ?? []});
+  else if (fresh) console.log('demo database is up to date');
+  else {
+    console.log(`demo database built: ${report!.import.added.length} trajectories, ${report!.pairs} traced patch pairs`);
+    for (const problem of report!.traceProblems) console.log(`  not traced: ${problem}`);
+  }
   return EXIT.ok;
 }

@@ -21,7 +21,7 @@ export async function runExplore(argv: string[]): Promise<number> {
     console.error('deltalens: the explorer needs an interactive terminal; for scripts use `deltalens trajectories --json` (see deltalens --help)');
     return EXIT.failed;
   }
-  const target = ensureDemo(values.demo ? {path: DEMO_DB, demo: true} : chooseDb(values.db));
+  const target = await ensureDemo(values.demo ? {path: DEMO_DB, demo: true} : chooseDb(values.db));
   const db = openDb(target.path);
   try {
     const label = target.demo ? 'demo data' : basename(target.path);

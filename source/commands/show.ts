@@ -13,7 +13,7 @@ With --json: {"id", "instance", "agent", "model", "format", "resolved", "resolve
 
 export class NotFound extends Error {}
 
-export function runShow(argv: string[]): number {
+export async function runShow(argv: string[]): Promise<number> {
   const {values, positionals} = parse(argv, COMMON_OPTIONS);
   if (values.help) {
     console.log(SHOW_HELP);
@@ -22,7 +22,7 @@ export function runShow(argv: string[]): number {
   const [what, idText, ...rest] = positionals;
   if (what !== 'trajectory') throw new UsageError(`show takes "trajectory ID" (got "${positionals.join(' ')}")`);
   if (idText === undefined || rest.length || !/^\d+$/.test(idText)) throw new UsageError('show trajectory takes one numeric ID');
-  const db = openDb(ensureDemo(chooseDb(values.db)).path);
+  const db = openDb((await ensureDemo(chooseDb(values.db))).path);
   try {
     const detail = trajectoryJson(db, Number(idText));
     if (values.json) printJson(detail);

@@ -20,7 +20,7 @@ Options:
   --json              print {"total", "trajectories": [...]}
   -h, --help          show this help`;
 
-export function runTrajectories(argv: string[]): number {
+export async function runTrajectories(argv: string[]): Promise<number> {
   const {values} = parse(
     argv,
     {...COMMON_OPTIONS, agent: {type: 'string'}, instance: {type: 'string'}, resolved: {type: 'string'}, sort: {type: 'string'}, desc: {type: 'boolean'}, limit: {type: 'string'}, offset: {type: 'string'}},
@@ -40,7 +40,7 @@ export function runTrajectories(argv: string[]): number {
     limit: positiveInt(values.limit, '--limit'),
     offset: positiveInt(values.offset, '--offset'),
   };
-  const target = ensureDemo(chooseDb(values.db));
+  const target = await ensureDemo(chooseDb(values.db));
   const db = openDb(target.path);
   try {
     const total = countTrajectories(db, query);

@@ -2,12 +2,16 @@ import {createHash} from 'node:crypto';
 import {existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {join, relative} from 'node:path';
 import {packageRoot} from '../package-root.js';
-import {MIGRATIONS_DIR, openDb} from '../store/db.js';
+import {MIGRATIONS_DIR, openDb, type Db} from '../store/db.js';
+import {upsertInstance} from '../store/instances.js';
 import {importPaths, type ImportReport} from './importer.js';
+import {PythonError, TRACER_DIR} from './python.js';
+import {tracePair} from './tracing.js';
 
 export const ROOT = packageRoot();
 export const SAMPLE_DIR = join(ROOT, 'sample-data');
 export const DEMO_DB = join(SAMPLE_DIR, 'demo.db');
+export const PROJECTS_DIR = join(SAMPLE_DIR, 'projects');
 const STAMP = `${DEMO_DB}.stamp`;
 
 /**
@@ -19,7 +23,14 @@ export const DEMO_SOURCES = ['trajectories/swe-bench-instances', 'trajectories/m
 /** Changes whenever a sample file, a migration or this list changes, so the demo is rebuilt. */
 export function demoFingerprint(): string {
   const hash = createHash('sha256').update(DEMO_SOURCES.join('\n'));
-  const files = [...listFiles(join(SAMPLE_DIR, 'trajectories')), ...listFiles(MIGRATIONS_DIR)].sort();
+  const files = [
+    ...listFiles(join(SAMPLE_DIR, 'trajectories')),
+    ...listFiles(PROJECTS_DIR),
+    ...listFiles(join(TRACER_DIR, 'deltatrace')),
+    ...listFiles(MIGRATIONS_DIR),
+  ]
+    .filter(file => !file.includes('__pycache__'))
+    .sort();
   for (const file of files) hash.update(`${relative(ROOT, file)}\0${statSync(file).size}\0`).update(readFileSync(file));
   return hash.digest('hex');
 }
@@ -28,18 +39,104 @@ export function demoIsCurrent(): boolean {
   return existsSync(DEMO_DB) && existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === demoFingerprint();
 }
 
+export interface DemoReport {
+  import: ImportReport;
+  pairs: number;
+  /** why demo traces are missing (no Python, no pytest), when they are */
+  traceProblems: string[];
+}
+
+export interface DemoProject {
+  name: string;
+  dir: string;
+  instance: string;
+  repo: string;
+  test: string;
+  problemStatement: string;
+  patches: {name: string; file: string; description: string}[];
+}
+
+/** The demo projects (sample-data/projects/NAME/{project.json, repo/, patches/*.diff}); gold first. */
+export function demoProjects(): DemoProject[] {
+  if (!existsSync(PROJECTS_DIR)) return [];
+  return readdirSync(PROJECTS_DIR, {withFileTypes: true})
+    .filter(entry => entry.isDirectory() && existsSync(join(PROJECTS_DIR, entry.name, 'project.json')))
+    .map(entry => entry.name)
+    .sort()
+    .map(name => {
+      const dir = join(PROJECTS_DIR, name);
+      const meta = JSON.parse(readFileSync(join(dir, 'project.json'), 'utf8')) as {
+        instance: string;
+        repo: string;
+        test: string;
+        problem_statement: string;
+        patches: Record<string, string>;
+      };
+      const order = (p: string) => (p === 'gold' ? '0' : `1${p}`);
+      const patches = Object.keys(meta.patches)
+        .sort((a, b) => order(a).localeCompare(order(b)))
+        .map(p => ({name: p, file: join(dir, 'patches', `${p}.diff`), description: meta.patches[p]!}));
+      return {name, dir, instance: meta.instance, repo: meta.repo, test: meta.test, problemStatement: meta.problem_statement, patches};
+    });
+}
+
+/** Traces every demo project's patches (real tracer, real pytest) into `db`. */
+export async function traceDemoProjects(db: Db, onProgress?: (message: string) => void): Promise<{pairs: number; problems: string[]}> {
+  const python = process.env.DELTALENS_PYTHON ?? 'python3';
+  let pairs = 0;
+  const problems: string[] = [];
+  for (const project of demoProjects()) {
+    upsertInstance(db, {
+      id: project.instance,
+      repo: project.repo,
+      baseCommit: null,
+      problemStatement: project.problemStatement,
+      goldPatch: readFileSync(project.patches.find(p => p.name === 'gold')?.file ?? '', 'utf8'),
+      testPatch: null,
+      failToPass: JSON.stringify([project.test]),
+      passToPass: null,
+      difficulty: null,
+      sourcePath: relative(ROOT, project.dir),
+    });
+    for (const patch of project.patches) {
+      onProgress?.(`tracing ${project.name} / ${patch.name}…`);
+      try {
+        await tracePair(db, {kind: 'patch', repo: join(project.dir, 'repo'), patch: patch.file, copy: true}, {
+          python,
+          test: project.test,
+          instance: project.instance,
+          label: patch.name,
+          versionKind: patch.name === 'gold' ? 'gold' : 'agent',
+          pytestPlugins: false,
+          limits: {timeoutS: 120},
+        });
+        pairs += 1;
+      } catch (error) {
+        if (error instanceof PythonError) {
+          problems.push(error.message);
+          return {pairs, problems};
+        }
+        problems.push(`${project.name}/${patch.name}: ${(error as Error).message}`);
+      }
+    }
+  }
+  return {pairs, problems};
+}
+
 /** Builds into a temporary file and renames it into place, so a crash never leaves half a demo. */
-export function buildDemo(onProgress?: (done: number, total: number) => void): ImportReport {
+export async function buildDemo(onProgress?: (message: string) => void): Promise<DemoReport> {
   const temporary = `${DEMO_DB}.building-${process.pid}`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${temporary}${suffix}`, {force: true});
   const db = openDb(temporary);
   let report: ImportReport;
+  let traced: {pairs: number; problems: string[]};
   try {
     report = importPaths(
       db,
       DEMO_SOURCES.map(source => join(SAMPLE_DIR, source)),
-      {format: 'auto', maxBytes: 100 * 1024 * 1024, onProgress: onProgress && ((done, total) => onProgress(done, total))},
+      {format: 'auto', maxBytes: 100 * 1024 * 1024, onProgress: onProgress && ((done, total) => onProgress(`importing trajectories ${done}/${total}`))},
     );
+    traced = await traceDemoProjects(db, onProgress);
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
     db.close();
@@ -52,7 +149,7 @@ export function buildDemo(onProgress?: (done: number, total: number) => void): I
   renameSync(temporary, DEMO_DB);
   for (const suffix of ['-wal', '-shm']) rmSync(`${temporary}${suffix}`, {force: true});
   writeFileSync(STAMP, `${demoFingerprint()}\n`);
-  return report;
+  return {import: report, pairs: traced.pairs, traceProblems: traced.problems};
 }
 
 function listFiles(dir: string): string[] {

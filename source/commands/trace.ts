@@ -1,0 +1,156 @@
+import {resolve} from 'node:path';
+import {DELTA_OPTIONS, type DeltaOption} from '../core/trace/delta.js';
+import {openDb} from '../store/db.js';
+import {getTrace} from '../store/traces.js';
+import {PythonError} from '../services/python.js';
+import {tracePair, TraceRunError, DEFAULT_LIMITS} from '../services/tracing.js';
+import {WorkspaceError, type WorkspaceSpec} from '../services/workspace.js';
+import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson, UsageError} from './args.js';
+import {deltaJson, describeDelta} from './trace-json.js';
+
+export const TRACE_HELP = `Usage: deltalens trace --test NODEID
+         (--repo DIR (--buggy REV --patched REV | --patch FILE [--buggy REV]) | --buggy-dir D --patched-dir D)
+         [options]
+
+Trace one test on the buggy and the patched program, store both traces, and print the
+delta behaviour: the first difference between the two executions (ExplainBench Algorithm 1).
+
+Trees:
+  --repo DIR          a project (a git repository for --buggy/--patched revisions)
+  --buggy REV         buggy revision (with --patch: the revision to patch, default HEAD)
+  --patched REV       patched revision
+  --patch FILE        a unified diff applied to the buggy tree with git apply
+  --buggy-dir D       a ready buggy tree (left untouched)
+  --patched-dir D     a ready patched tree; the patch is the difference between the two
+                      (ignoring .git and caches)
+  --keep              keep the throw-away trees (their paths are printed)
+
+Tracing:
+  --test NODEID       the pytest node id (or a script path) to run, relative to the tree
+  --python EXE        Python to run the tracer with (default $DELTALENS_PYTHON or python3; ≥ 3.9)
+  --timeout S         wall-clock seconds per traced run; the process group is killed (default ${DEFAULT_LIMITS.timeoutS})
+  --max-events N      stop recording after N events (default ${DEFAULT_LIMITS.maxEvents})
+  --max-bytes B       stop recording after B bytes of trace (default ${DEFAULT_LIMITS.maxBytes})
+  --no-focus          record every function under the tree, not only the call paths to the
+                      patch-modified functions
+  --no-rerun          trace each side once (values that differ between runs are then not
+                      recognised as nondeterministic)
+  --no-plugins        do not load installed pytest plugins (faster start)
+
+Delta:
+  --option NAME       a public ExplainBench behaviour (repeatable), off by default:
+${Object.entries(DELTA_OPTIONS)
+  .map(([name, text]) => `                        ${name}: ${text}`)
+  .join('\n')}
+
+Stored as:
+  --instance ID       instance id (default local/<directory name>)
+  --label NAME        a label for this patch (e.g. gold, agent-wrong)
+  --db FILE           database (default ./deltalens.db, created when missing)
+  --json              print the delta as JSON: {"status", "kind", "function", "file", "line",
+                      "timing", "variables", "buggy_outcome", "patched_outcome", "traces",
+                      "events", "pair", …}
+
+Exit codes: 0 delta computed (found or ∅), 1 a trace is missing, crashed, timed out or
+truncated before any difference (the delta is then "incomplete"), 2 usage error.`;
+
+export function parseDeltaOptions(values: string[] | undefined): DeltaOption[] {
+  return (values ?? []).map(v => oneOf(v, Object.keys(DELTA_OPTIONS) as DeltaOption[], '--option')!);
+}
+
+export async function runTrace(argv: string[]): Promise<number> {
+  const {values} = parse(
+    argv,
+    {
+      ...COMMON_OPTIONS,
+      test: {type: 'string'},
+      repo: {type: 'string'},
+      buggy: {type: 'string'},
+      patched: {type: 'string'},
+      patch: {type: 'string'},
+      'buggy-dir': {type: 'string'},
+      'patched-dir': {type: 'string'},
+      python: {type: 'string'},
+      instance: {type: 'string'},
+      label: {type: 'string'},
+      keep: {type: 'boolean'},
+      timeout: {type: 'string'},
+      'max-events': {type: 'string'},
+      'max-bytes': {type: 'string'},
+      'no-focus': {type: 'boolean'},
+      'no-rerun': {type: 'boolean'},
+      'no-plugins': {type: 'boolean'},
+      option: {type: 'string', multiple: true},
+    },
+    false,
+  );
+  if (values.help) {
+    console.log(TRACE_HELP);
+    return EXIT.ok;
+  }
+  if (!values.test) throw new UsageError('trace needs --test NODEID (see deltalens trace --help)');
+  let spec: WorkspaceSpec;
+  if (values['buggy-dir'] || values['patched-dir']) {
+    if (!values['buggy-dir'] || !values['patched-dir']) throw new UsageError('--buggy-dir and --patched-dir go together');
+    if (values.repo || values.patch || values.buggy || values.patched) throw new UsageError('--buggy-dir/--patched-dir cannot be combined with --repo, --patch or revisions');
+    spec = {kind: 'dirs', buggyDir: values['buggy-dir'], patchedDir: values['patched-dir']};
+  } else if (values.repo) {
+    if (values.patch) {
+      if (values.patched) throw new UsageError('give either --patched REV or --patch FILE, not both');
+      spec = {kind: 'patch', repo: values.repo, buggy: values.buggy, patch: values.patch};
+    } else {
+      if (!values.buggy || !values.patched) throw new UsageError('--repo needs --buggy REV and --patched REV, or --patch FILE');
+      spec = {kind: 'revs', repo: values.repo, buggy: values.buggy, patched: values.patched};
+    }
+  } else {
+    throw new UsageError('say which trees to compare: --repo DIR with revisions or --patch, or --buggy-dir and --patched-dir');
+  }
+  const options = parseDeltaOptions(values.option);
+  const dbPath = resolve(values.db ?? 'deltalens.db');
+  const db = openDb(dbPath);
+  const verbose = !values.json;
+  try {
+    const result = await tracePair(db, spec, {
+      python: values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',
+      test: values.test,
+      instance: values.instance,
+      label: values.label,
+      keep: values.keep,
+      reruns: !values['no-rerun'],
+      focus: !values['no-focus'],
+      pytestPlugins: !values['no-plugins'],
+      deltaOptions: options,
+      limits: {
+        ...(values.timeout ? {timeoutS: positiveInt(values.timeout, '--timeout')} : {}),
+        ...(values['max-events'] ? {maxEvents: positiveInt(values['max-events'], '--max-events')} : {}),
+        ...(values['max-bytes'] ? {maxBytes: positiveInt(values['max-bytes'], '--max-bytes')} : {}),
+      },
+      onProgress: message => {
+        if (verbose || process.stderr.isTTY) process.stderr.write(`${message}\n`);
+      },
+    });
+    const buggy = getTrace(db, result.buggy.trace);
+    const patched = getTrace(db, result.patched.trace);
+    const extra = {
+      pair: result.pair,
+      changed_functions: result.changes.functions.map(f => `${f.file}:${f.qualname}`),
+      nondeterministic: result.nondeterministic,
+      workspace: result.workspace.kept ? {buggy: result.workspace.buggy, patched: result.workspace.patched} : null,
+      db: dbPath,
+    };
+    if (values.json) printJson(deltaJson(result.delta, buggy, patched, extra));
+    else {
+      console.log(describeDelta(result.delta, buggy, patched));
+      console.log(`stored as pair #${result.pair} in ${dbPath}${result.workspace.kept ? `; trees kept at ${result.workspace.buggy} and ${result.workspace.patched}` : ''}`);
+    }
+    return result.delta.status === 'incomplete' ? EXIT.failed : EXIT.ok;
+  } catch (error) {
+    if (error instanceof PythonError || error instanceof WorkspaceError || error instanceof TraceRunError) {
+      console.error(`deltalens: ${error.message}`);
+      return EXIT.failed;
+    }
+    throw error;
+  } finally {
+    db.close();
+  }
+}
