@@ -1,11 +1,12 @@
 // Kept apart from explore.tsx so `--help` does not load Ink and React.
-export const EXPLORE_HELP = `Usage: deltalens [explore] [--db FILE] [--demo]
+export const EXPLORE_HELP = `Usage: deltalens [explore] [--db FILE] [--demo] [--pair N]
 
 Open the keyboard-driven explorer. Press ? inside for every key.
 
 Options:
   --db FILE   database (default ./deltalens.db if present, else the bundled demo database)
   --demo      open the bundled demo database (built on first use)
+  --pair N    open the trace stepper on traced pair N (see deltalens traces)
   -h, --help  show this help
 
 The explorer needs a terminal; in scripts use \`deltalens trajectories --json\`.`;

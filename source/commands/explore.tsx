@@ -5,14 +5,15 @@ import {openDb} from '../store/db.js';
 import {App} from '../ui/app.js';
 import {storeData} from '../ui/data.js';
 import {themeFromEnv} from '../ui/theme.js';
-import {COMMON_OPTIONS, EXIT, parse} from './args.js';
+import {COMMON_OPTIONS, EXIT, parse, positiveInt} from './args.js';
+import {stepperScreen} from '../ui/state.js';
 import {EXPLORE_HELP} from './explore-help.js';
 import {chooseDb} from './db-path.js';
 import {ensureDemo} from './demo.js';
 import {DEMO_DB} from '../services/demo.js';
 
 export async function runExplore(argv: string[]): Promise<number> {
-  const {values} = parse(argv, {db: COMMON_OPTIONS.db, help: COMMON_OPTIONS.help, demo: {type: 'boolean'}}, false);
+  const {values} = parse(argv, {db: COMMON_OPTIONS.db, help: COMMON_OPTIONS.help, demo: {type: 'boolean'}, pair: {type: 'string'}}, false);
   if (values.help) {
     console.log(EXPLORE_HELP);
     return EXIT.ok;
@@ -25,7 +26,9 @@ export async function runExplore(argv: string[]): Promise<number> {
   const db = openDb(target.path);
   try {
     const label = target.demo ? 'demo data' : basename(target.path);
-    const instance = render(<App data={storeData(db, label)} theme={themeFromEnv()} />, {exitOnCtrlC: false});
+    const pair = positiveInt(values.pair, '--pair');
+    const initial = pair === undefined ? undefined : {stack: [{kind: 'pairs' as const, list: {cursor: 0, top: 0}}, stepperScreen(pair)]};
+    const instance = render(<App data={storeData(db, label)} theme={themeFromEnv()} initial={initial} />, {exitOnCtrlC: false});
     await instance.waitUntilExit();
   } finally {
     db.close();

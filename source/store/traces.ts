@@ -341,3 +341,22 @@ export function latestDelta(db: Db, pair: number): (DeltaResult & {id: number}) 
     options: JSON.parse(r.options as string),
   } as DeltaResult & {id: number};
 }
+
+/** A frame's recorded states (line changes and its end) up to and including `uptoSeq`. */
+export function frameStates(db: Db, traceId: number, fid: number, uptoSeq: number): string[] {
+  return db
+    .prepare(`SELECT state FROM trace_step WHERE trace = ? AND fid = ? AND seq <= ? AND kind != 'call' ORDER BY seq`)
+    .pluck()
+    .all(traceId, fid, uptoSeq) as string[];
+}
+
+/** How many times a line of a file ran on one side up to `uptoSeq` (for deltatrace eval --hit). */
+export function lineHits(db: Db, traceId: number, file: string, line: number, uptoSeq: number): number {
+  return db
+    .prepare(
+      `SELECT count(*) FROM trace_step s JOIN frame f ON f.trace = s.trace AND f.fid = s.fid
+       WHERE s.trace = ? AND s.kind = 'line' AND s.line = ? AND f.file = ? AND s.seq <= ?`,
+    )
+    .pluck()
+    .get(traceId, line, file, uptoSeq) as number;
+}

@@ -1,5 +1,6 @@
 import {Box, Text, useApp, useInput, useStdin} from 'ink';
-import React, {useEffect, useMemo, useReducer, useRef} from 'react';
+import React, {useEffect, useMemo, useReducer, useRef, useState} from 'react';
+import type {StepperModel, WatchValue} from '../services/stepper.js';
 import {HelpOverlay, helpLines} from './components/help-overlay.js';
 import {Header, StatusBar} from './components/frame.js';
 import {TextView} from './components/text-view.js';
@@ -7,6 +8,8 @@ import type {ExplorerData} from './data.js';
 import {commandFor, type Scope} from './keymap.js';
 import {ListHeader, TrajectoryRows} from './screens/trajectory-list.js';
 import {StepRows, stepLines, TabBar, tabBarWidth, tabLines, TrajectoryTitle} from './screens/trajectory-view.js';
+import {PairRows, PairsHeader} from './screens/trace-pairs.js';
+import {deltaLine, StepperBody, stepperTitle} from './screens/stepper.js';
 import {initialState, reducer, type Extent, type State} from './state.js';
 import type {Theme} from './theme.js';
 import {useTerminalSize} from './use-terminal-size.js';
@@ -24,6 +27,8 @@ export interface AppProps {
  * terminal (a full-height Ink frame clears the scrollback on every render). Only the visible
  * rows are queried and rendered.
  */
+const emptySide = {present: false, waiting: true, fn: '', file: '', line: null, kind: null, locals: [], stack: [], source: null};
+
 export function App({data, theme, initial, onQuit}: AppProps) {
   const {exit} = useApp();
   const {isRawModeSupported} = useStdin();
@@ -43,7 +48,8 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     [data, query, list.top, bodyHeight, screen],
   );
 
-  const trajectoryId = screen?.id;
+  const trajScreen = screen && (screen.kind === 'trajectory' || screen.kind === 'step') ? screen : null;
+  const trajectoryId = trajScreen?.id;
   const detail = useMemo(() => (trajectoryId === undefined ? null : data.trajectory(trajectoryId)), [data, trajectoryId]);
   const trajectoryScreen = screen?.kind === 'trajectory' ? screen : null;
   const heads = useMemo(
@@ -51,19 +57,59 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     [data, detail, trajectoryScreen?.tab, trajectoryScreen?.steps.top, bodyHeight],
   );
   const textLines = useMemo(() => {
-    if (!detail || !screen) return [];
-    if (screen.kind === 'step') {
-      const step = data.step(detail.id, screen.idx);
+    if (!detail || !trajScreen) return [];
+    if (trajScreen.kind === 'step') {
+      const step = data.step(detail.id, trajScreen.idx);
       return step ? stepLines(step, width) : [];
     }
-    return screen.tab === 'steps' ? [] : tabLines(detail, screen.tab, width);
-  }, [data, detail, screen?.kind, screen?.kind === 'step' ? screen.idx : screen?.kind === 'trajectory' ? screen.tab : null, width]);
+    return trajScreen.tab === 'steps' ? [] : tabLines(detail, trajScreen.tab, width);
+  }, [data, detail, trajScreen?.kind, trajScreen?.kind === 'step' ? trajScreen.idx : trajScreen?.kind === 'trajectory' ? trajScreen.tab : null, width]);
+
+  const inPairs = screen?.kind === 'pairs';
+  const pairs = useMemo(() => (inPairs ? data.pairs() : []), [data, inPairs]);
+  const stepper = screen?.kind === 'stepper' ? screen : null;
+  const opened = useMemo(() => (stepper ? data.stepper(stepper.pair) : null), [data, stepper?.pair]);
+  const model: StepperModel | null = opened && !('error' in opened) ? opened : null;
+  const row = stepper?.row ?? 0;
+  const sideViews = useMemo(() => (model && model.rows.length ? {b: model.view(row, 'b'), p: model.view(row, 'p')} : null), [model, row]);
+  const [live, setLive] = useState<Map<string, WatchValue>>(new Map());
+  const watchValues = useMemo(
+    () =>
+      model && stepper
+        ? stepper.watches.map(expr => live.get(`${stepper.pair}\0${row}\0${expr}`) ?? model.watchRecorded(expr, row))
+        : [],
+    [model, stepper?.watches, row, live],
+  );
+  useEffect(() => {
+    if (!model || !stepper || stepper.live === 0) return;
+    const at = row;
+    const exprs = stepper.watches;
+    let cancelled = false;
+    setLive(prev => new Map([...prev, ...exprs.map(e => [`${stepper.pair}\0${at}\0${e}`, {expr: e, source: 'unavailable', note: 'running deltatrace eval on both sides…'}] as const)]));
+    void data.liveWatch(model, at, exprs).then(results => {
+      if (cancelled) return;
+      setLive(prev => new Map([...prev, ...results.map(r => [`${stepper.pair}\0${at}\0${r.expr}`, r] as const)]));
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [stepper?.live]);
   const help = useMemo(() => (state.help ? helpLines(scope, width, theme) : []), [state.help, scope, width, theme]);
 
   const extent: Extent = state.help
     ? {total: help.length, page: bodyHeight}
     : !screen
       ? {total, page: bodyHeight, idAt: row => data.list({...query, offset: row, limit: 1})[0]?.id}
+      : screen.kind === 'pairs'
+        ? {total: pairs.length, page: bodyHeight, pairAt: r => pairs[r]?.pair}
+      : screen.kind === 'stepper'
+        ? {
+            total: model?.rows.length ?? 0,
+            page: bodyHeight,
+            depthAt: r => model?.rows[r]?.depth ?? 0,
+            deltaRow: model?.deltaRow ?? -1,
+            findRow: (text, from) => model?.findRow(text, from) ?? -1,
+          }
       : screen.kind === 'trajectory' && screen.tab === 'steps'
         ? {total: detail?.steps ?? 0, page: bodyHeight}
         : {total: textLines.length, page: bodyHeight, steps: detail?.steps ?? 0};
@@ -103,10 +149,28 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     title = `Trajectories (${total}${list.filter ? ` matching "${list.filter}"` : ''})`;
     subheader = <ListHeader width={width} sort={list.sort} descending={list.descending} theme={theme} />;
     body = <TrajectoryRows rows={rowsOnScreen} top={list.top} cursor={list.cursor} width={width} height={bodyHeight} theme={theme} />;
+  } else if (screen.kind === 'pairs') {
+    title = `Traced pairs (${pairs.length})`;
+    subheader = <PairsHeader width={width} theme={theme} />;
+    body = <PairRows rows={pairs} top={screen.list.top} cursor={screen.list.cursor} width={width} height={bodyHeight} theme={theme} />;
+  } else if (screen.kind === 'stepper') {
+    title = `Trace stepper · pair #${screen.pair}`;
+    if (!model) {
+      subheader = <Text> </Text>;
+      body = <Text color={theme.bad}>{opened && 'error' in opened ? opened.error : 'not found'}. Esc goes back.</Text>;
+    } else {
+      subheader = (
+        <Text wrap="truncate-end">
+          <Text bold>{stepperTitle(model)}</Text>
+          <Text color={theme.muted}> · {deltaLine(model)}</Text>
+        </Text>
+      );
+      body = <StepperBody model={model} screen={screen} view={sideViews ?? {b: emptySide, p: emptySide}} watches={watchValues} width={width} height={bodyHeight} theme={theme} />;
+    }
   } else if (!detail) {
     title = 'Trajectory';
     subheader = <Text> </Text>;
-    body = <Text color={theme.bad}>Trajectory #{screen.id} is no longer in the database. Esc goes back.</Text>;
+    body = <Text color={theme.bad}>Trajectory #{trajScreen?.id} is no longer in the database. Esc goes back.</Text>;
   } else if (screen.kind === 'trajectory') {
     title = `Trajectory #${detail.id}`;
     subheader = (
@@ -129,9 +193,14 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     body = <TextView lines={textLines} scroll={screen.scroll} height={bodyHeight} theme={theme} />;
   }
 
-  const filterLine = list.editingFilter && !screen && !state.help ? `filter: ${list.filter}▏  Enter keep · Esc clear` : undefined;
-  const position = screen && !state.help && (screen.kind === 'step' || screen.tab !== 'steps') && textLines.length > bodyHeight
-    ? `  ${Math.min(100, Math.round(((screen.scroll + bodyHeight) / textLines.length) * 100))}%`
+  const filterLine =
+    list.editingFilter && !screen && !state.help
+      ? `filter: ${list.filter}▏  Enter keep · Esc clear`
+      : stepper?.input && !state.help
+        ? `${stepper.input.mode === 'search' ? 'find variable or function' : 'watch expression'}: ${stepper.input.text}▏  Enter ${stepper.input.mode === 'search' ? 'find' : 'add'} · Esc cancel`
+        : undefined;
+  const position = trajScreen && !state.help && (trajScreen.kind === 'step' || trajScreen.tab !== 'steps') && textLines.length > bodyHeight
+    ? `  ${Math.min(100, Math.round(((trajScreen.scroll + bodyHeight) / textLines.length) * 100))}%`
     : '';
   return (
     <Box flexDirection="column" width={width} height={height}>

@@ -5,7 +5,7 @@ import type {Key} from 'ink';
  * help overlay, the status bar and readme.md's key table are generated from it.
  */
 
-export type Scope = 'global' | 'list' | 'trajectory' | 'step';
+export type Scope = 'global' | 'list' | 'trajectory' | 'step' | 'pairs' | 'stepper';
 
 export type CommandId =
   | 'help'
@@ -27,7 +27,18 @@ export type CommandId =
   | 'tabInfo'
   | 'nextTab'
   | 'nextStep'
-  | 'prevStep';
+  | 'prevStep'
+  | 'traces'
+  | 'stepOver'
+  | 'stepBack'
+  | 'stepInto'
+  | 'stepOut'
+  | 'toDelta'
+  | 'deltaSummary'
+  | 'search'
+  | 'watch'
+  | 'clearWatches'
+  | 'liveWatch';
 
 export interface Binding {
   id: CommandId;
@@ -40,19 +51,20 @@ export interface Binding {
   match: (input: string, key: Key) => boolean;
 }
 
-const all: Scope[] = ['list', 'trajectory', 'step'];
+const all: Scope[] = ['list', 'trajectory', 'step', 'pairs', 'stepper'];
 
 export const BINDINGS: Binding[] = [
   {id: 'help', label: 'help', keys: '?', description: 'show or hide this help', scopes: ['global'], hint: all, match: input => input === '?'},
   {id: 'quit', label: 'quit', keys: 'q, Ctrl+C', description: 'quit', scopes: ['global'], hint: all, match: (input, key) => input === 'q' || (key.ctrl && input === 'c')},
-  {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: ['list', 'trajectory', 'step'], hint: ['trajectory', 'step'], match: (_, key) => key.escape || key.backspace || key.delete},
-  {id: 'down', keys: 'j, ↓', description: 'next row / scroll down', scopes: all, match: (input, key) => input === 'j' || key.downArrow},
+  {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: ['list', 'trajectory', 'step', 'pairs', 'stepper'], hint: ['trajectory', 'step', 'pairs', 'stepper'], match: (_, key) => key.escape || key.backspace || key.delete},
+  {id: 'down', keys: 'j, ↓', description: 'next row / scroll down (the stepper: next aligned row, into calls)', scopes: all, match: (input, key) => input === 'j' || key.downArrow},
   {id: 'up', keys: 'k, ↑', description: 'previous row / scroll up', scopes: all, match: (input, key) => input === 'k' || key.upArrow},
   {id: 'pageDown', keys: 'PgDn, Ctrl+F, Space', description: 'one page down', scopes: all, match: (input, key) => key.pageDown || (key.ctrl && input === 'f') || input === ' '},
   {id: 'pageUp', keys: 'PgUp, Ctrl+B', description: 'one page up', scopes: all, match: (input, key) => key.pageUp || (key.ctrl && input === 'b')},
   {id: 'top', keys: 'g, Home', description: 'first row / top', scopes: all, match: (input, key) => input === 'g' || key.home},
   {id: 'bottom', keys: 'G, End', description: 'last row / bottom', scopes: all, match: (input, key) => input === 'G' || key.end},
-  {id: 'open', label: 'open', keys: 'Enter', description: 'open the selected trajectory or step', scopes: ['list', 'trajectory'], hint: ['list', 'trajectory'], match: (_, key) => key.return},
+  {id: 'open', label: 'open', keys: 'Enter', description: 'open the selected trajectory, step or traced pair', scopes: ['list', 'trajectory', 'pairs'], hint: ['list', 'trajectory', 'pairs'], match: (_, key) => key.return},
+  {id: 'traces', label: 'traces', keys: 't', description: 'traced patch pairs (buggy vs patched executions)', scopes: ['list'], hint: ['list'], match: input => input === 't'},
   {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model (Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: input => input === '/'},
   {id: 'sort', label: 'sort', keys: 's', description: 'sort by the next column', scopes: ['list'], hint: ['list'], match: input => input === 's'},
   {id: 'reverse', keys: 'S', description: 'reverse the sort order', scopes: ['list'], match: input => input === 'S'},
@@ -63,6 +75,16 @@ export const BINDINGS: Binding[] = [
   {id: 'nextTab', keys: 'Tab', description: 'next tab', scopes: ['trajectory'], match: (_, key) => key.tab},
   {id: 'nextStep', label: 'next step', keys: 'n, ]', description: 'next step', scopes: ['step'], hint: ['step'], match: input => input === 'n' || input === ']'},
   {id: 'prevStep', label: 'previous', keys: 'p, [', description: 'previous step', scopes: ['step'], hint: ['step'], match: input => input === 'p' || input === '['},
+  {id: 'stepOver', label: 'next', keys: 'n', description: 'next aligned step in this frame (over calls)', scopes: ['stepper'], hint: ['stepper'], match: input => input === 'n'},
+  {id: 'stepBack', label: 'prev', keys: 'p', description: 'previous aligned step in this frame', scopes: ['stepper'], hint: ['stepper'], match: input => input === 'p'},
+  {id: 'stepInto', label: 'into', keys: 's', description: 'step into: the very next aligned row', scopes: ['stepper'], hint: ['stepper'], match: input => input === 's'},
+  {id: 'stepOut', label: 'out', keys: 'o', description: 'step out to the caller', scopes: ['stepper'], hint: ['stepper'], match: input => input === 'o'},
+  {id: 'toDelta', label: 'delta', keys: 'd', description: 'jump to the delta point (first behavioural difference)', scopes: ['stepper'], hint: ['stepper'], match: input => input === 'd'},
+  {id: 'deltaSummary', label: 'summary', keys: 'D', description: 'show or hide the delta summary', scopes: ['stepper'], hint: ['stepper'], match: input => input === 'D'},
+  {id: 'search', label: 'find', keys: '/', description: 'find the next row naming a variable or function', scopes: ['stepper'], hint: ['stepper'], match: input => input === '/'},
+  {id: 'watch', label: 'watch', keys: 'x', description: 'add a watch expression, evaluated on both sides at every step', scopes: ['stepper'], hint: ['stepper'], match: input => input === 'x'},
+  {id: 'clearWatches', keys: 'X', description: 'remove all watch expressions', scopes: ['stepper'], match: input => input === 'X'},
+  {id: 'liveWatch', keys: 'L', description: 'evaluate the watches here by a live re-run (deltatrace eval), when recorded state cannot', scopes: ['stepper'], match: input => input === 'L'},
 ];
 
 export function commandFor(scope: Scope, input: string, key: Key): CommandId | null {

@@ -13,9 +13,29 @@ export interface Cursor {
   top: number;
 }
 
+export interface StepperScreen {
+  kind: 'stepper';
+  pair: number;
+  row: number;
+  summary: boolean;
+  watches: string[];
+  /** text being typed for a search or a watch expression */
+  input: null | {mode: 'search' | 'watch'; text: string};
+  lastSearch: string;
+  message: string | null;
+  /** bumped by L: the screen runs the live evaluation for this row */
+  live: number;
+}
+
 export type Screen =
   | {kind: 'trajectory'; id: number; tab: Tab; steps: Cursor; scroll: number}
-  | {kind: 'step'; id: number; idx: number; scroll: number};
+  | {kind: 'step'; id: number; idx: number; scroll: number}
+  | {kind: 'pairs'; list: Cursor}
+  | StepperScreen;
+
+export function stepperScreen(pair: number, row = 0): StepperScreen {
+  return {kind: 'stepper', pair, row, summary: false, watches: [], input: null, lastSearch: '', message: null, live: 0};
+}
 
 export interface State {
   list: Cursor & {filter: string; editingFilter: boolean; sort: SortKey; descending: boolean};
@@ -41,6 +61,12 @@ export interface Extent {
   idAt?: (row: number) => number | undefined;
   /** Steps in the open trajectory, for next/previous step. */
   steps?: number;
+  /** The pair id at a row of the traced-pairs list. */
+  pairAt?: (row: number) => number | undefined;
+  /** The stepper: call depth of a row, the delta's row (-1: none), and a search. */
+  depthAt?: (row: number) => number;
+  deltaRow?: number;
+  findRow?: (text: string, from: number) => number;
 }
 
 export type Action = {type: 'command'; id: CommandId; extent: Extent} | {type: 'key'; input: string; key: Key; extent: Extent};
@@ -74,7 +100,9 @@ export function reducer(state: State, action: Action): State {
   if (action.type === 'command') return command(state, action.id, action.extent);
   const {input, key, extent} = action;
   if (state.list.editingFilter && !state.stack.length && !state.help) return filterKey(state, input, key);
-  const scope: Scope = state.stack.at(-1)?.kind ?? 'list';
+  const top = state.stack.at(-1);
+  if (top?.kind === 'stepper' && top.input && !state.help) return stepperInput(state, top, input, key, extent);
+  const scope: Scope = top?.kind ?? 'list';
   const id = commandFor(scope, input, key);
   // Esc on the list clears a kept filter before anything else.
   if (id === 'back' && !state.stack.length && !state.help && state.list.filter) {
@@ -94,6 +122,66 @@ function filterKey(state: State, input: string, key: Key): State {
   return {...state, list: {...list, filter: list.filter + text, cursor: 0, top: 0}};
 }
 
+function stepperInput(state: State, screen: StepperScreen, input: string, key: Key, extent: Extent): State {
+  const replace = (next: StepperScreen): State => ({...state, stack: [...state.stack.slice(0, -1), next]});
+  const edit = screen.input!;
+  if (key.ctrl && input === 'c') return {...state, quitting: true};
+  if (key.escape) return replace({...screen, input: null});
+  if (key.backspace || key.delete) return replace({...screen, input: {...edit, text: [...edit.text].slice(0, -1).join('')}});
+  if (key.return) {
+    const text = edit.text.trim();
+    if (!text) return replace({...screen, input: null});
+    if (edit.mode === 'watch') return replace({...screen, input: null, watches: [...screen.watches.filter(w => w !== text), text], message: null});
+    return replace({...search(screen, text, extent), input: null, lastSearch: text});
+  }
+  const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
+  if (!typed || key.ctrl || key.meta) return state;
+  return replace({...screen, input: {...edit, text: edit.text + typed}});
+}
+
+function search(screen: StepperScreen, text: string, extent: Extent): StepperScreen {
+  const found = extent.findRow?.(text, screen.row + 1) ?? -1;
+  const wrapped = found < 0 ? (extent.findRow?.(text, 0) ?? -1) : found;
+  if (wrapped < 0) return {...screen, message: `"${text}" is not named in any row`};
+  return {...screen, row: wrapped, message: found < 0 ? `"${text}": wrapped to the start` : null};
+}
+
+/** Debugger-style movement over the aligned rows (depth = call depth). */
+function stepperMove(screen: StepperScreen, id: CommandId, extent: Extent): StepperScreen {
+  const last = Math.max(0, extent.total - 1);
+  const depth = extent.depthAt ?? (() => 0);
+  const here = depth(screen.row);
+  const find = (from: number, dir: 1 | -1, ok: (d: number) => boolean): number => {
+    for (let r = from; r >= 0 && r <= last; r += dir) if (ok(depth(r))) return r;
+    return -1;
+  };
+  let row = screen.row;
+  let message: string | null = null;
+  if (id === 'stepInto' || id === 'down') row = Math.min(last, row + 1);
+  else if (id === 'up') row = Math.max(0, row - 1);
+  else if (id === 'pageDown') row = Math.min(last, row + extent.page);
+  else if (id === 'pageUp') row = Math.max(0, row - extent.page);
+  else if (id === 'top') row = 0;
+  else if (id === 'bottom') row = last;
+  else if (id === 'stepOver') {
+    const r = find(row + 1, 1, d => d <= here);
+    if (r < 0) message = 'the end of the trace';
+    else row = r;
+  } else if (id === 'stepBack') {
+    const r = find(row - 1, -1, d => d <= here);
+    if (r < 0) message = 'the start of the trace';
+    else row = r;
+  } else if (id === 'stepOut') {
+    const r = find(row + 1, 1, d => d < here);
+    if (r < 0) message = 'no caller to return to';
+    else row = r;
+  } else if (id === 'toDelta') {
+    if (extent.deltaRow === undefined || extent.deltaRow < 0) message = 'no delta point in this pair (see D)';
+    else row = extent.deltaRow;
+  }
+  return {...screen, row, message};
+}
+
 function command(state: State, id: CommandId, extent: Extent): State {
   if (id === 'quit') return {...state, quitting: true};
   if (id === 'help') return {...state, help: !state.help, helpScroll: 0};
@@ -105,6 +193,7 @@ function command(state: State, id: CommandId, extent: Extent): State {
   if (id === 'back') return screen ? {...state, stack: state.stack.slice(0, -1)} : state;
 
   if (!screen) {
+    if (id === 'traces') return {...state, stack: [{kind: 'pairs', list: {cursor: 0, top: 0}}]};
     if (MOVES.has(id)) return {...state, list: {...state.list, ...moveCursor(state.list, id, extent)}};
     const selected = id === 'open' ? extent.idAt?.(state.list.cursor) : undefined;
     if (selected !== undefined) {
@@ -120,6 +209,21 @@ function command(state: State, id: CommandId, extent: Extent): State {
   }
 
   const replace = (next: Screen): State => ({...state, stack: [...state.stack.slice(0, -1), next]});
+  if (screen.kind === 'pairs') {
+    if (MOVES.has(id)) return replace({...screen, list: moveCursor(screen.list, id, extent)});
+    const pair = id === 'open' ? extent.pairAt?.(screen.list.cursor) : undefined;
+    return pair === undefined ? state : {...state, stack: [...state.stack, stepperScreen(pair)]};
+  }
+  if (screen.kind === 'stepper') {
+    if (id === 'deltaSummary') return replace({...screen, summary: !screen.summary});
+    if (id === 'search') return replace({...screen, input: {mode: 'search', text: ''}, message: null});
+    if (id === 'watch') return replace({...screen, input: {mode: 'watch', text: ''}, message: null});
+    if (id === 'clearWatches') return replace({...screen, watches: [], message: null});
+    if (id === 'liveWatch') {
+      return replace(screen.watches.length ? {...screen, live: screen.live + 1, message: null} : {...screen, message: 'no watch expressions: add one with x'});
+    }
+    return replace(stepperMove(screen, id, extent));
+  }
   const tab = TAB_FOR[id];
   if (screen.kind === 'trajectory') {
     if (tab) return replace({...screen, tab, scroll: 0});

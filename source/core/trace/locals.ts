@@ -1,0 +1,25 @@
+/**
+ * A frame's locals at a step, rebuilt from what the tracer wrote: the snapshot at entry,
+ * then each finished line's changes (and deletions), in order.
+ */
+import type {StepState, EndState} from './model.js';
+
+export type Locals = Map<string, unknown>;
+
+export function replayLocals(args: string, states: string[]): Locals {
+  const locals: Locals = new Map(Object.entries(JSON.parse(args) as Record<string, unknown>));
+  for (const text of states) {
+    const s = JSON.parse(text) as StepState & EndState;
+    if (s.full) {
+      locals.clear();
+      for (const [k, v] of Object.entries(s.full)) locals.set(k, v);
+    }
+    for (const [k, v] of Object.entries(s.ch ?? {})) locals.set(k, v);
+    for (const k of s.del ?? []) locals.delete(k);
+    if (s.locals) {
+      locals.clear();
+      for (const [k, v] of Object.entries(s.locals)) locals.set(k, v);
+    }
+  }
+  return locals;
+}

@@ -1,0 +1,68 @@
+/**
+ * Watch expressions that recorded state cannot answer: re-run the test on each side with
+ * `deltatrace eval`, stopping at the same execution of the same line (timing: after it
+ * finished), each expression evaluated in isolation. The trees are rebuilt from how the
+ * pair was made (ready directories are used as they are).
+ */
+import {existsSync} from 'node:fs';
+import {runPython} from './python.js';
+import type {StepperModel, WatchValue} from './stepper.js';
+import {prepareWorkspace, type Workspace, type WorkspaceSpec} from './workspace.js';
+
+interface EvalOutput {
+  reached: boolean;
+  hits_seen: number;
+  results: {expr: string; value?: unknown; error?: {type: string; message?: string}}[];
+  outcome: {status: string; error?: string};
+}
+
+function specFrom(ws: Record<string, unknown> | null): WorkspaceSpec | null {
+  if (!ws) return null;
+  if (ws.kind === 'dirs' && typeof ws.buggy === 'string' && typeof ws.patched === 'string') return {kind: 'dirs', buggyDir: ws.buggy, patchedDir: ws.patched};
+  if (ws.kind === 'revs' && typeof ws.repo === 'string') return {kind: 'revs', repo: ws.repo, buggy: String(ws.buggy), patched: String(ws.patched)};
+  if (ws.kind === 'patch' && typeof ws.repo === 'string' && typeof ws.patch === 'string') {
+    return {kind: 'patch', repo: ws.repo, patch: ws.patch, ...(ws.buggy && ws.buggy !== 'files' ? {buggy: String(ws.buggy)} : {}), copy: ws.buggy === 'files'};
+  }
+  return null;
+}
+
+export async function liveWatch(model: StepperModel, row: number, exprs: string[], timeoutS = 120): Promise<WatchValue[]> {
+  const spec = specFrom(model.pair.workspace);
+  const missing = (note: string): WatchValue[] => exprs.map(expr => ({expr, source: 'unavailable', note}));
+  if (!spec) return missing('this pair does not say how its trees were made');
+  if (spec.kind === 'dirs' && (!existsSync(spec.buggyDir) || !existsSync(spec.patchedDir))) return missing('the buggy/patched directories no longer exist');
+  if (spec.kind === 'patch' && (!existsSync(spec.repo) || !existsSync(spec.patch))) return missing('the repository or patch file no longer exists');
+  let ws: Workspace;
+  try {
+    ws = await prepareWorkspace(spec);
+  } catch (error) {
+    return missing(`cannot rebuild the trees: ${(error as Error).message}`);
+  }
+  const python = String(model.pair.workspace?.python ?? process.env.DELTALENS_PYTHON ?? 'python3');
+  try {
+    const side = async (which: 'b' | 'p'): Promise<Map<string, {value?: unknown; error?: string}> | string> => {
+      const target = model.evalTarget(row, which);
+      if (!target) return 'this row is not a finished line on this side';
+      const args = ['-m', 'deltatrace', 'eval', '--root', which === 'b' ? ws.buggy : ws.patched, '--at', `${target.file}:${target.line}`, '--hit', String(target.hit), '--timing', target.timing];
+      for (const e of exprs) args.push('--expr', e);
+      args.push('--', model.pair.test);
+      const r = await runPython(python, args, {cwd: which === 'b' ? ws.buggy : ws.patched, timeoutMs: timeoutS * 1000});
+      if (r.timedOut) return `timed out after ${timeoutS} s`;
+      let out: EvalOutput;
+      try {
+        out = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as EvalOutput;
+      } catch {
+        return `deltatrace eval failed: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`;
+      }
+      if (!out.reached) return `the re-run reached ${target.file}:${target.line} only ${out.hits_seen} times (not ${target.hit}): the run is not reproducible`;
+      return new Map(out.results.map(x => [x.expr, x.error ? {error: `${x.error.type}${x.error.message ? `: ${x.error.message}` : ''}`} : {value: x.value}]));
+    };
+    const [b, p] = await Promise.all([side('b'), side('p')]);
+    return exprs.map(expr => {
+      const pick = (s: typeof b) => (typeof s === 'string' ? {error: s} : (s.get(expr) ?? {error: 'no result'}));
+      return {expr, source: 'live' as const, buggy: pick(b), patched: pick(p)};
+    });
+  } finally {
+    ws.cleanup();
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The aligned trace stepper's model: one traced pair, its alignment, its delta, and what
+ * each side shows at a row (source, locals, call stack). The explorer renders it; the
+ * `deltalens steps` command prints the same rows as JSON.
+ */
+import {alignTraces, rowOfDelta, type AlignedRow, type Side} from '../core/trace/align.js';
+import type {DeltaResult} from '../core/trace/delta.js';
+import {LineMap} from '../core/trace/line-map.js';
+import {replayLocals, type Locals} from '../core/trace/locals.js';
+import {evalWatch, planWatch} from '../core/trace/watch.js';
+import type {Db} from '../store/db.js';
+import {frameStates, getPair, getTrace, latestDelta, lineHits, StoredTrace, type PairRow, type TraceRow} from '../store/traces.js';
+
+export interface SideView {
+  present: boolean;
+  /** the row does not move this side: it shows where the side last was */
+  waiting: boolean;
+  fn: string;
+  file: string;
+  line: number | null;
+  kind: Side['kind'] | null;
+  locals: [string, unknown][];
+  stack: {fn: string; file: string; line: number | null}[];
+  source: string[] | null;
+}
+
+export interface WatchValue {
+  expr: string;
+  source: 'recorded' | 'live' | 'unavailable';
+  buggy?: {value?: unknown; error?: string};
+  patched?: {value?: unknown; error?: string};
+  note?: string;
+}
+
+export class StepperModel {
+  readonly rows: AlignedRow[];
+  readonly truncated: boolean;
+  readonly deltaRow: number;
+  private readonly b: StoredTrace;
+  private readonly p: StoredTrace;
+
+  constructor(
+    private readonly db: Db,
+    readonly pair: PairRow,
+    readonly delta: (DeltaResult & {id: number}) | null,
+    readonly buggy: TraceRow,
+    readonly patched: TraceRow,
+  ) {
+    this.b = new StoredTrace(db, buggy.id);
+    this.p = new StoredTrace(db, patched.id);
+    const alignment = alignTraces(this.b, this.p, new LineMap(pair.changes));
+    this.rows = alignment.rows;
+    this.truncated = alignment.truncated;
+    this.deltaRow = delta ? rowOfDelta(this.rows, delta.seqB, delta.seqP) : -1;
+  }
+
+  /** The side's last position at or before `row`. */
+  private position(row: number, which: 'b' | 'p'): {side: Side; waiting: boolean} | null {
+    for (let r = row; r >= 0; r--) {
+      const s = this.rows[r]?.[which];
+      if (s) return {side: s, waiting: r !== row};
+    }
+    return null;
+  }
+
+  localsAt(row: number, which: 'b' | 'p'): Locals {
+    const pos = this.position(row, which);
+    if (!pos) return new Map();
+    const trace = which === 'b' ? this.b : this.p;
+    const frame = trace.frame(pos.side.fid);
+    if (!frame) return new Map();
+    if (pos.side.kind === 'call') return replayLocals(frame.args, []);
+    return replayLocals(frame.args, frameStates(this.db, trace.id, frame.fid, pos.side.seq));
+  }
+
+  view(row: number, which: 'b' | 'p'): SideView {
+    const pos = this.position(row, which);
+    const trace = which === 'b' ? this.b : this.p;
+    if (!pos) return {present: false, waiting: true, fn: '', file: '', line: null, kind: null, locals: [], stack: [], source: null};
+    const stack: SideView['stack'] = [];
+    let frame = trace.frame(pos.side.fid);
+    let line: number | null = pos.side.line;
+    while (frame) {
+      stack.push({fn: frame.fn, file: frame.file, line});
+      line = frame.callLine;
+      frame = frame.parent === null ? undefined : trace.frame(frame.parent);
+    }
+    return {
+      present: true,
+      waiting: pos.waiting,
+      fn: pos.side.fn,
+      file: pos.side.file,
+      line: pos.side.line,
+      kind: pos.side.kind,
+      locals: [...this.localsAt(row, which)],
+      stack,
+      source: pos.side.file ? trace.sourceLines(pos.side.file) : null,
+    };
+  }
+
+  /** Watch from recorded state when the expression only reads captured names and attributes. */
+  watchRecorded(expr: string, row: number): WatchValue {
+    const plan = planWatch(expr);
+    if (!plan) return {expr, source: 'unavailable', note: 'not a plain read of recorded names: needs a live re-run (press L)'};
+    const one = (which: 'b' | 'p') => {
+      const r = evalWatch(plan, this.localsAt(row, which));
+      return 'value' in r ? {value: r.value} : {error: r.error};
+    };
+    return {expr, source: 'recorded', buggy: one('b'), patched: one('p')};
+  }
+
+  /**
+   * The first row at or after `from` that runs a function whose name contains `text`, or
+   * whose step changes a variable named `text`.
+   */
+  findRow(text: string, from: number): number {
+    if (!text) return -1;
+    const bySeq = (which: 'b' | 'p') => {
+      const m = new Map<number, number>();
+      this.rows.forEach((r, i) => {
+        const s = r[which];
+        if (s && i >= from) m.set(s.seq, i);
+      });
+      return m;
+    };
+    let best = -1;
+    for (const [which, trace] of [
+      ['b', this.buggy],
+      ['p', this.patched],
+    ] as const) {
+      const rows = bySeq(which);
+      const seqs = this.db
+        .prepare(`SELECT seq FROM trace_step WHERE trace = ? AND kind = 'line' AND instr(state, ?) > 0 ORDER BY seq`)
+        .pluck()
+        .all(trace.id, `${JSON.stringify(text)}:`) as number[];
+      for (const seq of seqs) {
+        const row = rows.get(seq);
+        if (row !== undefined && (best < 0 || row < best)) {
+          best = row;
+          break;
+        }
+      }
+    }
+    for (let i = from; i < this.rows.length && (best < 0 || i < best); i++) {
+      const r = this.rows[i]!;
+      if (r.b?.fn.includes(text) || r.p?.fn.includes(text)) return i;
+    }
+    return best;
+  }
+
+  /** The arguments of deltatrace eval for one side at a row: file, line and hit count. */
+  evalTarget(row: number, which: 'b' | 'p'): {file: string; line: number; hit: number; timing: 'before' | 'after'} | null {
+    const pos = this.position(row, which);
+    if (!pos || pos.side.line === null || !pos.side.file) return null;
+    const trace = which === 'b' ? this.buggy : this.patched;
+    if (pos.side.kind === 'line') {
+      return {file: pos.side.file, line: pos.side.line, hit: lineHits(this.db, trace.id, pos.side.file, pos.side.line, pos.side.seq), timing: 'after'};
+    }
+    return null;
+  }
+}
+
+export function openStepper(db: Db, pairId: number): StepperModel | {error: string} {
+  const pair = getPair(db, pairId);
+  if (!pair) return {error: `no traced pair #${pairId}`};
+  const buggy = pair.buggyTrace ? getTrace(db, pair.buggyTrace) : null;
+  const patched = pair.patchedTrace ? getTrace(db, pair.patchedTrace) : null;
+  if (!buggy || !patched) return {error: `pair #${pairId} lacks a ${buggy ? 'patched' : 'buggy'} trace`};
+  return new StepperModel(db, pair, latestDelta(db, pairId), buggy, patched);
+}

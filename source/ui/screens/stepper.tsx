@@ -1,0 +1,204 @@
+import {Box, Text} from 'ink';
+import React from 'react';
+import {fit, oneLine, sanitize, wrapLines} from '../../core/text/sanitize.js';
+import {formatValue} from '../../core/trace/values.js';
+import type {SideView, StepperModel, WatchValue} from '../../services/stepper.js';
+import {highlightLine} from '../highlight.js';
+import type {StepperScreen} from '../state.js';
+import type {Theme} from '../theme.js';
+
+export function stepperTitle(model: StepperModel): string {
+  const p = model.pair;
+  return `#${p.id} ${p.instance} · ${p.label ?? 'patch'} · ${p.test} · ${model.buggy.outcome?.status ?? model.buggy.status} → ${model.patched.outcome?.status ?? model.patched.status}`;
+}
+
+export function deltaLine(model: StepperModel): string {
+  const d = model.delta;
+  if (!d) return 'no delta computed';
+  if (d.status === 'none') return `∅ no effect: ${d.reason ?? ''}`;
+  if (d.status === 'incomplete') return `incomplete: ${d.reason ?? ''}`;
+  return `Δ ${d.kind} in ${d.function}${d.line !== null ? `:${d.line}` : ''} (${d.timing})${model.deltaRow >= 0 ? ` · row ${model.deltaRow + 1}` : ''}`;
+}
+
+/** The delta summary (D): what differs, where, with both values and the evidence. */
+export function summaryLines(model: StepperModel, width: number): string[] {
+  const d = model.delta;
+  const out: string[] = [];
+  const add = (text: string) => out.push(...wrapLines(sanitize(text), width));
+  add(deltaLine(model));
+  if (d) {
+    if (d.status === 'found') {
+      add(`where: ${d.file ?? '-'} line ${d.line ?? '-'}${d.patchedLine !== null && d.patchedLine !== d.line ? ` (patched line ${d.patchedLine})` : ''}, ${d.timing} the line runs`);
+      for (const v of d.variables) add(`  ${v.name}: buggy ${v.buggy === undefined ? '(unchanged)' : formatValue(v.buggy, 200)} | patched ${v.patched === undefined ? '(unchanged)' : formatValue(v.patched, 200)}`);
+      if (d.kind === 'outcome') {
+        const fmt = (o: typeof d.buggyOutcome) => (!o ? '?' : o.exception ? `raises ${o.exception.type}${o.exception.message ? `: ${o.exception.message}` : ''}` : `${o.kind} ${o.value !== undefined ? formatValue(JSON.parse(o.value), 200) : ''}`);
+        add(`  buggy frame:   ${fmt(d.buggyOutcome)}`);
+        add(`  patched frame: ${fmt(d.patchedOutcome)}`);
+        if (d.control) add(`  control flow split: buggy next ${d.control.buggy.kind} ${d.control.buggy.line ?? ''} · patched next ${d.control.patched.kind} ${d.control.patched.line ?? ''}`);
+      }
+    }
+    add(`evidence: ${d.stepsCompared} aligned steps compared in ${d.framesEntered} frames${d.ignoredNondeterministic ? `, ${d.ignoredNondeterministic} nondeterministic differences ignored` : ''}`);
+    if (d.reason && d.status === 'found') add(`note: ${d.reason}`);
+    add(`options: ${d.options.length ? d.options.join(', ') : 'none (the paper\'s Algorithm 1)'}`);
+  }
+  const t = (x: StepperModel['buggy']) => `trace #${x.id} ${x.status}, ${x.events} events, ${x.frames} frames, test ${x.outcome?.status ?? '?'}`;
+  add(`buggy:   ${t(model.buggy)}`);
+  add(`patched: ${t(model.patched)}`);
+  const fns = model.pair.changes?.functions ?? [];
+  add(`patch-modified functions: ${fns.length ? fns.map(f => `${f.file}:${f.qualname}`).join(', ') : 'none'}`);
+  if (model.truncated) add(`the alignment stops at ${model.rows.length} rows (the stepper reads at most that many)`);
+  return out;
+}
+
+function rowStatus(model: StepperModel, screen: StepperScreen): string {
+  const r = model.rows[screen.row];
+  if (!r) return 'no rows';
+  const what =
+    r.kind === 'match'
+      ? r.same
+        ? 'same statement, same state'
+        : 'same statement, state differs'
+      : r.kind === 'buggy-only'
+        ? `control flow split: only buggy runs ${r.b?.kind} ${r.b?.line ?? ''}`
+        : `control flow split: only patched runs ${r.p?.kind} ${r.p?.line ?? ''}`;
+  const here = screen.row === model.deltaRow ? ' · ◆ DELTA POINT' : '';
+  return `row ${screen.row + 1}/${model.rows.length} · depth ${r.depth} · ${what}${here}`;
+}
+
+interface Layout {
+  src: number;
+  locals: number;
+  stack: number;
+}
+
+function layout(height: number, watches: number): Layout {
+  const rest = Math.max(4, height - 2 - watches);
+  const stack = rest >= 14 ? 3 : rest >= 9 ? 2 : 1;
+  const src = Math.max(1, Math.floor((rest - stack) * 0.5));
+  return {src, locals: Math.max(1, rest - stack - src), stack};
+}
+
+function paneTitle(v: SideView, name: string): string {
+  if (!v.present) return `${name} · (not started)`;
+  const what = v.kind === 'call' ? 'call' : v.kind === 'return' ? 'return' : v.kind === 'exception' ? 'raise' : 'line done';
+  return `${name}${v.waiting ? ' (waits)' : ''} · ${v.fn} ${v.file}:${v.line ?? '-'} ${what}`;
+}
+
+function sourceWindow(v: SideView, rows: number, width: number, color: boolean): string[] {
+  if (!v.present || !v.source || v.line === null) return [v.present ? '(source not recorded)' : ''];
+  const half = Math.floor(rows / 2);
+  const start = Math.max(1, Math.min(v.line - half, v.source.length - rows + 1));
+  const out: string[] = [];
+  for (let n = start; n < start + rows && n <= v.source.length; n++) {
+    const code = sanitize(v.source[n - 1] ?? '').replace(/\t/g, '    ');
+    const mark = n === v.line ? '▶' : ' ';
+    const num = String(n).padStart(4);
+    out.push(`${mark}${num} ${highlightLine(fit(code, Math.max(4, width - 6)), 'python', color)}`);
+  }
+  return out;
+}
+
+function localLines(v: SideView, other: SideView, rows: number, width: number): {text: string; differs: boolean}[] {
+  if (!v.present) return [];
+  const others = new Map(other.present && other.fn === v.fn ? other.locals.map(([k, x]) => [k, JSON.stringify(x)]) : []);
+  const lines = v.locals.map(([name, value]) => {
+    const differs = others.size > 0 && others.get(name) !== JSON.stringify(value);
+    return {text: `${differs ? '≠' : ' '}${name} = ${oneLine(formatValue(value, width * 2), Math.max(4, width - name.length - 4))}`, differs};
+  });
+  lines.sort((a, b) => Number(b.differs) - Number(a.differs));
+  if (lines.length > rows) return [...lines.slice(0, rows - 1), {text: ` … ${lines.length - rows + 1} more`, differs: false}];
+  return lines;
+}
+
+function fmtWatch(x: {value?: unknown; error?: string} | undefined): string {
+  if (!x) return '—';
+  return x.error !== undefined ? `! ${x.error}` : formatValue(x.value, 80);
+}
+
+export function StepperBody({model, screen, view, watches, width, height, theme}: {
+  model: StepperModel;
+  screen: StepperScreen;
+  view: {b: SideView; p: SideView};
+  watches: WatchValue[];
+  width: number;
+  height: number;
+  theme: Theme;
+}) {
+  if (model.rows.length === 0 || screen.summary) {
+    const lines = summaryLines(model, width);
+    if (model.rows.length === 0) lines.unshift('Nothing was recorded on either side: no traced function ran (see the evidence below).');
+    return (
+      <Box flexDirection="column" height={height}>
+        {lines.slice(0, height).map((l, i) => (
+          <Text key={i} wrap="truncate-end" bold={i === 0}>
+            {l}
+          </Text>
+        ))}
+      </Box>
+    );
+  }
+  const paneW = Math.floor((width - 1) / 2);
+  const shownWatches = watches.slice(-4);
+  const l = layout(height, shownWatches.length);
+  const row = model.rows[screen.row];
+  const srcB = sourceWindow(view.b, l.src, paneW, theme.color);
+  const srcP = sourceWindow(view.p, l.src, paneW, theme.color);
+  const locB = localLines(view.b, view.p, l.locals, paneW);
+  const locP = localLines(view.p, view.b, l.locals, paneW);
+  const stackText = (v: SideView) => v.stack.slice(1, 1 + l.stack).map(s => `  ↑ ${s.fn} ${s.file}:${s.line ?? '-'}`);
+  const pane = (which: 'b' | 'p') => {
+    const v = which === 'b' ? view.b : view.p;
+    const src = which === 'b' ? srcB : srcP;
+    const loc = which === 'b' ? locB : locP;
+    const dim = v.waiting || (row && ((which === 'b' && row.kind === 'patched-only') || (which === 'p' && row.kind === 'buggy-only')));
+    return (
+      <Box flexDirection="column" width={paneW}>
+        <Text bold wrap="truncate-end" color={dim ? theme.muted : which === 'b' ? theme.bad : theme.good}>
+          {fit(paneTitle(v, which === 'b' ? 'buggy' : 'patched'), paneW)}
+        </Text>
+        <Box flexDirection="column" height={l.src}>
+          {src.map((s, i) => (
+            <Text key={i} wrap="truncate-end" color={dim ? theme.muted : undefined}>
+              {s}
+            </Text>
+          ))}
+        </Box>
+        <Box flexDirection="column" height={l.locals}>
+          {loc.length === 0 ? <Text color={theme.muted}>(no locals)</Text> : null}
+          {loc.map((x, i) => (
+            <Text key={i} wrap="truncate-end" color={x.differs ? theme.warn : undefined} bold={x.differs && !theme.color}>
+              {x.text}
+            </Text>
+          ))}
+        </Box>
+        <Box flexDirection="column" height={l.stack}>
+          {stackText(v).map((s, i) => (
+            <Text key={i} wrap="truncate-end" color={theme.muted}>
+              {fit(s, paneW)}
+            </Text>
+          ))}
+        </Box>
+      </Box>
+    );
+  };
+  const status = screen.message ? `${rowStatus(model, screen)} · ${screen.message}` : rowStatus(model, screen);
+  return (
+    <Box flexDirection="column" height={height}>
+      <Text wrap="truncate-end" color={screen.row === model.deltaRow ? theme.warn : theme.accent} bold={screen.row === model.deltaRow}>
+        {fit(status, width)}
+      </Text>
+      <Box>
+        {pane('b')}
+        <Text color={theme.muted}>│</Text>
+        {pane('p')}
+      </Box>
+      {shownWatches.map((w, i) => (
+        <Text key={i} wrap="truncate-end">
+          <Text bold>{`x ${oneLine(w.expr, 24)}`}</Text>
+          <Text color={theme.muted}>{w.source === 'recorded' ? ' [recorded] ' : w.source === 'live' ? ' [live re-run] ' : ' [—] '}</Text>
+          {w.source === 'unavailable' ? <Text color={theme.muted}>{w.note}</Text> : `buggy ${fmtWatch(w.buggy)} | patched ${fmtWatch(w.patched)}`}
+        </Text>
+      ))}
+    </Box>
+  );
+}

@@ -1,0 +1,42 @@
+import {Box, Text} from 'ink';
+import React from 'react';
+import {oneLine, pad} from '../../core/text/sanitize.js';
+import type {PairListRow} from '../data.js';
+import type {Theme} from '../theme.js';
+
+function columns(width: number) {
+  const fixed = {pair: 5, outcome: 15};
+  const rest = Math.max(20, width - fixed.pair - fixed.outcome - 5);
+  const instance = Math.min(24, Math.floor(rest * 0.3));
+  const label = Math.min(18, Math.floor(rest * 0.22));
+  return {...fixed, instance, label, delta: Math.max(8, rest - instance - label)};
+}
+
+export function PairsHeader({width, theme}: {width: number; theme: Theme}) {
+  const c = columns(width - 1);
+  return (
+    <Text bold underline={!theme.color} color={theme.muted} wrap="truncate-end">
+      {' ' + [pad('#', c.pair, 'right'), pad('instance', c.instance), pad('patch', c.label), pad('test: buggy→patched', c.outcome), pad('delta', c.delta)].join(' ')}
+    </Text>
+  );
+}
+
+export function PairRows({rows, top, cursor, width, height, theme}: {rows: PairListRow[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
+  const c = columns(width - 1);
+  return (
+    <Box flexDirection="column" height={height}>
+      {rows.length === 0 ? <Text color={theme.muted}>No traced pairs yet. `deltalens trace --help` makes some; the demo has twelve.</Text> : null}
+      {rows.slice(top, top + height).map((r, i) => {
+        const selected = top + i === cursor;
+        const outcome = `${r.buggy}→${r.patched}`;
+        return (
+          <Text key={r.pair} wrap="truncate-end" {...(selected ? theme.selected : {})}>
+            {selected ? '›' : ' '}
+            {pad(String(r.pair), c.pair, 'right')} {pad(oneLine(r.instance, c.instance), c.instance)} {pad(oneLine(r.label ?? '', c.label), c.label)}{' '}
+            <Text color={selected ? undefined : r.patched === 'passed' ? theme.good : theme.bad}>{pad(outcome, c.outcome)}</Text> {oneLine(r.delta, c.delta)}
+          </Text>
+        );
+      })}
+    </Box>
+  );
+}
