@@ -1,0 +1,197 @@
+/**
+ * The real tracer on real Python code (the demo projects, a copy of the installed click
+ * library with a regression put back, crafted projects), stored in a real SQLite file.
+ */
+import {execFileSync, spawnSync} from 'node:child_process';
+import {cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {childEnv} from '../../source/services/python.js';
+import {tracePair, type TracePairOptions} from '../../source/services/tracing.js';
+import {PROJECTS_DIR} from '../../source/services/demo.js';
+import {getTrace, listPairs} from '../../source/store/traces.js';
+import {freshDb} from '../helpers/db.js';
+import {tempDir} from '../helpers/files.js';
+
+const PY = process.env.DELTALENS_PYTHON ?? 'python3';
+const fast: Partial<TracePairOptions> = {python: PY, pytestPlugins: false};
+const project = (name: string) => join(PROJECTS_DIR, name);
+
+describe('tracePair on the demo projects', () => {
+  it('gold patch: a delta inside the fixed function, test failing before and passing after', async () => {
+    const {db} = freshDb();
+    const r = await tracePair(db, {kind: 'patch', repo: join(project('durations'), 'repo'), patch: join(project('durations'), 'patches', 'gold.diff'), copy: true}, {
+      ...fast,
+      python: PY,
+      test: 'tests/test_parse.py::test_compound_duration',
+      instance: 'demo__durations-1',
+      label: 'gold',
+    });
+    expect(r.changes.functions.map(f => `${f.file}:${f.qualname}`)).toEqual(['durations/parse.py:parse_duration']);
+    expect(r.delta).toMatchObject({status: 'found', function: 'parse_duration', file: 'durations/parse.py', line: 21});
+    expect(r.delta.buggyOutcome).toMatchObject({kind: 'return', value: '1800'});
+    expect(r.delta.patchedOutcome).toMatchObject({kind: 'return', value: '5400'});
+    expect(r.buggy.summary).toMatchObject({status: 'complete', outcome: {status: 'failed'}});
+    expect(r.patched.summary).toMatchObject({status: 'complete', outcome: {status: 'passed'}});
+    expect(r.buggy.rerun).not.toBeNull();
+    expect(r.nondeterministic).toEqual([]);
+    // stored: the pair, four traces, frames and steps in SQLite; the trees are gone
+    expect(listPairs(db)).toHaveLength(1);
+    expect(db.prepare('SELECT count(*) FROM trace').pluck().get()).toBe(4);
+    expect(db.prepare('SELECT count(*) FROM trace_step WHERE trace = ?').pluck().get(r.buggy.trace)).toBe(r.buggy.summary.events);
+    expect(existsSync(r.workspace.buggy)).toBe(false);
+  });
+
+  it('an ineffective patch (a function the test never calls) gives ∅ with equal outcomes, with and without focus', async () => {
+    const {db} = freshDb();
+    const spec = {kind: 'patch' as const, repo: join(project('ledger'), 'repo'), patch: join(project('ledger'), 'patches', 'agent-ineffective.diff'), copy: true};
+    const test = 'tests/test_account.py::test_small_deposits_keep_every_cent';
+    const focused = await tracePair(db, spec, {...fast, python: PY, test, reruns: false});
+    expect(focused.delta).toMatchObject({status: 'none', kind: null});
+    expect(focused.delta.reason).toMatch(/no patch-modified function ran/);
+    expect(focused.buggy.summary.outcome?.status).toBe('failed');
+    expect(focused.patched.summary.outcome?.status).toBe('failed');
+    const everything = await tracePair(db, spec, {...fast, python: PY, test, reruns: false, focus: false});
+    expect(everything.delta.status).toBe('none');
+    expect(everything.delta.stepsCompared).toBeGreaterThan(10);
+    expect(everything.delta.reason).toMatch(/both runs identical over \d+ aligned steps/);
+  });
+
+  it('a wrong patch: a delta, and the test still fails on the patched side', async () => {
+    const {db} = freshDb();
+    const r = await tracePair(db, {kind: 'patch', repo: join(project('graphs'), 'repo'), patch: join(project('graphs'), 'patches', 'agent-wrong.diff'), copy: true}, {
+      ...fast,
+      python: PY,
+      test: 'tests/test_topo.py::test_cycle_is_reported',
+      reruns: false,
+    });
+    expect(r.delta).toMatchObject({status: 'found', kind: 'outcome', function: 'topo_sort.<locals>.visit'});
+    expect(r.delta.patchedOutcome).toMatchObject({kind: 'exception', exception: {type: 'ValueError'}});
+    expect(r.patched.summary.outcome?.status).toBe('failed');
+  });
+});
+
+function findClick(): string | null {
+  const out = spawnSync(PY, ['-c', 'import click, os; print(os.path.dirname(click.__file__))'], {encoding: 'utf8'});
+  return out.status === 0 ? out.stdout.trim() : null;
+}
+
+describe('a real library under pytest', () => {
+  const click = findClick();
+  it.skipIf(!click)('click with its option-prefix fix undone: the delta is inside the function the fix touches', async () => {
+    const dir = tempDir();
+    const buggy = join(dir, 'buggy');
+    const patched = join(dir, 'patched');
+    for (const tree of [buggy, patched]) {
+      cpSync(click!, join(tree, 'click'), {recursive: true, filter: src => !src.includes('__pycache__')});
+      mkdirSync(join(tree, 'tests'));
+      writeFileSync(
+        join(tree, 'tests', 'test_cli.py'),
+        [
+          'import click',
+          'from click.testing import CliRunner',
+          '',
+          'def test_long_option():',
+          '    @click.command()',
+          '    @click.option("--name", default="world")',
+          '    @click.option("-c", "--count", default=1, type=int)',
+          '    def hello(name, count):',
+          '        for _ in range(count):',
+          '            click.echo("hello %s" % name)',
+          '',
+          '    result = CliRunner().invoke(hello, ["--name=ada", "-c", "2"])',
+          '    assert result.exit_code == 0, result.output',
+          '    assert result.output == "hello ada\\nhello ada\\n"',
+          '',
+        ].join('\n'),
+      );
+    }
+    const parser = join(buggy, 'click', 'parser.py');
+    const source = readFileSync(parser, 'utf8');
+    const fix = '    if opt[1:2] == first:\n        return opt[:2], opt[2:]\n';
+    expect(source).toContain(fix);
+    writeFileSync(parser, source.replace(fix, ''));
+    const {db} = freshDb();
+    const r = await tracePair(db, {kind: 'dirs', buggyDir: buggy, patchedDir: patched}, {...fast, python: PY, test: 'tests/test_cli.py::test_long_option'});
+    expect(r.changes.functions.map(f => f.qualname)).toEqual(['_split_opt']);
+    expect(r.buggy.summary.outcome?.status).toBe('failed');
+    expect(r.patched.summary.outcome?.status).toBe('passed');
+    expect(r.delta).toMatchObject({status: 'found', function: '_split_opt', file: 'click/parser.py'});
+    expect(r.buggy.summary.frames).toBeGreaterThan(5);
+    // ready directories are left alone
+    expect(existsSync(parser)).toBe(true);
+  }, 120_000);
+});
+
+describe('what can go wrong', () => {
+  const tiny = (body: string) => {
+    const dir = tempDir();
+    for (const side of ['buggy', 'patched']) {
+      mkdirSync(join(dir, side, 'tests'), {recursive: true});
+      writeFileSync(join(dir, side, 'lib.py'), `def f():\n    return ${side === 'buggy' ? 1 : 2}\n`);
+      writeFileSync(join(dir, side, 'tests', 'test_it.py'), `from lib import f\n\ndef test_it():\n${body}\n`);
+    }
+    return {kind: 'dirs' as const, buggyDir: join(dir, 'buggy'), patchedDir: join(dir, 'patched')};
+  };
+
+  it('a test id that does not exist: incomplete, with pytest\'s reason; never ∅', async () => {
+    const {db} = freshDb();
+    const r = await tracePair(db, tiny('    assert f() == 2'), {...fast, python: PY, test: 'tests/test_it.py::test_missing', reruns: false});
+    expect(r.delta.status).toBe('incomplete');
+    expect(r.delta.reason).toMatch(/no test ran/);
+    expect(getTrace(db, r.buggy.trace)?.status).toBe('error');
+  });
+
+  it('a test that never ends is killed at the wall-clock timeout and stored as timed out', async () => {
+    const {db} = freshDb();
+    const started = Date.now();
+    const r = await tracePair(db, tiny('    f()\n    while True:\n        pass'), {...fast, python: PY, test: 'tests/test_it.py::test_it', reruns: false, limits: {timeoutS: 4}});
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(r.buggy.summary.status).toBe('timeout');
+    expect(r.delta.status).toBe('incomplete');
+    expect(r.delta.reason).toMatch(/timeout/);
+  });
+
+  it('a missing Python is a clear error', async () => {
+    const {db} = freshDb();
+    await expect(tracePair(db, tiny('    pass'), {python: '/nonexistent/python3', test: 'tests/test_it.py::test_it'})).rejects.toThrow(/cannot run \/nonexistent\/python3/);
+  });
+
+  it('the traced program sees no API keys', async () => {
+    process.env.OPENAI_API_KEY = 'sk-secret';
+    process.env.MY_SERVICE_TOKEN = 'tok';
+    try {
+      expect(childEnv().OPENAI_API_KEY).toBeUndefined();
+      const {db} = freshDb();
+      const r = await tracePair(db, tiny('    import os\n    assert "OPENAI_API_KEY" not in os.environ and "MY_SERVICE_TOKEN" not in os.environ\n    assert f() == 2'), {
+        ...fast,
+        python: PY,
+        test: 'tests/test_it.py::test_it',
+        reruns: false,
+      });
+      expect(r.patched.summary.outcome?.status).toBe('passed');
+    } finally {
+      delete process.env.OPENAI_API_KEY;
+      delete process.env.MY_SERVICE_TOKEN;
+    }
+  });
+
+  it('two git revisions become worktrees that are removed afterwards', async () => {
+    const repo = tempDir();
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], {cwd: repo, encoding: 'utf8'});
+    mkdirSync(join(repo, 'tests'));
+    writeFileSync(join(repo, 'lib.py'), 'def f(x):\n    y = x * 2\n    return y\n');
+    writeFileSync(join(repo, 'tests', 'test_it.py'), 'from lib import f\n\ndef test_it():\n    assert f(3) == 7\n');
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'buggy');
+    writeFileSync(join(repo, 'lib.py'), 'def f(x):\n    y = x * 2 + 1\n    return y\n');
+    git('commit', '-qam', 'fixed');
+    const {db} = freshDb();
+    const r = await tracePair(db, {kind: 'revs', repo, buggy: 'HEAD~1', patched: 'HEAD'}, {...fast, python: PY, test: 'tests/test_it.py::test_it'});
+    expect(r.delta).toMatchObject({status: 'found', function: 'f'});
+    expect(r.buggy.summary.outcome?.status).toBe('failed');
+    expect(r.patched.summary.outcome?.status).toBe('passed');
+    expect(git('worktree', 'list').trim().split('\n')).toHaveLength(1);
+  });
+});
