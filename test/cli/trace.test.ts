@@ -1,0 +1,92 @@
+import {spawnSync} from 'node:child_process';
+import {join} from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {PROJECTS_DIR} from '../../source/services/demo.js';
+import {ROOT, tempDir} from '../helpers/files.js';
+
+const BIN = join(ROOT, 'bin', 'deltalens.js');
+
+function run(args: string[], cwd = tempDir()) {
+  const result = spawnSync(process.execPath, [BIN, ...args], {cwd, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}});
+  return {code: result.status, stdout: result.stdout, stderr: result.stderr};
+}
+
+describe('deltalens trace / delta / traces', () => {
+  it('traces a patch file against a project, prints the delta as JSON, and recomputes it from the store', () => {
+    const cwd = tempDir();
+    const repo = join(PROJECTS_DIR, 'ledger', 'repo');
+    const patch = join(PROJECTS_DIR, 'ledger', 'patches', 'agent-wrong.diff');
+    const traced = run(['trace', '--repo', repo, '--patch', patch, '--test', 'tests/test_account.py::test_small_deposits_keep_every_cent', '--no-plugins', '--label', 'agent-wrong', '--json'], cwd);
+    expect(traced.code, traced.stderr).toBe(0);
+    const d = JSON.parse(traced.stdout);
+    expect(d).toMatchObject({
+      status: 'found',
+      kind: 'outcome',
+      function: 'to_cents',
+      file: 'ledger/money.py',
+      timing: 'before',
+      buggy_outcome: {status: 'failed', exception: 'AssertionError'},
+      patched_outcome: {status: 'failed'},
+      frame_outcomes: {buggy: {value: '28'}, patched: {value: '29'}},
+      trace_status: {buggy: 'complete', patched: 'complete'},
+      pair: 1,
+      changed_functions: ['ledger/money.py:to_cents'],
+    });
+    expect(d.events.buggy).toBeGreaterThan(0);
+
+    const again = run(['delta', String(d.traces.buggy), String(d.traces.patched), '--json'], cwd);
+    expect(again.code).toBe(0);
+    const re = JSON.parse(again.stdout);
+    expect(re).toMatchObject({status: 'found', kind: 'outcome', function: 'to_cents', line: d.line, line_mapping: 'patch', pair: 1});
+
+    const list = run(['traces', '--json'], cwd);
+    expect(JSON.parse(list.stdout).pairs).toEqual([
+      expect.objectContaining({pair: 1, label: 'agent-wrong', status: {buggy: 'complete', patched: 'complete'}, delta: expect.objectContaining({kind: 'outcome', function: 'to_cents'})}),
+    ]);
+    const human = run(['traces'], cwd);
+    expect(human.stdout).toContain('outcome in to_cents ledger/money.py:3');
+
+    // a named option is stored with the delta and shown
+    const opt = run(['delta', String(d.traces.buggy), String(d.traces.patched), '--option', 'round-floats', '--save'], cwd);
+    expect(opt.stdout).toContain('options: round-floats');
+  }, 120_000);
+
+  it('two ready directories: the patch is their difference', () => {
+    const cwd = tempDir();
+    const r = run(
+      [
+        'trace',
+        '--buggy-dir',
+        join(PROJECTS_DIR, 'durations', 'repo'),
+        '--patched-dir',
+        join(PROJECTS_DIR, 'durations', 'repo'),
+        '--test',
+        'tests/test_parse.py::test_single_unit',
+        '--no-plugins',
+        '--no-rerun',
+      ],
+      cwd,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('delta: ∅ — the patch has no effect on this test');
+    expect(r.stderr).toContain('the two trees are identical');
+  }, 60_000);
+
+  it('says what is wrong: usage errors exit 2, a missing Python or patch exits 1', () => {
+    expect(run(['trace'])).toMatchObject({code: 2, stderr: expect.stringContaining('--test NODEID')});
+    expect(run(['trace', '--test', 't', '--repo', '.'])).toMatchObject({code: 2, stderr: expect.stringContaining('--buggy REV and --patched REV, or --patch FILE')});
+    expect(run(['trace', '--test', 't', '--buggy-dir', '.'])).toMatchObject({code: 2, stderr: expect.stringContaining('go together')});
+    expect(run(['trace', '--test', 't', '--buggy-dir', '.', '--patched-dir', '.', '--option', 'random-ties'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--option must be one of start-at-patched-function, no-step-into, match-by-text, round-floats'),
+    });
+    const dir = tempDir();
+    expect(run(['trace', '--test', 't', '--buggy-dir', dir, '--patched-dir', dir, '--python', '/nonexistent/py'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('cannot run /nonexistent/py'),
+    });
+    expect(run(['trace', '--test', 't', '--repo', dir, '--patch', join(dir, 'nope.diff')])).toMatchObject({code: 1, stderr: expect.stringContaining('nope.diff: no such file')});
+    expect(run(['delta', '1'])).toMatchObject({code: 2});
+    expect(run(['delta', '998', '999', '--db', join(dir, 'x.db')])).toMatchObject({code: 1, stderr: expect.stringContaining('no trace with id 998')});
+  });
+});
