@@ -24,8 +24,22 @@ ALTER TABLE frame ADD COLUMN args TEXT;
 -- a frame's items (its lines, its calls, its end) in order: trace_step rows with fid = the
 -- frame; a call item has kind 'call', fid = the caller (0 for top-level frames) and
 -- state = {"callee": fid}
+ALTER TABLE trace_step ADD COLUMN state_hash INTEGER;   -- stateHash(state); NULL for calls
 CREATE INDEX trace_step_frame ON trace_step(trace, fid, seq);
 CREATE INDEX frame_parent ON frame(trace, parent_fid);
+
+-- the walk's copy of trace_step: blocks of up to 1024 consecutive items packed as columns
+-- (little-endian: aux float64[n] | seq int32[n] | fid int32[n] | line int32[n] | kind uint8[n];
+-- kind 0 line, 1 call, 2 return, 3 exception; line 0 = none; aux = state_hash, or the
+-- callee fid for a call), so Algorithm 1 reads a million items in a thousand rows
+CREATE TABLE trace_chunk (
+  trace     INTEGER NOT NULL REFERENCES trace(id) ON DELETE CASCADE,
+  first_seq INTEGER NOT NULL,
+  last_seq  INTEGER NOT NULL,
+  n         INTEGER NOT NULL,
+  data      BLOB NOT NULL,
+  PRIMARY KEY (trace, first_seq)
+) WITHOUT ROWID;
 
 CREATE TABLE trace_source (
   trace     INTEGER NOT NULL REFERENCES trace(id) ON DELETE CASCADE,

@@ -53,7 +53,7 @@ export function ingestTraceFile(db: Db, path: string, traceId: number, ctx: Inge
         }
         if (ctx.onProgress && asm.events % 50_000 === 0) ctx.onProgress(asm.events);
       }
-      writer.flush();
+      writer.finish();
       status = asm.status;
       if (ctx.timedOut && status === 'crashed') status = 'timeout';
       if (badLine) error = `the last line was cut off (${badLine.message})`;
@@ -65,7 +65,7 @@ export function ingestTraceFile(db: Db, path: string, traceId: number, ctx: Inge
     deleteTrace(db, traceId);
     throw e;
   }
-  writer.flush();
+  writer.finish();
   const summary: TraceSummary = {
     status,
     header: asm.header,

@@ -3,7 +3,7 @@
  * each side twice (the second run finds nondeterministic values), store the traces and
  * the delta.
  */
-import {mkdtempSync, rmSync} from 'node:fs';
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {basename, join} from 'node:path';
 import {collectNondeterminism, extractDelta, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
@@ -80,12 +80,13 @@ async function traceOnce(
   python: string,
   root: string,
   out: string,
-  o: Omit<TracePairOptions, 'focus'> & {side: 'buggy' | 'patched'; run: number; focusList: string[]; instance: string; patch: string | null},
+  o: Omit<TracePairOptions, 'focus'> & {side: 'buggy' | 'patched'; run: number; focusList: string[]; instance: string; patch: string | null; onPathFile?: string},
   limits: TraceLimits,
 ): Promise<{id: number; summary: TraceSummary; run: RunResult}> {
   const args = ['-m', 'deltatrace', 'run', '--root', root, '--out', out, '--max-events', String(limits.maxEvents), '--max-bytes', String(limits.maxBytes)];
   args.push('--timeout', String(Math.max(1, limits.timeoutS - 5)));
   for (const f of o.focusList) args.push('--focus', f);
+  if (o.onPathFile && o.focusList.length) args.push('--on-path', o.onPathFile);
   args.push('--', o.test);
   const env: Record<string, string> = o.pytestPlugins === false ? {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'} : {};
   const run = await runPython(python, args, {cwd: root, timeoutMs: limits.timeoutS * 1000, signal: o.signal, env});
@@ -122,17 +123,25 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     progress(`patch-modified functions: ${changes.functions.map(f => `${f.file}:${f.qualname}`).join(', ') || 'none (tracing everything under the root)'}`);
     const instance = o.instance ?? `local/${basename(spec.kind === 'dirs' ? spec.buggyDir : spec.repo)}`;
     const common = {...o, instance, patch: diff};
-    const side = async (which: 'buggy' | 'patched', run: number) => {
+    const side = async (which: 'buggy' | 'patched', run: number, onPathFile?: string) => {
       const started = Date.now();
       progress(`tracing ${which} (run ${run})…`);
-      const r = await traceOnce(db, o.python, which === 'buggy' ? ws.buggy : ws.patched, join(outDir, `${which}-${run}.jsonl`), {...common, side: which, run, focusList: focus[which]}, limits);
+      const r = await traceOnce(db, o.python, which === 'buggy' ? ws.buggy : ws.patched, join(outDir, `${which}-${run}.jsonl`), {...common, side: which, run, focusList: focus[which], onPathFile}, limits);
       progress(`${which} run ${run}: ${r.summary.status}, test ${r.summary.outcome?.status ?? '?'}, ${r.summary.events} events, ${r.summary.frames} frames (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       return {...r, ms: Date.now() - started};
     };
     const [b1, p1] = await Promise.all([side('buggy', 1), side('patched', 1)]);
     let b2: Awaited<ReturnType<typeof side>> | null = null;
     let p2: Awaited<ReturnType<typeof side>> | null = null;
-    if (o.reruns !== false) [b2, p2] = await Promise.all([side('buggy', 2), side('patched', 2)]);
+    // the re-runs reuse the first runs' call paths (no second pre-pass)
+    const onPath = (r: typeof b1, which: string): string | undefined => {
+      const list = (r.summary.header as {prepass?: {on_path?: unknown}} | null)?.prepass?.on_path;
+      if (!Array.isArray(list)) return undefined;
+      const file = join(outDir, `${which}-on-path.json`);
+      writeFileSync(file, JSON.stringify(list));
+      return file;
+    };
+    if (o.reruns !== false) [b2, p2] = await Promise.all([side('buggy', 2, onPath(b1, 'buggy')), side('patched', 2, onPath(p1, 'patched'))]);
 
     progress('extracting the delta…');
     const identity = new LineMap(null);

@@ -47,8 +47,15 @@ export function traceWriter(db: Db, traceId: number, batch = 5000) {
      VALUES (?, ?, ?, NULL, ?, ?, ?, NULL, ?, NULL, ?, ?, ?)`,
   );
   const endFrame = db.prepare(`UPDATE frame SET outcome = ?, end_seq = ? WHERE trace = ? AND fid = ?`);
-  const insStep = db.prepare(`INSERT INTO trace_step (trace, seq, fid, kind, line, state) VALUES (?, ?, ?, ?, ?, ?)`);
+  const insStep = db.prepare(`INSERT INTO trace_step (trace, seq, fid, kind, line, state, state_hash) VALUES (?, ?, ?, ?, ?, ?, ?)`);
   const insSource = db.prepare(`INSERT OR REPLACE INTO trace_source (trace, file, text, truncated) VALUES (?, ?, ?, ?)`);
+  const insChunk = db.prepare(`INSERT INTO trace_chunk (trace, first_seq, last_seq, n, data) VALUES (?, ?, ?, ?, ?)`);
+  const chunk = new ChunkBuilder();
+  const writeChunk = () => {
+    if (!chunk.n) return;
+    const packed = chunk.take();
+    push(() => insChunk.run(traceId, packed.first, packed.last, packed.n, packed.data));
+  };
   let pending: (() => void)[] = [];
   const flushTx = db.transaction((ops: (() => void)[]) => {
     for (const op of ops) op();
@@ -65,10 +72,92 @@ export function traceWriter(db: Db, traceId: number, batch = 5000) {
     frame: (f: FrameRow) =>
       push(() => insFrame.run(traceId, f.fid, f.parent, f.fn, f.file, f.defLine, f.callSeq, f.callLine, f.resume ? 1 : 0, f.args)),
     frameEnd: (fid: number, outcome: Outcome, endSeq: number) => push(() => endFrame.run(JSON.stringify(outcome), endSeq, traceId, fid)),
-    step: (s: StepRow) => push(() => insStep.run(traceId, s.seq, s.fid, s.kind, s.line, s.state)),
+    step: (s: StepRow) => {
+      push(() => insStep.run(traceId, s.seq, s.fid, s.kind, s.line, s.state, s.hash ?? null));
+      chunk.add(s);
+      if (chunk.n >= CHUNK) writeChunk();
+    },
     source: (file: string, text: string | null, truncated: boolean) => push(() => insSource.run(traceId, file, text, truncated ? 1 : 0)),
     flush,
+    /** writes the last partial chunk and commits everything */
+    finish: () => {
+      writeChunk();
+      flush();
+    },
   };
+}
+
+const CHUNK = 1024;
+const KIND_CODE = {line: 0, call: 1, return: 2, exception: 3} as const;
+const KIND_NAME = ['line', 'call', 'return', 'exception'] as const;
+
+/** Packs consecutive items column-wise (see trace_chunk in db/003_traces.sql). */
+class ChunkBuilder {
+  private seq: number[] = [];
+  private fid: number[] = [];
+  private line: number[] = [];
+  private aux: number[] = [];
+  private kind: number[] = [];
+
+  get n(): number {
+    return this.seq.length;
+  }
+
+  add(s: StepRow): void {
+    this.seq.push(s.seq);
+    this.fid.push(s.fid);
+    this.line.push(s.line ?? 0);
+    this.kind.push(KIND_CODE[s.kind]);
+    this.aux.push(s.kind === 'call' ? Number(s.state.slice(10, -1)) : (s.hash ?? 0));
+  }
+
+  take(): {first: number; last: number; n: number; data: Buffer} {
+    const n = this.n;
+    const data = Buffer.alloc(n * 21);
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    for (let i = 0; i < n; i++) {
+      view.setFloat64(i * 8, this.aux[i]!, true);
+      view.setInt32(n * 8 + i * 4, this.seq[i]!, true);
+      view.setInt32(n * 12 + i * 4, this.fid[i]!, true);
+      view.setInt32(n * 16 + i * 4, this.line[i]!, true);
+      view.setUint8(n * 20 + i, this.kind[i]!);
+    }
+    const out = {first: this.seq[0]!, last: this.seq[n - 1]!, n, data};
+    this.seq = [];
+    this.fid = [];
+    this.line = [];
+    this.aux = [];
+    this.kind = [];
+    return out;
+  }
+}
+
+/** Decoded chunks: columns over a run of consecutive items. */
+interface Window {
+  n: number;
+  seq: Int32Array;
+  fid: Int32Array;
+  line: Int32Array;
+  aux: Float64Array;
+  kind: Uint8Array;
+}
+
+function decodeChunks(blobs: {n: number; data: Buffer}[]): Window {
+  const n = blobs.reduce((sum, b) => sum + b.n, 0);
+  const w: Window = {n, seq: new Int32Array(n), fid: new Int32Array(n), line: new Int32Array(n), aux: new Float64Array(n), kind: new Uint8Array(n)};
+  let at = 0;
+  for (const {n: m, data} of blobs) {
+    // copy into an aligned buffer, then view each column
+    const buf = new ArrayBuffer(data.byteLength);
+    new Uint8Array(buf).set(data);
+    w.aux.set(new Float64Array(buf, 0, m), at);
+    w.seq.set(new Int32Array(buf, m * 8, m), at);
+    w.fid.set(new Int32Array(buf, m * 12, m), at);
+    w.line.set(new Int32Array(buf, m * 16, m), at);
+    w.kind.set(new Uint8Array(buf, m * 20, m), at);
+    at += m;
+  }
+  return w;
 }
 
 export interface TraceSummary {
@@ -152,16 +241,50 @@ export function listTraces(db: Db, instance?: string): TraceRow[] {
   return rows.map(toTraceRow);
 }
 
+/** A step whose state text is read from the store only when asked for. */
+class LazyStep {
+  constructor(
+    private readonly source: StoredTrace,
+    readonly kind: 'line' | 'return' | 'exception',
+    readonly seq: number,
+    readonly line: number | null,
+    readonly hash: number,
+  ) {}
+
+  get state(): string {
+    return this.source.stateOf(this.seq);
+  }
+}
+
+type WindowRow = [number, number, StepRow['kind'], number | null, string | null, number | null];
+const WINDOW_CHUNKS = 8;
+
+function lowerBound(a: Int32Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+const FRAME_BATCH = 1024;
+
 /** Algorithm 1's view of a stored trace: pages of items per frame, frames cached. */
 export class StoredTrace implements TraceSource {
   readonly status: TraceStatus;
   readonly outcome: Outcome | null;
-  private readonly frameCache = new Map<number, FrameInfo>();
+  private readonly frameCache = new Map<number, FrameInfo & {endSeq: number | null}>();
   private readonly sourceCache = new Map<string, string[] | null>();
-  private readonly qFrame;
   private readonly qItems;
   private readonly qFind;
   private readonly qSource;
+  private readonly qChunkAt;
+  private readonly qChunks;
+  private readonly qState;
+  private readonly qFrames;
+  private window: Window | null = null;
 
   constructor(
     private readonly db: Db,
@@ -171,40 +294,93 @@ export class StoredTrace implements TraceSource {
     if (!row) throw new Error(`no trace with id ${id}`);
     this.status = row.status === ('ingesting' as TraceStatus) ? 'crashed' : row.status;
     this.outcome = testOutcome(row.outcome ? (JSON.parse(row.outcome) as OutcomeRecord) : null);
-    this.qFrame = db.prepare(
-      `SELECT fid, parent_fid, function, file, def_line, call_seq, call_line, resume, args, outcome FROM frame WHERE trace = ? AND fid = ?`,
-    ).raw();
-    this.qItems = db.prepare(`SELECT seq, fid, kind, line, state FROM trace_step WHERE trace = ? AND fid = ? AND seq > ? ORDER BY seq LIMIT ?`).raw();
+    this.qItems = db
+      .prepare(
+        `SELECT seq, fid, kind, line, CASE kind WHEN 'call' THEN state END, state_hash FROM trace_step INDEXED BY trace_step_frame
+         WHERE trace = ? AND fid = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      )
+      .raw();
+    // the state text is read only for calls (their callee); other states are compared by
+    // hash and read lazily when they differ
+    this.qChunkAt = db.prepare(`SELECT first_seq FROM trace_chunk WHERE trace = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1`).pluck();
+    this.qChunks = db.prepare(`SELECT n, data FROM trace_chunk WHERE trace = ? AND first_seq >= ? ORDER BY first_seq LIMIT ?`);
+    this.qState = db.prepare(`SELECT state FROM trace_step WHERE trace = ? AND seq = ?`).pluck();
+    this.qFrames = db
+      .prepare(`SELECT fid, parent_fid, function, file, def_line, call_seq, call_line, resume, args, outcome, end_seq FROM frame WHERE trace = ? AND fid >= ? ORDER BY fid LIMIT ?`)
+      .raw();
     this.qFind = db.prepare(`SELECT fid FROM frame WHERE trace = ? AND file = ? AND function = ? ORDER BY call_seq LIMIT 1`).pluck();
     this.qSource = db.prepare(`SELECT text FROM trace_source WHERE trace = ? AND file = ?`).pluck();
   }
 
-  frame(fid: number): FrameInfo | undefined {
+  frame(fid: number): (FrameInfo & {endSeq: number | null}) | undefined {
     if (fid === ROOT_FID) return undefined;
     const cached = this.frameCache.get(fid);
     if (cached) return cached;
-    const r = this.qFrame.get(this.id, fid) as unknown[] | undefined;
-    if (!r) return undefined;
-    const info: FrameInfo = {
-      fid: r[0] as number,
-      parent: r[1] as number | null,
-      fn: r[2] as string,
-      file: r[3] as string,
-      defLine: r[4] as number,
-      callSeq: r[5] as number,
-      callLine: r[6] as number | null,
-      resume: r[7] === 1,
-      args: (r[8] as string | null) ?? '{}',
-      outcome: r[9] ? (JSON.parse(r[9] as string) as Outcome) : null,
-    };
-    if (this.frameCache.size > 4096) this.frameCache.clear();
-    this.frameCache.set(fid, info);
-    return info;
+    // frames are numbered in call order, so the next ones are usually needed next
+    if (this.frameCache.size > 8 * FRAME_BATCH) this.frameCache.clear();
+    for (const r of this.qFrames.all(this.id, fid, FRAME_BATCH) as unknown[][]) {
+      this.frameCache.set(r[0] as number, {
+        fid: r[0] as number,
+        parent: r[1] as number | null,
+        fn: r[2] as string,
+        file: r[3] as string,
+        defLine: r[4] as number,
+        callSeq: r[5] as number,
+        callLine: r[6] as number | null,
+        resume: r[7] === 1,
+        args: (r[8] as string | null) ?? '{}',
+        outcome: r[9] ? (JSON.parse(r[9] as string) as Outcome) : null,
+        endSeq: r[10] as number | null,
+      });
+    }
+    return this.frameCache.get(fid);
   }
 
   items(fid: number, afterSeq: number, limit: number): Item[] {
-    const rows = this.qItems.all(this.id, fid, afterSeq, limit) as [number, number, StepRow['kind'], number | null, string][];
-    return rows.map(([seq, f, kind, line, state]) => toItem({seq, fid: f, kind, line, state}));
+    // The walk reads items in seq order almost always (into a call, out of it, on), so a
+    // window of consecutive items (decoded trace_chunk rows) serves most requests.
+    const from = afterSeq + 1;
+    let w = this.window;
+    if (!w || from < w.seq[0]! || from > w.seq[w.n - 1]!) {
+      if (!w || from === w.seq[w.n - 1]! + 1 || from > w.seq[w.n - 1]!) w = this.loadWindow(from);
+    }
+    if (w && w.n && from >= w.seq[0]! && from <= w.seq[w.n - 1]!) {
+      const out: Item[] = [];
+      const end = fid === ROOT_FID ? null : this.frame(fid)?.endSeq;
+      const last = end === undefined || end === null ? Infinity : end;
+      let i = lowerBound(w.seq, from);
+      for (; i < w.n && w.seq[i]! <= last && out.length < limit; i++) {
+        if (w.fid[i] === fid) out.push(this.windowItem(w, i));
+      }
+      if (out.length) return out;
+      if (last <= w.seq[w.n - 1]!) return [];
+    }
+    return (this.qItems.all(this.id, fid, afterSeq, limit) as WindowRow[]).map(r => this.item(r));
+  }
+
+  private loadWindow(from: number): Window | null {
+    const start = (this.qChunkAt.get(this.id, from) as number | undefined) ?? from;
+    const blobs = this.qChunks.all(this.id, start, WINDOW_CHUNKS) as {n: number; data: Buffer}[];
+    this.window = blobs.length ? decodeChunks(blobs) : null;
+    return this.window;
+  }
+
+  private windowItem(w: Window, i: number): Item {
+    const kind = KIND_NAME[w.kind[i]!]!;
+    const line = w.line[i] === 0 ? null : w.line[i]!;
+    if (kind === 'call') return {kind, seq: w.seq[i]!, line, callee: w.aux[i]!};
+    return new LazyStep(this, kind, w.seq[i]!, kind === 'line' ? (line ?? 0) : line, w.aux[i]!) as Item;
+  }
+
+  private item(r: WindowRow): Item {
+    const [seq, , kind, line, callState, hash] = r;
+    if (kind === 'call') return toItem({seq, fid: r[1], kind, line, state: callState!});
+    return new LazyStep(this, kind, seq, kind === 'line' ? (line ?? 0) : line, hash ?? 0) as Item;
+  }
+
+  /** The state text of one step (read only when a comparison or a view needs it). */
+  stateOf(seq: number): string {
+    return (this.qState.get(this.id, seq) as string | undefined) ?? '{}';
   }
 
   findFrame(file: string, fn: string): FrameInfo | undefined {
@@ -345,7 +521,7 @@ export function latestDelta(db: Db, pair: number): (DeltaResult & {id: number}) 
 /** A frame's recorded states (line changes and its end) up to and including `uptoSeq`. */
 export function frameStates(db: Db, traceId: number, fid: number, uptoSeq: number): string[] {
   return db
-    .prepare(`SELECT state FROM trace_step WHERE trace = ? AND fid = ? AND seq <= ? AND kind != 'call' ORDER BY seq`)
+    .prepare(`SELECT state FROM trace_step INDEXED BY trace_step_frame WHERE trace = ? AND fid = ? AND seq <= ? AND kind != 'call' ORDER BY seq`)
     .pluck()
     .all(traceId, fid, uptoSeq) as string[];
 }

@@ -15,6 +15,7 @@ import {App} from '../../source/ui/app.js';
 import {storeData} from '../../source/ui/data.js';
 import {NO_COLOR_THEME} from '../../source/ui/theme.js';
 import {ROOT, SAMPLES} from '../helpers/paths.js';
+import {benchDelta, benchTracer} from './traces.js';
 
 const OUT = join(ROOT, 'test', 'bench', 'out');
 const CORPUS = join(OUT, 'corpus');
@@ -212,9 +213,16 @@ async function main() {
   // The CLI runs from the dist/ bundle when it is fresh; build it so the figures are for that.
   spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.js')], {cwd: ROOT, stdio: 'inherit'});
   log(`# deltalens bench — ${cpus()[0]?.model ?? 'cpu'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
-  const dbPath = benchImport();
-  benchLargeFile();
-  await benchExplorer(dbPath);
+  const only = process.env['BENCH_ONLY'];
+  if (!only || only === 'import') {
+    const dbPath = benchImport();
+    benchLargeFile();
+    await benchExplorer(dbPath);
+  }
+  if (!only || only === 'traces') {
+    await benchDelta(OUT, log);
+    benchTracer(OUT, log);
+  }
   if (!process.env['BENCH_KEEP']) rmSync(CORPUS, {recursive: true, force: true});
 }
 

@@ -71,10 +71,17 @@ describe('deltalens CLI', () => {
     expect(result.stderr).toContain('trajectories --json');
   });
 
-  it('builds the demo database on first use (the default when ./deltalens.db is absent)', () => {
+  it('builds the demo database on first use (the default when ./deltalens.db is absent), demo traces included', () => {
     const out = execFileSync(process.execPath, [BIN, 'trajectories', '--json', '--limit', '3'], {cwd: tempDir(), encoding: 'utf8'});
     const parsed = JSON.parse(out);
     expect(parsed.total).toBeGreaterThanOrEqual(25);
     expect(parsed.trajectories).toHaveLength(3);
-  });
+    // the three demo projects, each traced with its gold and three agent patches
+    const pairs = JSON.parse(execFileSync(process.execPath, [BIN, 'traces', '--json'], {cwd: tempDir(), encoding: 'utf8'})).pairs;
+    expect(pairs).toHaveLength(12);
+    const byLabel = (label: string) => pairs.filter((p: {label: string}) => p.label === label);
+    for (const p of byLabel('gold')) expect(p).toMatchObject({outcomes: {buggy: {status: 'failed'}, patched: {status: 'passed'}}, delta: {status: 'found'}});
+    for (const p of byLabel('agent-ineffective')) expect(p).toMatchObject({outcomes: {buggy: {status: 'failed'}, patched: {status: 'failed'}}, delta: {status: 'none'}});
+    for (const p of byLabel('agent-wrong')) expect(p).toMatchObject({outcomes: {patched: {status: 'failed'}}, delta: {status: 'found'}});
+  }, 300_000);
 });

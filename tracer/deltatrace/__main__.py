@@ -44,6 +44,9 @@ def parser():
     run.add_argument("--out", required=True, help="trace file to write (JSON lines)")
     run.add_argument("--focus", action="append", type=_focus_key, default=[],
                      metavar="FILE:FUNC", help="record state only on call paths to FUNC and below")
+    run.add_argument("--on-path", metavar="FILE",
+                     help="skip the focus pre-pass: read the call paths from FILE (the header's "
+                          "prepass.on_path list of an earlier run of the same test)")
     run.add_argument("--max-events", type=int, default=0, help="stop recording after N events")
     run.add_argument("--max-bytes", type=int, default=0, help="stop recording after B bytes")
     run.add_argument("--timeout", type=float, default=0, help="stop recording after S seconds")
@@ -162,7 +165,15 @@ def cmd_run(args):
     focus = set(args.focus) if args.focus else None
     on_path = set()
     prepass = None
-    if focus:
+    if focus and args.on_path:
+        try:
+            with open(args.on_path, encoding="utf-8") as fh:
+                on_path = {tuple(k) for k in json.load(fh)}
+        except (OSError, ValueError) as e:
+            sys.exit("deltatrace: --on-path %s: %s" % (args.on_path, e))
+        prepass = {"on_path": sorted([list(k) for k in on_path]), "focus_calls": None, "seconds": 0.0,
+                   "reused": True}
+    elif focus:
         fd, tmp = tempfile.mkstemp(prefix="deltatrace-callers-", suffix=".json")
         os.close(fd)
         try:
@@ -203,8 +214,9 @@ def cmd_run(args):
               "hash_seed": os.environ.get("PYTHONHASHSEED"),
               "nondeterministic": ["$ref numbering is per value; no ids or addresses are written"]}
     if prepass is not None:
-        header["prepass"] = {"on_path": len(on_path), "focus_calls": prepass["focus_calls"],
-                             "seconds": prepass["seconds"]}
+        header["prepass"] = {"on_path": sorted([list(k) for k in on_path]),
+                             "focus_calls": prepass["focus_calls"], "seconds": prepass["seconds"],
+                             "reused": bool(prepass.get("reused"))}
     writer.record(header)
     rec = Recorder(writer, reg, limits, args.snapshot_every, focus, on_path)
     if backend == "monitoring":

@@ -171,6 +171,18 @@ class TracerRun(unittest.TestCase):
         names = sorted({r["fn"] for r in recs if r["t"] == "call"})
         self.assertEqual(names, ["discounted", "make_rate.<locals>.apply", "test_discount"])
         self.assertEqual(recs[0]["prepass"]["focus_calls"], 2)
+        self.assertEqual(recs[0]["prepass"]["on_path"], [["inventory/pricing.py", "discounted"],
+                                                         ["inventory/pricing.py", "make_rate.<locals>.apply"],
+                                                         ["tests/test_inventory.py", "test_discount"]])
+        # a re-run can skip the pre-pass with the same call paths, and records the same
+        paths = os.path.join(self.tmp, "paths.json")
+        with open(paths, "w", encoding="utf-8") as fh:
+            json.dump(recs[0]["prepass"]["on_path"], fh)
+        again = os.path.join(self.tmp, "focus2.jsonl")
+        deltatrace("run", "--root", FIXTURE, "--out", again, "--on-path", paths, "--focus",
+                   "inventory/pricing.py:make_rate.<locals>.apply", "--", "tests")
+        body = lambda rs: [r for r in rs if r["t"] not in ("header", "end")]  # noqa: E731
+        self.assertEqual(body(records(again)), body(recs))
 
     def test_missing_test_is_an_error_outcome(self):
         out = os.path.join(self.tmp, "missing.jsonl")

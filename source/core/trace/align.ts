@@ -47,8 +47,9 @@ function allItems(source: TraceSource, fid: number, budget: {left: number}): Ite
   if (fid !== ROOT_FID) after = source.frame(fid)?.callSeq ?? 0;
   for (;;) {
     const page = source.items(fid, after, PAGE);
+    if (page.length === 0) break;
     out.push(...page);
-    if (page.length < PAGE || out.length > budget.left) break;
+    if (out.length > budget.left) break;
     after = page.at(-1)!.seq;
   }
   return out;
@@ -113,7 +114,7 @@ export function alignTraces(buggy: TraceSource, patched: TraceSource, map: LineM
       const a = ib[i];
       const b = ip[j];
       if (a && b && same(fb, fp, a, b)) {
-        const stateSame = a.kind === 'call' || b.kind === 'call' ? true : a.state === b.state;
+        const stateSame = a.kind === 'call' || b.kind === 'call' ? true : a.hash === b.hash;
         if (!push({kind: 'match', depth, b: side(buggy, fb, a), p: side(patched, fp, b), same: stateSame})) return false;
         if (a.kind === 'call' && b.kind === 'call' && !walk(a.callee, b.callee, depth + 1)) return false;
         i++;

@@ -32,10 +32,27 @@ export interface FrameInfo {
   outcome: Outcome | null;
 }
 
+/**
+ * `hash` is stateHash(state): equal hashes are taken as equal states without reading the
+ * text (a store may then fetch `state` lazily).
+ */
 export type Item =
-  | {kind: 'line'; seq: number; line: number; state: string}
+  | {kind: 'line'; seq: number; line: number; hash: number; readonly state: string}
   | {kind: 'call'; seq: number; line: number | null; callee: number}
-  | {kind: 'return' | 'exception'; seq: number; line: number | null; state: string};
+  | {kind: 'return' | 'exception'; seq: number; line: number | null; hash: number; readonly state: string};
+
+/** 53-bit FNV-1a of a state's JSON text (two 32-bit lanes), so equal states compare as numbers. */
+export function stateHash(text: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff);
+}
 
 /** The virtual root: fid 0, whose items are the calls of top-level frames (tests, fixtures). */
 export const ROOT_FID = 0;
@@ -49,7 +66,10 @@ export interface TraceSource {
   /** the test outcome, as the root frame's outcome */
   readonly outcome: Outcome | null;
   frame(fid: number): FrameInfo | undefined;
-  /** items of a frame with seq > afterSeq, in order, at most `limit` */
+  /**
+   * Items of a frame with seq > afterSeq, in order, at most `limit`. A page may be shorter
+   * than `limit` while more items follow; an empty page means the frame has no more.
+   */
   items(fid: number, afterSeq: number, limit: number): Item[];
   /** the first frame (by call order) of a function, for the start-at-patched-function option */
   findFrame?(file: string, fn: string): FrameInfo | undefined;

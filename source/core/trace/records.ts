@@ -4,7 +4,7 @@
  * writes what it returns; tests build in-memory traces with it.
  */
 
-import {ROOT_FID, type FrameInfo, type Item, type Outcome, type TraceSource, type TraceStatus} from './model.js';
+import {ROOT_FID, stateHash, type FrameInfo, type Item, type Outcome, type TraceSource, type TraceStatus} from './model.js';
 
 export interface TestResult {
   nodeid: string;
@@ -29,6 +29,8 @@ export interface StepRow {
   kind: Item['kind'];
   line: number | null;
   state: string;
+  /** stateHash(state) (null for call rows) */
+  hash?: number | null;
 }
 
 export interface FrameRow extends FrameInfo {
@@ -126,12 +128,14 @@ export class TraceAssembler {
         const state: Rec = {ch: rec.ch ?? {}};
         if (rec.del) state.del = rec.del;
         if (rec.full) state.full = rec.full;
+        const text = JSON.stringify(state);
         this.sink.step({
           seq: need(num(rec.seq), 'seq', rec),
           fid: need(num(rec.fid), 'fid', rec),
           kind: 'line',
           line: need(num(rec.line), 'line', rec),
-          state: JSON.stringify(state),
+          state: text,
+          hash: stateHash(text),
         });
         return;
       }
@@ -152,7 +156,8 @@ export class TraceAssembler {
           outcome = {kind: 'exception', exception: {type: exc.type ?? '?', message: exc.message}, line};
           state = {exc: rec.exc ?? {}, locals: rec.locals ?? {}};
         }
-        this.sink.step({seq, fid, kind: rec.t, line, state: JSON.stringify(state)});
+        const text = JSON.stringify(state);
+        this.sink.step({seq, fid, kind: rec.t, line, state: text, hash: stateHash(text)});
         this.sink.frameEnd(fid, outcome, seq);
         return;
       }
@@ -247,7 +252,9 @@ export class MemoryTrace implements TraceSource {
 }
 
 export function toItem(row: StepRow): Item {
-  if (row.kind === 'call') return {kind: 'call', seq: row.seq, line: row.line, callee: (JSON.parse(row.state) as {callee: number}).callee};
-  if (row.kind === 'line') return {kind: 'line', seq: row.seq, line: row.line ?? 0, state: row.state};
-  return {kind: row.kind, seq: row.seq, line: row.line, state: row.state};
+  // the call row's state is exactly {"callee":N}
+  if (row.kind === 'call') return {kind: 'call', seq: row.seq, line: row.line, callee: Number(row.state.slice(10, -1))};
+  const hash = row.hash ?? stateHash(row.state);
+  if (row.kind === 'line') return {kind: 'line', seq: row.seq, line: row.line ?? 0, state: row.state, hash};
+  return {kind: row.kind, seq: row.seq, line: row.line, state: row.state, hash};
 }
