@@ -38,6 +38,26 @@ export interface RunResult {
 
 const CAP = 64 * 1024;
 
+/** Process groups still running; killed if deltalens exits first (e.g. quit during a live re-run). */
+const running = new Set<number>();
+let exitHook = false;
+function track(pid: number | undefined): void {
+  if (pid === undefined) return;
+  running.add(pid);
+  if (!exitHook) {
+    exitHook = true;
+    process.on('exit', () => {
+      for (const group of running) {
+        try {
+          process.kill(-group, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
+    });
+  }
+}
+
 function tail(buf: string, chunk: string): string {
   const next = buf + chunk;
   return next.length > CAP ? `…${next.slice(next.length - CAP)}` : next;
@@ -62,6 +82,7 @@ export async function runPython(
     buffer: false,
     stdin: 'ignore',
   });
+  track(child.pid);
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (c: string) => (stdout = tail(stdout, c)));
@@ -89,6 +110,7 @@ export async function runPython(
     return {exitCode: result.exitCode ?? null, signal: result.signal ?? null, timedOut, stdout, stderr, ms: Date.now() - started};
   } finally {
     clearTimeout(timer);
+    if (child.pid !== undefined) running.delete(child.pid);
     options.signal?.removeEventListener('abort', onAbort);
   }
 }

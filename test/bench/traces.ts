@@ -60,15 +60,17 @@ export function benchTracer(out: string, log: (line: string) => void): void {
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     const end = JSON.parse(lines.at(-1)!) as {events: number; bytes: number; seconds: number};
     const events = end.events;
-    return {s: median(runs.map(r => r.s)), rss: Math.max(...runs.map(r => r.rssMb)), events, bytes: statSync(file).size, traced: end.seconds};
+    // bytes of the event records alone (source texts are stored once per file)
+    const eventBytes = lines.filter(l => /^\{"t":"(call|line|return|exception)"/.test(l)).reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
+    return {s: median(runs.map(r => r.s)), rss: Math.max(...runs.map(r => r.rssMb)), events, bytes: eventBytes, total: statSync(file).size, traced: end.seconds};
   };
   const focus = trace('focus', ['--focus', 'sympy/core/numbers.py:Float.__eq__']);
   const all = trace('all', []);
   const base = median(plain);
   log(`tracer on a copy of sympy (import ${importTime.toFixed(2)} s) under pytest, ${PY}:`);
   log(`  untraced pytest run: ${base.toFixed(2)} s (median of 3)`);
-  log(`  traced with --focus Float.__eq__ (pre-pass included): ${focus.s.toFixed(2)} s = ${(focus.s / base).toFixed(2)}× untraced; ${focus.events} events, ${(focus.bytes / Math.max(1, focus.events)).toFixed(0)} bytes/event, peak RSS ${focus.rss} MB`);
-  log(`  traced without focus (every sympy frame in the test): ${all.s.toFixed(2)} s = ${(all.s / base).toFixed(2)}× untraced; ${all.events} events at ${(all.events / Math.max(0.001, all.traced)).toFixed(0)} events/s while tracing, ${(all.bytes / Math.max(1, all.events)).toFixed(0)} bytes/event, ${(all.bytes / 2 ** 20).toFixed(1)} MB, peak RSS ${all.rss} MB`);
+  log(`  traced with --focus Float.__eq__ (pre-pass included): ${focus.s.toFixed(2)} s = ${(focus.s / base).toFixed(2)}× untraced; ${focus.events} events, ${(focus.bytes / Math.max(1, focus.events)).toFixed(0)} bytes/event (+ ${((focus.total - focus.bytes) / 1024).toFixed(0)} KiB of source text), peak RSS ${focus.rss} MB`);
+  log(`  traced without focus (every sympy frame in the test): ${all.s.toFixed(2)} s = ${(all.s / base).toFixed(2)}× untraced; ${all.events} events at ${(all.events / Math.max(0.001, all.traced)).toFixed(0)} events/s while tracing, ${(all.bytes / Math.max(1, all.events)).toFixed(0)} bytes/event, ${(all.total / 2 ** 20).toFixed(1)} MB in all, peak RSS ${all.rss} MB`);
 }
 
 /** A deltatrace file with `frames` frames of `lines` steps each under one test frame; the last step differs by `last`. */
