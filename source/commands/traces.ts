@@ -1,19 +1,33 @@
+import {resolve} from 'node:path';
+import {FormatError} from '../core/trajectory/model.js';
 import {openDb} from '../store/db.js';
 import {getTrace, latestDelta, listPairs} from '../store/traces.js';
+import {importTracePair} from '../services/trace-ingest.js';
+import {parseDeltaOptions} from './trace.js';
+import {deltaJson, describeDelta} from './trace-json.js';
 import {chooseDb} from './db-path.js';
-import {COMMON_OPTIONS, EXIT, parse, printJson} from './args.js';
+import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
 import {ensureDemo} from './demo.js';
 import {testOutcomeJson} from './trace-json.js';
 
 export const TRACES_HELP = `Usage: deltalens traces [--instance I] [--json] [--db FILE]
+       deltalens traces import BUGGY_FILE PATCHED_FILE [--instance I] [--label L] [--test T]
+                               [--option NAME]... [--json] [--db FILE]
 
 List traced patch pairs (one test on a buggy and a patched tree) with their delta.
 With --json: {"pairs": [{"pair", "instance", "label", "test", "traces": {"buggy", "patched",
 "buggy_rerun", "patched_rerun"}, "status": {"buggy", "patched"}, "outcomes": {"buggy",
 "patched"}, "events": {…}, "changed_functions", "delta": {"status", "kind", "function",
-"file", "line", "timing", "variables"}}]}.`;
+"file", "line", "timing", "variables"}}]}.
+
+traces import stores two trace files as a pair and computes their delta: files written by
+python -m deltatrace run, or by swe-bench-tracer-py (the public ExplainBench tracer; recognised
+by their events and converted: frames rebuilt from the event order, the test outcome inferred
+from the entry frame). No patch is known, so lines map one to one; --option match-by-text
+matches statements by their text instead (the public ExplainBench behaviour).`;
 
 export async function runTraces(argv: string[]): Promise<number> {
+  if (argv[0] === 'import') return importPair(argv.slice(1));
   const {values} = parse(argv, {...COMMON_OPTIONS, instance: {type: 'string'}}, false);
   if (values.help) {
     console.log(TRACES_HELP);
@@ -61,4 +75,50 @@ export async function runTraces(argv: string[]): Promise<number> {
     db.close();
   }
   return EXIT.ok;
+}
+
+function importPair(argv: string[]): number {
+  const {values, positionals} = parse(argv, {
+    ...COMMON_OPTIONS,
+    instance: {type: 'string'},
+    label: {type: 'string'},
+    test: {type: 'string'},
+    option: {type: 'string', multiple: true},
+  });
+  if (values.help) {
+    console.log(TRACES_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 2) throw new UsageError('traces import takes two files: BUGGY PATCHED');
+  const options = parseDeltaOptions(values.option);
+  const dbPath = resolve(values.db ?? 'deltalens.db');
+  const db = openDb(dbPath);
+  try {
+    let imported;
+    try {
+      imported = importTracePair(db, positionals[0]!, positionals[1]!, {instance: values.instance ?? 'imported', label: values.label ?? null, test: values.test ?? 'imported', options});
+    } catch (error) {
+      if (error instanceof FormatError) {
+        console.error(`deltalens: ${error.describe()}`);
+        return EXIT.failed;
+      }
+      throw error;
+    }
+    if (!values.json) {
+      imported.summaries.forEach((s, i) =>
+        console.error(`${i ? 'patched' : 'buggy'}: ${positionals[i]} (${s.format}): ${s.status}, ${s.events} events, ${s.frames} frames, test ${s.outcome?.status ?? '?'}`),
+      );
+    }
+    const buggy = getTrace(db, imported.buggy);
+    const patched = getTrace(db, imported.patched);
+    const result = imported.delta;
+    if (values.json) printJson(deltaJson(result, buggy, patched, {pair: imported.pair, line_mapping: options.includes('match-by-text') ? 'text' : 'identity', db: dbPath}));
+    else {
+      console.log(describeDelta(result, buggy, patched));
+      console.log(`stored as pair #${imported.pair} in ${dbPath} (no patch known: lines map one to one${options.includes('match-by-text') ? ', statements matched by text' : ''})`);
+    }
+    return result.status === 'incomplete' ? EXIT.failed : EXIT.ok;
+  } finally {
+    db.close();
+  }
 }

@@ -7,11 +7,13 @@ import {upsertInstance} from '../store/instances.js';
 import {importPaths, type ImportReport} from './importer.js';
 import {PythonError, TRACER_DIR} from './python.js';
 import {tracePair} from './tracing.js';
+import {importTracePair} from './trace-ingest.js';
 
 export const ROOT = packageRoot();
 export const SAMPLE_DIR = join(ROOT, 'sample-data');
 export const DEMO_DB = join(SAMPLE_DIR, 'demo.db');
 export const PROJECTS_DIR = join(SAMPLE_DIR, 'projects');
+export const TRACES_DIR = join(SAMPLE_DIR, 'traces');
 const STAMP = `${DEMO_DB}.stamp`;
 
 /**
@@ -26,6 +28,7 @@ export function demoFingerprint(): string {
   const files = [
     ...listFiles(join(SAMPLE_DIR, 'trajectories')),
     ...listFiles(PROJECTS_DIR),
+    ...listFiles(TRACES_DIR),
     ...listFiles(join(TRACER_DIR, 'deltatrace')),
     ...listFiles(MIGRATIONS_DIR),
   ]
@@ -123,6 +126,21 @@ export async function traceDemoProjects(db: Db, onProgress?: (message: string) =
   return {pairs, problems};
 }
 
+/** The ExplainBench trace samples (swe-bench-tracer-py) as traced pairs. */
+export function importDemoTraces(db: Db, onProgress?: (message: string) => void): number {
+  if (!existsSync(TRACES_DIR)) return 0;
+  let pairs = 0;
+  for (const instance of readdirSync(TRACES_DIR).sort()) {
+    const buggyFile = join(TRACES_DIR, instance, 'buggy.jsonl');
+    const fixedFile = join(TRACES_DIR, instance, 'fixed.jsonl');
+    if (!existsSync(buggyFile) || !existsSync(fixedFile)) continue;
+    onProgress?.(`importing the ExplainBench traces of ${instance}…`);
+    importTracePair(db, buggyFile, fixedFile, {instance, label: 'gold (ExplainBench traces)', test: 'reproduction test', options: ['match-by-text']});
+    pairs += 1;
+  }
+  return pairs;
+}
+
 /** Builds into a temporary file and renames it into place, so a crash never leaves half a demo. */
 export async function buildDemo(onProgress?: (message: string) => void): Promise<DemoReport> {
   const temporary = `${DEMO_DB}.building-${process.pid}`;
@@ -137,6 +155,7 @@ export async function buildDemo(onProgress?: (message: string) => void): Promise
       {format: 'auto', maxBytes: 100 * 1024 * 1024, onProgress: onProgress && ((done, total) => onProgress(`importing trajectories ${done}/${total}`))},
     );
     traced = await traceDemoProjects(db, onProgress);
+    traced.pairs += importDemoTraces(db, onProgress);
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
     db.close();

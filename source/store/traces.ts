@@ -536,3 +536,7 @@ export function lineHits(db: Db, traceId: number, file: string, line: number, up
     .pluck()
     .get(traceId, line, file, uptoSeq) as number;
 }
+
+export function setTraceFormat(db: Db, traceId: number, format: string): void {
+  db.prepare('UPDATE trace SET source_format = ? WHERE id = ?').run(format, traceId);
+}

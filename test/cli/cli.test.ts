@@ -78,7 +78,9 @@ describe('deltalens CLI', () => {
     expect(parsed.trajectories).toHaveLength(3);
     // the three demo projects, each traced with its gold and three agent patches
     const pairs = JSON.parse(execFileSync(process.execPath, [BIN, 'traces', '--json'], {cwd: tempDir(), encoding: 'utf8'})).pairs;
-    expect(pairs).toHaveLength(12);
+    expect(pairs).toHaveLength(13);
+    // and the ExplainBench trace samples of sympy-20801, imported
+    expect(pairs.find((p: {instance: string}) => p.instance === 'sympy__sympy-20801')).toMatchObject({delta: {status: 'found', function: 'Float.__eq__'}});
     const byLabel = (label: string) => pairs.filter((p: {label: string}) => p.label === label);
     for (const p of byLabel('gold')) expect(p).toMatchObject({outcomes: {buggy: {status: 'failed'}, patched: {status: 'passed'}}, delta: {status: 'found'}});
     for (const p of byLabel('agent-ineffective')) expect(p).toMatchObject({outcomes: {buggy: {status: 'failed'}, patched: {status: 'failed'}}, delta: {status: 'none'}});

@@ -1,4 +1,5 @@
 import {spawnSync} from 'node:child_process';
+import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
@@ -71,6 +72,31 @@ describe('deltalens trace / delta / traces', () => {
     expect(r.stdout).toContain('delta: ∅ — the patch has no effect on this test');
     expect(r.stderr).toContain('the two trees are identical');
   }, 60_000);
+
+  it('imports a pair of trace files (ExplainBench\'s swe-bench-tracer-py format) and computes their delta; a bad file changes nothing', () => {
+    const cwd = tempDir();
+    const dir = join(ROOT, 'sample-data', 'traces', 'sympy__sympy-20801');
+    const r = run(['traces', 'import', join(dir, 'buggy.jsonl'), join(dir, 'fixed.jsonl'), '--instance', 'sympy__sympy-20801', '--option', 'match-by-text', '--json'], cwd);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      status: 'found',
+      function: 'Float.__eq__',
+      file: 'sympy/core/numbers.py',
+      buggy_outcome: {status: 'failed', exception: 'AssertionError'},
+      patched_outcome: {status: 'passed'},
+      options: ['match-by-text'],
+      line_mapping: 'text',
+    });
+    const bad = join(cwd, 'bad.jsonl');
+    writeFileSync(bad, '{"event_id": 0, "event_type": "Function", "line_number": 1, "filepath": "/testbed/t.py", "function_name": "t:test", "parameters": {}}\n{"event_id": 1, "event_type": "Return"\n{"event_id": 2, "event_type": "Line"}\n');
+    const failed = run(['traces', 'import', join(dir, 'buggy.jsonl'), bad, '--json'], cwd);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/line 2/);
+    const list = JSON.parse(run(['traces', '--json'], cwd).stdout);
+    expect(list.pairs).toHaveLength(1); // the failed import left no trace and no pair
+    const traces = spawnSync('sqlite3', [join(cwd, 'deltalens.db'), 'SELECT count(*) FROM trace'], {encoding: 'utf8'});
+    if (traces.status === 0) expect(traces.stdout.trim()).toBe('2');
+  });
 
   it('says what is wrong: usage errors exit 2, a missing Python or patch exits 1', () => {
     expect(run(['trace'])).toMatchObject({code: 2, stderr: expect.stringContaining('--test NODEID')});
