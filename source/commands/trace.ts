@@ -1,4 +1,8 @@
-import {resolve} from 'node:path';
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join, resolve} from 'node:path';
+import {getTrajectory, type TrajectoryDetail} from '../store/trajectories.js';
+import {NotFound} from './show.js';
 import {DELTA_OPTIONS, type DeltaOption} from '../core/trace/delta.js';
 import {openDb} from '../store/db.js';
 import {getTrace} from '../store/traces.js';
@@ -20,6 +24,8 @@ Trees:
   --buggy REV         buggy revision (with --patch: the revision to patch, default HEAD)
   --patched REV       patched revision
   --patch FILE        a unified diff applied to the buggy tree with git apply
+  --trajectory ID     the patch an agent submitted in a stored trajectory (with --repo at the
+                      instance's base commit); the pair is linked to the trajectory
   --buggy-dir D       a ready buggy tree (left untouched)
   --patched-dir D     a ready patched tree; the patch is the difference between the two
                       (ignoring .git and caches)
@@ -81,6 +87,7 @@ export async function runTrace(argv: string[]): Promise<number> {
       'no-rerun': {type: 'boolean'},
       'no-plugins': {type: 'boolean'},
       option: {type: 'string', multiple: true},
+      trajectory: {type: 'string'},
     },
     false,
   );
@@ -90,14 +97,18 @@ export async function runTrace(argv: string[]): Promise<number> {
   }
   if (!values.test) throw new UsageError('trace needs --test NODEID (see deltalens trace --help)');
   let spec: WorkspaceSpec;
+  const trajectoryId = positiveInt(values.trajectory, '--trajectory');
+  if (trajectoryId !== undefined && (!values.repo || values.patch || values.patched || values['buggy-dir'])) {
+    throw new UsageError('--trajectory ID takes --repo DIR (and optionally --buggy REV), not --patch, --patched or directories');
+  }
   if (values['buggy-dir'] || values['patched-dir']) {
     if (!values['buggy-dir'] || !values['patched-dir']) throw new UsageError('--buggy-dir and --patched-dir go together');
     if (values.repo || values.patch || values.buggy || values.patched) throw new UsageError('--buggy-dir/--patched-dir cannot be combined with --repo, --patch or revisions');
     spec = {kind: 'dirs', buggyDir: values['buggy-dir'], patchedDir: values['patched-dir']};
   } else if (values.repo) {
-    if (values.patch) {
+    if (values.patch || trajectoryId !== undefined) {
       if (values.patched) throw new UsageError('give either --patched REV or --patch FILE, not both');
-      spec = {kind: 'patch', repo: values.repo, buggy: values.buggy, patch: values.patch};
+      spec = {kind: 'patch', repo: values.repo, buggy: values.buggy, patch: values.patch ?? ''};
     } else {
       if (!values.buggy || !values.patched) throw new UsageError('--repo needs --buggy REV and --patched REV, or --patch FILE');
       spec = {kind: 'revs', repo: values.repo, buggy: values.buggy, patched: values.patched};
@@ -109,12 +120,24 @@ export async function runTrace(argv: string[]): Promise<number> {
   const dbPath = resolve(values.db ?? 'deltalens.db');
   const db = openDb(dbPath);
   const verbose = !values.json;
+  let patchDir: string | null = null;
+  let trajectory: TrajectoryDetail | null = null;
   try {
+    if (trajectoryId !== undefined && spec.kind === 'patch') {
+      trajectory = getTrajectory(db, trajectoryId);
+      if (!trajectory) throw new NotFound(`no trajectory with id ${trajectoryId} in ${dbPath}`);
+      if (!trajectory.patch?.trim()) throw new NotFound(`trajectory ${trajectoryId} has no patch to trace`);
+      patchDir = mkdtempSync(join(tmpdir(), 'deltalens-patch-'));
+      spec.patch = join(patchDir, `trajectory-${trajectoryId}.diff`);
+      writeFileSync(spec.patch, trajectory.patch.endsWith('\n') ? trajectory.patch : `${trajectory.patch}\n`);
+    }
     const result = await tracePair(db, spec, {
       python: values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',
       test: values.test,
-      instance: values.instance,
-      label: values.label,
+      instance: values.instance ?? trajectory?.instance,
+      label: values.label ?? (trajectory ? `trajectory #${trajectory.id} (${trajectory.agent})` : undefined),
+      trajectory: trajectory?.id ?? null,
+      versionKind: 'agent',
       keep: values.keep,
       reruns: !values['no-rerun'],
       focus: !values['no-focus'],
@@ -152,5 +175,6 @@ export async function runTrace(argv: string[]): Promise<number> {
     throw error;
   } finally {
     db.close();
+    if (patchDir) rmSync(patchDir, {recursive: true, force: true});
   }
 }

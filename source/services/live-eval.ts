@@ -4,7 +4,9 @@
  * finished), each expression evaluated in isolation. The trees are rebuilt from how the
  * pair was made (ready directories are used as they are).
  */
-import {existsSync} from 'node:fs';
+import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
 import {runPython} from './python.js';
 import type {StepperModel, WatchValue} from './stepper.js';
 import {prepareWorkspace, type Workspace, type WorkspaceSpec} from './workspace.js';
@@ -31,12 +33,21 @@ export async function liveWatch(model: StepperModel, row: number, exprs: string[
   const missing = (note: string): WatchValue[] => exprs.map(expr => ({expr, source: 'unavailable', note}));
   if (!spec) return missing('this pair does not say how its trees were made');
   if (spec.kind === 'dirs' && (!existsSync(spec.buggyDir) || !existsSync(spec.patchedDir))) return missing('the buggy/patched directories no longer exist');
+  let patchDir: string | null = null;
+  if (spec.kind === 'patch' && existsSync(spec.repo) && !existsSync(spec.patch) && model.pair.patch) {
+    // the patch file was temporary (e.g. a trajectory's patch): the pair keeps the diff
+    patchDir = mkdtempSync(join(tmpdir(), 'deltalens-patch-'));
+    spec.patch = join(patchDir, 'pair.diff');
+    writeFileSync(spec.patch, model.pair.patch);
+  }
   if (spec.kind === 'patch' && (!existsSync(spec.repo) || !existsSync(spec.patch))) return missing('the repository or patch file no longer exists');
   let ws: Workspace;
   try {
     ws = await prepareWorkspace(spec);
   } catch (error) {
     return missing(`cannot rebuild the trees: ${(error as Error).message}`);
+  } finally {
+    if (patchDir) rmSync(patchDir, {recursive: true, force: true});
   }
   const python = String(model.pair.workspace?.python ?? process.env.DELTALENS_PYTHON ?? 'python3');
   try {

@@ -65,8 +65,8 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     return trajScreen.tab === 'steps' ? [] : tabLines(detail, trajScreen.tab, width);
   }, [data, detail, trajScreen?.kind, trajScreen?.kind === 'step' ? trajScreen.idx : trajScreen?.kind === 'trajectory' ? trajScreen.tab : null, width]);
 
-  const inPairs = screen?.kind === 'pairs';
-  const pairs = useMemo(() => (inPairs ? data.pairs() : []), [data, inPairs]);
+  const pairsOf = screen?.kind === 'pairs' ? (screen.trajectory ?? -1) : null;
+  const pairs = useMemo(() => (pairsOf === null ? [] : data.pairs(pairsOf === -1 ? undefined : pairsOf)), [data, pairsOf]);
   const stepper = screen?.kind === 'stepper' ? screen : null;
   const opened = useMemo(() => (stepper ? data.stepper(stepper.pair) : null), [data, stepper?.pair]);
   const model: StepperModel | null = opened && !('error' in opened) ? opened : null;
@@ -150,7 +150,7 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     subheader = <ListHeader width={width} sort={list.sort} descending={list.descending} theme={theme} />;
     body = <TrajectoryRows rows={rowsOnScreen} top={list.top} cursor={list.cursor} width={width} height={bodyHeight} theme={theme} />;
   } else if (screen.kind === 'pairs') {
-    title = `Traced pairs (${pairs.length})`;
+    title = `Traced pairs (${pairs.length})${screen.trajectory !== undefined ? ` of trajectory #${screen.trajectory}` : ''}`;
     subheader = <PairsHeader width={width} theme={theme} />;
     body = <PairRows rows={pairs} top={screen.list.top} cursor={screen.list.cursor} width={width} height={bodyHeight} theme={theme} />;
   } else if (screen.kind === 'stepper') {

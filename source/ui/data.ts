@@ -23,7 +23,8 @@ export interface ExplorerData {
   trajectory(id: number): TrajectoryDetail | null;
   stepHeads(id: number, offset: number, limit: number): StepHead[];
   step(id: number, idx: number): StepRow | null;
-  pairs(): PairListRow[];
+  /** traced pairs, or only those of one trajectory's patch */
+  pairs(trajectory?: number): PairListRow[];
   stepper(pair: number): StepperModel | {error: string};
   liveWatch(model: StepperModel, row: number, exprs: string[]): Promise<WatchValue[]>;
 }
@@ -38,8 +39,10 @@ export interface PairListRow {
   delta: string;
 }
 
-function pairRows(db: Db): PairListRow[] {
-  return listPairs(db).map(p => {
+function pairRows(db: Db, trajectory?: number): PairListRow[] {
+  return listPairs(db)
+    .filter(p => trajectory === undefined || p.trajectory === trajectory)
+    .map(p => {
     const b = p.buggyTrace ? getTrace(db, p.buggyTrace) : null;
     const t = p.patchedTrace ? getTrace(db, p.patchedTrace) : null;
     const d = latestDelta(db, p.id);
@@ -63,7 +66,7 @@ export function storeData(db: Db, label: string): ExplorerData {
     trajectory: id => getTrajectory(db, id),
     stepHeads: (id, offset, limit) => getStepHeads(db, id, offset, limit),
     step: (id, idx) => getSteps(db, id, idx, 1)[0] ?? null,
-    pairs: () => pairRows(db),
+    pairs: trajectory => pairRows(db, trajectory),
     stepper: pair => {
       let model = steppers.get(pair);
       if (!model) {

@@ -64,7 +64,7 @@ export const BINDINGS: Binding[] = [
   {id: 'top', keys: 'g, Home', description: 'first row / top', scopes: all, match: (input, key) => input === 'g' || key.home},
   {id: 'bottom', keys: 'G, End', description: 'last row / bottom', scopes: all, match: (input, key) => input === 'G' || key.end},
   {id: 'open', label: 'open', keys: 'Enter', description: 'open the selected trajectory, step or traced pair', scopes: ['list', 'trajectory', 'pairs'], hint: ['list', 'trajectory', 'pairs'], match: (_, key) => key.return},
-  {id: 'traces', label: 'traces', keys: 't', description: 'traced patch pairs (buggy vs patched executions)', scopes: ['list'], hint: ['list'], match: input => input === 't'},
+  {id: 'traces', label: 'traces', keys: 't', description: "traced patch pairs (buggy vs patched executions); on a trajectory, its patch's", scopes: ['list', 'trajectory'], hint: ['list'], match: input => input === 't'},
   {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model (Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: input => input === '/'},
   {id: 'sort', label: 'sort', keys: 's', description: 'sort by the next column', scopes: ['list'], hint: ['list'], match: input => input === 's'},
   {id: 'reverse', keys: 'S', description: 'reverse the sort order', scopes: ['list'], match: input => input === 'S'},

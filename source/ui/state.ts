@@ -30,7 +30,7 @@ export interface StepperScreen {
 export type Screen =
   | {kind: 'trajectory'; id: number; tab: Tab; steps: Cursor; scroll: number}
   | {kind: 'step'; id: number; idx: number; scroll: number}
-  | {kind: 'pairs'; list: Cursor}
+  | {kind: 'pairs'; list: Cursor; trajectory?: number}
   | StepperScreen;
 
 export function stepperScreen(pair: number, row = 0): StepperScreen {
@@ -226,6 +226,7 @@ function command(state: State, id: CommandId, extent: Extent): State {
   }
   const tab = TAB_FOR[id];
   if (screen.kind === 'trajectory') {
+    if (id === 'traces') return {...state, stack: [...state.stack, {kind: 'pairs', list: {cursor: 0, top: 0}, trajectory: screen.id}]};
     if (tab) return replace({...screen, tab, scroll: 0});
     if (id === 'nextTab') return replace({...screen, tab: TABS[(TABS.indexOf(screen.tab) + 1) % TABS.length]!, scroll: 0});
     if (screen.tab === 'steps') {

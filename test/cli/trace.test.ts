@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process';
-import {writeFileSync} from 'node:fs';
+import {readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
@@ -51,6 +51,30 @@ describe('deltalens trace / delta / traces', () => {
     const opt = run(['delta', String(d.traces.buggy), String(d.traces.patched), '--option', 'round-floats', '--save'], cwd);
     expect(opt.stdout).toContain('options: round-floats');
   }, 120_000);
+
+  it('traces the patch an agent submitted in a stored trajectory, linked to it', () => {
+    const cwd = tempDir();
+    const patch = readFileSync(join(PROJECTS_DIR, 'durations', 'patches', 'agent-correct.diff'), 'utf8');
+    const file = join(cwd, 'run.jsonl');
+    writeFileSync(
+      file,
+      [
+        {type: 'trajectory', instance: 'demo__durations-1', agent: 'test-agent', model: 'm'},
+        {type: 'step', thought: 'Sum the parts.', tool: 'bash', action: 'edit durations/parse.py', observation: 'ok'},
+        {type: 'end', patch, explanation: 'parse_duration kept only the last unit; now it sums them.', resolved: true},
+      ]
+        .map(x => JSON.stringify(x))
+        .join('\n') + '\n',
+    );
+    expect(run(['import', file], cwd).code).toBe(0);
+    const r = run(['trace', '--trajectory', '1', '--repo', join(PROJECTS_DIR, 'durations', 'repo'), '--test', 'tests/test_parse.py::test_compound_duration', '--no-plugins', '--no-rerun', '--json'], cwd);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({status: 'found', function: 'parse_duration', patched_outcome: {status: 'passed'}});
+    const pairs = JSON.parse(run(['traces', '--json'], cwd).stdout).pairs;
+    expect(pairs[0]).toMatchObject({instance: 'demo__durations-1', label: 'trajectory #1 (test-agent)'});
+    expect(run(['trace', '--trajectory', '7', '--repo', '.', '--test', 't'], cwd)).toMatchObject({code: 1, stderr: expect.stringContaining('no trajectory with id 7')});
+    expect(run(['trace', '--trajectory', '1', '--patch', 'x', '--repo', '.', '--test', 't'], cwd)).toMatchObject({code: 2});
+  }, 60_000);
 
   it('two ready directories: the patch is their difference', () => {
     const cwd = tempDir();

@@ -4,7 +4,9 @@ import {PROJECTS_DIR} from '../../source/services/demo.js';
 import {tracePair} from '../../source/services/tracing.js';
 import type {Db} from '../../source/store/db.js';
 import {storeData} from '../../source/ui/data.js';
-import {freshDb} from '../helpers/db.js';
+import {readFileSync, writeFileSync} from 'node:fs';
+import {freshDb, importInto} from '../helpers/db.js';
+import {tempDir} from '../helpers/files.js';
 import {KEYS, renderApp} from '../helpers/ui.js';
 
 let db: Db;
@@ -81,6 +83,35 @@ describe('trace stepper', () => {
     expect(frame).toContain('Traced pairs (2)');
     app.unmount();
   });
+
+  it('opens the traced pairs of a trajectory\'s patch from the trajectory (t)', async () => {
+    const {db: own} = freshDb();
+    const dir = tempDir();
+    const file = join(dir, 'run.jsonl');
+    const patch = readFileSync(join(PROJECTS_DIR, 'durations', 'patches', 'agent-wrong.diff'), 'utf8');
+    writeFileSync(
+      file,
+      [{type: 'trajectory', instance: 'demo__durations-1', agent: 'agent-x'}, {type: 'step', tool: 'bash', action: 'edit'}, {type: 'end', patch}].map(x => JSON.stringify(x)).join('\n') + '\n',
+    );
+    importInto(own, [file]);
+    await tracePair(own, {kind: 'patch', repo: join(PROJECTS_DIR, 'durations', 'repo'), patch: join(PROJECTS_DIR, 'durations', 'patches', 'agent-wrong.diff'), copy: true}, {
+      python: process.env.DELTALENS_PYTHON ?? 'python3',
+      test: 'tests/test_parse.py::test_compound_duration',
+      trajectory: 1,
+      label: 'agent-x patch',
+      pytestPlugins: false,
+      reruns: false,
+    });
+    const app = renderApp({data: storeData(own, 'test.db')});
+    await app.ready();
+    await app.press(KEYS.enter);
+    let frame = await app.press('t');
+    expect(frame).toContain('Traced pairs (1) of trajectory #1');
+    expect(frame).toContain('agent-x patch');
+    frame = await app.press(KEYS.enter);
+    expect(frame).toContain('Trace stepper · pair #1');
+    app.unmount();
+  }, 60_000);
 
   it('states ∅ plainly with the evidence when nothing differs', async () => {
     const app = renderApp({data: storeData(db, 'test.db')});

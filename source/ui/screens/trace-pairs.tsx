@@ -25,7 +25,9 @@ export function PairRows({rows, top, cursor, width, height, theme}: {rows: PairL
   const c = columns(width - 1);
   return (
     <Box flexDirection="column" height={height}>
-      {rows.length === 0 ? <Text color={theme.muted}>No traced pairs yet. `deltalens trace --help` makes some; the demo has twelve.</Text> : null}
+      {rows.length === 0 ? (
+        <Text color={theme.muted}>No traced pairs here. `deltalens trace --help` makes some (`--trajectory ID --repo DIR` traces a run's patch).</Text>
+      ) : null}
       {rows.slice(top, top + height).map((r, i) => {
         const selected = top + i === cursor;
         const outcome = `${r.buggy}→${r.patched}`;
