@@ -33,6 +33,7 @@ CREATE TABLE published_metric (
   std         REAL,
   sem         REAL,
   run_values  TEXT,                               -- JSON list, one per sample run, when given
+  per_instance TEXT,                              -- JSON {instance: [correct per sample]} for the instances given
   source_path TEXT,
   UNIQUE (benchmark, type, agent, explanations, model)
 );

@@ -7,6 +7,8 @@ import {runTrajectories, TRAJECTORIES_HELP} from './commands/trajectories.js';
 import {runTrace, TRACE_HELP} from './commands/trace.js';
 import {DELTA_HELP, runDelta} from './commands/delta.js';
 import {runTraces, TRACES_HELP} from './commands/traces.js';
+import {REPORT_HELP, runReport} from './commands/report.js';
+import {EXPLANATIONS_HELP, QUESTIONS_HELP, runExplanations, runQuestions} from './commands/questions.js';
 import {MigrationError} from './store/db.js';
 
 /** Ink and React take ~0.6 s to load; only the explorer needs them. */
@@ -25,6 +27,9 @@ const COMMANDS: Record<string, Command> = {
   trace: {run: runTrace, help: TRACE_HELP, summary: 'trace a test on buggy and patched code; print the delta'},
   delta: {run: runDelta, help: DELTA_HELP, summary: 'recompute the delta of two stored traces'},
   traces: {run: runTraces, help: TRACES_HELP, summary: 'list traced patch pairs and their deltas'},
+  questions: {run: runQuestions, help: QUESTIONS_HELP, summary: 'import, export or list questions (JSONL)'},
+  explanations: {run: runExplanations, help: EXPLANATIONS_HELP, summary: 'list explanations'},
+  report: {run: runReport, help: REPORT_HELP, summary: 'explanation scores per agent (ExplainBench Tables 3–6)'},
   'build-demo': {run: runBuildDemo, help: BUILD_DEMO_HELP, summary: 'build the bundled demo database'},
 };
 

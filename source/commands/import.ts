@@ -1,6 +1,7 @@
 import {openDb} from '../store/db.js';
 import {relative, resolve} from 'node:path';
 import {IMPORT_FORMATS, importPaths, type ImportReport} from '../services/importer.js';
+import {ExplainBenchError, importExplainBench} from '../services/explainbench.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
 
 export const IMPORT_HELP = `Usage: deltalens import PATH... [options]
@@ -9,6 +10,8 @@ Import agent trajectories (files or folders, searched recursively) into the stor
 
 Options:
   --format F        auto (default) | swe-agent | mini-swe-agent | openhands | swe-bench-run | jsonl
+                    | explainbench (a checkout of the ExplainBench replication data: questions,
+                    keys, recorded QA answers per agent and sample, published statistics)
   --results FILE    resolved status from a SWE-bench harness summary (resolved_ids/unresolved_ids),
                     a report.json or a results.json; overrides what files say (repeatable)
   --agent NAME      agent name for every imported trajectory (e.g. one folder per run configuration)
@@ -37,7 +40,8 @@ export function runImport(argv: string[]): number {
     return EXIT.ok;
   }
   if (positionals.length === 0) throw new UsageError('import needs at least one PATH');
-  const format = oneOf(values.format, IMPORT_FORMATS, '--format') ?? 'auto';
+  if (values.format === 'explainbench') return runExplainBench(positionals, values.db, Boolean(values.json));
+  const format = oneOf(values.format, [...IMPORT_FORMATS, 'explainbench'] as const, '--format') as (typeof IMPORT_FORMATS)[number] | undefined ?? 'auto';
   const maxMb = values['max-size'] === undefined ? 100 : Number(values['max-size']);
   if (!(maxMb > 0)) throw new UsageError(`--max-size takes a positive number of megabytes (got "${values['max-size']}")`);
 
@@ -60,6 +64,36 @@ export function runImport(argv: string[]): number {
   if (values.json) printJson(toJson(report, dbPath));
   else printHuman(report, dbPath);
   return report.failed.length ? EXIT.failed : EXIT.ok;
+}
+
+function runExplainBench(dirs: string[], dbFlag: string | undefined, json: boolean): number {
+  const dbPath = resolve(dbFlag ?? 'deltalens.db');
+  const db = openDb(dbPath);
+  try {
+    const reports = [];
+    for (const dir of dirs) {
+      try {
+        reports.push({dir, ...importExplainBench(db, dir)});
+      } catch (error) {
+        if (error instanceof ExplainBenchError) {
+          console.error(`deltalens: ${error.message} (nothing from ${dir} was imported)`);
+          return EXIT.failed;
+        }
+        throw error;
+      }
+    }
+    if (json) printJson({db: dbPath, explainbench: reports});
+    else {
+      for (const r of reports) {
+        const q = Object.entries(r.questions).map(([t, n]) => `${n} ${t}`).join(', ');
+        console.log(`${relativePath(r.dir)}: questions ${q}; ${r.explanations} explanations (texts not in the data); ${r.answers} recorded answers (${r.answersNew} new, ${r.unparseable} unparseable, counted wrong); ${r.published} published statistics → ${relativePath(dbPath)}`);
+        for (const s of r.skipped) console.log(`  skipped: ${s}`);
+      }
+    }
+    return EXIT.ok;
+  } finally {
+    db.close();
+  }
 }
 
 function progressLine() {

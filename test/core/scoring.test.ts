@@ -20,6 +20,10 @@ describe('answers', () => {
     expect(parseAnswer('{"answer": ["c"]}', 'local_effect', L)).toEqual(['C']);
     expect(parseAnswer('{"before_selection": "D", "after_selection": "E"}', 'e2e_effect', L)).toEqual(['D', 'E']);
     expect(parseAnswer('D, E', 'e2e_effect', L)).toEqual(['D', 'E']);
+    // as the ExplainBench results record them: free text inside a selection, several letters
+    expect(parseAnswer('{"before_selection": "B. The test failed at line 10 with exception: AssertionError.", "after_selection": "E. The test passed."}', 'e2e_effect', L)).toEqual(['B', 'E']);
+    expect(parseAnswer('{"answer": ["b", "d"]}', 'local_effect', L)).toEqual(['B', 'D']);
+    expect(verdictFor(['B', 'D'], ['B'], choices)).toBe('misaligned');
     expect(parseAnswer('Before the patch: B. After the patch: A.', 'e2e_effect', L)).toEqual(['B', 'A']);
     expect(parseAnswer('I think the answer is probably the second one', 'e2e_intent', L)).toBeNull();
     expect(parseAnswer('Z', 'e2e_intent', L)).toBeNull(); // not a choice

@@ -37,9 +37,15 @@ export function parseAnswer(raw: string, type: QuestionType, labels: string[]): 
   };
   const json = fromJson(text);
   if (json !== undefined) {
-    // a JSON string may itself be free text ("D. The test failed …")
-    if (json && json.length === 1 && json[0]!.length > 1) return parseAnswer(json[0]!, type, labels);
-    return ok(json);
+    if (!json) return null;
+    // a recorded selection may itself be free text ("D. The test failed at line 19 …")
+    const letters = json.map(s => (s.trim().length > 1 ? (parseAnswer(s, 'e2e_intent', labels)?.[0] ?? s) : s));
+    // local questions are recorded as lists; a model that picked several is kept (and wrong)
+    if (want === 1 && letters.length > 1) {
+      const up = letters.map(l => l.trim().toUpperCase());
+      return up.every(l => labels.includes(l)) ? up : null;
+    }
+    return ok(letters);
   }
   if (want === 1) {
     const m = new RegExp(`^(?:answer\\s*[:：]?\\s*)?${LETTER}(?:[.):\\s]|$)`, 'i').exec(text);

@@ -1,0 +1,137 @@
+import {writeFileSync} from 'node:fs';
+import {resolve} from 'node:path';
+import {QUESTION_TYPES, QuestionError, questionRecord, validateQuestion, type Question, type QuestionType} from '../core/questions/model.js';
+import {openDb} from '../store/db.js';
+import {insertQuestion, listExplanations, listQuestions} from '../store/questions.js';
+import {readLines} from '../services/text-file.js';
+import {FormatError} from '../core/trajectory/model.js';
+import {chooseDb} from './db-path.js';
+import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
+import {ensureDemo} from './demo.js';
+
+export const QUESTIONS_HELP = `Usage: deltalens questions import FILE [--db FILE] [--json]
+       deltalens questions export [--type T] FILE [--db FILE]
+       deltalens questions list [--type T] [--instance I] [--json] [--db FILE]
+
+Questions in the JSONL interchange format, one per line:
+  {"id", "instance", "type": "e2e_intent" | "e2e_effect" | "local_intent" | "local_effect",
+   "trajectory"?: run id, "agent"?: name   (effect types: whose patch; one of the two),
+   "context": {...}, "question": text,
+   "choices": [{"label": "A", "text", "role": "correct" | "distractor" | "insufficient" | "no_effect"}],
+   "answer": "B"  (end-to-end effect: ["before", "after"])}
+Every question has exactly one "insufficient" choice; local_effect also one "no_effect".
+import checks every line first and stores nothing if any line is wrong (the error names the
+line and the field); importing the same id again replaces that question.
+list --json prints [{"id", "instance", "type", "agent"}] (agent for effect types).`;
+
+export const EXPLANATIONS_HELP = `Usage: deltalens explanations list [--json] [--db FILE]
+
+Every explanation: [{"id", "instance", "agent", "kind": original | audited | blank | custom,
+"length", "has_text", "trajectory", "source"}]. An explanation a source names but whose text it
+lacks (the public ExplainBench results) is listed with has_text false and length 0.`;
+
+function readQuestions(path: string): Question[] {
+  const out: Question[] = [];
+  const ids = new Map<string, number>();
+  for (const raw of readLines(path, 64 * 1024 * 1024)) {
+    if (!raw.text.trim()) continue;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(raw.text);
+    } catch (e) {
+      throw new FormatError(`invalid JSON: ${(e as Error).message}`, {path, line: raw.line});
+    }
+    try {
+      const q = validateQuestion(obj);
+      if (ids.has(q.id)) throw new QuestionError(`duplicate id "${q.id}" (also line ${ids.get(q.id)})`, 'id');
+      ids.set(q.id, raw.line);
+      out.push(q);
+    } catch (e) {
+      if (e instanceof QuestionError) throw new FormatError(`${e.field}: ${e.message}`, {path, line: raw.line});
+      throw e;
+    }
+  }
+  return out;
+}
+
+export async function runQuestions(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, type: {type: 'string'}, instance: {type: 'string'}});
+  if (values.help || sub === '--help' || sub === '-h' || sub === undefined) {
+    console.log(QUESTIONS_HELP);
+    return sub === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const type = oneOf(values.type, QUESTION_TYPES, '--type') as QuestionType | undefined;
+  if (sub === 'import') {
+    if (positionals.length !== 1) throw new UsageError('questions import takes one FILE');
+    const dbPath = resolve(values.db ?? 'deltalens.db');
+    let questions: Question[];
+    try {
+      questions = readQuestions(resolve(positionals[0]!));
+    } catch (e) {
+      if (e instanceof FormatError) {
+        console.error(`deltalens: ${positionals[0]}: ${e.describe()} (nothing imported)`);
+        return EXIT.failed;
+      }
+      throw e;
+    }
+    const db = openDb(dbPath);
+    try {
+      db.transaction(() => questions.forEach(q => insertQuestion(db, q, {source: resolve(positionals[0]!)})))();
+    } finally {
+      db.close();
+    }
+    const byType = Object.fromEntries(QUESTION_TYPES.map(t => [t, questions.filter(q => q.type === t).length]));
+    if (values.json) printJson({imported: questions.length, by_type: byType, db: dbPath});
+    else console.log(`imported ${questions.length} questions (${QUESTION_TYPES.map(t => `${byType[t]} ${t}`).join(', ')}) → ${dbPath}`);
+    return EXIT.ok;
+  }
+  const db = openDb((await ensureDemo(chooseDb(values.db))).path);
+  try {
+    if (sub === 'export') {
+      if (positionals.length !== 1) throw new UsageError('questions export takes one FILE (use - for stdout)');
+      const lines = listQuestions(db, {type}).map(q => JSON.stringify(questionRecord(q)));
+      const text = lines.length ? `${lines.join('\n')}\n` : '';
+      if (positionals[0] === '-') process.stdout.write(text);
+      else {
+        writeFileSync(resolve(positionals[0]!), text);
+        console.error(`exported ${lines.length} questions to ${positionals[0]}`);
+      }
+      return EXIT.ok;
+    }
+    if (sub === 'list') {
+      const rows = listQuestions(db, {type, instance: values.instance}).map(q => ({id: q.id, instance: q.instance, type: q.type, agent: q.agent, trajectory: q.trajectory}));
+      if (values.json) printJson(rows);
+      else {
+        for (const r of rows) console.log(`${r.type.padEnd(13)} ${r.instance.padEnd(28)} ${(r.agent ?? '').padEnd(40)} ${r.id}`);
+        console.log(`${rows.length} questions`);
+      }
+      return EXIT.ok;
+    }
+    throw new UsageError(`questions takes import, export or list (got "${sub}")`);
+  } finally {
+    db.close();
+  }
+}
+
+export async function runExplanations(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const {values} = parse(rest, {...COMMON_OPTIONS}, false);
+  if (values.help || sub === '--help' || sub === '-h') {
+    console.log(EXPLANATIONS_HELP);
+    return EXIT.ok;
+  }
+  if (sub !== 'list') throw new UsageError('explanations takes list');
+  const db = openDb((await ensureDemo(chooseDb(values.db))).path);
+  try {
+    const rows = listExplanations(db).map(e => ({id: e.id, instance: e.instance, agent: e.agent, kind: e.kind, length: e.length, has_text: e.hasText, trajectory: e.trajectory, source: e.source}));
+    if (values.json) printJson(rows);
+    else {
+      for (const r of rows) console.log(`${String(r.id).padStart(5)} ${(r.instance ?? '').padEnd(28)} ${(r.agent ?? '').padEnd(40)} ${r.kind.padEnd(9)} ${r.has_text ? `${r.length} chars` : '(text not in its source)'}`);
+      console.log(`${rows.length} explanations`);
+    }
+  } finally {
+    db.close();
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,117 @@
+import {QUESTION_TYPES} from '../core/questions/model.js';
+import {openDb} from '../store/db.js';
+import {buildReport, type Report} from '../services/report.js';
+import {chooseDb} from './db-path.js';
+import {COMMON_OPTIONS, EXIT, parse, printJson} from './args.js';
+import {ensureDemo} from './demo.js';
+
+export const REPORT_HELP = `Usage: deltalens report [--model NAME] [--json] [--db FILE]
+
+Explanation scores from the stored answers of one QA model (default: the model with the most
+answers), as ExplainBench reports them: per agent and explanation kind, the four question
+types and S_exp ± SEM over sample runs (Table 3), wrong answers split into misaligned and
+not-informative (Table 4), overconfidence on patches whose test does not pass (Table 5),
+audited vs original with relative gains (Table 6), ranks by explanation score and by
+efficacy (resolved rate of the agent's stored runs on the same instances) with the shift.
+Beside them, the statistics a benchmark published with its results (over all its
+instances), and a check of the stored answers against its per-instance results.
+
+--json: {"model", "models", "agents": [{"agent", "explanations", "types": {"e2e_intent" |
+"e2e_effect" | "local_intent" | "local_effect": {"score", "sem", "n", "misaligned",
+"uninformative", "unparseable"}}, "s_exp", "s_exp_sem", "runs", "efficacy", "rank_explanation",
+"rank_efficacy", "rank_shift", "overconfidence", "gain_vs_original"?}], "published": [{"agent",
+"explanations", "model", "types", "s_exp", "s_exp_sem", "gain_vs_original"?}], "checks",
+"notes"}`;
+
+const SHORT: Record<string, string> = {e2e_intent: 'E2E int', e2e_effect: 'E2E eff', local_intent: 'Loc int', local_effect: 'Loc eff'};
+
+function f(x: number | null | undefined, digits = 3): string {
+  return x === null || x === undefined ? '—' : x.toFixed(digits);
+}
+
+function pct(x: number | null | undefined): string {
+  return x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)}%`;
+}
+
+function signed(x: number | null | undefined): string {
+  return x === null || x === undefined ? '' : ` (${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%)`;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map(r => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+export function printReport(r: Report): void {
+  if (!r.model) {
+    console.log('no answers stored: import results (deltalens import --format explainbench DIR) or score explanations first');
+    return;
+  }
+  console.log(`QA model: ${r.model}${r.models.length > 1 ? ` (also stored: ${r.models.filter(m => m.model !== r.model).map(m => m.model).join(', ')})` : ''}`);
+  for (const kind of new Set(r.agents.map(a => a.explanations))) {
+    const agents = r.agents.filter(a => a.explanations === kind);
+    const n = Math.max(...agents.map(a => Math.max(...QUESTION_TYPES.map(t => a.types[t].n))));
+    console.log(`\nTable 3 — ${kind} explanations, computed from the stored answers (up to ${n} instances per type):`);
+    console.log(
+      table(
+        ['agent', ...QUESTION_TYPES.map(t => SHORT[t]!), 'S_exp ± SEM', 'runs', 'efficacy', 'rank expl', 'rank eff', 'shift'],
+        agents.map(a => [
+          a.agent,
+          ...QUESTION_TYPES.map(t => f(a.types[t].score) + (kind === 'audited' ? signed(a.gain_vs_original?.[t]) : '')),
+          `${f(a.s_exp)} ± ${f(a.s_exp_sem)}${kind === 'audited' ? signed(a.gain_vs_original?.s_exp) : ''}`,
+          String(a.runs),
+          f(a.efficacy),
+          a.rank_explanation === null ? '—' : `#${a.rank_explanation}`,
+          a.rank_efficacy === null ? '—' : `#${a.rank_efficacy}`,
+          a.rank_shift === null ? '' : a.rank_shift > 0 ? `↑${a.rank_shift}` : a.rank_shift < 0 ? `↓${-a.rank_shift}` : '=',
+        ]),
+      ),
+    );
+    console.log(`\nTable 4 — ${kind}: wrong answers, misaligned (Mis.) / not informative (NI):`);
+    console.log(
+      table(
+        ['agent', ...QUESTION_TYPES.flatMap(t => [`${SHORT[t]} Mis.`, 'NI'])],
+        agents.map(a => [a.agent, ...QUESTION_TYPES.flatMap(t => [pct(a.types[t].misaligned), pct(a.types[t].uninformative)])]),
+      ),
+    );
+    console.log(`\nTable 5 — ${kind}: overconfidence (answers predicting a pass, among patches whose test does not pass after it):`);
+    console.log(table(['agent', '# not pass', 'overconfidence'], agents.map(a => [a.agent, String(a.overconfidence?.not_passing ?? '—'), pct(a.overconfidence?.share)])));
+  }
+  if (r.published.length) {
+    console.log(`\nPublished statistics (the benchmark's own, over all its instances; Table 3 and, for audited, Table 6):`);
+    console.log(
+      table(
+        ['agent', 'expl.', ...QUESTION_TYPES.map(t => SHORT[t]!), 'S_exp'],
+        r.published.map(p => [
+          p.agent,
+          p.explanations,
+          ...QUESTION_TYPES.map(t => f(p.types[t]) + (p.explanations === 'audited' ? signed(p.gain_vs_original?.[t]) : '')),
+          f(p.s_exp) + (p.s_exp_sem !== null ? ` ± ${f(p.s_exp_sem)}` : '') + (p.explanations === 'audited' ? signed(p.gain_vs_original?.s_exp) : ''),
+        ]),
+      ),
+    );
+    const note = r.published.find(p => p.s_exp_sem_note)?.s_exp_sem_note;
+    if (note) console.log(`(${note})`);
+  }
+  const c = r.checks.published_per_instance;
+  if (c.compared) console.log(`\nCheck: stored answers agree with the published per-instance results in ${c.agree} of ${c.compared} answers${c.disagreements.length ? `; first disagreements:\n  ${c.disagreements.join('\n  ')}` : '.'}`);
+  for (const n of r.notes) console.log(`note: ${n}`);
+}
+
+export async function runReport(argv: string[]): Promise<number> {
+  const {values} = parse(argv, {...COMMON_OPTIONS, model: {type: 'string'}}, false);
+  if (values.help) {
+    console.log(REPORT_HELP);
+    return EXIT.ok;
+  }
+  const db = openDb((await ensureDemo(chooseDb(values.db))).path);
+  try {
+    const report = buildReport(db, {model: values.model});
+    if (values.json) printJson(report);
+    else printReport(report);
+  } finally {
+    db.close();
+  }
+  return EXIT.ok;
+}

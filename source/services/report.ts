@@ -1,0 +1,176 @@
+/**
+ * `deltalens report`: explanation scores per agent from the stored answers of one QA model
+ * (Table 3 per-type scores and S_exp ± SEM, Table 4 misaligned / not-informative, Table 5
+ * overconfidence, Table 6 audited vs original), beside the statistics a benchmark published
+ * with its results (over all its instances), and a check of the stored answers against the
+ * published per-instance correctness.
+ */
+import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
+import {explanationScores, mean, overconfidence, ranks, sem, type AgentScore} from '../core/scoring/metrics.js';
+import type {Db} from '../store/db.js';
+import {answerModels, listAnswers, listPublished, listQuestions, type PublishedMetric} from '../store/questions.js';
+
+export interface ReportAgent {
+  agent: string;
+  explanations: string;
+  types: Record<QuestionType, {score: number | null; sem: number | null; n: number; misaligned: number | null; uninformative: number | null; unparseable: number}>;
+  s_exp: number | null;
+  s_exp_sem: number | null;
+  runs: number;
+  missing_types: QuestionType[];
+  efficacy: number | null;
+  rank_explanation: number | null;
+  rank_efficacy: number | null;
+  rank_shift: number | null;
+  overconfidence: {not_passing: number; share: number | null; resolved_from: string} | null;
+  gain_vs_original?: Record<QuestionType | 's_exp', number | null>;
+}
+
+export interface PublishedRow {
+  agent: string;
+  explanations: string;
+  model: string;
+  types: Record<QuestionType, number | null>;
+  s_exp: number | null;
+  s_exp_sem: number | null;
+  s_exp_sem_note?: string;
+  gain_vs_original?: Record<QuestionType | 's_exp', number | null>;
+}
+
+export interface Report {
+  model: string | null;
+  models: {model: string; answers: number}[];
+  agents: ReportAgent[];
+  published: PublishedRow[];
+  checks: {published_per_instance: {compared: number; agree: number; disagreements: string[]}};
+  notes: string[];
+}
+
+function round(x: number | null, digits = 4): number | null {
+  return x === null ? null : Math.round(x * 10 ** digits) / 10 ** digits;
+}
+
+function gains<T extends {types: Record<QuestionType, number | null>; s: number | null}>(audited: T, original: T | undefined): Record<QuestionType | 's_exp', number | null> {
+  const g = (a: number | null, o: number | null | undefined) => (a === null || o === null || o === undefined || o === 0 ? null : round((a - o) / o));
+  const out = {} as Record<QuestionType | 's_exp', number | null>;
+  for (const t of QUESTION_TYPES) out[t] = g(audited.types[t], original?.types[t]);
+  out.s_exp = g(audited.s, original?.s);
+  return out;
+}
+
+export function buildReport(db: Db, options: {model?: string} = {}): Report {
+  const models = answerModels(db);
+  const model = options.model ?? models[0]?.model ?? null;
+  const notes: string[] = [];
+  const answers = model ? listAnswers(db, model) : [];
+  const scores: AgentScore[] = explanationScores(answers);
+  const questions = new Map(listQuestions(db).map(q => [q.id, q]));
+
+  // efficacy: resolved rate of the agent's stored runs on the same instances
+  const efficacyOf = (agent: string, instances: Set<string>): number | null => {
+    if (!instances.size) return null;
+    const rows = db
+      .prepare(`SELECT t.instance, t.resolved FROM trajectory t JOIN agent a ON a.id = t.agent WHERE a.name = ? AND t.resolved IS NOT NULL`)
+      .all(agent) as {instance: string; resolved: number}[];
+    const hit = rows.filter(r => instances.has(r.instance));
+    return hit.length ? hit.filter(r => r.resolved === 1).length / hit.length : null;
+  };
+
+  const agents: ReportAgent[] = scores.map(s => {
+    const mine = answers.filter(a => a.agent === s.agent && a.explanations === s.explanations);
+    const instances = new Set(mine.map(a => a.instance));
+    // overconfidence: e2e effect answers on patches whose test does not pass afterwards
+    const effect = mine.filter(a => a.type === 'e2e_effect');
+    const items = effect.map(a => {
+      const q = questions.get(a.question)!;
+      const passText = (label: string | undefined) => q.choices.find(c => c.label === label)?.text ?? '';
+      const afterKeyPasses = /test passed/i.test(passText(q.answer[1]));
+      return {question: a.question, resolved: afterKeyPasses, predictsPass: a.letters ? /test passed/i.test(passText(a.letters[1])) : null};
+    });
+    const oc = effect.length ? overconfidence(items) : null;
+    return {
+      agent: s.agent,
+      explanations: s.explanations,
+      types: Object.fromEntries(
+        QUESTION_TYPES.map(t => [t, {score: round(s.types[t].score), sem: round(s.types[t].sem), n: s.types[t].n, misaligned: round(s.types[t].misaligned), uninformative: round(s.types[t].uninformative), unparseable: s.types[t].unparseable}]),
+      ) as ReportAgent['types'],
+      s_exp: round(s.sExp),
+      s_exp_sem: round(s.sExpSem),
+      runs: s.runs,
+      missing_types: s.missingTypes,
+      efficacy: round(efficacyOf(s.agent, instances)),
+      rank_explanation: null,
+      rank_efficacy: null,
+      rank_shift: null,
+      overconfidence: oc && {not_passing: oc.notPassing, share: round(oc.share), resolved_from: 'the key: the test does not pass after the patch'},
+    };
+  });
+  for (const kind of new Set(agents.map(a => a.explanations))) {
+    const group = agents.filter(a => a.explanations === kind);
+    const re = ranks(group.map(a => a.s_exp));
+    const rf = ranks(group.map(a => a.efficacy));
+    group.forEach((a, i) => {
+      a.rank_explanation = re[i]!;
+      a.rank_efficacy = rf[i]!;
+      a.rank_shift = re[i] !== null && rf[i] !== null ? rf[i]! - re[i]! : null;
+    });
+  }
+  for (const a of agents.filter(x => x.explanations === 'audited')) {
+    const o = agents.find(x => x.agent === a.agent && x.explanations === 'original');
+    const pick = (r: ReportAgent) => ({types: Object.fromEntries(QUESTION_TYPES.map(t => [t, r.types[t].score])) as Record<QuestionType, number | null>, s: r.s_exp});
+    a.gain_vs_original = gains(pick(a), o && pick(o));
+  }
+  if (agents.some(a => a.efficacy === null)) notes.push('efficacy is the resolved rate of stored runs of the agent on the same instances; agents without stored runs have none');
+
+  // published statistics (the authors', over all their instances)
+  const published = listPublished(db).filter(p => !model || p.model === model);
+  const byRun = new Map<string, PublishedMetric[]>();
+  for (const p of published) {
+    const key = `${p.agent}\u0000${p.explanations}\u0000${p.model}`;
+    byRun.set(key, [...(byRun.get(key) ?? []), p]);
+  }
+  const pubRows: PublishedRow[] = [...byRun.values()].map(list => {
+    const types = Object.fromEntries(QUESTION_TYPES.map(t => [t, round(list.find(p => p.type === t)?.mean ?? null)])) as Record<QuestionType, number | null>;
+    const present = QUESTION_TYPES.map(t => list.find(p => p.type === t)?.mean).filter((v): v is number => typeof v === 'number');
+    const runVals = QUESTION_TYPES.map(t => list.find(p => p.type === t)?.runValues ?? null);
+    let sExpSem: number | null = null;
+    let note: string | undefined;
+    if (runVals.every(v => v !== null && v.length === runVals[0]!.length)) {
+      const perRun = runVals[0]!.map((_, i) => mean(runVals.map(v => v![i]!))!);
+      sExpSem = round(sem(perRun));
+    } else {
+      note = 'S_exp ± SEM needs per-run values of every type; the published local statistics give only mean and SEM';
+    }
+    return {
+      agent: list[0]!.agent,
+      explanations: list[0]!.explanations,
+      model: list[0]!.model,
+      types,
+      s_exp: present.length === QUESTION_TYPES.length ? round(mean(present)) : null,
+      s_exp_sem: sExpSem,
+      ...(note ? {s_exp_sem_note: note} : {}),
+    };
+  });
+  for (const a of pubRows.filter(x => x.explanations === 'audited')) {
+    const o = pubRows.find(x => x.agent === a.agent && x.explanations === 'original');
+    a.gain_vs_original = gains({types: a.types, s: a.s_exp}, o && {types: o.types, s: o.s_exp});
+  }
+
+  // the stored answers against the published per-instance correctness
+  let compared = 0;
+  let agree = 0;
+  const disagreements: string[] = [];
+  for (const p of published) {
+    for (const [instance, values] of Object.entries(p.perInstance ?? {})) {
+      const mine = answers.filter(a => a.type === p.type && a.agent === p.agent && a.explanations === p.explanations && a.instance === instance);
+      values.forEach((v, sample) => {
+        const ours = mine.find(a => a.sample === sample);
+        if (!ours) return;
+        compared += 1;
+        if ((ours.verdict === 'correct') === Boolean(v)) agree += 1;
+        else disagreements.push(`${p.type} ${p.agent} (${p.explanations}) ${instance} sample ${sample}: published ${v}, stored ${ours.verdict ?? 'unparseable'}`);
+      });
+    }
+  }
+  return {model, models, agents, published: pubRows, checks: {published_per_instance: {compared, agree, disagreements: disagreements.slice(0, 20)}}, notes};
+}

@@ -1,0 +1,216 @@
+import type {Choice, Question, QuestionType} from '../core/questions/model.js';
+import type {Verdict} from '../core/questions/answers.js';
+import type {Db} from './db.js';
+import {ensureAgent} from './agents.js';
+import {ensureInstance} from './instances.js';
+
+export function insertQuestion(db: Db, q: Question, provenance: unknown = null): void {
+  ensureInstance(db, q.instance);
+  const agentId = q.agent === null ? null : ensureAgent(db, q.agent, '');
+  db.prepare(
+    `INSERT INTO question (id, instance, type, trajectory, context, key, provenance, text, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET instance = excluded.instance, type = excluded.type, trajectory = excluded.trajectory, context = excluded.context,
+       key = excluded.key, provenance = excluded.provenance, text = excluded.text, agent = excluded.agent`,
+  ).run(q.id, q.instance, q.type, q.trajectory, JSON.stringify(q.context), JSON.stringify(q.answer), provenance === null ? null : JSON.stringify(provenance), q.question, agentId);
+  db.prepare('DELETE FROM choice WHERE question = ?').run(q.id);
+  const ins = db.prepare('INSERT INTO choice (question, label, text, role, position) VALUES (?, ?, ?, ?, ?)');
+  q.choices.forEach((c, i) => ins.run(q.id, c.label, c.text, c.role, i));
+}
+
+interface QuestionRow {
+  id: string;
+  instance: string;
+  type: QuestionType;
+  trajectory: number | null;
+  agent: string | null;
+  context: string | null;
+  key: string | null;
+  text: string | null;
+}
+
+const QUESTION_SELECT = `SELECT q.id, q.instance, q.type, q.trajectory, a.name AS agent, q.context, q.key, q.text
+  FROM question q LEFT JOIN agent a ON a.id = q.agent`;
+
+function choicesOf(db: Db, id: string): Choice[] {
+  return db.prepare('SELECT label, text, role FROM choice WHERE question = ? ORDER BY position, label').all(id) as Choice[];
+}
+
+function toQuestion(db: Db, r: QuestionRow): Question {
+  return {
+    id: r.id,
+    instance: r.instance,
+    type: r.type,
+    trajectory: r.trajectory,
+    agent: r.agent,
+    context: r.context ? (JSON.parse(r.context) as Record<string, unknown>) : {},
+    question: r.text ?? '',
+    choices: choicesOf(db, r.id),
+    answer: r.key ? (JSON.parse(r.key) as string[]) : [],
+  };
+}
+
+export function getQuestion(db: Db, id: string): Question | null {
+  const r = db.prepare(`${QUESTION_SELECT} WHERE q.id = ?`).get(id) as QuestionRow | undefined;
+  return r ? toQuestion(db, r) : null;
+}
+
+export function listQuestions(db: Db, filter: {type?: QuestionType; instance?: string} = {}): Question[] {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (filter.type) {
+    where.push('q.type = ?');
+    args.push(filter.type);
+  }
+  if (filter.instance) {
+    where.push('q.instance = ?');
+    args.push(filter.instance);
+  }
+  const rows = db.prepare(`${QUESTION_SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY q.type, q.instance, a.name, q.id`).all(...args) as QuestionRow[];
+  return rows.map(r => toQuestion(db, r));
+}
+
+/** An explanation of an agent for an instance (no trajectory stored); text NULL when the source lacks it. */
+export function ensureExplanation(db: Db, e: {instance: string; agent: string; kind: 'original' | 'audited' | 'blank' | 'custom'; text: string | null; source: string | null}): number {
+  ensureInstance(db, e.instance);
+  const agentId = ensureAgent(db, e.agent, '');
+  const found = db.prepare('SELECT id, text FROM explanation WHERE trajectory IS NULL AND instance = ? AND agent = ? AND kind = ?').get(e.instance, agentId, e.kind) as
+    | {id: number; text: string | null}
+    | undefined;
+  if (found) {
+    if (found.text === null && e.text !== null) db.prepare('UPDATE explanation SET text = ?, n_chars = ? WHERE id = ?').run(e.text, [...e.text].length, found.id);
+    return found.id;
+  }
+  return Number(
+    db
+      .prepare('INSERT INTO explanation (trajectory, instance, agent, kind, text, n_chars, source) VALUES (NULL, ?, ?, ?, ?, ?, ?)')
+      .run(e.instance, agentId, e.kind, e.text, e.text === null ? 0 : [...e.text].length, e.source).lastInsertRowid,
+  );
+}
+
+export interface ExplanationRow {
+  id: number;
+  instance: string | null;
+  agent: string | null;
+  kind: string;
+  length: number;
+  hasText: boolean;
+  trajectory: number | null;
+  source: string | null;
+}
+
+export function listExplanations(db: Db): ExplanationRow[] {
+  return (
+    db
+      .prepare(
+        `SELECT e.id, coalesce(e.instance, t.instance) AS instance, coalesce(a.name, ta.name) AS agent, e.kind, e.n_chars AS length,
+                e.text IS NOT NULL AS hasText, e.trajectory, e.source
+         FROM explanation e LEFT JOIN agent a ON a.id = e.agent LEFT JOIN trajectory t ON t.id = e.trajectory LEFT JOIN agent ta ON ta.id = t.agent
+         ORDER BY e.id`,
+      )
+      .all() as (Omit<ExplanationRow, 'hasText'> & {hasText: number})[]
+  ).map(r => ({...r, hasText: r.hasText === 1}));
+}
+
+export interface NewAnswer {
+  question: string;
+  explanation: number;
+  model: string;
+  sample: number;
+  promptHash: string;
+  raw: string;
+  letters: string[] | null;
+  verdict: Verdict | null;
+  latencyMs: number | null;
+  tokens: number | null;
+  origin: 'imported' | 'scored';
+  permutation: string[] | null;
+  seed: number | null;
+}
+
+/** Stores an answer unless the same (question, explanation, model, sample, prompt) is stored. */
+export function insertAnswer(db: Db, a: NewAnswer): boolean {
+  const r = db
+    .prepare(
+      `INSERT INTO qa_answer (question, explanation, model, sample, prompt_hash, raw, letters, verdict, latency_ms, tokens, origin, permutation, seed)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    )
+    .run(
+      a.question,
+      a.explanation,
+      a.model,
+      a.sample,
+      a.promptHash,
+      a.raw,
+      a.letters === null ? null : JSON.stringify(a.letters),
+      a.verdict,
+      a.latencyMs,
+      a.tokens,
+      a.origin,
+      a.permutation === null ? null : JSON.stringify(a.permutation),
+      a.seed,
+    );
+  return r.changes > 0;
+}
+
+export interface AnswerRow {
+  question: string;
+  type: QuestionType;
+  instance: string;
+  agent: string;
+  explanations: string;
+  explanation: number;
+  model: string;
+  sample: number;
+  raw: string | null;
+  letters: string[] | null;
+  verdict: Verdict | null;
+}
+
+export function listAnswers(db: Db, model?: string): AnswerRow[] {
+  const rows = db
+    .prepare(
+      `SELECT x.question, q.type, q.instance, coalesce(a.name, ta.name) AS agent, e.kind AS explanations, x.explanation, x.model, x.sample, x.raw, x.letters, x.verdict
+       FROM qa_answer x JOIN question q ON q.id = x.question JOIN explanation e ON e.id = x.explanation
+       LEFT JOIN agent a ON a.id = e.agent LEFT JOIN trajectory t ON t.id = e.trajectory LEFT JOIN agent ta ON ta.id = t.agent
+       ${model ? 'WHERE x.model = ?' : ''} ORDER BY x.id`,
+    )
+    .all(...(model ? [model] : [])) as (Omit<AnswerRow, 'letters'> & {letters: string | null})[];
+  return rows.map(r => ({...r, letters: r.letters ? (JSON.parse(r.letters) as string[]) : null}));
+}
+
+export function answerModels(db: Db): {model: string; answers: number}[] {
+  return db.prepare('SELECT model, count(*) AS answers FROM qa_answer GROUP BY model ORDER BY answers DESC, model').all() as {model: string; answers: number}[];
+}
+
+export interface PublishedMetric {
+  benchmark: string;
+  type: QuestionType;
+  agent: string;
+  explanations: string;
+  model: string;
+  mean: number | null;
+  std: number | null;
+  sem: number | null;
+  runValues: number[] | null;
+  perInstance: Record<string, (boolean | number)[]> | null;
+  sourcePath: string | null;
+}
+
+export function upsertPublished(db: Db, m: PublishedMetric): void {
+  db.prepare(
+    `INSERT INTO published_metric (benchmark, type, agent, explanations, model, mean, std, sem, run_values, per_instance, source_path)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (benchmark, type, agent, explanations, model) DO UPDATE SET mean = excluded.mean, std = excluded.std, sem = excluded.sem,
+       run_values = excluded.run_values, per_instance = excluded.per_instance, source_path = excluded.source_path`,
+  ).run(m.benchmark, m.type, m.agent, m.explanations, m.model, m.mean, m.std, m.sem, m.runValues ? JSON.stringify(m.runValues) : null, m.perInstance ? JSON.stringify(m.perInstance) : null, m.sourcePath);
+}
+
+export function listPublished(db: Db): PublishedMetric[] {
+  return (
+    db
+      .prepare(
+        'SELECT benchmark, type, agent, explanations, model, mean, std, sem, run_values AS runValues, per_instance AS perInstance, source_path AS sourcePath FROM published_metric ORDER BY id',
+      )
+      .all() as (Omit<PublishedMetric, 'runValues' | 'perInstance'> & {runValues: string | null; perInstance: string | null})[]
+  ).map(r => ({...r, runValues: r.runValues ? JSON.parse(r.runValues) : null, perInstance: r.perInstance ? JSON.parse(r.perInstance) : null}));
+}
