@@ -8,6 +8,7 @@ import {runTrace, TRACE_HELP} from './commands/trace.js';
 import {DELTA_HELP, runDelta} from './commands/delta.js';
 import {runTraces, TRACES_HELP} from './commands/traces.js';
 import {REPORT_HELP, runReport} from './commands/report.js';
+import {runScore, SCORE_HELP} from './commands/score.js';
 import {EXPLANATIONS_HELP, QUESTIONS_HELP, runExplanations, runQuestions} from './commands/questions.js';
 import {MigrationError} from './store/db.js';
 
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
   traces: {run: runTraces, help: TRACES_HELP, summary: 'list traced patch pairs and their deltas'},
   questions: {run: runQuestions, help: QUESTIONS_HELP, summary: 'import, export or list questions (JSONL)'},
   explanations: {run: runExplanations, help: EXPLANATIONS_HELP, summary: 'list explanations'},
+  score: {run: runScore, help: SCORE_HELP, summary: 'answer questions from explanations with a QA model'},
   report: {run: runReport, help: REPORT_HELP, summary: 'explanation scores per agent (ExplainBench Tables 3–6)'},
   'build-demo': {run: runBuildDemo, help: BUILD_DEMO_HELP, summary: 'build the bundled demo database'},
 };

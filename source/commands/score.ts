@@ -1,0 +1,143 @@
+import {resolve} from 'node:path';
+import {openDb} from '../store/db.js';
+import {lexicalModel, LEXICAL, openAiModel, type QaModel} from '../services/qa-models.js';
+import {scoreExplanations, type ExplanationKind, type ScoreProgress} from '../services/scoring.js';
+import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson, UsageError} from './args.js';
+
+export const SCORE_HELP = `Usage: deltalens score [--model NAME] [--base-url URL] [--api-key-env VAR] [--samples N]
+       [--concurrency N] [--temperature T] [--reasoning-effort E] [--agent A]
+       [--explanations original|audited|blank|custom|all] [--choices-only] [--json] [--db FILE]
+
+Answers every (question × explanation × sample) the model has not answered yet, with the
+ExplainBench prompt (Fig. 5) and the options in a seeded order per sample. Every answer is
+stored as it arrives (prompt hash, raw answer, letters, verdict, latency, tokens, order,
+seed); a rerun makes no call for what is stored; Ctrl+C stops and keeps every finished answer.
+
+  --model NAME         "lexical" (default: the offline word-overlap baseline) or the model name
+                       of an OpenAI-compatible endpoint
+  --base-url URL       the endpoint (default $OPENAI_BASE_URL, else OpenAI's)
+  --api-key-env VAR    read the key from $VAR (default OPENAI_API_KEY)
+  --samples N          answers per question and explanation (default 5)
+  --concurrency N      calls in flight (default 8)
+  --temperature T, --reasoning-effort E   passed through when given
+  --max-retries N      retries per call on 429/5xx/timeouts, honouring Retry-After (default 6)
+  --agent A            only this agent's explanations
+  --explanations K     which explanations (default original; blank must score 0)
+  --choices-only       the question and options alone, no explanation, no context (an
+                       artifact check; stored as "<model> [choices only]")
+  --json               the summary as JSON; progress as JSON lines on stderr
+
+Exit codes: 0 all answered, 1 some calls failed (run again to retry them) or interrupted,
+2 usage error.`;
+
+function bar(p: ScoreProgress, width = 28): string {
+  const total = Math.max(1, p.total - p.cached);
+  const doneShare = (p.done + p.failed) / total;
+  const fill = Math.round(doneShare * width);
+  const eta = p.etaSeconds === null ? '—' : p.etaSeconds < 90 ? `${Math.round(p.etaSeconds)} s` : `${Math.round(p.etaSeconds / 60)} min`;
+  return `[${'█'.repeat(fill)}${' '.repeat(width - fill)}] ${p.done + p.failed}/${total} · ${p.rate.toFixed(1)}/s · ETA ${eta} · ${p.failed} failed${p.cached ? ` · ${p.cached} cached` : ''}`;
+}
+
+export async function runScore(argv: string[]): Promise<number> {
+  const {values} = parse(
+    argv,
+    {
+      ...COMMON_OPTIONS,
+      model: {type: 'string'},
+      'base-url': {type: 'string'},
+      'api-key-env': {type: 'string'},
+      samples: {type: 'string'},
+      concurrency: {type: 'string'},
+      temperature: {type: 'string'},
+      'reasoning-effort': {type: 'string'},
+      'max-retries': {type: 'string'},
+      agent: {type: 'string'},
+      explanations: {type: 'string'},
+      'choices-only': {type: 'boolean'},
+    },
+    false,
+  );
+  if (values.help) {
+    console.log(SCORE_HELP);
+    return EXIT.ok;
+  }
+  const kindFlag = oneOf(values.explanations, ['original', 'audited', 'blank', 'custom', 'all'] as const, '--explanations') ?? 'original';
+  const kinds: ExplanationKind[] = kindFlag === 'all' ? ['original', 'audited', 'blank', 'custom'] : [kindFlag];
+  const samples = positiveInt(values.samples, '--samples') ?? 5;
+  const concurrency = positiveInt(values.concurrency, '--concurrency') ?? 8;
+  if (samples < 1 || concurrency < 1) throw new UsageError('--samples and --concurrency are at least 1');
+  const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
+  if (temperature !== undefined && !Number.isFinite(temperature)) throw new UsageError(`--temperature takes a number (got "${values.temperature}")`);
+  const name = values.model ?? LEXICAL;
+  let model: QaModel;
+  if (name === LEXICAL) model = lexicalModel();
+  else {
+    const keyVar = values['api-key-env'] ?? 'OPENAI_API_KEY';
+    const apiKey = process.env[keyVar];
+    if (!apiKey) throw new UsageError(`--model ${name} needs an API key in $${keyVar} (or --api-key-env VAR)`);
+    model = openAiModel({
+      model: name,
+      baseURL: values['base-url'] ?? process.env.OPENAI_BASE_URL,
+      apiKey,
+      temperature,
+      reasoningEffort: values['reasoning-effort'],
+      maxRetries: positiveInt(values['max-retries'], '--max-retries'),
+    });
+  }
+  const dbPath = resolve(values.db ?? 'deltalens.db');
+  const db = openDb(dbPath);
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(130);
+    process.stderr.write('\nstopping: finishing nothing new, keeping every stored answer (Ctrl+C again to quit at once)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  const tty = process.stderr.isTTY && !values.json;
+  let last = 0;
+  try {
+    const result = await scoreExplanations(db, {
+      model,
+      samples,
+      concurrency,
+      agent: values.agent,
+      kinds,
+      choicesOnly: values['choices-only'],
+      signal: controller.signal,
+      onProgress: p => {
+        const now = Date.now();
+        if (now - last < (tty ? 100 : 1000) && p.done + p.failed < p.total - p.cached) return;
+        last = now;
+        if (tty) process.stderr.write(`\r\x1b[K${bar(p)}`);
+        else process.stderr.write(`${JSON.stringify({progress: {done: p.done, failed: p.failed, cached: p.cached, total: p.total, rate: Number(p.rate.toFixed(2)), eta_s: p.etaSeconds === null ? null : Math.round(p.etaSeconds)}})}\n`);
+      },
+    });
+    if (tty) process.stderr.write('\n');
+    const summary = {
+      model: result.model,
+      baseline: model.baseline,
+      total: result.total,
+      answered: result.done,
+      cached: result.cached,
+      failed: result.failed,
+      unparseable: result.unparseable,
+      explanations_without_text: result.withoutText,
+      interrupted: result.interrupted,
+      errors: result.errors,
+      db: dbPath,
+    };
+    if (values.json) printJson(summary);
+    else {
+      console.log(
+        `${result.model}${model.baseline ? ' (baseline)' : ''}: ${result.done} answered, ${result.cached} already stored, ${result.failed} failed, ${result.unparseable} unparseable (kept, counted wrong)${result.withoutText ? `; ${result.withoutText} explanations skipped: their text is not in the data` : ''}${result.interrupted ? '; interrupted' : ''}`,
+      );
+      for (const e of result.errors.slice(0, 5)) console.log(`  failed: ${e}`);
+    }
+    return result.failed || result.interrupted ? EXIT.failed : EXIT.ok;
+  } finally {
+    process.off('SIGINT', onSigint);
+    db.close();
+  }
+}

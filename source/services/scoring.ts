@@ -1,0 +1,148 @@
+/**
+ * `deltalens score`: every (question × explanation × sample) not answered yet by a model.
+ * Each answer is stored the moment it arrives, keyed by (question, explanation, model,
+ * sample, prompt hash), so a rerun never repeats a finished call and an interrupted run
+ * loses nothing.
+ */
+import {createHash} from 'node:crypto';
+import {parseAnswer, verdictFor} from '../core/questions/answers.js';
+import {isEffect, type Question} from '../core/questions/model.js';
+import {buildPrompt, PROMPT_VERSION, seedOf} from '../core/questions/prompt.js';
+import type {Db} from '../store/db.js';
+import {ensureExplanation, insertAnswer, listExplanations, listQuestions, type ExplanationRow} from '../store/questions.js';
+import type {QaModel} from './qa-models.js';
+
+export type ExplanationKind = 'original' | 'audited' | 'blank' | 'custom';
+
+export interface ScoreOptions {
+  model: QaModel;
+  samples: number;
+  concurrency: number;
+  agent?: string;
+  kinds: ExplanationKind[];
+  /** the question and options only: no explanation, no context (an artifact check) */
+  choicesOnly?: boolean;
+  onProgress?: (p: ScoreProgress) => void;
+  signal?: AbortSignal;
+}
+
+export interface ScoreProgress {
+  total: number;
+  cached: number;
+  done: number;
+  failed: number;
+  unparseable: number;
+  rate: number;
+  etaSeconds: number | null;
+  lastError?: string;
+}
+
+export interface ScoreResult extends ScoreProgress {
+  model: string;
+  interrupted: boolean;
+  withoutText: number;
+  errors: string[];
+}
+
+interface Task {
+  q: Question;
+  e: ExplanationRow & {text: string};
+  sample: number;
+}
+
+function applies(q: Question, e: ExplanationRow): boolean {
+  if (e.instance !== q.instance) return false;
+  if (!isEffect(q.type)) return true;
+  if (q.trajectory !== null) return e.trajectory === q.trajectory;
+  return e.agent === q.agent;
+}
+
+export function modelName(model: QaModel, choicesOnly: boolean): string {
+  return choicesOnly ? `${model.name} [choices only]` : model.name;
+}
+
+export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreResult> {
+  const name = modelName(o.model, Boolean(o.choicesOnly));
+  const questions = listQuestions(db);
+  if (o.kinds.includes('blank')) {
+    // a blank explanation beside every original one: must score 0 with a sound QA model
+    db.transaction(() => {
+      for (const e of listExplanations(db).filter(x => x.kind === 'original' && x.instance && x.agent)) {
+        ensureExplanation(db, {instance: e.instance!, agent: e.agent!, kind: 'blank', text: '', source: 'deltalens score --explanations blank'});
+      }
+    })();
+  }
+  const texts = new Map((db.prepare('SELECT id, text FROM explanation').all() as {id: number; text: string | null}[]).map(r => [r.id, r.text]));
+  const explanations = listExplanations(db).filter(e => o.kinds.includes(e.kind as ExplanationKind) && (!o.agent || e.agent === o.agent));
+  let withoutText = 0;
+  const exists = db.prepare('SELECT 1 FROM qa_answer WHERE question = ? AND explanation = ? AND model = ? AND sample = ? AND prompt_hash = ?').pluck();
+  const tasks: (Task & {prompt: ReturnType<typeof buildPrompt>; hash: string; seed: number})[] = [];
+  let cached = 0;
+  for (const e of explanations) {
+    const text = texts.get(e.id);
+    if (text === null || text === undefined) {
+      withoutText += 1;
+      continue;
+    }
+    for (const q of questions.filter(x => applies(x, e))) {
+      for (let sample = 0; sample < o.samples; sample++) {
+        const seed = seedOf(q.id, e.id, sample);
+        const prompt = buildPrompt(q, text, seed, {choicesOnly: o.choicesOnly});
+        const hash = createHash('sha256').update(`${PROMPT_VERSION}\u0000${prompt.text}`).digest('hex');
+        if (exists.get(q.id, e.id, name, sample, hash)) {
+          cached += 1;
+          continue;
+        }
+        tasks.push({q, e: {...e, text}, sample, prompt, hash, seed});
+      }
+    }
+  }
+  const progress: ScoreProgress = {total: tasks.length + cached, cached, done: 0, failed: 0, unparseable: 0, rate: 0, etaSeconds: null};
+  const errors: string[] = [];
+  const started = performance.now();
+  let next = 0;
+  const report = () => {
+    const seconds = (performance.now() - started) / 1000;
+    progress.rate = seconds > 0 ? progress.done / seconds : 0;
+    const left = tasks.length - progress.done - progress.failed;
+    progress.etaSeconds = progress.rate > 0 ? left / progress.rate : null;
+    o.onProgress?.({...progress});
+  };
+  const worker = async () => {
+    while (next < tasks.length && !o.signal?.aborted) {
+      const t = tasks[next++]!;
+      try {
+        const reply = await o.model.answer(t.prompt.text, o.signal);
+        const display = parseAnswer(reply.text, t.q.type, [...t.prompt.toCanonical.keys()]);
+        const letters = display ? display.map(l => t.prompt.toCanonical.get(l)!) : null;
+        if (!letters) progress.unparseable += 1;
+        insertAnswer(db, {
+          question: t.q.id,
+          explanation: t.e.id,
+          model: name,
+          sample: t.sample,
+          promptHash: t.hash,
+          raw: reply.text,
+          letters,
+          verdict: verdictFor(letters, t.q.answer, t.q.choices),
+          latencyMs: reply.latencyMs,
+          tokens: reply.tokens,
+          origin: 'scored',
+          permutation: t.prompt.order,
+          seed: t.seed,
+        });
+        progress.done += 1;
+      } catch (error) {
+        if (o.signal?.aborted) break;
+        progress.failed += 1;
+        const message = (error as Error).message;
+        progress.lastError = message;
+        if (errors.length < 20) errors.push(`${t.q.id} × explanation ${t.e.id} sample ${t.sample}: ${message}`);
+      }
+      report();
+    }
+  };
+  await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency, tasks.length || 1))}, worker));
+  report();
+  return {...progress, model: name, interrupted: Boolean(o.signal?.aborted), withoutText, errors};
+}
