@@ -2,7 +2,7 @@ import {writeFileSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {QUESTION_TYPES, QuestionError, questionRecord, validateQuestion, type Question, type QuestionType} from '../core/questions/model.js';
 import {openDb} from '../store/db.js';
-import {insertQuestion, listExplanations, listQuestions} from '../store/questions.js';
+import {ensureExplanation, insertQuestion, listExplanations, listQuestions} from '../store/questions.js';
 import {readLines} from '../services/text-file.js';
 import {FormatError} from '../core/trajectory/model.js';
 import {chooseDb} from './db-path.js';
@@ -25,6 +25,10 @@ line and the field); importing the same id again replaces that question.
 list --json prints [{"id", "instance", "type", "agent"}] (agent for effect types).`;
 
 export const EXPLANATIONS_HELP = `Usage: deltalens explanations list [--json] [--db FILE]
+       deltalens explanations import FILE [--db FILE]
+
+import reads JSONL lines {"instance", "agent", "kind": "original" | "audited" | "custom", "text"}
+(e.g. the explanation texts the public ExplainBench data leaves out) and fills or adds them.
 
 Every explanation: [{"id", "instance", "agent", "kind": original | audited | blank | custom,
 "length", "has_text", "trajectory", "source"}]. An explanation a source names but whose text it
@@ -116,12 +120,14 @@ export async function runQuestions(argv: string[]): Promise<number> {
 
 export async function runExplanations(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  if (sub === 'import') return importExplanations(rest);
   const {values} = parse(rest, {...COMMON_OPTIONS}, false);
   if (values.help || sub === '--help' || sub === '-h') {
     console.log(EXPLANATIONS_HELP);
     return EXIT.ok;
   }
-  if (sub !== 'list') throw new UsageError('explanations takes list');
+  if (sub === 'import') return importExplanations(rest);
+  if (sub !== 'list') throw new UsageError('explanations takes list or import');
   const db = openDb((await ensureDemo(chooseDb(values.db))).path);
   try {
     const rows = listExplanations(db).map(e => ({id: e.id, instance: e.instance, agent: e.agent, kind: e.kind, length: e.length, has_text: e.hasText, trajectory: e.trajectory, source: e.source}));
@@ -133,5 +139,47 @@ export async function runExplanations(argv: string[]): Promise<number> {
   } finally {
     db.close();
   }
+  return EXIT.ok;
+}
+
+function importExplanations(argv: string[]): number {
+  const {values, positionals} = parse(argv, {...COMMON_OPTIONS});
+  if (values.help) {
+    console.log(EXPLANATIONS_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 1) throw new UsageError('explanations import takes one FILE');
+  const rows: {instance: string; agent: string; kind: 'original' | 'audited' | 'custom'; text: string}[] = [];
+  try {
+    for (const raw of readLines(resolve(positionals[0]!), 64 * 1024 * 1024)) {
+      if (!raw.text.trim()) continue;
+      let o: Record<string, unknown>;
+      try {
+        o = JSON.parse(raw.text) as Record<string, unknown>;
+      } catch (e) {
+        throw new FormatError(`invalid JSON: ${(e as Error).message}`, {line: raw.line});
+      }
+      for (const field of ['instance', 'agent', 'text'] as const) {
+        if (typeof o[field] !== 'string' || (field !== 'text' && !(o[field] as string).trim())) throw new FormatError(`"${field}" must be a string`, {line: raw.line});
+      }
+      const kind = (o.kind ?? 'original') as string;
+      if (!['original', 'audited', 'custom'].includes(kind)) throw new FormatError(`"kind" must be original, audited or custom`, {line: raw.line});
+      rows.push({instance: o.instance as string, agent: o.agent as string, kind: kind as 'original', text: o.text as string});
+    }
+  } catch (e) {
+    if (e instanceof FormatError) {
+      console.error(`deltalens: ${positionals[0]}: ${e.describe()} (nothing imported)`);
+      return EXIT.failed;
+    }
+    throw e;
+  }
+  const dbPath = resolve(values.db ?? 'deltalens.db');
+  const db = openDb(dbPath);
+  try {
+    db.transaction(() => rows.forEach(r => ensureExplanation(db, {...r, source: resolve(positionals[0]!)})))();
+  } finally {
+    db.close();
+  }
+  console.log(`imported ${rows.length} explanations → ${dbPath}`);
   return EXIT.ok;
 }

@@ -8,12 +8,19 @@ import {importPaths, type ImportReport} from './importer.js';
 import {PythonError, TRACER_DIR} from './python.js';
 import {tracePair} from './tracing.js';
 import {importTracePair} from './trace-ingest.js';
+import {importExplainBench} from './explainbench.js';
+import {lexicalModel} from './qa-models.js';
+import {scoreExplanations} from './scoring.js';
+import {validateQuestion} from '../core/questions/model.js';
+import {ensureExplanation, insertQuestion} from '../store/questions.js';
 
 export const ROOT = packageRoot();
 export const SAMPLE_DIR = join(ROOT, 'sample-data');
 export const DEMO_DB = join(SAMPLE_DIR, 'demo.db');
 export const PROJECTS_DIR = join(SAMPLE_DIR, 'projects');
 export const TRACES_DIR = join(SAMPLE_DIR, 'traces');
+export const EXPLAINBENCH_DIR = join(SAMPLE_DIR, 'explainbench');
+export const QUESTIONS_DIR = join(SAMPLE_DIR, 'questions');
 const STAMP = `${DEMO_DB}.stamp`;
 
 /**
@@ -29,6 +36,8 @@ export function demoFingerprint(): string {
     ...listFiles(join(SAMPLE_DIR, 'trajectories')),
     ...listFiles(PROJECTS_DIR),
     ...listFiles(TRACES_DIR),
+    ...listFiles(EXPLAINBENCH_DIR),
+    ...listFiles(QUESTIONS_DIR),
     ...listFiles(join(TRACER_DIR, 'deltatrace')),
     ...listFiles(MIGRATIONS_DIR),
   ]
@@ -141,6 +150,32 @@ export function importDemoTraces(db: Db, onProgress?: (message: string) => void)
   return pairs;
 }
 
+/**
+ * Questions: the real ExplainBench sample (questions, keys, five agents' recorded answers)
+ * and hand-written questions of all four types for the demo projects, with the demo agents'
+ * explanations answered by the lexical baseline.
+ */
+export async function importDemoQuestions(db: Db, onProgress?: (message: string) => void): Promise<void> {
+  if (existsSync(EXPLAINBENCH_DIR)) {
+    onProgress?.('importing the ExplainBench sample (questions and recorded answers)…');
+    importExplainBench(db, EXPLAINBENCH_DIR);
+  }
+  const questions = join(QUESTIONS_DIR, 'demo-questions.jsonl');
+  const explanations = join(QUESTIONS_DIR, 'demo-explanations.jsonl');
+  if (!existsSync(questions)) return;
+  onProgress?.('importing the demo questions and scoring them with the lexical baseline…');
+  db.transaction(() => {
+    for (const line of readFileSync(questions, 'utf8').split('\n').filter(Boolean)) insertQuestion(db, validateQuestion(JSON.parse(line)), {source: relative(ROOT, questions)});
+    if (existsSync(explanations)) {
+      for (const line of readFileSync(explanations, 'utf8').split('\n').filter(Boolean)) {
+        const e = JSON.parse(line) as {instance: string; agent: string; kind: 'original'; text: string};
+        ensureExplanation(db, {...e, source: relative(ROOT, explanations)});
+      }
+    }
+  })();
+  await scoreExplanations(db, {model: lexicalModel(), samples: 5, concurrency: 1, kinds: ['original', 'blank']});
+}
+
 /** Builds into a temporary file and renames it into place, so a crash never leaves half a demo. */
 export async function buildDemo(onProgress?: (message: string) => void): Promise<DemoReport> {
   const temporary = `${DEMO_DB}.building-${process.pid}`;
@@ -156,6 +191,7 @@ export async function buildDemo(onProgress?: (message: string) => void): Promise
     );
     traced = await traceDemoProjects(db, onProgress);
     traced.pairs += importDemoTraces(db, onProgress);
+    await importDemoQuestions(db, onProgress);
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
     db.close();

@@ -1,0 +1,66 @@
+import {spawnSync} from 'node:child_process';
+import {readFileSync, writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {ROOT, tempDir} from '../helpers/files.js';
+
+const BIN = join(ROOT, 'bin', 'deltalens.js');
+const QUESTIONS = join(ROOT, 'sample-data', 'questions', 'demo-questions.jsonl');
+
+function run(args: string[], cwd: string) {
+  const r = spawnSync(process.execPath, [BIN, ...args], {cwd, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}});
+  return {code: r.status, stdout: r.stdout, stderr: r.stderr};
+}
+
+describe('questions, explanations, score and report commands', () => {
+  it('round-trips a question file through import and export', () => {
+    const cwd = tempDir();
+    expect(run(['questions', 'import', QUESTIONS], cwd).stdout).toContain('imported 24 questions (3 e2e_intent, 9 e2e_effect, 3 local_intent, 9 local_effect)');
+    expect(run(['questions', 'export', 'out.jsonl'], cwd).code).toBe(0);
+    const parse = (text: string) => text.trim().split('\n').map(l => JSON.parse(l)).sort((a, b) => a.id.localeCompare(b.id));
+    expect(parse(readFileSync(join(cwd, 'out.jsonl'), 'utf8'))).toEqual(parse(readFileSync(QUESTIONS, 'utf8')));
+    // and again: the export of the re-import is byte for byte the first export
+    const cwd2 = tempDir();
+    run(['questions', 'import', join(cwd, 'out.jsonl')], cwd2);
+    run(['questions', 'export', 'out.jsonl'], cwd2);
+    expect(readFileSync(join(cwd2, 'out.jsonl'), 'utf8')).toBe(readFileSync(join(cwd, 'out.jsonl'), 'utf8'));
+    const list = JSON.parse(run(['questions', 'list', '--type', 'e2e_effect', '--instance', 'demo__ledger-1', '--json'], cwd).stdout);
+    expect(list.map((q: {agent: string}) => q.agent).sort()).toEqual(['demo-agent-correct', 'demo-agent-ineffective', 'demo-agent-wrong']);
+  });
+
+  it('a bad line names the line and the field, and nothing is imported', () => {
+    const cwd = tempDir();
+    const lines = readFileSync(QUESTIONS, 'utf8').trim().split('\n');
+    const bad = JSON.parse(lines[3]!);
+    bad.answer = 'Q';
+    writeFileSync(join(cwd, 'q.jsonl'), [...lines.slice(0, 3), JSON.stringify(bad), ...lines.slice(4)].join('\n'));
+    const r = run(['questions', 'import', 'q.jsonl'], cwd);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('line 4');
+    expect(r.stderr).toContain('answer: "answer" Q is not a choice');
+    expect(JSON.parse(run(['questions', 'list', '--json', '--db', 'deltalens.db'], cwd).stdout)).toEqual([]);
+    const dup = [lines[0], lines[0]].join('\n');
+    writeFileSync(join(cwd, 'd.jsonl'), dup);
+    expect(run(['questions', 'import', 'd.jsonl'], cwd).stderr).toMatch(/line 2.*duplicate id/);
+  });
+
+  it('scores with the lexical baseline, reports it as a baseline, and a second run makes no call', () => {
+    const cwd = tempDir();
+    run(['import', '--format', 'explainbench', join(ROOT, 'sample-data', 'explainbench')], cwd);
+    run(['questions', 'import', QUESTIONS], cwd);
+    const explanations = JSON.parse(run(['explanations', 'list', '--json'], cwd).stdout);
+    expect(explanations.filter((e: {has_text: boolean}) => !e.has_text).length).toBe(65); // ExplainBench: texts not in the data
+    // the ExplainBench explanations have no text: only the demo agents' explanations are answered
+    run(['explanations', 'import', join(ROOT, 'sample-data', 'questions', 'demo-explanations.jsonl')], cwd);
+    const first = run(['score', '--samples', '2', '--json'], cwd);
+    expect(JSON.parse(first.stdout)).toMatchObject({model: 'lexical', baseline: true, answered: 72, failed: 0, explanations_without_text: 40});
+    expect(first.stderr).toMatch(/"progress"/);
+    const second = JSON.parse(run(['score', '--samples', '2', '--json'], cwd).stdout);
+    expect(second).toMatchObject({answered: 0, cached: 72}); // 9 explanations × 4 questions each × 2 samples
+    const report = JSON.parse(run(['report', '--json'], cwd).stdout);
+    expect(report.model).toBe('gpt-5-mini-2025-08-07');
+    expect(report.agents.find((a: {agent: string}) => a.agent === '20250807_mini-v1.7.0_gpt-5-mini').types.e2e_effect).toMatchObject({n: 5});
+    expect(report.checks.published_per_instance).toMatchObject({compared: 1150, agree: 1150});
+    expect(run(['score', '--model', 'gpt-x'], cwd)).toMatchObject({code: 2, stderr: expect.stringContaining('needs an API key in $OPENAI_API_KEY')});
+  });
+});
