@@ -7,8 +7,8 @@ import {ensureDemo} from './demo.js';
 
 export const REPORT_HELP = `Usage: deltalens report [--model NAME] [--json] [--db FILE]
 
-Explanation scores from the stored answers of one QA model (default: the model with the most
-answers), as ExplainBench reports them: per agent and explanation kind, the four question
+Explanation scores from the stored answers of one QA model (default: the non-baseline model
+with the most answers), as ExplainBench reports them: per agent and explanation kind, the four question
 types and S_exp ± SEM over sample runs (Table 3), wrong answers split into misaligned and
 not-informative (Table 4), overconfidence on patches whose test does not pass (Table 5),
 audited vs original with relative gains (Table 6), ranks by explanation score and by
@@ -16,7 +16,9 @@ efficacy (resolved rate of the agent's stored runs on the same instances) with t
 Beside them, the statistics a benchmark published with its results (over all its
 instances), and a check of the stored answers against its per-instance results.
 
---json: {"model", "models", "agents": [{"agent", "explanations", "types": {"e2e_intent" |
+--json: {"artifacts": {"models": [{"model", "baseline", "answers", "accuracy", "position_bias":
+[{"position", "n", "accuracy"}]}], "blank_correct": [{"question", "model", "correct", "of"}]},
+"model", "models", "agents": [{"agent", "explanations", "types": {"e2e_intent" |
 "e2e_effect" | "local_intent" | "local_effect": {"score", "sem", "n", "misaligned",
 "uninformative", "unparseable"}}, "s_exp", "s_exp_sem", "runs", "efficacy", "rank_explanation",
 "rank_efficacy", "rank_shift", "overconfidence", "gain_vs_original"?}], "published": [{"agent",
@@ -48,7 +50,7 @@ export function printReport(r: Report): void {
     console.log('no answers stored: import results (deltalens import --format explainbench DIR) or score explanations first');
     return;
   }
-  console.log(`QA model: ${r.model}${r.models.length > 1 ? ` (also stored: ${r.models.filter(m => m.model !== r.model).map(m => m.model).join(', ')})` : ''}`);
+  console.log(`QA model: ${r.model}${r.model === 'lexical' ? ' (the offline word-overlap baseline)' : ''}${r.models.length > 1 ? ` (also stored: ${r.models.filter(m => m.model !== r.model).map(m => m.model).join(', ')})` : ''}`);
   for (const kind of new Set(r.agents.map(a => a.explanations))) {
     const agents = r.agents.filter(a => a.explanations === kind);
     const n = Math.max(...agents.map(a => Math.max(...QUESTION_TYPES.map(t => a.types[t].n))));
@@ -93,6 +95,17 @@ export function printReport(r: Report): void {
     );
     const note = r.published.find(p => p.s_exp_sem_note)?.s_exp_sem_note;
     if (note) console.log(`(${note})`);
+  }
+  console.log('\nArtifact checks — every stored model (baselines marked), accuracy overall and by the position of the key among the options shown:');
+  console.log(
+    table(
+      ['model', 'answers', 'accuracy', 'by key position'],
+      r.artifacts.models.map(m => [`${m.model}${m.baseline ? ' (baseline)' : ''}`, String(m.answers), f(m.accuracy), m.position_bias.map(p => `${p.position} ${f(p.accuracy, 2)} (${p.n})`).join('  ')]),
+    ),
+  );
+  if (r.artifacts.blank_correct.length) {
+    console.log(`Questions a blank explanation answers correctly (question-quality defects):`);
+    for (const b of r.artifacts.blank_correct.slice(0, 20)) console.log(`  ${b.question} — ${b.model}: ${b.correct} of ${b.of}`);
   }
   const c = r.checks.published_per_instance;
   if (c.compared) console.log(`\nCheck: stored answers agree with the published per-instance results in ${c.agree} of ${c.compared} answers${c.disagreements.length ? `; first disagreements:\n  ${c.disagreements.join('\n  ')}` : '.'}`);

@@ -37,7 +37,17 @@ export interface PublishedRow {
   gain_vs_original?: Record<QuestionType | 's_exp', number | null>;
 }
 
+export interface ModelArtifacts {
+  model: string;
+  baseline: boolean;
+  answers: number;
+  accuracy: number | null;
+  /** accuracy by the position of the (first) key letter among the options as shown */
+  position_bias: {position: string; n: number; accuracy: number | null}[];
+}
+
 export interface Report {
+  artifacts: {models: ModelArtifacts[]; blank_correct: {question: string; model: string; correct: number; of: number}[]};
   model: string | null;
   models: {model: string; answers: number}[];
   agents: ReportAgent[];
@@ -60,7 +70,9 @@ function gains<T extends {types: Record<QuestionType, number | null>; s: number 
 
 export function buildReport(db: Db, options: {model?: string} = {}): Report {
   const models = answerModels(db);
-  const model = options.model ?? models[0]?.model ?? null;
+  // default: the non-baseline model with the most answers (baselines only when alone)
+  const isBaseline = (m: string) => m === 'lexical' || m.endsWith('[choices only]');
+  const model = options.model ?? models.find(m => !isBaseline(m.model))?.model ?? models[0]?.model ?? null;
   const notes: string[] = [];
   const answers = model ? listAnswers(db, model) : [];
   const scores: AgentScore[] = explanationScores(answers);
@@ -172,5 +184,45 @@ export function buildReport(db: Db, options: {model?: string} = {}): Report {
       });
     }
   }
-  return {model, models, agents, published: pubRows, checks: {published_per_instance: {compared, agree, disagreements: disagreements.slice(0, 20)}}, notes};
+  // artifact checks: every model's accuracy by key position (position bias), baselines marked;
+  // questions that a blank explanation answers correctly (a question-quality defect)
+  const perm = db.prepare('SELECT question, model, letters, verdict, permutation FROM qa_answer').all() as {question: string; model: string; letters: string | null; verdict: string | null; permutation: string | null}[];
+  const LETTERS = 'ABCDEFGHIJ';
+  const artifacts: ModelArtifacts[] = models.map(({model: m}) => {
+    const rows = perm.filter(r => r.model === m);
+    const byPos = new Map<string, {n: number; ok: number}>();
+    for (const r of rows) {
+      const q = questions.get(r.question);
+      if (!q) continue;
+      const order = r.permutation ? (JSON.parse(r.permutation) as string[]) : q.choices.map(c => c.label);
+      const pos = LETTERS[order.indexOf(q.answer[0]!)] ?? '?';
+      const b = byPos.get(pos) ?? {n: 0, ok: 0};
+      b.n += 1;
+      if (r.verdict === 'correct') b.ok += 1;
+      byPos.set(pos, b);
+    }
+    return {
+      model: m,
+      baseline: isBaseline(m),
+      answers: rows.length,
+      accuracy: rows.length ? round(rows.filter(r => r.verdict === 'correct').length / rows.length) : null,
+      position_bias: [...byPos].sort(([a], [b]) => a.localeCompare(b)).map(([position, b]) => ({position, n: b.n, accuracy: round(b.ok / b.n)})),
+    };
+  });
+  const blank = db
+    .prepare(
+      `SELECT x.question, x.model, sum(x.verdict = 'correct') AS correct, count(*) AS n FROM qa_answer x JOIN explanation e ON e.id = x.explanation
+       WHERE e.kind = 'blank' GROUP BY x.question, x.model HAVING correct > 0 ORDER BY x.question`,
+    )
+    .all() as {question: string; model: string; correct: number; n: number}[];
+  if (blank.length) notes.push(`${blank.length} questions are answered correctly from a blank explanation (see artifacts.blank_correct): a question-quality defect`);
+  return {
+    artifacts: {models: artifacts, blank_correct: blank.map(b => ({question: b.question, model: b.model, correct: b.correct, of: b.n}))},
+    model,
+    models,
+    agents,
+    published: pubRows,
+    checks: {published_per_instance: {compared, agree, disagreements: disagreements.slice(0, 20)}},
+    notes,
+  };
 }
