@@ -49,7 +49,18 @@ ${Object.entries(COMMANDS)
 Every command takes --help, --db FILE and (where it prints data) --json.
 Exit codes: 0 ok, 1 failed, 2 usage error.`;
 
+/** `deltalens report | head` closes the pipe early: that is not an error. */
+function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(0);
+      throw error;
+    });
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedPipe();
   const [first, ...rest] = argv;
   try {
     if (first === undefined || first.startsWith('-')) {
