@@ -22,6 +22,9 @@ export interface ScoreOptions {
   kinds: ExplanationKind[];
   /** the question and options only: no explanation, no context (an artifact check) */
   choicesOnly?: boolean;
+  /** only this question / this explanation (the explorer's live re-score) */
+  question?: string;
+  explanation?: number;
   onProgress?: (p: ScoreProgress) => void;
   signal?: AbortSignal;
 }
@@ -73,7 +76,9 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
     })();
   }
   const texts = new Map((db.prepare('SELECT id, text FROM explanation').all() as {id: number; text: string | null}[]).map(r => [r.id, r.text]));
-  const explanations = listExplanations(db).filter(e => o.kinds.includes(e.kind as ExplanationKind) && (!o.agent || e.agent === o.agent));
+  const explanations = listExplanations(db).filter(
+    e => o.kinds.includes(e.kind as ExplanationKind) && (!o.agent || e.agent === o.agent) && (o.explanation === undefined || e.id === o.explanation),
+  );
   let withoutText = 0;
   const exists = db.prepare('SELECT 1 FROM qa_answer WHERE question = ? AND explanation = ? AND model = ? AND sample = ? AND prompt_hash = ?').pluck();
   const tasks: (Task & {prompt: ReturnType<typeof buildPrompt>; hash: string; seed: number})[] = [];
@@ -84,7 +89,7 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
       withoutText += 1;
       continue;
     }
-    for (const q of questions.filter(x => applies(x, e))) {
+    for (const q of questions.filter(x => applies(x, e) && (!o.question || x.id === o.question))) {
       for (let sample = 0; sample < o.samples; sample++) {
         const seed = seedOf(q.id, e.id, sample);
         const prompt = buildPrompt(q, text, seed, {choicesOnly: o.choicesOnly});

@@ -10,6 +10,8 @@ import {ListHeader, TrajectoryRows} from './screens/trajectory-list.js';
 import {StepRows, stepLines, TabBar, tabBarWidth, tabLines, TrajectoryTitle} from './screens/trajectory-view.js';
 import {PairRows, PairsHeader} from './screens/trace-pairs.js';
 import {deltaLine, StepperBody, stepperTitle} from './screens/stepper.js';
+import {AgentQuestionRows, BoardHeader, BoardRows, questionLines} from './screens/scores.js';
+import {editText} from '../services/editor.js';
 import {initialState, reducer, type Extent, type State} from './state.js';
 import type {Theme} from './theme.js';
 import {useTerminalSize} from './use-terminal-size.js';
@@ -31,7 +33,7 @@ const emptySide = {present: false, waiting: true, fn: '', file: '', line: null, 
 
 export function App({data, theme, initial, onQuit}: AppProps) {
   const {exit} = useApp();
-  const {isRawModeSupported} = useStdin();
+  const {isRawModeSupported, setRawMode} = useStdin();
   const {columns, rows} = useTerminalSize();
   const [state, dispatch] = useReducer(reducer, {...initialState, ...initial});
   const width = Math.max(20, columns);
@@ -96,12 +98,75 @@ export function App({data, theme, initial, onQuit}: AppProps) {
   }, [stepper?.live]);
   const help = useMemo(() => (state.help ? helpLines(scope, width, theme) : []), [state.help, scope, width, theme]);
 
+  // leaderboard, an agent's questions, a question
+  const board = screen?.kind === 'board' ? screen : null;
+  const agentQs = screen?.kind === 'agentQuestions' ? screen : null;
+  const questionScreen = screen?.kind === 'question' ? screen : null;
+  const models = useMemo(() => (board || agentQs || questionScreen ? data.models() : []), [data, Boolean(board || agentQs || questionScreen)]);
+  const [scoreTick, setScoreTick] = useState(0);
+  const [status, setStatus] = useState<string | null>(null);
+  const report = useMemo(() => (board ? data.report(board.model) : null), [data, board?.model, scoreTick]);
+  const agentRows = useMemo(() => (agentQs ? data.agentQuestions(agentQs.agent, agentQs.explanations, agentQs.model) : []), [data, agentQs?.agent, agentQs?.explanations, agentQs?.model, scoreTick]);
+  const qView = useMemo(
+    () => (questionScreen ? data.question(questionScreen.id, questionScreen.agent, questionScreen.explanations, questionScreen.explanationId) : null),
+    [data, questionScreen?.id, questionScreen?.agent, questionScreen?.explanations, questionScreen?.explanationId, scoreTick],
+  );
+  const qLines = useMemo(
+    () => (qView && questionScreen ? questionLines({...qView, status}, {showKey: questionScreen.showKey, showPrompt: questionScreen.showPrompt, width}) : []),
+    [qView, status, questionScreen?.showKey, questionScreen?.showPrompt, width],
+  );
+  useEffect(() => {
+    if (!questionScreen || questionScreen.rescore === 0 || !qView?.explanation) return;
+    const explanation = qView.explanation.id;
+    if (qView.explanation.text === null) {
+      setStatus('this explanation has no text to re-score (e writes one)');
+      return;
+    }
+    let cancelled = false;
+    setStatus('re-scoring…');
+    void data
+      .rescore(questionScreen.id, explanation, (done, total) => !cancelled && setStatus(`re-scoring: ${done}/${total}`))
+      .then(r => {
+        if (cancelled) return;
+        setStatus(`${r.modelName}${r.modelName === 'lexical' ? ' (baseline)' : ''}: ${r.done} new answers, ${r.cached} already stored, ${r.failed} failed${r.errors[0] ? ` (${r.errors[0]})` : ''}`);
+        setScoreTick(t => t + 1);
+      })
+      .catch((e: Error) => !cancelled && setStatus(`re-score failed: ${e.message}`));
+    return () => {
+      cancelled = true;
+    };
+  }, [questionScreen?.rescore]);
+  useEffect(() => {
+    if (!questionScreen || questionScreen.edit === 0 || !qView) return;
+    const current = qView.explanation?.text ?? '';
+    if (isRawModeSupported) setRawMode(false);
+    const edited = editText(current);
+    if (isRawModeSupported) setRawMode(true);
+    if (edited.error) setStatus(edited.error);
+    else if (edited.text === null) setStatus('unchanged: nothing saved');
+    else {
+      const id = data.saveCustom(qView.q.instance, questionScreen.agent, edited.text);
+      setScoreTick(t => t + 1);
+      dispatch({type: 'custom', explanationId: id});
+      setStatus(`saved as custom explanation #${id}; r re-scores it`);
+    }
+  }, [questionScreen?.edit]);
+
   const extent: Extent = state.help
     ? {total: help.length, page: bodyHeight}
     : !screen
       ? {total, page: bodyHeight, idAt: row => data.list({...query, offset: row, limit: 1})[0]?.id}
       : screen.kind === 'pairs'
         ? {total: pairs.length, page: bodyHeight, pairAt: r => pairs[r]?.pair}
+      : screen.kind === 'board'
+        ? {total: report?.agents.length ?? 0, page: bodyHeight, models, agentAt: r => {
+            const a = report?.agents[r];
+            return a ? {agent: a.agent, explanations: a.explanations} : undefined;
+          }}
+      : screen.kind === 'agentQuestions'
+        ? {total: agentRows.length, page: bodyHeight, models, questionAt: r => agentRows[r]?.question}
+      : screen.kind === 'question'
+        ? {total: qLines.length, page: bodyHeight, models}
       : screen.kind === 'stepper'
         ? {
             total: model?.rows.length ?? 0,
@@ -149,6 +214,23 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     title = `Trajectories (${total}${list.filter ? ` matching "${list.filter}"` : ''})`;
     subheader = <ListHeader width={width} sort={list.sort} descending={list.descending} theme={theme} />;
     body = <TrajectoryRows rows={rowsOnScreen} top={list.top} cursor={list.cursor} width={width} height={bodyHeight} theme={theme} />;
+  } else if (screen.kind === 'board') {
+    title = `Leaderboard · ${report?.model ?? 'no answers'}${report?.model === 'lexical' ? ' (baseline)' : ''}`;
+    subheader = <BoardHeader width={width} theme={theme} />;
+    body = <BoardRows rows={report?.agents ?? []} top={screen.list.top} cursor={screen.list.cursor} width={width} height={bodyHeight} theme={theme} />;
+  } else if (screen.kind === 'agentQuestions') {
+    title = `${screen.agent} (${screen.explanations}) · ${screen.model ?? data.report(null).model ?? ''}`;
+    subheader = <Text color={theme.muted}> type          right  samples        question</Text>;
+    body = <AgentQuestionRows rows={agentRows} top={screen.list.top} cursor={screen.list.cursor} width={width} height={bodyHeight} theme={theme} />;
+  } else if (screen.kind === 'question') {
+    title = `Question · ${screen.id}`;
+    subheader = (
+      <Text wrap="truncate-end">
+        <Text bold>{qView ? `${qView.q.type} · ${qView.q.instance}` : 'not found'}</Text>
+        <Text color={theme.muted}> · explanation of {screen.agent} ({screen.explanationId !== null ? 'custom' : screen.explanations})</Text>
+      </Text>
+    );
+    body = qView ? <TextView lines={qLines} scroll={screen.scroll} height={bodyHeight} theme={theme} /> : <Text color={theme.bad}>No question {screen.id}. Esc goes back.</Text>;
   } else if (screen.kind === 'pairs') {
     title = `Traced pairs (${pairs.length})${screen.trajectory !== undefined ? ` of trajectory #${screen.trajectory}` : ''}`;
     subheader = <PairsHeader width={width} theme={theme} />;

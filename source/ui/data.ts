@@ -2,6 +2,12 @@ import type {Db} from '../store/db.js';
 import {getTrace, latestDelta, listPairs} from '../store/traces.js';
 import {liveWatch} from '../services/live-eval.js';
 import {openStepper, type StepperModel, type WatchValue} from '../services/stepper.js';
+import {buildReport, type Report} from '../services/report.js';
+import {lexicalModel, openAiModel, type QaModel} from '../services/qa-models.js';
+import {scoreExplanations, type ScoreResult} from '../services/scoring.js';
+import {ensureExplanation, getQuestion, listAnswers, answerModels} from '../store/questions.js';
+import {buildPrompt, seedOf} from '../core/questions/prompt.js';
+import type {AgentQuestionRow, QuestionView} from './screens/scores.js';
 import {
   countTrajectories,
   getStepHeads,
@@ -27,6 +33,20 @@ export interface ExplorerData {
   pairs(trajectory?: number): PairListRow[];
   stepper(pair: number): StepperModel | {error: string};
   liveWatch(model: StepperModel, row: number, exprs: string[]): Promise<WatchValue[]>;
+  models(): string[];
+  report(model: string | null): Report;
+  agentQuestions(agent: string, explanations: string, model: string | null): AgentQuestionRow[];
+  question(id: string, agent: string, explanations: string, explanationId: number | null): QuestionView | null;
+  /** the live QA model: $DELTALENS_QA_MODEL through an OpenAI-compatible endpoint, else lexical */
+  rescore(questionId: string, explanationId: number, onProgress?: (done: number, total: number) => void): Promise<ScoreResult & {modelName: string}>;
+  saveCustom(instance: string, agent: string, text: string): number;
+  explanationText(id: number): string | null;
+}
+
+export function liveQaModel(env: NodeJS.ProcessEnv = process.env): QaModel {
+  const name = env.DELTALENS_QA_MODEL;
+  if (!name || name === 'lexical') return lexicalModel();
+  return openAiModel({model: name, baseURL: env.OPENAI_BASE_URL, apiKey: env[env.DELTALENS_QA_KEY_ENV ?? 'OPENAI_API_KEY'] ?? ''});
 }
 
 export interface PairListRow {
@@ -59,6 +79,7 @@ function pairRows(db: Db, trajectory?: number): PairListRow[] {
 
 export function storeData(db: Db, label: string): ExplorerData {
   const steppers = new Map<number, StepperModel | {error: string}>();
+  const reports = new Map<string, Report>();
   return {
     label,
     count: query => countTrajectories(db, query),
@@ -76,5 +97,79 @@ export function storeData(db: Db, label: string): ExplorerData {
       return model;
     },
     liveWatch: (model, row, exprs) => liveWatch(model, row, exprs),
+    models: () => answerModels(db).map(m => m.model),
+    report: model => {
+      const key = model ?? '';
+      let r = reports.get(key);
+      if (!r) {
+        r = buildReport(db, model ? {model} : {});
+        reports.set(key, r);
+      }
+      return r;
+    },
+    agentQuestions: (agent, explanations, model) => {
+      const rows = new Map<string, AgentQuestionRow>();
+      const m = model ?? buildReport(db).model;
+      for (const a of listAnswers(db, m ?? undefined)) {
+        if (a.agent !== agent || a.explanations !== explanations) continue;
+        const r = rows.get(a.question) ?? {question: a.question, type: a.type, instance: a.instance, correct: 0, total: 0, verdicts: ''};
+        r.total += 1;
+        if (a.verdict === 'correct') r.correct += 1;
+        r.verdicts += a.verdict === 'correct' ? '✓' : a.verdict === 'uninformative' ? '?' : a.verdict === 'misaligned' ? '✗' : '·';
+        rows.set(a.question, r);
+      }
+      return [...rows.values()].sort((x, y) => x.type.localeCompare(y.type) || x.instance.localeCompare(y.instance));
+    },
+    question: (id, agent, explanations, explanationId) => {
+      const q = getQuestion(db, id);
+      if (!q) return null;
+      const e = (
+        explanationId !== null
+          ? db.prepare('SELECT id, kind, text FROM explanation WHERE id = ?').get(explanationId)
+          : db
+              .prepare(
+                `SELECT e.id, e.kind, e.text FROM explanation e LEFT JOIN agent a ON a.id = e.agent LEFT JOIN trajectory t ON t.id = e.trajectory
+                 LEFT JOIN agent ta ON ta.id = t.agent WHERE coalesce(e.instance, t.instance) = ? AND coalesce(a.name, ta.name) = ? AND e.kind = ? ORDER BY e.id LIMIT 1`,
+              )
+              .get(q.instance, agent, explanations)
+      ) as {id: number; kind: string; text: string | null} | undefined;
+      const answers = e
+        ? (db
+            .prepare('SELECT model, sample, letters, verdict, raw, permutation FROM qa_answer WHERE question = ? AND explanation = ? ORDER BY model, sample, id')
+            .all(id, e.id) as {model: string; sample: number; letters: string | null; verdict: string | null; raw: string | null; permutation: string | null}[]).map(a => ({
+            ...a,
+            letters: a.letters ? (JSON.parse(a.letters) as string[]) : null,
+            order: a.permutation ? (JSON.parse(a.permutation) as string[]) : null,
+          }))
+        : [];
+      const prompt = e && e.text !== null ? buildPrompt(q, e.text, seedOf(q.id, e.id, 0)).text : null;
+      return {q, explanation: e ?? null, answers, prompt, status: null};
+    },
+    rescore: async (questionId, explanationId, onProgress) => {
+      const model = liveQaModel();
+      const r = await scoreExplanations(db, {
+        model,
+        samples: 5,
+        concurrency: 5,
+        kinds: ['original', 'audited', 'blank', 'custom'],
+        question: questionId,
+        explanation: explanationId,
+        onProgress: p => onProgress?.(p.done + p.failed, p.total - p.cached),
+      });
+      reports.clear();
+      return {...r, modelName: model.name};
+    },
+    saveCustom: (instance, agent, text) => {
+      reports.clear();
+      const id = ensureExplanation(db, {instance, agent, kind: 'custom', text, source: 'edited in the explorer'});
+      const before = db.prepare('SELECT text FROM explanation WHERE id = ?').pluck().get(id) as string | null;
+      if (before !== text) {
+        // a new text: the answers to the old one no longer describe it
+        db.prepare('DELETE FROM qa_answer WHERE explanation = ?').run(id);
+        db.prepare('UPDATE explanation SET text = ?, n_chars = ? WHERE id = ?').run(text, [...text].length, id);
+      }
+      return id;
+    },
+    explanationText: id => (db.prepare('SELECT text FROM explanation WHERE id = ?').pluck().get(id) as string | null | undefined) ?? null,
   };
 }

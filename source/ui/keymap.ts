@@ -5,7 +5,7 @@ import type {Key} from 'ink';
  * help overlay, the status bar and readme.md's key table are generated from it.
  */
 
-export type Scope = 'global' | 'list' | 'trajectory' | 'step' | 'pairs' | 'stepper';
+export type Scope = 'global' | 'list' | 'trajectory' | 'step' | 'pairs' | 'stepper' | 'board' | 'agentQuestions' | 'question';
 
 export type CommandId =
   | 'help'
@@ -38,7 +38,13 @@ export type CommandId =
   | 'search'
   | 'watch'
   | 'clearWatches'
-  | 'liveWatch';
+  | 'liveWatch'
+  | 'leaderboard'
+  | 'nextModel'
+  | 'toggleKey'
+  | 'togglePrompt'
+  | 'rescore'
+  | 'editExplanation';
 
 export interface Binding {
   id: CommandId;
@@ -51,20 +57,21 @@ export interface Binding {
   match: (input: string, key: Key) => boolean;
 }
 
-const all: Scope[] = ['list', 'trajectory', 'step', 'pairs', 'stepper'];
+const all: Scope[] = ['list', 'trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question'];
 
 export const BINDINGS: Binding[] = [
   {id: 'help', label: 'help', keys: '?', description: 'show or hide this help', scopes: ['global'], hint: all, match: input => input === '?'},
   {id: 'quit', label: 'quit', keys: 'q, Ctrl+C', description: 'quit', scopes: ['global'], hint: all, match: (input, key) => input === 'q' || (key.ctrl && input === 'c')},
-  {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: ['list', 'trajectory', 'step', 'pairs', 'stepper'], hint: ['trajectory', 'step', 'pairs', 'stepper'], match: (_, key) => key.escape || key.backspace || key.delete},
+  {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: ['list', 'trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question'], hint: ['trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question'], match: (_, key) => key.escape || key.backspace || key.delete},
   {id: 'down', keys: 'j, ↓', description: 'next row / scroll down (the stepper: next aligned row, into calls)', scopes: all, match: (input, key) => input === 'j' || key.downArrow},
   {id: 'up', keys: 'k, ↑', description: 'previous row / scroll up', scopes: all, match: (input, key) => input === 'k' || key.upArrow},
   {id: 'pageDown', keys: 'PgDn, Ctrl+F, Space', description: 'one page down', scopes: all, match: (input, key) => key.pageDown || (key.ctrl && input === 'f') || input === ' '},
   {id: 'pageUp', keys: 'PgUp, Ctrl+B', description: 'one page up', scopes: all, match: (input, key) => key.pageUp || (key.ctrl && input === 'b')},
   {id: 'top', keys: 'g, Home', description: 'first row / top', scopes: all, match: (input, key) => input === 'g' || key.home},
   {id: 'bottom', keys: 'G, End', description: 'last row / bottom', scopes: all, match: (input, key) => input === 'G' || key.end},
-  {id: 'open', label: 'open', keys: 'Enter', description: 'open the selected trajectory, step or traced pair', scopes: ['list', 'trajectory', 'pairs'], hint: ['list', 'trajectory', 'pairs'], match: (_, key) => key.return},
+  {id: 'open', label: 'open', keys: 'Enter', description: 'open the selected trajectory, step, traced pair, agent or question', scopes: ['list', 'trajectory', 'pairs', 'board', 'agentQuestions'], hint: ['list', 'trajectory', 'pairs', 'board', 'agentQuestions'], match: (_, key) => key.return},
   {id: 'traces', label: 'traces', keys: 't', description: "traced patch pairs (buggy vs patched executions); on a trajectory, its patch's", scopes: ['list', 'trajectory'], hint: ['list'], match: input => input === 't'},
+  {id: 'leaderboard', label: 'leaderboard', keys: 'l', description: 'explanation-score leaderboard (ExplainBench)', scopes: ['list'], hint: ['list'], match: input => input === 'l'},
   {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model (Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: input => input === '/'},
   {id: 'sort', label: 'sort', keys: 's', description: 'sort by the next column', scopes: ['list'], hint: ['list'], match: input => input === 's'},
   {id: 'reverse', keys: 'S', description: 'reverse the sort order', scopes: ['list'], match: input => input === 'S'},
@@ -85,6 +92,11 @@ export const BINDINGS: Binding[] = [
   {id: 'watch', label: 'watch', keys: 'x', description: 'add a watch expression, evaluated on both sides at every step', scopes: ['stepper'], hint: ['stepper'], match: input => input === 'x'},
   {id: 'clearWatches', keys: 'X', description: 'remove all watch expressions', scopes: ['stepper'], match: input => input === 'X'},
   {id: 'liveWatch', keys: 'L', description: 'evaluate the watches here by a live re-run (deltatrace eval), when recorded state cannot', scopes: ['stepper'], match: input => input === 'L'},
+  {id: 'nextModel', label: 'model', keys: 'm', description: 'the next QA model whose answers are stored', scopes: ['board', 'agentQuestions', 'question'], hint: ['board'], match: input => input === 'm'},
+  {id: 'toggleKey', label: 'key', keys: 'v', description: 'show or hide the answer key', scopes: ['question'], hint: ['question'], match: input => input === 'v'},
+  {id: 'togglePrompt', label: 'prompt', keys: 'p', description: 'show the prompt exactly as sent (sample 1)', scopes: ['question'], hint: ['question'], match: input => input === 'p'},
+  {id: 'rescore', label: 're-score', keys: 'r', description: 're-score this question × explanation live with the QA model ($DELTALENS_QA_MODEL, default lexical)', scopes: ['question'], hint: ['question'], match: input => input === 'r'},
+  {id: 'editExplanation', label: 'edit', keys: 'e', description: 'edit the explanation in $EDITOR and keep it as a custom explanation', scopes: ['question'], hint: ['question'], match: input => input === 'e'},
 ];
 
 export function commandFor(scope: Scope, input: string, key: Key): CommandId | null {

@@ -27,7 +27,26 @@ export interface StepperScreen {
   live: number;
 }
 
+export interface QuestionScreen {
+  kind: 'question';
+  id: string;
+  agent: string;
+  explanations: string;
+  model: string | null;
+  scroll: number;
+  showKey: boolean;
+  showPrompt: boolean;
+  /** bumped by r / e: the screen runs the re-score / the editor */
+  rescore: number;
+  edit: number;
+  /** a custom explanation made here replaces the shown one */
+  explanationId: number | null;
+}
+
 export type Screen =
+  | {kind: 'board'; model: string | null; list: Cursor}
+  | {kind: 'agentQuestions'; agent: string; explanations: string; model: string | null; list: Cursor}
+  | QuestionScreen
   | {kind: 'trajectory'; id: number; tab: Tab; steps: Cursor; scroll: number}
   | {kind: 'step'; id: number; idx: number; scroll: number}
   | {kind: 'pairs'; list: Cursor; trajectory?: number}
@@ -67,9 +86,16 @@ export interface Extent {
   depthAt?: (row: number) => number;
   deltaRow?: number;
   findRow?: (text: string, from: number) => number;
+  /** Leaderboard and questions: the row's agent / question, and the stored models. */
+  agentAt?: (row: number) => {agent: string; explanations: string} | undefined;
+  questionAt?: (row: number) => string | undefined;
+  models?: string[];
 }
 
-export type Action = {type: 'command'; id: CommandId; extent: Extent} | {type: 'key'; input: string; key: Key; extent: Extent};
+export type Action =
+  | {type: 'command'; id: CommandId; extent: Extent}
+  | {type: 'key'; input: string; key: Key; extent: Extent}
+  | {type: 'custom'; explanationId: number};
 
 export function moveCursor(c: Cursor, id: CommandId, {total, page}: Extent): Cursor {
   const last = Math.max(0, total - 1);
@@ -98,6 +124,10 @@ const TAB_FOR: Partial<Record<CommandId, Tab>> = {tabSteps: 'steps', tabExplanat
 
 export function reducer(state: State, action: Action): State {
   if (action.type === 'command') return command(state, action.id, action.extent);
+  if (action.type === 'custom') {
+    const top = state.stack.at(-1);
+    return top?.kind === 'question' ? {...state, stack: [...state.stack.slice(0, -1), {...top, explanationId: action.explanationId}]} : state;
+  }
   const {input, key, extent} = action;
   if (state.list.editingFilter && !state.stack.length && !state.help) return filterKey(state, input, key);
   const top = state.stack.at(-1);
@@ -194,6 +224,7 @@ function command(state: State, id: CommandId, extent: Extent): State {
 
   if (!screen) {
     if (id === 'traces') return {...state, stack: [{kind: 'pairs', list: {cursor: 0, top: 0}}]};
+    if (id === 'leaderboard') return {...state, stack: [{kind: 'board', model: null, list: {cursor: 0, top: 0}}]};
     if (MOVES.has(id)) return {...state, list: {...state.list, ...moveCursor(state.list, id, extent)}};
     const selected = id === 'open' ? extent.idAt?.(state.list.cursor) : undefined;
     if (selected !== undefined) {
@@ -209,6 +240,40 @@ function command(state: State, id: CommandId, extent: Extent): State {
   }
 
   const replace = (next: Screen): State => ({...state, stack: [...state.stack.slice(0, -1), next]});
+  const nextModel = (current: string | null) => {
+    const models = extent.models ?? [];
+    if (!models.length) return current;
+    const i = current === null ? 0 : models.indexOf(current);
+    return models[(i + 1) % models.length]!;
+  };
+  if (screen.kind === 'board') {
+    if (MOVES.has(id)) return replace({...screen, list: moveCursor(screen.list, id, extent)});
+    if (id === 'nextModel') return replace({...screen, model: nextModel(screen.model), list: {cursor: 0, top: 0}});
+    const a = id === 'open' ? extent.agentAt?.(screen.list.cursor) : undefined;
+    return a ? {...state, stack: [...state.stack, {kind: 'agentQuestions', ...a, model: screen.model, list: {cursor: 0, top: 0}}]} : state;
+  }
+  if (screen.kind === 'agentQuestions') {
+    if (MOVES.has(id)) return replace({...screen, list: moveCursor(screen.list, id, extent)});
+    const q = id === 'open' ? extent.questionAt?.(screen.list.cursor) : undefined;
+    return q
+      ? {
+          ...state,
+          stack: [
+            ...state.stack,
+            {kind: 'question', id: q, agent: screen.agent, explanations: screen.explanations, model: screen.model, scroll: 0, showKey: true, showPrompt: false, rescore: 0, edit: 0, explanationId: null},
+          ],
+        }
+      : state;
+  }
+  if (screen.kind === 'question') {
+    if (MOVES.has(id)) return replace({...screen, scroll: moveScroll(screen.scroll, id, extent)});
+    if (id === 'toggleKey') return replace({...screen, showKey: !screen.showKey});
+    if (id === 'togglePrompt') return replace({...screen, showPrompt: !screen.showPrompt, scroll: 0});
+    if (id === 'rescore') return replace({...screen, rescore: screen.rescore + 1});
+    if (id === 'editExplanation') return replace({...screen, edit: screen.edit + 1});
+    if (id === 'nextModel') return replace({...screen, model: nextModel(screen.model)});
+    return state;
+  }
   if (screen.kind === 'pairs') {
     if (MOVES.has(id)) return replace({...screen, list: moveCursor(screen.list, id, extent)});
     const pair = id === 'open' ? extent.pairAt?.(screen.list.cursor) : undefined;

@@ -1,0 +1,87 @@
+import {chmodSync, writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {validateQuestion} from '../../source/core/questions/model.js';
+import {lexicalModel} from '../../source/services/qa-models.js';
+import {scoreExplanations} from '../../source/services/scoring.js';
+import type {Db} from '../../source/store/db.js';
+import {ensureExplanation, insertQuestion} from '../../source/store/questions.js';
+import {storeData} from '../../source/ui/data.js';
+import {freshDb} from '../helpers/db.js';
+import {tempDir} from '../helpers/files.js';
+import {KEYS, renderApp} from '../helpers/ui.js';
+
+let db: Db;
+const saved = {EDITOR: process.env.EDITOR, VISUAL: process.env.VISUAL};
+beforeAll(async () => {
+  db = freshDb().db;
+  insertQuestion(
+    db,
+    validateQuestion({
+      id: 'demo/q1',
+      instance: 'demo__durations-1',
+      type: 'e2e_intent',
+      context: {test: 'def test():\n    assert parse_duration("1h30m") == [[MASKED]]'},
+      question: 'Which expression should replace [[MASKED]]?',
+      choices: [
+        {label: 'A', text: '5400 seconds total', role: 'correct'},
+        {label: 'B', text: '1800 seconds total', role: 'distractor'},
+        {label: 'C', text: 'Explanation insufficient to answer.', role: 'insufficient'},
+      ],
+      answer: 'A',
+    }),
+  );
+  ensureExplanation(db, {instance: 'demo__durations-1', agent: 'agent-x', kind: 'original', text: 'It now returns 5400 seconds total for 1h30m.', source: 'test'});
+  await scoreExplanations(db, {model: lexicalModel(), samples: 3, concurrency: 1, kinds: ['original']});
+  // an "editor" that rewrites the explanation without asking
+  const editor = join(tempDir(), 'fake-editor.sh');
+  writeFileSync(editor, '#!/bin/sh\necho "The parser keeps only the last unit: 1800 seconds total." > "$1"\n');
+  chmodSync(editor, 0o755);
+  process.env.EDITOR = editor;
+  delete process.env.VISUAL;
+});
+afterAll(() => {
+  process.env.EDITOR = saved.EDITOR;
+  if (saved.VISUAL !== undefined) process.env.VISUAL = saved.VISUAL;
+});
+
+describe('leaderboard and question screens', () => {
+  it('leaderboard → an agent\'s questions → the question: key, prompt, live re-score, a custom explanation', async () => {
+    const app = renderApp({data: storeData(db, 'test.db')});
+    await app.ready();
+    let frame = await app.press('l');
+    expect(frame).toContain('Leaderboard · lexical (baseline)');
+    expect(frame).toMatch(/agent-x\s+1\.000\s+—\s+—\s+—\s+1\.000 ± 0\.000/);
+    frame = await app.press(KEYS.enter);
+    expect(frame).toMatch(/e2e_intent\s+3\/3 ✓✓✓\s+demo\/q1/);
+    frame = await app.press(KEYS.enter);
+    expect(frame).toContain('Question · demo/q1');
+    expect(frame).toContain('✓ A. 5400 seconds total  [correct]');
+    expect(frame).toContain('lexical (baseline): 3/3 correct');
+    frame = await app.press('v');
+    expect(frame).not.toContain('✓ A.');
+    expect(frame).toContain('verdict hidden');
+    await app.press('v');
+    frame = await app.press('p');
+    expect(frame).toContain('*** Explanation Start ***');
+    expect(frame).toContain('It now returns 5400 seconds total for 1h30m.');
+    await app.press('p');
+    frame = await app.press('r');
+    const until = async (text: string) => {
+      const deadline = Date.now() + 10_000;
+      while (!app.frame().includes(text) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20));
+      return app.frame();
+    };
+    frame = await until('already stored');
+    expect(frame).toContain('lexical (baseline): 2 new answers, 3 already stored, 0 failed'); // 5 samples live, 3 were stored
+    frame = await app.press('e');
+    frame = await until('saved as custom explanation');
+    expect(frame).toContain('The parser keeps only the last unit: 1800 seconds total.');
+    expect(frame).toContain('explanation of agent-x (custom)');
+    await app.press('r');
+    frame = await until('new answers');
+    expect(frame).toContain('lexical (baseline): 5 new answers, 0 already stored');
+    expect(frame).toContain('lexical (baseline): 0/5 correct'); // the edited explanation now points at B
+    app.unmount();
+  });
+});
