@@ -78,7 +78,7 @@ export function printReport(r: Report): void {
       ),
     );
     console.log(`\nTable 5 — ${kind}: overconfidence (answers predicting a pass, among patches whose test does not pass after it):`);
-    console.log(table(['agent', '# not pass', 'overconfidence'], agents.map(a => [a.agent, String(a.overconfidence?.not_passing ?? '—'), pct(a.overconfidence?.share)])));
+    console.log(table(['agent', '# not pass', 'overconfidence', 'resolved from'], agents.map(a => [a.agent, String(a.overconfidence?.not_passing ?? '—'), pct(a.overconfidence?.share), a.overconfidence?.resolved_from ?? ''])));
   }
   if (r.published.length) {
     console.log(`\nPublished statistics (the benchmark's own, over all its instances; Table 3 and, for audited, Table 6):`);

@@ -88,18 +88,26 @@ export function buildReport(db: Db, options: {model?: string} = {}): Report {
     return hit.length ? hit.filter(r => r.resolved === 1).length / hit.length : null;
   };
 
+  const runResolved = new Map(
+    (db.prepare('SELECT id, resolved FROM trajectory WHERE resolved IS NOT NULL').all() as {id: number; resolved: number}[]).map(r => [r.id, r.resolved === 1]),
+  );
   const agents: ReportAgent[] = scores.map(s => {
     const mine = answers.filter(a => a.agent === s.agent && a.explanations === s.explanations);
     const instances = new Set(mine.map(a => a.instance));
     // overconfidence: e2e effect answers on patches whose test does not pass afterwards
+    // resolved: the run's own status where a stored run is known, else the key (the test does
+    // not pass after the patch); the report says which it used
     const effect = mine.filter(a => a.type === 'e2e_effect');
+    let fromRuns = 0;
     const items = effect.map(a => {
       const q = questions.get(a.question)!;
       const passText = (label: string | undefined) => q.choices.find(c => c.label === label)?.text ?? '';
-      const afterKeyPasses = /test passed/i.test(passText(q.answer[1]));
-      return {question: a.question, resolved: afterKeyPasses, predictsPass: a.letters ? /test passed/i.test(passText(a.letters[1])) : null};
+      const run = q.trajectory !== null ? (runResolved.get(q.trajectory) ?? null) : null;
+      if (run !== null) fromRuns += 1;
+      return {question: a.question, resolved: run ?? /test passed/i.test(passText(q.answer[1])), predictsPass: a.letters ? /test passed/i.test(passText(a.letters[1])) : null};
     });
     const oc = effect.length ? overconfidence(items) : null;
+    const resolvedFrom = fromRuns === 0 ? 'the key: whether the test passes after the patch' : fromRuns === effect.length ? "the runs' resolved status" : `the runs' resolved status for ${fromRuns} of ${effect.length} answers, else the key`;
     return {
       agent: s.agent,
       explanations: s.explanations,
@@ -114,7 +122,7 @@ export function buildReport(db: Db, options: {model?: string} = {}): Report {
       rank_explanation: null,
       rank_efficacy: null,
       rank_shift: null,
-      overconfidence: oc && {not_passing: oc.notPassing, share: round(oc.share), resolved_from: 'the key: the test does not pass after the patch'},
+      overconfidence: oc && {not_passing: oc.notPassing, share: round(oc.share), resolved_from: resolvedFrom},
     };
   });
   for (const kind of new Set(agents.map(a => a.explanations))) {
