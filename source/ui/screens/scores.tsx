@@ -14,18 +14,20 @@ export function boardRows(report: Report): ReportAgent[] {
   return report.agents;
 }
 
+/** Narrow terminals drop the bar, then the efficacy column, before squeezing the agent name. */
 function columns(width: number) {
-  const fixed = 8 * 4 + 16 + 12 + 9 + 12;
-  const agent = Math.max(12, Math.min(34, width - fixed - 14));
-  const bar = Math.max(0, width - fixed - agent - 3);
-  return {agent, bar};
+  const efficacy = width >= 100;
+  const fixed = 8 * 4 + 16 + 12 + (efficacy ? 9 : 0);
+  const agent = Math.max(12, Math.min(34, width - fixed - (width >= 110 ? 12 : 0)));
+  const bar = width >= 110 ? Math.max(0, width - fixed - agent - 3) : 0;
+  return {agent, bar, efficacy};
 }
 
 export function BoardHeader({width, theme}: {width: number; theme: Theme}) {
   const c = columns(width - 1);
   return (
     <Text bold underline={!theme.color} color={theme.muted} wrap="truncate-end">
-      {' ' + [pad('agent (explanations)', c.agent), ...QUESTION_TYPES.map(t => pad(SHORT[t], 7, 'right')), pad('S_exp ± SEM', 15, 'right'), pad('', c.bar), pad('efficacy', 8, 'right'), pad('rank e/eff', 11, 'right')].join(' ')}
+      {' ' + [pad('agent (explanations)', c.agent), ...QUESTION_TYPES.map(t => pad(SHORT[t], 7, 'right')), pad('S_exp ± SEM', 15, 'right'), ...(c.bar ? [pad('', c.bar)] : []), ...(c.efficacy ? [pad('efficacy', 8, 'right')] : []), pad('rank e/eff', 11, 'right')].join(' ')}
     </Text>
   );
 }
@@ -45,7 +47,9 @@ export function BoardRows({rows, top, cursor, width, height, theme}: {rows: Repo
             {selected ? '›' : ' '}
             {pad(oneLine(`${a.agent}${a.explanations !== 'original' ? ` (${a.explanations})` : ''}`, c.agent), c.agent)}{' '}
             {QUESTION_TYPES.map(t => pad(f(a.types[t].score), 7, 'right')).join(' ')} {pad(`${f(a.s_exp)} ± ${f(a.s_exp_sem)}`, 15, 'right')}{' '}
-            <Text color={selected ? undefined : theme.accent}>{'█'.repeat(filled)}{' '.repeat(Math.max(0, c.bar - filled))}</Text> {pad(f(a.efficacy), 8, 'right')} {pad(ranks, 11, 'right')}
+            {c.bar ? <Text color={selected ? undefined : theme.accent}>{'█'.repeat(filled)}{' '.repeat(Math.max(0, c.bar - filled))} </Text> : null}
+            {c.efficacy ? `${pad(f(a.efficacy), 8, 'right')} ` : ''}
+            {pad(ranks, 11, 'right')}
           </Text>
         );
       })}
