@@ -9,6 +9,7 @@ import {DELTA_HELP, runDelta} from './commands/delta.js';
 import {runTraces, TRACES_HELP} from './commands/traces.js';
 import {REPORT_HELP, runReport} from './commands/report.js';
 import {runScore, SCORE_HELP} from './commands/score.js';
+import {LENS_HELP, runLens} from './commands/lens.js';
 import {EXPLANATIONS_HELP, QUESTIONS_HELP, runExplanations, runQuestions} from './commands/questions.js';
 import {MigrationError} from './store/db.js';
 
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, Command> = {
   explanations: {run: runExplanations, help: EXPLANATIONS_HELP, summary: 'list explanations'},
   score: {run: runScore, help: SCORE_HELP, summary: 'answer questions from explanations with a QA model'},
   report: {run: runReport, help: REPORT_HELP, summary: 'explanation scores per agent (ExplainBench Tables 3–6)'},
+  lens: {run: runLens, help: LENS_HELP, summary: 'AgentLens intent labels (lens label)'},
   'build-demo': {run: runBuildDemo, help: BUILD_DEMO_HELP, summary: 'build the bundled demo database'},
 };
 

@@ -9,7 +9,8 @@ export const SHOW_HELP = `Usage: deltalens show trajectory ID [--json] [--db FIL
 Print one trajectory: status, explanation, patch and every step (thought, action, observation).
 With --json: {"id", "instance", "agent", "model", "format", "resolved", "resolved_source",
 "exit_status", "explanation", "patch", …, "steps": [{"idx", "thought", "tool", "args",
-"action", "observation", "stage", "rule"}]}.`;
+"action", "observation", "stage": "E" | "I" | "V" | "O", "rule", "rule_inputs",
+"action_state"}]} — stage and rule from the AgentLens intent labeller.`;
 
 export class NotFound extends Error {}
 
@@ -68,8 +69,19 @@ function stepJson(s: StepRow) {
     action: s.actionText,
     observation: s.observation,
     stage: s.intentStage,
-    rule: s.labellerRule,
+    ...ruleJson(s.labellerRule),
   };
+}
+
+/** labeller_rule holds {rule, first_source_edit, file_class?, group?, state}. */
+function ruleJson(text: string | null) {
+  if (!text) return {rule: null};
+  try {
+    const {rule, state, ...inputs} = JSON.parse(text) as {rule: string; state?: unknown};
+    return {rule, rule_inputs: inputs, action_state: state ?? null};
+  } catch {
+    return {rule: text};
+  }
 }
 
 function printHuman(t: ReturnType<typeof trajectoryJson>): void {

@@ -39,6 +39,8 @@ export function demoFingerprint(): string {
     ...listFiles(EXPLAINBENCH_DIR),
     ...listFiles(QUESTIONS_DIR),
     ...listFiles(join(TRACER_DIR, 'deltatrace')),
+    // the intent labeller labels runs at import: a new labeller means new labels
+    ...listFiles(join(ROOT, 'source', 'core', 'lens')),
     ...listFiles(MIGRATIONS_DIR),
   ]
     .filter(file => !file.includes('__pycache__'))

@@ -11,6 +11,7 @@ import {parseSweAgent} from '../core/trajectory/swe-agent.js';
 import {instanceRecordFrom} from '../core/trajectory/swe-bench-instance.js';
 import {ensureAgent} from '../store/agents.js';
 import type {Db} from '../store/db.js';
+import {labelTrajectory} from '../store/lens.js';
 import {ensureInstance, upsertInstance} from '../store/instances.js';
 import {finishTrajectory, hasContentHash, insertTrajectory, stepWriter} from '../store/trajectories.js';
 import {ResolutionFinder} from './resolution-finder.js';
@@ -231,6 +232,7 @@ function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext):
   let count = 0;
   for (const step of trajectory.steps) count = write(step);
   finishTrajectory(db, id, {nSteps: count, explanation: header.explanation, header, agentId, resolvedSource});
+  labelTrajectory(db, id);
   return added(id, header, context, count, resolvedSource);
 }
 
@@ -358,6 +360,7 @@ function streamGeneric(
         const {header, agentId, resolvedSource} = resolveHeader(db, event.header, storeContext);
         db.prepare('UPDATE trajectory SET content_hash = ?, source_locator = ? WHERE id = ?').run(hash, locator, current.id);
         finishTrajectory(db, current.id, {nSteps: current.count, explanation: header.explanation, header, agentId, resolvedSource});
+        labelTrajectory(db, current.id);
         report.added.push(added(current.id, header, storeContext, current.count, resolvedSource));
       }
     }

@@ -240,13 +240,22 @@ export interface StepHead {
   action: string;
   thoughtChars: number;
   observationChars: number;
+  /** AgentLens intent stage (E/I/V/O) and the rule that fired */
+  stage: string | null;
+  rule: string | null;
+}
+
+/** The run's intent stages in step order, e.g. "EEEIIVO" ('·' where unlabelled). */
+export function getStageString(db: Db, trajectoryId: number): string {
+  return (db.prepare('SELECT coalesce(intent_stage, \'·\') FROM step WHERE trajectory = ? ORDER BY idx').pluck().all(trajectoryId) as string[]).join('');
 }
 
 export function getStepHeads(db: Db, trajectoryId: number, offset: number, limit: number): StepHead[] {
   return db
     .prepare(
       `SELECT idx, action_tool AS tool, substr(coalesce(action_text, ''), 1, 400) AS action,
-              coalesce(length(thought), 0) AS thoughtChars, coalesce(length(observation), 0) AS observationChars
+              coalesce(length(thought), 0) AS thoughtChars, coalesce(length(observation), 0) AS observationChars,
+              intent_stage AS stage, json_extract(labeller_rule, '$.rule') AS rule
        FROM step WHERE trajectory = ? AND idx >= ? ORDER BY idx LIMIT ?`,
     )
     .all(trajectoryId, offset, limit) as StepHead[];

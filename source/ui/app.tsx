@@ -7,7 +7,7 @@ import {TextView} from './components/text-view.js';
 import type {ExplorerData} from './data.js';
 import {commandFor, type Scope} from './keymap.js';
 import {ListHeader, TrajectoryRows} from './screens/trajectory-list.js';
-import {StepRows, stepLines, TabBar, tabBarWidth, tabLines, TrajectoryTitle} from './screens/trajectory-view.js';
+import {IntentTimeline, StepRows, stepLines, TabBar, tabBarWidth, tabLines, TrajectoryTitle} from './screens/trajectory-view.js';
 import {PairRows, PairsHeader} from './screens/trace-pairs.js';
 import {deltaLine, StepperBody, stepperTitle} from './screens/stepper.js';
 import {AgentQuestionRows, BoardHeader, BoardRows, questionLines} from './screens/scores.js';
@@ -55,9 +55,10 @@ export function App({data, theme, initial, onQuit}: AppProps) {
   const detail = useMemo(() => (trajectoryId === undefined ? null : data.trajectory(trajectoryId)), [data, trajectoryId]);
   const trajectoryScreen = screen?.kind === 'trajectory' ? screen : null;
   const heads = useMemo(
-    () => (trajectoryScreen && trajectoryScreen.tab === 'steps' && detail ? data.stepHeads(detail.id, trajectoryScreen.steps.top, bodyHeight) : []),
+    () => (trajectoryScreen && trajectoryScreen.tab === 'steps' && detail ? data.stepHeads(detail.id, trajectoryScreen.steps.top, bodyHeight - 1) : []),
     [data, detail, trajectoryScreen?.tab, trajectoryScreen?.steps.top, bodyHeight],
   );
+  const stages = useMemo(() => (detail ? data.stages(detail.id) : ''), [data, detail]);
   const textLines = useMemo(() => {
     if (!detail || !trajScreen) return [];
     if (trajScreen.kind === 'step') {
@@ -176,7 +177,7 @@ export function App({data, theme, initial, onQuit}: AppProps) {
             findRow: (text, from) => model?.findRow(text, from) ?? -1,
           }
       : screen.kind === 'trajectory' && screen.tab === 'steps'
-        ? {total: detail?.steps ?? 0, page: bodyHeight}
+        ? {total: detail?.steps ?? 0, page: bodyHeight - 1}
         : {total: textLines.length, page: bodyHeight, steps: detail?.steps ?? 0};
   // Keys read the latest sizes through a ref: a handler closure can be one render old.
   const extentRef = useRef(extent);
@@ -265,7 +266,10 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     );
     body =
       screen.tab === 'steps' ? (
-        <StepRows heads={heads} top={screen.steps.top} cursor={screen.steps.cursor} width={width} height={bodyHeight} theme={theme} />
+        <Box flexDirection="column" height={bodyHeight}>
+          <IntentTimeline stages={stages} width={width} theme={theme} />
+          <StepRows heads={heads} top={screen.steps.top} cursor={screen.steps.cursor} width={width} height={bodyHeight - 1} theme={theme} />
+        </Box>
       ) : (
         <TextView lines={textLines} scroll={screen.scroll} height={bodyHeight} theme={theme} />
       );

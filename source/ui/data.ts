@@ -10,6 +10,7 @@ import {buildPrompt, seedOf} from '../core/questions/prompt.js';
 import type {AgentQuestionRow, QuestionView} from './screens/scores.js';
 import {
   countTrajectories,
+  getStageString,
   getStepHeads,
   getSteps,
   getTrajectory,
@@ -28,6 +29,8 @@ export interface ExplorerData {
   list(query: TrajectoryQuery): TrajectorySummary[];
   trajectory(id: number): TrajectoryDetail | null;
   stepHeads(id: number, offset: number, limit: number): StepHead[];
+  /** intent stages of the run's steps, one letter each */
+  stages(id: number): string;
   step(id: number, idx: number): StepRow | null;
   /** traced pairs, or only those of one trajectory's patch */
   pairs(trajectory?: number): PairListRow[];
@@ -86,6 +89,7 @@ export function storeData(db: Db, label: string): ExplorerData {
     list: query => listTrajectories(db, query),
     trajectory: id => getTrajectory(db, id),
     stepHeads: (id, offset, limit) => getStepHeads(db, id, offset, limit),
+    stages: id => getStageString(db, id),
     step: (id, idx) => getSteps(db, id, idx, 1)[0] ?? null,
     pairs: trajectory => pairRows(db, trajectory),
     stepper: pair => {

@@ -28,6 +28,7 @@ describe('explorer', () => {
     expect(frame).toContain(`Trajectory #${second.id}`);
     expect(frame).toContain(second.instance);
     expect(frame).toMatch(/1 Steps/);
+    expect(frame).toMatch(/intent [EIVO]+ E explore I implement V verify O orchestrate/);
 
     frame = await app.press('j');
     frame = await app.press(KEYS.enter);
@@ -35,6 +36,7 @@ describe('explorer', () => {
     expect(frame).toContain('Thought');
     expect(frame).toContain('Action · bash');
     expect(frame).toContain('Observation');
+    expect(frame).toMatch(/Intent: (Exploration|Implementation|Verification|Orchestration) — rule/);
 
     frame = await app.press('n');
     expect(frame).toContain(`step 3 of ${second.steps}`);

@@ -7,6 +7,7 @@ import {diffBlock, textBlock, type DisplayLine} from '../components/text-view.js
 import {TABS, type Tab} from '../state.js';
 import type {Theme} from '../theme.js';
 import {formatChars} from './trajectory-list.js';
+import {RULES} from '../../core/lens/labeller.js';
 
 const TAB_LABELS: Record<Tab, string> = {steps: 'Steps', explanation: 'Explanation', patch: 'Patch', info: 'Info'};
 const SHORT_LABELS: Record<Tab, string> = {steps: 'Steps', explanation: 'Expl', patch: 'Patch', info: 'Info'};
@@ -45,10 +46,30 @@ export function TabBar({tab, width, theme}: {tab: Tab; width: number; theme: The
   );
 }
 
+/** Intent stages: E exploration, I implementation, V verification, O orchestration. */
+export const STAGE_COLOR: Record<string, string> = {E: 'blue', I: 'yellow', V: 'green', O: 'magenta'};
+
+/** One cell per step, letters so it reads without colour; the legend after it. */
+export function IntentTimeline({stages, width, theme}: {stages: string; width: number; theme: Theme}) {
+  const legend = ' E explore I implement V verify O orchestrate';
+  const cells = stages.length > width - legend.length - 9 ? `${stages.slice(0, Math.max(4, width - legend.length - 10))}…` : stages;
+  return (
+    <Text wrap="truncate-end">
+      <Text color={theme.muted}>intent </Text>
+      {[...cells].map((c, i) => (
+        <Text key={i} color={theme.color ? STAGE_COLOR[c] : undefined}>
+          {c}
+        </Text>
+      ))}
+      <Text color={theme.muted}>{legend}</Text>
+    </Text>
+  );
+}
+
 export function StepRows({heads, top, cursor, width, height, theme}: {heads: StepHead[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
   const toolWidth = Math.min(18, Math.max(6, Math.floor(width * 0.15)));
   const sizeWidth = 7;
-  const actionWidth = Math.max(8, width - 6 - toolWidth - sizeWidth - 3);
+  const actionWidth = Math.max(8, width - 8 - toolWidth - sizeWidth - 3);
   return (
     <Box flexDirection="column" height={height}>
       {heads.length === 0 ? <Text color={theme.muted}>This trajectory has no steps.</Text> : null}
@@ -57,7 +78,8 @@ export function StepRows({heads, top, cursor, width, height, theme}: {heads: Ste
         return (
           <Text key={h.idx} wrap="truncate-end" {...(selected ? theme.selected : {})}>
             {selected ? '›' : ' '}
-            {pad(String(h.idx + 1), 4, 'right')} <Text color={selected ? undefined : theme.accent}>{pad(oneLine(h.tool ?? '—', toolWidth), toolWidth)}</Text>{' '}
+            {pad(String(h.idx + 1), 4, 'right')} <Text color={selected ? undefined : STAGE_COLOR[h.stage ?? ''] ?? theme.muted} bold>{h.stage ?? '·'}</Text>{' '}
+            <Text color={selected ? undefined : theme.accent}>{pad(oneLine(h.tool ?? '—', toolWidth), toolWidth)}</Text>{' '}
             {pad(oneLine(h.action || '(no action)', actionWidth), actionWidth)} <Text color={selected ? undefined : theme.muted}>{pad(formatChars(h.observationChars), sizeWidth - 1, 'right')}</Text>
           </Text>
         );
@@ -103,6 +125,18 @@ export function stepLines(step: StepRow, width: number): DisplayLine[] {
     if (lines.length) lines.push({text: ''});
     lines.push({text: title, role: 'heading'});
   };
+  if (step.intentStage) {
+    const names: Record<string, string> = {E: 'Exploration', I: 'Implementation', V: 'Verification', O: 'Orchestration'};
+    let why = '';
+    try {
+      const r = JSON.parse(step.labellerRule ?? '{}') as {rule?: string; first_source_edit?: number | null; group?: string; file_class?: string};
+      const rule = RULES[r.rule as keyof typeof RULES] ?? r.rule ?? '';
+      why = ` — rule ${rule}; first source edit: ${r.first_source_edit === null || r.first_source_edit === undefined ? 'none' : `step ${r.first_source_edit + 1}`}${r.group ? `; command group ${r.group}` : ''}${r.file_class ? `; file ${r.file_class}` : ''}`;
+    } catch {
+      why = '';
+    }
+    lines.push(...textBlock(`Intent: ${names[step.intentStage] ?? step.intentStage}${why}`, width).map(l => ({...l, role: 'muted' as const})));
+  }
   section('Thought');
   lines.push(...(step.thought ? textBlock(step.thought, width) : [{text: '(none)', role: 'muted' as const}]));
   section(`Action${step.tool ? ` · ${step.tool}` : ''}`);

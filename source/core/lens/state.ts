@@ -1,0 +1,145 @@
+/**
+ * AgentLens states: what a step's action does, across every importer's tool vocabulary
+ * (mini-SWE-agent bash, SWE-agent commands, OpenHands actions and str_replace_editor).
+ * Pure: from the step's tool, arguments and action text (and, for SWE-agent's `edit`, the file
+ * the run has open).
+ */
+
+export type StateKind = 'read' | 'search' | 'list' | 'edit' | 'create' | 'run-test' | 'run-script' | 'other-shell' | 'think' | 'submit';
+
+export type CommandGroup = 'search' | 'read' | 'list' | 'test' | 'script' | 'install' | 'vcs' | 'cleanup' | 'edit' | 'other';
+
+export interface FileTarget {
+  path: string;
+  /** inclusive line range, when the action names one */
+  lines?: [number, number];
+}
+
+export interface ActionState {
+  kind: StateKind;
+  files: FileTarget[];
+  /** a normalized command (first line, whitespace collapsed) and its group, for shell actions */
+  command?: string;
+  group?: CommandGroup;
+}
+
+export interface StepInput {
+  tool: string | null;
+  args: Record<string, unknown> | null;
+  actionText: string | null;
+}
+
+const SUBMIT = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT|\bsubmit\b\s*$/;
+
+function normalize(cmd: string): string {
+  return cmd.split('\n')[0]!.replace(/\s+/g, ' ').trim().slice(0, 200);
+}
+
+function clean(path: string): string {
+  return path.replace(/^['"]|['"]$/g, '').replace(/^\/(workspace|testbed|repo)\//, '').replace(/^\.\//, '');
+}
+
+const TEST_CMD = /(^|[\s;&|(])(pytest|py\.test|tox|nox)\b|python[0-9.]*\s+-m\s+(pytest|unittest)\b|runtests\.py|manage\.py\s+test\b|\bbin\/test\b|\bmake\s+test\b/;
+
+/** Files a shell command writes: sed -i, redirection, tee, heredocs, a Python heredoc that writes. */
+function writtenFiles(cmd: string): string[] {
+  const out = new Set<string>();
+  for (const m of cmd.matchAll(/\bsed\s+(?:-[a-zA-Z]*i[a-zA-Z]*|--in-place)(?:\S*)?\s+(?:-e\s+)?(?:'[^']*'|"[^"]*"|\S+)\s+([^\s;&|]+)/g)) out.add(clean(m[1]!));
+  for (const m of cmd.matchAll(/(?:^|[^>2&])>{1,2}\s*([^\s;&|<>]+)/g)) {
+    const p = clean(m[1]!);
+    if (!/^(\/dev\/|&)/.test(p) && !/^\d$/.test(p)) out.add(p);
+  }
+  for (const m of cmd.matchAll(/\btee\s+(?:-a\s+)?([^\s;&|]+)/g)) out.add(clean(m[1]!));
+  // perl -pi / -i in place: the file arguments of that command
+  for (const segment of cmd.split(/&&|\|\||;|\|/)) {
+    if (/^\s*perl\b/.test(segment) && /\s-[a-zA-Z0-9]*i\b/.test(segment)) {
+      const files = segment.replace(/'[^']*'|"[^"]*"/g, ' ').match(/[\w./-]+\.\w+/g) ?? [];
+      for (const f of files) out.add(clean(f));
+    }
+  }
+  if (/python[0-9.]*\s+-\s*<</.test(cmd) || /python[0-9.]*\s+-c\b/.test(cmd)) {
+    for (const m of cmd.matchAll(/(?:Path|open)\(\s*['"]([^'"]+)['"]\s*(?:,\s*['"][wa]|\)\s*\.\s*write_text)/g)) out.add(clean(m[1]!));
+    if (/\.write_text\(|\.write\(/.test(cmd)) for (const m of cmd.matchAll(/Path\(\s*['"]([^'"]+)['"]\s*\)/g)) out.add(clean(m[1]!));
+  }
+  return [...out];
+}
+
+function readFiles(cmd: string): FileTarget[] {
+  const out: FileTarget[] = [];
+  const range = /sed\s+-n\s+['"]?(\d+),(\d+)p/.exec(cmd);
+  for (const m of cmd.matchAll(/\b(?:cat|nl(?:\s+-ba)?|head(?:\s+-n\s*\d+)?|tail(?:\s+-n\s*\d+)?|less|more|view)\s+([^\s|;&<>]+\.\w+)/g)) {
+    out.push({path: clean(m[1]!), ...(range ? {lines: [Number(range[1]), Number(range[2])] as [number, number]} : {})});
+  }
+  if (!out.length) {
+    const m = /sed\s+-n\s+['"]?(\d+),(\d+)p['"]?\s+([^\s|;&]+)/.exec(cmd);
+    if (m) out.push({path: clean(m[3]!), lines: [Number(m[1]), Number(m[2])]});
+  }
+  return out;
+}
+
+/** One shell command line (possibly `a && b`): the most telling part wins. */
+export function shellState(cmd: string): ActionState {
+  const command = normalize(cmd);
+  if (SUBMIT.test(cmd)) return {kind: 'submit', files: [], command, group: 'other'};
+  const writes = writtenFiles(cmd);
+  if (writes.length) return {kind: 'edit', files: writes.map(path => ({path})), command, group: 'edit'};
+  if (TEST_CMD.test(cmd)) return {kind: 'run-test', files: [], command, group: 'test'};
+  if (/(^|[\s;&|(])python[0-9.]*\s+(-\s*<<|-c\b|[^\s-][^\s]*\.py\b)/.test(cmd)) {
+    const script = /python[0-9.]*\s+([^\s-][^\s]*\.py)\b/.exec(cmd);
+    return {kind: 'run-script', files: script ? [{path: clean(script[1]!)}] : [], command, group: 'script'};
+  }
+  if (/(^|[\s;&|(])(grep|rg|ag|ack|git\s+grep)\b|\bfind\s+\S+.*-(i?name|path|regex)\b/.test(cmd)) return {kind: 'search', files: [], command, group: 'search'};
+  const reads = readFiles(cmd);
+  if (reads.length || /(^|[\s;&|(])(cat|nl|head|tail|sed\s+-n|less|more)\b/.test(cmd)) return {kind: 'read', files: reads, command, group: 'read'};
+  if (/(^|[\s;&|(])(ls|tree|find|pwd)\b/.test(cmd)) return {kind: 'list', files: [], command, group: 'list'};
+  if (/\b(pip|pip3|conda|apt(-get)?|npm)\s+install\b|setup\.py\s+(develop|install)/.test(cmd)) return {kind: 'other-shell', files: [], command, group: 'install'};
+  if (/(^|[\s;&|(])rm\s|git\s+(checkout\s+--|stash|clean|reset)/.test(cmd)) return {kind: 'other-shell', files: [], command, group: 'cleanup'};
+  if (/(^|[\s;&|(])git\s+(diff|status|log|show|add|commit|apply)\b/.test(cmd)) return {kind: 'other-shell', files: [], command, group: 'vcs'};
+  return {kind: 'other-shell', files: [], command, group: 'other'};
+}
+
+const arg = (args: Record<string, unknown> | null, key: string) => (args && typeof args[key] === 'string' ? (args[key] as string) : null);
+
+/** States for a run's steps in order (SWE-agent's `edit` applies to the file last opened). */
+export function extractStates(steps: StepInput[]): ActionState[] {
+  let openFile: string | null = null;
+  return steps.map(step => {
+    const tool = (step.tool ?? '').toLowerCase();
+    const text = step.actionText ?? arg(step.args, 'command') ?? '';
+    if (!tool && !text.trim()) return {kind: 'think', files: []};
+    if (tool === 'submit' || tool === 'finish' || tool === 'agentfinishaction') return {kind: 'submit', files: []};
+    if (tool === 'think' || tool === 'agentthinkaction' || tool === 'delegate' || tool === 'message') return {kind: 'think', files: []};
+    if (tool === 'str_replace_editor' || tool === 'edit_file' || tool === 'read' || tool === 'write' || tool === 'file_editor') {
+      const path = clean(arg(step.args, 'path') ?? /(?:view|create|edit|str_replace|insert)\s+(\S+)/.exec(text)?.[1] ?? '');
+      const command = arg(step.args, 'command') ?? arg(step.args, 'action') ?? (tool === 'read' ? 'view' : '');
+      const range = step.args?.view_range;
+      if (command === 'view' || command === 'read') {
+        return {kind: 'read', files: path ? [{path, ...(Array.isArray(range) && range.length === 2 ? {lines: [Number(range[0]), Number(range[1])] as [number, number]} : {})}] : []};
+      }
+      if (command === 'create' || tool === 'write') return {kind: 'create', files: path ? [{path}] : []};
+      return {kind: 'edit', files: path ? [{path}] : []};
+    }
+    // SWE-agent commands
+    if (tool === 'open' || tool === 'goto' || tool === 'scroll_up' || tool === 'scroll_down') {
+      const m = /^open\s+("[^"]+"|\S+)(?:\s+(\d+))?/.exec(text);
+      if (m) openFile = clean(m[1]!);
+      return {kind: 'read', files: openFile ? [{path: openFile, ...(m?.[2] ? {lines: [Number(m[2]), Number(m[2]) + 100] as [number, number]} : {})}] : []};
+    }
+    if (tool === 'create') {
+      const m = /^create\s+(\S+)/.exec(text);
+      if (m) openFile = clean(m[1]!);
+      return {kind: 'create', files: openFile ? [{path: openFile}] : []};
+    }
+    if (tool === 'edit') {
+      const m = /^edit\s+(\d+):(\d+)/.exec(text);
+      return {kind: 'edit', files: openFile ? [{path: openFile, ...(m ? {lines: [Number(m[1]), Number(m[2])] as [number, number]} : {})}] : []};
+    }
+    if (tool === 'find_file' || tool === 'search_dir' || tool === 'search_file') return {kind: 'search', files: [], command: normalize(text), group: 'search'};
+    return shellState(text);
+  });
+}
+
+/** "test-related": a path or name with test_, _test, /tests/, repro or debug. */
+export function isTestRelated(path: string): boolean {
+  return /(^|\/)test_|_test\b|_test\.|\/tests?\/|^tests?\/|repro|debug/i.test(path);
+}

@@ -1,0 +1,80 @@
+import {join} from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {labelSteps} from '../../source/core/lens/labeller.js';
+import {extractStates, shellState} from '../../source/core/lens/state.js';
+import {getSteps, listTrajectories} from '../../source/store/trajectories.js';
+import {freshDb, importInto} from '../helpers/db.js';
+import {SAMPLES} from '../helpers/files.js';
+
+function labelled(path: string) {
+  const {db} = freshDb();
+  importInto(db, [path]);
+  const [t] = listTrajectories(db, {});
+  return getSteps(db, t!.id).map(s => ({stage: s.intentStage, rule: s.labellerRule ? (JSON.parse(s.labellerRule) as {rule: string}).rule : null, action: s.actionText ?? ''}));
+}
+
+describe('AgentLens intent labels on real runs', () => {
+  it('mini-SWE-agent (django-11099): explore, the sed -i source edit, then tests and scripts are verification', () => {
+    const steps = labelled(join(SAMPLES, 'mini-swe-agent', 'django__django-11099.traj.json'));
+    expect(steps.every(s => s.stage && s.rule)).toBe(true);
+    const first = steps.findIndex(s => s.rule === 'source-edit');
+    expect(first).toBeGreaterThan(0);
+    expect(steps.slice(0, first).every(s => s.stage === 'E' || s.stage === 'O')).toBe(true);
+    expect(steps[first]!.action).toMatch(/sed -i|write_text|open\(/);
+    expect(steps.slice(first + 1).filter(s => s.rule === 'run').every(s => s.stage === 'V')).toBe(true);
+    expect(steps.at(-1)).toMatchObject({stage: 'O', rule: 'submit'});
+  });
+
+  it('SWE-agent (pydicom-1458): the same script run is exploration before the first source edit and verification after', () => {
+    const steps = labelled(join(SAMPLES, 'swe-agent', 'pydicom__pydicom-1458.traj'));
+    const summary = steps.map(s => `${s.stage}:${s.rule}:${s.action.split('\n')[0]}`);
+    expect(summary).toEqual([
+      'E:test-write:create reproduce_bug.py',
+      'E:test-write:edit 1:1',
+      'E:run:python reproduce_bug.py',
+      'E:explore:find_file "numpy_handler.py"',
+      'E:explore:open pydicom/pixel_data_handlers/numpy_handler.py 293',
+      'I:source-edit:edit 287:295',
+      'I:source-edit:edit 287:295',
+      'I:source-edit:edit 287:295',
+      'I:source-edit:edit 287:296',
+      'V:run:python reproduce_bug.py',
+      'O:other-shell:rm reproduce_bug.py',
+      'O:submit:submit',
+    ]);
+  });
+
+  it('OpenHands: a str_replace_editor edit is implementation, finish is orchestration', () => {
+    const steps = labelled(join(SAMPLES, 'openhands', 'basic.json'));
+    expect(steps.map(s => `${s.stage}:${s.rule}`)).toEqual(['I:source-edit', 'O:submit']);
+  });
+});
+
+describe('action states from shell commands', () => {
+  it('finds the files a command writes', () => {
+    expect(shellState("sed -i 's/a/b/' pkg/mod.py && nl -ba pkg/mod.py")).toMatchObject({kind: 'edit', files: [{path: 'pkg/mod.py'}]});
+    expect(shellState("cat > repro.py <<'EOF'\nprint(1)\nEOF")).toMatchObject({kind: 'edit', files: [{path: 'repro.py'}]});
+    expect(shellState('echo x | tee -a notes.txt')).toMatchObject({kind: 'edit', files: [{path: 'notes.txt'}]});
+    expect(shellState("python - <<'PY'\nfrom pathlib import Path\np = Path('a/b.py')\np.write_text(s)\nPY")).toMatchObject({kind: 'edit', files: [{path: 'a/b.py'}]});
+    expect(shellState("perl -0777 -pe 's/x/y/' -i src/m.py && nl src/m.py")).toMatchObject({kind: 'edit', files: [{path: 'src/m.py'}]});
+  });
+  it('classifies reads, searches, tests, scripts and other shell by group', () => {
+    expect(shellState("nl -ba a.py | sed -n '10,20p'")).toMatchObject({kind: 'read', files: [{path: 'a.py', lines: [10, 20]}]});
+    expect(shellState('grep -rn foo .')).toMatchObject({kind: 'search', group: 'search'});
+    expect(shellState('find . -name "*.py"')).toMatchObject({kind: 'search'});
+    expect(shellState('ls -la')).toMatchObject({kind: 'list'});
+    expect(shellState('python -m pytest -q tests/test_x.py')).toMatchObject({kind: 'run-test', group: 'test'});
+    expect(shellState('cd /testbed && ./tests/runtests.py auth_tests')).toMatchObject({kind: 'run-test'});
+    expect(shellState('python repro.py')).toMatchObject({kind: 'run-script', files: [{path: 'repro.py'}]});
+    expect(shellState('pip install -e .')).toMatchObject({kind: 'other-shell', group: 'install'});
+    expect(shellState('git diff')).toMatchObject({kind: 'other-shell', group: 'vcs'});
+    expect(shellState('rm -f repro.py')).toMatchObject({kind: 'other-shell', group: 'cleanup'});
+    expect(shellState('echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A')).toMatchObject({kind: 'submit'});
+  });
+  it('git diff is verification after a source edit and exploration before; writing a test file is E before, V after', () => {
+    const steps = ['git diff', "sed -i 's/a/b/' lib/core.py", 'git diff', "cat > tests/test_new.py <<'EOF'\nEOF", 'pip install x'].map(actionText => ({tool: 'bash', args: null, actionText}));
+    const labels = labelSteps(extractStates([{tool: 'bash', args: null, actionText: "cat > test_repro.py <<'EOF'\nEOF"}, ...steps]));
+    expect(labels.map(l => `${l.stage}:${l.rule}`)).toEqual(['E:test-write', 'E:other-shell', 'I:source-edit', 'V:other-shell', 'V:test-write', 'E:other-shell']);
+    expect(labels[3]!.inputs).toEqual({first_source_edit: 2, group: 'vcs'});
+  });
+});
