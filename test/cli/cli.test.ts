@@ -58,7 +58,7 @@ describe('deltalens CLI', () => {
     const shown = run(['show', 'trajectory', String(report.added[0].id), '--json'], cwd);
     const detail = JSON.parse(shown.stdout);
     expect(detail.steps).toHaveLength(12);
-    expect(detail.steps[11]).toMatchObject({idx: 11, tool: 'submit', action: 'submit', stage: null, rule: null});
+    expect(detail.steps[11]).toMatchObject({idx: 11, tool: 'submit', action: 'submit', stage: 'O', rule: 'submit', rule_inputs: {first_source_edit: expect.any(Number)}});
     expect(detail.explanation).toMatch(/^The `reproduce_bug.py` script/);
     expect(detail.patch).toContain('diff --git');
 
