@@ -5,14 +5,12 @@ import {packageRoot} from '../package-root.js';
 import {MIGRATIONS_DIR, openDb, type Db} from '../store/db.js';
 import {upsertInstance} from '../store/instances.js';
 import {importPaths, type ImportReport} from './importer.js';
-import {PythonError, TRACER_DIR} from './python.js';
-import {tracePair} from './tracing.js';
-import {importTracePair} from './trace-ingest.js';
-import {importExplainBench} from './explainbench.js';
-import {lexicalModel} from './qa-models.js';
-import {scoreExplanations} from './scoring.js';
 import {validateQuestion} from '../core/questions/model.js';
 import {ensureExplanation, insertQuestion} from '../store/questions.js';
+
+// Tracing, scoring and the openai client are loaded only when the demo is (re)built, so
+// opening the explorer on a current demo does not pay for them.
+const TRACER_DIR = join(packageRoot(), 'tracer');
 
 export const ROOT = packageRoot();
 export const SAMPLE_DIR = join(ROOT, 'sample-data');
@@ -96,6 +94,8 @@ export function demoProjects(): DemoProject[] {
 
 /** Traces every demo project's patches (real tracer, real pytest) into `db`. */
 export async function traceDemoProjects(db: Db, onProgress?: (message: string) => void): Promise<{pairs: number; problems: string[]}> {
+  const {tracePair} = await import('./tracing.js');
+  const {PythonError} = await import('./python.js');
   const python = process.env.DELTALENS_PYTHON ?? 'python3';
   let pairs = 0;
   const problems: string[] = [];
@@ -138,7 +138,8 @@ export async function traceDemoProjects(db: Db, onProgress?: (message: string) =
 }
 
 /** The ExplainBench trace samples (swe-bench-tracer-py) as traced pairs. */
-export function importDemoTraces(db: Db, onProgress?: (message: string) => void): number {
+export async function importDemoTraces(db: Db, onProgress?: (message: string) => void): Promise<number> {
+  const {importTracePair} = await import('./trace-ingest.js');
   if (!existsSync(TRACES_DIR)) return 0;
   let pairs = 0;
   for (const instance of readdirSync(TRACES_DIR).sort()) {
@@ -158,6 +159,9 @@ export function importDemoTraces(db: Db, onProgress?: (message: string) => void)
  * explanations answered by the lexical baseline.
  */
 export async function importDemoQuestions(db: Db, onProgress?: (message: string) => void): Promise<void> {
+  const {importExplainBench} = await import('./explainbench.js');
+  const {lexicalModel} = await import('./qa-models.js');
+  const {scoreExplanations} = await import('./scoring.js');
   if (existsSync(EXPLAINBENCH_DIR)) {
     onProgress?.('importing the ExplainBench sample (questions and recorded answers)…');
     importExplainBench(db, EXPLAINBENCH_DIR);
@@ -192,7 +196,7 @@ export async function buildDemo(onProgress?: (message: string) => void): Promise
       {format: 'auto', maxBytes: 100 * 1024 * 1024, onProgress: onProgress && ((done, total) => onProgress(`importing trajectories ${done}/${total}`))},
     );
     traced = await traceDemoProjects(db, onProgress);
-    traced.pairs += importDemoTraces(db, onProgress);
+    traced.pairs += await importDemoTraces(db, onProgress);
     await importDemoQuestions(db, onProgress);
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {

@@ -11,7 +11,7 @@ import {parseSweAgent} from '../core/trajectory/swe-agent.js';
 import {instanceRecordFrom} from '../core/trajectory/swe-bench-instance.js';
 import {ensureAgent} from '../store/agents.js';
 import type {Db} from '../store/db.js';
-import {labelTrajectory} from '../store/lens.js';
+import {labelsFor, labelTrajectory} from '../store/lens.js';
 import {ensureInstance, upsertInstance} from '../store/instances.js';
 import {finishTrajectory, hasContentHash, insertTrajectory, stepWriter} from '../store/trajectories.js';
 import {ResolutionFinder} from './resolution-finder.js';
@@ -228,11 +228,10 @@ function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext):
   if (existing !== null) return {existing};
   const {header, agentId, resolvedSource} = resolveHeader(db, trajectory, context);
   const id = insertTrajectory(db, {header, agentId, sourcePath: context.path, sourceLocator: context.locator, contentHash: context.hash, resolvedSource});
-  const write = stepWriter(db, id);
+  const write = stepWriter(db, id, labelsFor(trajectory.steps));
   let count = 0;
   for (const step of trajectory.steps) count = write(step);
   finishTrajectory(db, id, {nSteps: count, explanation: header.explanation, header, agentId, resolvedSource});
-  labelTrajectory(db, id);
   return added(id, header, context, count, resolvedSource);
 }
 

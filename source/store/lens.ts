@@ -1,6 +1,12 @@
 import {labelSteps, type Label} from '../core/lens/labeller.js';
-import {extractStates, type ActionState} from '../core/lens/state.js';
+import {extractStates, type ActionState, type StepInput} from '../core/lens/state.js';
 import type {Db} from './db.js';
+
+/** Stage and rule JSON for steps in memory (written with the steps, no second pass). */
+export function labelsFor(steps: StepInput[]): {stage: string; rule: string}[] {
+  const states = extractStates(steps);
+  return labelSteps(states).map((l, i) => ({stage: l.stage, rule: JSON.stringify({rule: l.rule, ...l.inputs, state: states[i]})}));
+}
 
 /**
  * Labels every step of one trajectory: step.intent_stage (E/I/V/O) and step.labeller_rule

@@ -43,9 +43,14 @@ export function insertTrajectory(db: Db, t: NewTrajectory): number {
 }
 
 /** Returns a function that appends steps to one trajectory with a single prepared statement. */
-export function stepWriter(db: Db, trajectoryId: number): (step: Step) => number {
+/**
+ * Returns a function that appends steps to one trajectory with a single prepared statement.
+ * `labels` (intent stage and rule JSON per step, when known before writing) go into the same
+ * row, so a step is written once.
+ */
+export function stepWriter(db: Db, trajectoryId: number, labels?: {stage: string; rule: string}[]): (step: Step) => number {
   const insert = db.prepare(
-    `INSERT INTO step (trajectory, idx, thought, action_tool, action_args, action_text, observation) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO step (trajectory, idx, thought, action_tool, action_args, action_text, observation, intent_stage, labeller_rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   let idx = 0;
   return step => {
@@ -57,6 +62,8 @@ export function stepWriter(db: Db, trajectoryId: number): (step: Step) => number
       step.args === null ? null : JSON.stringify(step.args),
       step.actionText,
       step.observation,
+      labels?.[idx]?.stage ?? null,
+      labels?.[idx]?.rule ?? null,
     );
     return ++idx;
   };

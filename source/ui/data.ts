@@ -3,7 +3,7 @@ import {getTrace, latestDelta, listPairs} from '../store/traces.js';
 import {liveWatch} from '../services/live-eval.js';
 import {openStepper, type StepperModel, type WatchValue} from '../services/stepper.js';
 import {buildReport, type Report} from '../services/report.js';
-import {lexicalModel, openAiModel, type QaModel} from '../services/qa-models.js';
+import type {QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ScoreResult} from '../services/scoring.js';
 import {ensureExplanation, getQuestion, listAnswers, answerModels} from '../store/questions.js';
 import {buildPrompt, seedOf} from '../core/questions/prompt.js';
@@ -46,7 +46,9 @@ export interface ExplorerData {
   explanationText(id: number): string | null;
 }
 
-export function liveQaModel(env: NodeJS.ProcessEnv = process.env): QaModel {
+/** Loaded on first use: the openai package is not needed to draw the explorer. */
+export async function liveQaModel(env: NodeJS.ProcessEnv = process.env): Promise<QaModel> {
+  const {lexicalModel, openAiModel} = await import('../services/qa-models.js');
   const name = env.DELTALENS_QA_MODEL;
   if (!name || name === 'lexical') return lexicalModel();
   return openAiModel({model: name, baseURL: env.OPENAI_BASE_URL, apiKey: env[env.DELTALENS_QA_KEY_ENV ?? 'OPENAI_API_KEY'] ?? ''});
@@ -150,7 +152,7 @@ export function storeData(db: Db, label: string): ExplorerData {
       return {q, explanation: e ?? null, answers, prompt, status: null};
     },
     rescore: async (questionId, explanationId, onProgress) => {
-      const model = liveQaModel();
+      const model = await liveQaModel();
       const r = await scoreExplanations(db, {
         model,
         samples: 5,
