@@ -1,6 +1,5 @@
 import type {Db} from '../store/db.js';
 import {getTrace, latestDelta, listPairs} from '../store/traces.js';
-import {liveWatch} from '../services/live-eval.js';
 import {openStepper, type StepperModel, type WatchValue} from '../services/stepper.js';
 import {buildReport, type Report} from '../services/report.js';
 import type {QaModel} from '../services/qa-models.js';
@@ -102,7 +101,8 @@ export function storeData(db: Db, label: string): ExplorerData {
       }
       return model;
     },
-    liveWatch: (model, row, exprs) => liveWatch(model, row, exprs),
+    // execa and the workspace code load on the first live re-run
+    liveWatch: async (model, row, exprs) => (await import('../services/live-eval.js')).liveWatch(model, row, exprs),
     models: () => answerModels(db).map(m => m.model),
     report: model => {
       const key = model ?? '';
