@@ -11,7 +11,7 @@ import {parseSweAgent} from '../core/trajectory/swe-agent.js';
 import {instanceRecordFrom} from '../core/trajectory/swe-bench-instance.js';
 import {ensureAgent} from '../store/agents.js';
 import type {Db} from '../store/db.js';
-import {labelsFor, labelTrajectory} from '../store/lens.js';
+import {streamingLabels} from '../store/lens.js';
 import {ensureInstance, upsertInstance} from '../store/instances.js';
 import {finishTrajectory, hasContentHash, insertTrajectory, stepWriter} from '../store/trajectories.js';
 import {ResolutionFinder} from './resolution-finder.js';
@@ -228,7 +228,7 @@ function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext):
   if (existing !== null) return {existing};
   const {header, agentId, resolvedSource} = resolveHeader(db, trajectory, context);
   const id = insertTrajectory(db, {header, agentId, sourcePath: context.path, sourceLocator: context.locator, contentHash: context.hash, resolvedSource});
-  const write = stepWriter(db, id, labelsFor(trajectory.steps));
+  const write = stepWriter(db, id, streamingLabels());
   let count = 0;
   for (const step of trajectory.steps) count = write(step);
   finishTrajectory(db, id, {nSteps: count, explanation: header.explanation, header, agentId, resolvedSource});
@@ -341,7 +341,7 @@ function streamGeneric(
         const placeholder = `pending:${randomUUID()}`;
         const {header, agentId} = resolveHeader(db, event.header, {path, locator: null, hash: placeholder, ...context});
         const id = insertTrajectory(db, {header, agentId, sourcePath: path, sourceLocator: null, contentHash: placeholder, resolvedSource: null});
-        open = {id, write: stepWriter(db, id), count: 0, hash: createHash('sha256'), startLine: event.line};
+        open = {id, write: stepWriter(db, id, streamingLabels()), count: 0, hash: createHash('sha256'), startLine: event.line};
       } else if (event.kind === 'step') {
         open!.count = open!.write(event.step);
       } else {
@@ -359,7 +359,6 @@ function streamGeneric(
         const {header, agentId, resolvedSource} = resolveHeader(db, event.header, storeContext);
         db.prepare('UPDATE trajectory SET content_hash = ?, source_locator = ? WHERE id = ?').run(hash, locator, current.id);
         finishTrajectory(db, current.id, {nSteps: current.count, explanation: header.explanation, header, agentId, resolvedSource});
-        labelTrajectory(db, current.id);
         report.added.push(added(current.id, header, storeContext, current.count, resolvedSource));
       }
     }

@@ -1,11 +1,16 @@
-import {labelSteps, type Label} from '../core/lens/labeller.js';
-import {extractStates, type ActionState, type StepInput} from '../core/lens/state.js';
+import {Labeller, labelSteps, type Label} from '../core/lens/labeller.js';
+import {extractStates, stateExtractor, type ActionState, type StepInput} from '../core/lens/state.js';
 import type {Db} from './db.js';
 
-/** Stage and rule JSON for steps in memory (written with the steps, no second pass). */
-export function labelsFor(steps: StepInput[]): {stage: string; rule: string}[] {
-  const states = extractStates(steps);
-  return labelSteps(states).map((l, i) => ({stage: l.stage, rule: JSON.stringify({rule: l.rule, ...l.inputs, state: states[i]})}));
+/** Stage and rule JSON for each step as it is written (import labels streamed runs as read). */
+export function streamingLabels(): (step: StepInput) => {stage: string; rule: string} {
+  const extract = stateExtractor();
+  const labeller = new Labeller();
+  return step => {
+    const state = extract(step);
+    const l = labeller.next(state);
+    return {stage: l.stage, rule: JSON.stringify({rule: l.rule, ...l.inputs, state})};
+  };
 }
 
 /**

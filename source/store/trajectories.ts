@@ -45,15 +45,16 @@ export function insertTrajectory(db: Db, t: NewTrajectory): number {
 /** Returns a function that appends steps to one trajectory with a single prepared statement. */
 /**
  * Returns a function that appends steps to one trajectory with a single prepared statement.
- * `labels` (intent stage and rule JSON per step, when known before writing) go into the same
- * row, so a step is written once.
+ * `label` (the intent stage and rule JSON of each step, in order) goes into the same row, so a
+ * step is written once.
  */
-export function stepWriter(db: Db, trajectoryId: number, labels?: {stage: string; rule: string}[]): (step: Step) => number {
+export function stepWriter(db: Db, trajectoryId: number, label?: (step: Step) => {stage: string; rule: string}): (step: Step) => number {
   const insert = db.prepare(
     `INSERT INTO step (trajectory, idx, thought, action_tool, action_args, action_text, observation, intent_stage, labeller_rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   let idx = 0;
   return step => {
+    const l = label?.(step);
     insert.run(
       trajectoryId,
       idx,
@@ -62,8 +63,8 @@ export function stepWriter(db: Db, trajectoryId: number, labels?: {stage: string
       step.args === null ? null : JSON.stringify(step.args),
       step.actionText,
       step.observation,
-      labels?.[idx]?.stage ?? null,
-      labels?.[idx]?.rule ?? null,
+      l?.stage ?? null,
+      l?.rule ?? null,
     );
     return ++idx;
   };

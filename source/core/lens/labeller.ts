@@ -26,21 +26,34 @@ export const RULES = {
 
 const isSourceEdit = (s: ActionState) => (s.kind === 'edit' || s.kind === 'create') && s.files.length > 0 && s.files.some(f => !isTestRelated(f.path));
 
-export function labelSteps(states: ActionState[]): Label[] {
-  const first = states.findIndex(isSourceEdit);
-  const firstSourceEdit = first < 0 ? null : first;
-  return states.map((s, i) => {
-    const after = firstSourceEdit !== null && i > firstSourceEdit;
-    const base = {first_source_edit: firstSourceEdit};
+/**
+ * Labels steps one at a time, in order: every rule looks only at the past (whether a source
+ * edit came before this step), so a streamed run is labelled as it is read.
+ * `inputs.first_source_edit` is the index of the run's first source edit when it came at or
+ * before this step, else null.
+ */
+export class Labeller {
+  private firstSourceEdit: number | null = null;
+  private i = 0;
+
+  next(s: ActionState): Label {
+    const i = this.i++;
+    if (this.firstSourceEdit === null && isSourceEdit(s)) this.firstSourceEdit = i;
+    const after = this.firstSourceEdit !== null && i > this.firstSourceEdit;
+    const base = {first_source_edit: this.firstSourceEdit};
     if (s.kind === 'submit') return {stage: 'O', rule: 'submit', inputs: base};
     if (s.kind === 'think') return {stage: 'O', rule: 'think', inputs: base};
     if (isSourceEdit(s)) return {stage: 'I', rule: 'source-edit', inputs: {...base, file_class: 'source'}};
     if (s.kind === 'read' || s.kind === 'search' || s.kind === 'list') return {stage: 'E', rule: 'explore', inputs: {...base, group: s.group}};
     if (s.kind === 'edit' || s.kind === 'create') return {stage: after ? 'V' : 'E', rule: 'test-write', inputs: {...base, file_class: 'test'}};
     if (s.kind === 'run-test' || s.kind === 'run-script') return {stage: after ? 'V' : 'E', rule: 'run', inputs: {...base, group: s.group}};
-    const edited = firstSourceEdit !== null && i > firstSourceEdit;
-    if (s.group === 'vcs' && /git\s+diff/.test(s.command ?? '') && edited) return {stage: 'V', rule: 'other-shell', inputs: {...base, group: s.group}};
+    if (s.group === 'vcs' && /git\s+diff/.test(s.command ?? '') && after) return {stage: 'V', rule: 'other-shell', inputs: {...base, group: s.group}};
     if (s.group === 'cleanup') return {stage: 'O', rule: 'other-shell', inputs: {...base, group: s.group}};
     return {stage: 'E', rule: 'other-shell', inputs: {...base, group: s.group}};
-  }) as Label[];
+  }
+}
+
+export function labelSteps(states: ActionState[]): Label[] {
+  const l = new Labeller();
+  return states.map(s => l.next(s));
 }

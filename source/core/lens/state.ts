@@ -102,8 +102,14 @@ const arg = (args: Record<string, unknown> | null, key: string) => (args && type
 
 /** States for a run's steps in order (SWE-agent's `edit` applies to the file last opened). */
 export function extractStates(steps: StepInput[]): ActionState[] {
+  const next = stateExtractor();
+  return steps.map(next);
+}
+
+/** One step at a time, in order (a streamed run). */
+export function stateExtractor(): (step: StepInput) => ActionState {
   let openFile: string | null = null;
-  return steps.map(step => {
+  return step => {
     const tool = (step.tool ?? '').toLowerCase();
     const text = step.actionText ?? arg(step.args, 'command') ?? '';
     if (!tool && !text.trim()) return {kind: 'think', files: []};
@@ -136,7 +142,7 @@ export function extractStates(steps: StepInput[]): ActionState[] {
     }
     if (tool === 'find_file' || tool === 'search_dir' || tool === 'search_file') return {kind: 'search', files: [], command: normalize(text), group: 'search'};
     return shellState(text);
-  });
+  };
 }
 
 /** "test-related": a path or name with test_, _test, /tests/, repro or debug. */
