@@ -2,6 +2,10 @@
 // ~0.6 s of module loading). Runs on `npm install` (prepare); bin/deltalens.js falls back to
 // the TypeScript sources through tsx when dist/ is missing or older than source/.
 import {build} from 'esbuild';
+import {rmSync} from 'node:fs';
+
+// start clean: chunks of earlier builds must not linger
+rmSync('dist', {recursive: true, force: true});
 
 await build({
   entryPoints: ['source/cli.ts'],

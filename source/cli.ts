@@ -1,41 +1,35 @@
-import {EXIT, UsageError} from './commands/args.js';
-import {BUILD_DEMO_HELP, runBuildDemo} from './commands/demo.js';
-import {EXPLORE_HELP} from './commands/explore-help.js';
-import {IMPORT_HELP, runImport} from './commands/import.js';
-import {NotFound, runShow, SHOW_HELP} from './commands/show.js';
-import {runTrajectories, TRAJECTORIES_HELP} from './commands/trajectories.js';
-import {runTrace, TRACE_HELP} from './commands/trace.js';
-import {DELTA_HELP, runDelta} from './commands/delta.js';
-import {runTraces, TRACES_HELP} from './commands/traces.js';
-import {REPORT_HELP, runReport} from './commands/report.js';
-import {runScore, SCORE_HELP} from './commands/score.js';
-import {LENS_HELP, runLens} from './commands/lens.js';
-import {EXPLANATIONS_HELP, QUESTIONS_HELP, runExplanations, runQuestions} from './commands/questions.js';
+import {EXIT, NotFound, UsageError} from './commands/args.js';
 import {MigrationError} from './store/db.js';
 
-/** Ink and React take ~0.6 s to load; only the explorer needs them. */
-async function runExplore(argv: string[]): Promise<number> {
-  const {runExplore: run} = await import('./commands/explore.js');
-  return run(argv);
-}
-
-type Command = {run: (argv: string[]) => number | Promise<number>; help: string; summary: string};
+/**
+ * Commands load on demand: each pulls in only what it needs (Ink and React for the explorer,
+ * execa for tracing, the openai client for scoring), so every start stays short.
+ */
+type Loaded = {run: (argv: string[]) => number | Promise<number>; help: string};
+type Command = {summary: string; load: () => Promise<Loaded>};
 
 const COMMANDS: Record<string, Command> = {
-  explore: {run: runExplore, help: EXPLORE_HELP, summary: 'open the explorer (the default)'},
-  import: {run: runImport, help: IMPORT_HELP, summary: 'import trajectories from files or folders'},
-  trajectories: {run: runTrajectories, help: TRAJECTORIES_HELP, summary: 'list trajectories'},
-  show: {run: runShow, help: SHOW_HELP, summary: 'print one trajectory (show trajectory ID)'},
-  trace: {run: runTrace, help: TRACE_HELP, summary: 'trace a test on buggy and patched code; print the delta'},
-  delta: {run: runDelta, help: DELTA_HELP, summary: 'recompute the delta of two stored traces'},
-  traces: {run: runTraces, help: TRACES_HELP, summary: 'list traced patch pairs and their deltas'},
-  questions: {run: runQuestions, help: QUESTIONS_HELP, summary: 'import, export or list questions (JSONL)'},
-  explanations: {run: runExplanations, help: EXPLANATIONS_HELP, summary: 'list explanations'},
-  score: {run: runScore, help: SCORE_HELP, summary: 'answer questions from explanations with a QA model'},
-  report: {run: runReport, help: REPORT_HELP, summary: 'explanation scores per agent (ExplainBench Tables 3–6)'},
-  lens: {run: runLens, help: LENS_HELP, summary: 'AgentLens intent labels (lens label)'},
-  'build-demo': {run: runBuildDemo, help: BUILD_DEMO_HELP, summary: 'build the bundled demo database'},
+  explore: {
+    summary: 'open the explorer (the default)',
+    load: async () => ({run: (await import('./commands/explore.js')).runExplore, help: (await import('./commands/explore-help.js')).EXPLORE_HELP}),
+  },
+  import: {summary: 'import trajectories from files or folders', load: async () => import('./commands/import.js').then(m => ({run: m.runImport, help: m.IMPORT_HELP}))},
+  trajectories: {summary: 'list trajectories', load: async () => import('./commands/trajectories.js').then(m => ({run: m.runTrajectories, help: m.TRAJECTORIES_HELP}))},
+  show: {summary: 'print one trajectory (show trajectory ID)', load: async () => import('./commands/show.js').then(m => ({run: m.runShow, help: m.SHOW_HELP}))},
+  trace: {summary: 'trace a test on buggy and patched code; print the delta', load: async () => import('./commands/trace.js').then(m => ({run: m.runTrace, help: m.TRACE_HELP}))},
+  delta: {summary: 'recompute the delta of two stored traces', load: async () => import('./commands/delta.js').then(m => ({run: m.runDelta, help: m.DELTA_HELP}))},
+  traces: {summary: 'list traced patch pairs and their deltas; import trace files', load: async () => import('./commands/traces.js').then(m => ({run: m.runTraces, help: m.TRACES_HELP}))},
+  questions: {summary: 'import, export or list questions (JSONL)', load: async () => import('./commands/questions.js').then(m => ({run: m.runQuestions, help: m.QUESTIONS_HELP}))},
+  explanations: {summary: 'list or import explanations', load: async () => import('./commands/questions.js').then(m => ({run: m.runExplanations, help: m.EXPLANATIONS_HELP}))},
+  score: {summary: 'answer questions from explanations with a QA model', load: async () => import('./commands/score.js').then(m => ({run: m.runScore, help: m.SCORE_HELP}))},
+  report: {summary: 'explanation scores per agent (ExplainBench Tables 3–6)', load: async () => import('./commands/report.js').then(m => ({run: m.runReport, help: m.REPORT_HELP}))},
+  lens: {summary: 'AgentLens intent labels (lens label)', load: async () => import('./commands/lens.js').then(m => ({run: m.runLens, help: m.LENS_HELP}))},
+  'build-demo': {summary: 'build the bundled demo database', load: async () => import('./commands/demo.js').then(m => ({run: m.runBuildDemo, help: m.BUILD_DEMO_HELP}))},
 };
+
+async function runExplore(argv: string[]): Promise<number> {
+  return (await COMMANDS.explore!.load()).run(argv);
+}
 
 export const MAIN_HELP = `Usage: deltalens [COMMAND] [options]
 
@@ -79,13 +73,13 @@ export async function main(argv: string[]): Promise<number> {
     if (first === 'help') {
       const topic = rest[0];
       if (topic === undefined) console.log(MAIN_HELP);
-      else if (COMMANDS[topic]) console.log(COMMANDS[topic].help);
+      else if (COMMANDS[topic]) console.log((await COMMANDS[topic].load()).help);
       else throw new UsageError(`no such command "${topic}"`);
       return EXIT.ok;
     }
     const command = COMMANDS[first];
     if (!command) throw new UsageError(`no such command "${first}" (see deltalens --help)`);
-    return await command.run(rest);
+    return await (await command.load()).run(rest);
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`deltalens: ${error.message}`);

@@ -3,6 +3,9 @@ import {UsageError} from '../core/errors.js';
 
 export {UsageError};
 
+/** Something asked for by id is not in the database (exit 1). */
+export class NotFound extends Error {}
+
 /** Exit codes every command shares. */
 export const EXIT = {ok: 0, failed: 1, usage: 2} as const;
 

@@ -1,7 +1,7 @@
 import {openDb, type Db} from '../store/db.js';
 import {getSteps, getTrajectory, type StepRow, type TrajectoryDetail} from '../store/trajectories.js';
 import {chooseDb} from './db-path.js';
-import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
+import {COMMON_OPTIONS, EXIT, NotFound, parse, printJson, UsageError} from './args.js';
 import {ensureDemo} from './demo.js';
 
 export const SHOW_HELP = `Usage: deltalens show trajectory ID [--json] [--db FILE]
@@ -12,7 +12,7 @@ With --json: {"id", "instance", "agent", "model", "format", "resolved", "resolve
 "action", "observation", "stage": "E" | "I" | "V" | "O", "rule", "rule_inputs",
 "action_state"}]} — stage and rule from the AgentLens intent labeller.`;
 
-export class NotFound extends Error {}
+export {NotFound};
 
 export async function runShow(argv: string[]): Promise<number> {
   const {values, positionals} = parse(argv, COMMON_OPTIONS);
