@@ -441,21 +441,8 @@ export function insertPair(db: Db, p: NewPair): number {
   );
 }
 
-export interface PairRow {
-  id: number;
-  instance: string;
-  label: string | null;
-  test: string;
-  buggyTrace: number | null;
-  patchedTrace: number | null;
-  buggyRerun: number | null;
-  patchedRerun: number | null;
-  trajectory: number | null;
-  changes: Changes | null;
-  patch: string | null;
-  workspace: Record<string, unknown> | null;
-  createdAt: string;
-}
+/** A stored pair: what was inserted, with its id, the workspace as an object, and when. */
+export type PairRow = Omit<NewPair, 'workspace'> & {id: number; workspace: Record<string, unknown> | null; createdAt: string};
 
 const PAIR_SELECT = `SELECT id, instance, label, test, buggy_trace AS buggyTrace, patched_trace AS patchedTrace, buggy_rerun AS buggyRerun,
   patched_rerun AS patchedRerun, trajectory, changes, patch, workspace, created_at AS createdAt FROM trace_pair`;
