@@ -78,3 +78,38 @@ describe('action states from shell commands', () => {
     expect(labels[3]!.inputs).toEqual({first_source_edit: 2, group: 'vcs'});
   });
 });
+
+describe('state equivalence and the PTA reference', () => {
+  const read = (path: string, a?: number, b?: number) => ({kind: 'read' as const, files: [{path, ...(a !== undefined ? {lines: [a, b!] as [number, number]} : {})}]});
+  const edit = (path: string) => ({kind: 'edit' as const, files: [{path}]});
+  const test = (cmd: string) => ({kind: 'run-test' as const, files: [], command: cmd, group: 'test' as const});
+
+  it('matches by line overlap ≥ 30 %, by file, or by command group with Jaccard > 0.5', async () => {
+    const {equivalent} = await import('../../source/core/lens/pta.js');
+    expect(equivalent(read('a.py', 1, 100), read('a.py', 71, 120))).toMatchObject({match: true, rule: 'line-overlap'});
+    expect(equivalent(read('a.py', 1, 100), read('a.py', 90, 200))).toMatchObject({match: false}); // 11 of 100 lines
+    expect(equivalent(edit('a.py'), edit('a.py'))).toMatchObject({match: true, rule: 'file'});
+    expect(equivalent(edit('a.py'), read('a.py'))).toMatchObject({match: false});
+    expect(equivalent(test('python -m pytest tests/test_x.py -q'), test('python -m pytest tests/test_x.py'))).toMatchObject({match: true, rule: 'command'});
+    expect(equivalent(test('python -m pytest tests/test_x.py'), test('tox -e py311'))).toMatchObject({match: false});
+  });
+
+  it('merges passing runs into a prefix tree with support counts; leave-one-out excludes the run', async () => {
+    const {buildPta, referenceFor, bestPath, divergence} = await import('../../source/core/lens/pta.js');
+    const runs = [
+      {id: 'r1', states: [read('a.py'), edit('a.py'), test('pytest tests')]},
+      {id: 'r2', states: [read('a.py'), edit('a.py'), test('pytest tests -q')]},
+      {id: 'r3', states: [read('b.py'), edit('a.py')]},
+    ];
+    const root = buildPta(runs);
+    expect(root.support).toBe(3);
+    expect(root.children.map(c => [c.state!.files[0]!.path, c.support])).toEqual([['a.py', 2], ['b.py', 1]]);
+    const path = bestPath(root);
+    expect(path.map(n => `${n.state!.kind}:${n.support}`)).toEqual(['read:2', 'edit:2', 'run-test:2']);
+    const without = referenceFor('r1', runs);
+    expect(without.support).toBe(2);
+    expect(without.children[0]!.runs).toEqual(['r2']);
+    expect(divergence(without, runs[2]!.states)).toBe(null);
+    expect(divergence(without, [read('a.py'), edit('z.py')])).toBe(1);
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * AgentLens references (issue 5, first pieces): state equivalence, and the prefix-tree
+ * acceptor (PTA) that merges the passing runs of one task, with support counts per node.
+ * Leave-one-out: a run is compared with a reference built without it.
+ */
+import type {ActionState} from './state.js';
+
+export interface Equivalence {
+  match: boolean;
+  rule: 'same-kind' | 'file' | 'line-overlap' | 'command' | 'none';
+  confidence: number;
+}
+
+function tokens(cmd: string): Set<string> {
+  return new Set(cmd.toLowerCase().match(/[a-z0-9_./-]+/g) ?? []);
+}
+
+export function jaccard(a: Set<string>, b: Set<string>): number {
+  if (!a.size && !b.size) return 1;
+  let inter = 0;
+  for (const x of a) if (b.has(x)) inter += 1;
+  return inter / (a.size + b.size - inter);
+}
+
+const family = (s: ActionState) => (s.kind === 'run-test' || s.kind === 'run-script' ? 'run' : s.kind === 'create' ? 'edit' : s.kind);
+
+/**
+ * Two states are equivalent when they are the same kind of action and: touch the same file
+ * with line ranges overlapping ≥ 30 % (of the shorter), or the same file (no ranges), or — for
+ * commands — the same command group with token Jaccard > 0.5. Actions without files or
+ * commands (think, submit) match by kind.
+ */
+export function equivalent(a: ActionState, b: ActionState): Equivalence {
+  if (family(a) !== family(b)) return {match: false, rule: 'none', confidence: 0};
+  for (const fa of a.files) {
+    for (const fb of b.files) {
+      if (fa.path !== fb.path) continue;
+      if (fa.lines && fb.lines) {
+        const overlap = Math.min(fa.lines[1], fb.lines[1]) - Math.max(fa.lines[0], fb.lines[0]) + 1;
+        const shorter = Math.min(fa.lines[1] - fa.lines[0] + 1, fb.lines[1] - fb.lines[0] + 1);
+        const ratio = shorter > 0 ? Math.max(0, overlap) / shorter : 0;
+        if (ratio >= 0.3) return {match: true, rule: 'line-overlap', confidence: Math.min(1, ratio)};
+        continue;
+      }
+      return {match: true, rule: 'file', confidence: 0.6};
+    }
+  }
+  if (a.files.length || b.files.length) {
+    if (!(a.command && b.command)) return {match: false, rule: 'none', confidence: 0};
+  }
+  if (a.command !== undefined && b.command !== undefined) {
+    if (a.group !== b.group) return {match: false, rule: 'none', confidence: 0};
+    const j = jaccard(tokens(a.command), tokens(b.command));
+    return j > 0.5 ? {match: true, rule: 'command', confidence: j} : {match: false, rule: 'none', confidence: j};
+  }
+  if (!a.files.length && !b.files.length && a.command === undefined && b.command === undefined) return {match: true, rule: 'same-kind', confidence: 0.5};
+  return {match: false, rule: 'none', confidence: 0};
+}
+
+export interface PtaNode {
+  id: number;
+  state: ActionState | null;
+  support: number;
+  /** the runs through this node */
+  runs: string[];
+  children: PtaNode[];
+}
+
+export interface RunStates {
+  id: string;
+  states: ActionState[];
+}
+
+/** Merges runs into a prefix tree; a state joins the first child it is equivalent to. */
+export function buildPta(runs: RunStates[]): PtaNode {
+  let next = 0;
+  const root: PtaNode = {id: next++, state: null, support: 0, runs: [], children: []};
+  for (const run of runs) {
+    let node = root;
+    node.support += 1;
+    node.runs.push(run.id);
+    for (const s of run.states) {
+      let child = node.children.find(c => c.state && equivalent(c.state, s).match);
+      if (!child) {
+        child = {id: next++, state: s, support: 0, runs: [], children: []};
+        node.children.push(child);
+      }
+      child.support += 1;
+      child.runs.push(run.id);
+      node = child;
+    }
+  }
+  return root;
+}
+
+/** The reference for one run: every other passing run of the task (leave-one-out). */
+export function referenceFor(runId: string, passing: RunStates[]): PtaNode {
+  return buildPta(passing.filter(r => r.id !== runId));
+}
+
+/** The path of highest support from the root (ties: the earlier child). */
+export function bestPath(root: PtaNode): PtaNode[] {
+  const path: PtaNode[] = [];
+  let node = root;
+  while (node.children.length) {
+    node = node.children.reduce((best, c) => (c.support > best.support ? c : best));
+    path.push(node);
+  }
+  return path;
+}
+
+/** How far a run follows the reference: the index of its first state with no equivalent child (null: never leaves). */
+export function divergence(root: PtaNode, states: ActionState[]): number | null {
+  let node = root;
+  for (const [i, s] of states.entries()) {
+    const child = node.children.find(c => c.state && equivalent(c.state, s).match);
+    if (!child) return i;
+    node = child;
+  }
+  return null;
+}
