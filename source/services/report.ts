@@ -68,11 +68,17 @@ function gains<T extends {types: Record<QuestionType, number | null>; s: number 
   return out;
 }
 
+const isBaseline = (m: string) => m === 'lexical' || m.endsWith('[choices only]');
+
+/** The non-baseline model with the most stored answers (a baseline only when it is alone). */
+export function defaultModel(db: Db): string | null {
+  const models = answerModels(db);
+  return models.find(m => !isBaseline(m.model))?.model ?? models[0]?.model ?? null;
+}
+
 export function buildReport(db: Db, options: {model?: string} = {}): Report {
   const models = answerModels(db);
-  // default: the non-baseline model with the most answers (baselines only when alone)
-  const isBaseline = (m: string) => m === 'lexical' || m.endsWith('[choices only]');
-  const model = options.model ?? models.find(m => !isBaseline(m.model))?.model ?? models[0]?.model ?? null;
+  const model = options.model ?? defaultModel(db);
   const notes: string[] = [];
   const answers = model ? listAnswers(db, model) : [];
   const scores: AgentScore[] = explanationScores(answers);

@@ -234,13 +234,6 @@ export function getTrace(db: Db, id: number): TraceRow | null {
   return r ? toTraceRow(r) : null;
 }
 
-export function listTraces(db: Db, instance?: string): TraceRow[] {
-  const rows = (instance
-    ? db.prepare(`${TRACE_SELECT} WHERE v.instance = ? ORDER BY t.id`).all(instance)
-    : db.prepare(`${TRACE_SELECT} ORDER BY t.id`).all()) as Record<string, unknown>[];
-  return rows.map(toTraceRow);
-}
-
 /** A step whose state text is read from the store only when asked for. */
 class LazyStep {
   constructor(

@@ -1,7 +1,7 @@
 import type {Db} from '../store/db.js';
 import {getTrace, latestDelta, listPairs} from '../store/traces.js';
 import {openStepper, type StepperModel, type WatchValue} from '../services/stepper.js';
-import {buildReport, type Report} from '../services/report.js';
+import {buildReport, defaultModel, type Report} from '../services/report.js';
 import type {QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ScoreResult} from '../services/scoring.js';
 import {ensureExplanation, getQuestion, listAnswers, answerModels} from '../store/questions.js';
@@ -115,7 +115,7 @@ export function storeData(db: Db, label: string): ExplorerData {
     },
     agentQuestions: (agent, explanations, model) => {
       const rows = new Map<string, AgentQuestionRow>();
-      const m = model ?? buildReport(db).model;
+      const m = model ?? defaultModel(db);
       for (const a of listAnswers(db, m ?? undefined)) {
         if (a.agent !== agent || a.explanations !== explanations) continue;
         const r = rows.get(a.question) ?? {question: a.question, type: a.type, instance: a.instance, correct: 0, total: 0, verdicts: ''};

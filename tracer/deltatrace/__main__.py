@@ -221,21 +221,7 @@ def cmd_run(args):
     rec = Recorder(writer, reg, limits, args.snapshot_every, focus, on_path)
     if backend == "monitoring":
         rec.install_monitoring()
-        active = [False]
-
-        def start():
-            active[0] = True
-            sys.monitoring.set_events(rec.tool, sys.monitoring.events.PY_START
-                                      | sys.monitoring.events.PY_RESUME
-                                      | sys.monitoring.events.PY_THROW
-                                      | sys.monitoring.events.PY_UNWIND)
-
-        def stop():
-            if active[0]:
-                active[0] = False
-                sys.monitoring.set_events(rec.tool, 0)
-                for code_id in list(rec.local_enabled):
-                    pass
+        start, stop = rec.start_monitoring, rec.stop_monitoring
     else:
         start, stop = rec.install_settrace, rec.uninstall_settrace
     t0 = time.monotonic()

@@ -26,10 +26,6 @@ _MAX_SOURCE = 2 * 1024 * 1024
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 
 
-class Stop(Exception):
-    pass
-
-
 class Writer:
     """Line-oriented output with event and byte limits; never raises into the program."""
 
@@ -373,7 +369,14 @@ class Recorder:
         mon.register_callback(tool, E.PY_RETURN, on_return)
         mon.register_callback(tool, E.PY_YIELD, on_yield)
         mon.register_callback(tool, E.PY_UNWIND, on_unwind)
-        mon.set_events(tool, E.PY_START | E.PY_RESUME | E.PY_THROW | E.PY_UNWIND)
+        # events are switched on by start_monitoring, around each test only
+
+    def start_monitoring(self):
+        E = sys.monitoring.events
+        sys.monitoring.set_events(self.tool, E.PY_START | E.PY_RESUME | E.PY_THROW | E.PY_UNWIND)
+
+    def stop_monitoring(self):
+        sys.monitoring.set_events(self.tool, 0)
 
     def uninstall_monitoring(self):
         mon = sys.monitoring

@@ -295,9 +295,3 @@ def _sort_key(encoded):
 def serialize(obj, limits=None):
     """Encode one value (its own ``$ref`` numbering)."""
     return Serializer(limits or Limits()).value(obj)
-
-
-def serialize_names(names_values, limits):
-    """Encode several named values, each on its own (``$ref`` numbering per name), so a
-    name's encoding does not depend on which other names were encoded with it."""
-    return {name: Serializer(limits).value(v) for name, v in names_values}

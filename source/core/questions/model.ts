@@ -10,7 +10,6 @@ export const ROLES = ['correct', 'distractor', 'insufficient', 'no_effect'] as c
 export type Role = (typeof ROLES)[number];
 
 export const INSUFFICIENT_TEXT = 'Explanation insufficient to answer.';
-export const NO_EFFECT_TEXT = 'The patch has no effect.';
 
 export interface Choice {
   label: string;

@@ -257,6 +257,9 @@ function walk(
     return map.same(frame.file, lb, lp);
   };
 
+  /** Where a pair of matched items is: the frame, both lines, both seqs. */
+  const at = (frame: FrameInfo, b: Item, p: Item) => ({function: frame.fn, file: frame.file, line: b.line, patchedLine: p.line, seqB: b.seq, seqP: p.seq});
+
   while (stackB.length && stackP.length) {
     const cb = stackB.at(-1)!;
     const cp = stackP.at(-1)!;
@@ -312,20 +315,7 @@ function walk(
         if (options.has('no-step-into') && cb.fid !== ROOT_FID) {
           if (!sameOutcome(calleeB.outcome, calleeP.outcome, cmp)) {
             const verdict = onDiff(
-              {
-                status: 'found',
-                kind: 'outcome',
-                function: cb.frame.fn,
-                file: cb.frame.file,
-                line: ib.line,
-                patchedLine: ip.line,
-                timing: 'after',
-                seqB: ib.seq,
-                seqP: ip.seq,
-                variables: [],
-                buggyOutcome: calleeB.outcome,
-                patchedOutcome: calleeP.outcome,
-              },
+              {status: 'found', kind: 'outcome', ...at(cb.frame, ib, ip), timing: 'after', variables: [], buggyOutcome: calleeB.outcome, patchedOutcome: calleeP.outcome},
               {b: cb.frame, p: cp.frame},
             );
             if (verdict === 'stop') return {stopped: true, steps, frames, ignored};
@@ -345,18 +335,7 @@ function walk(
         : filterNondet(cb.frame, ib.kind === 'line' ? stateDiff(ib.state, ip.state, cmp) : endDiff(ib.state, ip.state, cmp));
       if (diffs.length) {
         const verdict = onDiff(
-          {
-            status: 'found',
-            kind: 'state',
-            function: cb.frame.fn,
-            file: cb.frame.file,
-            line: ib.line,
-            patchedLine: ip.line,
-            timing: 'after',
-            seqB: ib.seq,
-            seqP: ip.seq,
-            variables: diffs,
-          },
+          {status: 'found', kind: 'state', ...at(cb.frame, ib, ip), timing: 'after', variables: diffs},
           {b: cb.frame, p: cp.frame},
         );
         if (verdict === 'stop') return {stopped: true, steps, frames, ignored};

@@ -36,22 +36,22 @@ export class LineMap {
 
   /** The patched line that is the same statement as buggy `line`, or null if touched. */
   toPatched(file: string, line: number | null): number | null {
-    if (line === null) return null;
-    const change = this.byFile.get(file);
-    if (!change) return line;
-    for (const [b, p, n] of change.blocks ?? []) {
-      if (line >= b && line < b + n) return p + (line - b);
-    }
-    return null;
+    return this.map(file, line, 0);
   }
 
   /** The buggy line for patched `line`, or null if the patch touched it. */
   toBuggy(file: string, line: number | null): number | null {
+    return this.map(file, line, 1);
+  }
+
+  /** Through the matching blocks [buggy start, patched start, length], from side `from`. */
+  private map(file: string, line: number | null, from: 0 | 1): number | null {
     if (line === null) return null;
     const change = this.byFile.get(file);
     if (!change) return line;
-    for (const [b, p, n] of change.blocks ?? []) {
-      if (line >= p && line < p + n) return b + (line - p);
+    for (const block of change.blocks ?? []) {
+      const start = block[from];
+      if (line >= start && line < start + block[2]) return block[1 - from]! + (line - start);
     }
     return null;
   }

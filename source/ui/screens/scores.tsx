@@ -2,17 +2,13 @@ import {Box, Text} from 'ink';
 import React from 'react';
 import {oneLine, pad, sanitize, wrapLines} from '../../core/text/sanitize.js';
 import {QUESTION_TYPES, type Question} from '../../core/questions/model.js';
-import type {Report, ReportAgent} from '../../services/report.js';
+import type {ReportAgent} from '../../services/report.js';
 import type {DisplayLine} from '../components/text-view.js';
 import type {Theme} from '../theme.js';
 
 const SHORT = {e2e_intent: 'E2E int', e2e_effect: 'E2E eff', local_intent: 'Loc int', local_effect: 'Loc eff'} as const;
 
 const f = (x: number | null | undefined) => (x === null || x === undefined ? '  —  ' : x.toFixed(3));
-
-export function boardRows(report: Report): ReportAgent[] {
-  return report.agents;
-}
 
 /** Narrow terminals drop the bar, then the efficacy column, before squeezing the agent name. */
 function columns(width: number) {
