@@ -23,7 +23,7 @@ const COMMANDS: Record<string, Command> = {
   explanations: {summary: 'list or import explanations', load: async () => import('./commands/questions.js').then(m => ({run: m.runExplanations, help: m.EXPLANATIONS_HELP}))},
   score: {summary: 'answer questions from explanations with a QA model', load: async () => import('./commands/score.js').then(m => ({run: m.runScore, help: m.SCORE_HELP}))},
   report: {summary: 'explanation scores per agent (ExplainBench Tables 3–6)', load: async () => import('./commands/report.js').then(m => ({run: m.runReport, help: m.REPORT_HELP}))},
-  lens: {summary: 'AgentLens intent labels (lens label)', load: async () => import('./commands/lens.js').then(m => ({run: m.runLens, help: m.LENS_HELP}))},
+  lens: {summary: 'AgentLens: intent labels, references, quality, tiers, rankings', load: async () => import('./commands/lens.js').then(m => ({run: m.runLens, help: m.LENS_HELP}))},
   'build-demo': {summary: 'build the bundled demo database', load: async () => import('./commands/demo.js').then(m => ({run: m.runBuildDemo, help: m.BUILD_DEMO_HELP}))},
 };
 

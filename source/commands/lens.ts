@@ -1,38 +1,262 @@
 import {resolve} from 'node:path';
-import {openDb} from '../store/db.js';
-import {labelAll} from '../store/lens.js';
+import type {LensResult, RunScore} from '../core/lens/build.js';
+import {openDb, type Db} from '../store/db.js';
+import {labelAll, loadLensResult, removeStageOverride, setStageOverride, stageAgreement} from '../store/lens.js';
+import {runLensBuild} from '../services/lens.js';
 import {chooseDb} from './db-path.js';
-import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
+import {COMMON_OPTIONS, EXIT, parse, positiveInt, printJson, UsageError} from './args.js';
 import {ensureDemo} from './demo.js';
 
-export const LENS_HELP = `Usage: deltalens lens label [--json] [--db FILE]
+export const LENS_HELP = `Usage: deltalens lens label [--json]
+       deltalens lens build [--instance I] [--min-passing N] [--exclude-lucky] [--threshold Q] [--json]
+       deltalens lens report [--json]
+       deltalens lens override TRAJECTORY STEP STAGE --annotator NAME [--note TEXT] [--json]
+       deltalens lens override TRAJECTORY STEP --remove --annotator NAME
+       deltalens lens agreement [--json]
 
-AgentLens intent labels: every step of every stored trajectory gets a stage (E exploration,
-I implementation, V verification, O orchestration) and the rule that fired, with its inputs
-(the index of the run's first source edit, the file class, the command group) and the action
-state it read. Imports label new runs already; this relabels a database (e.g. after the
-labeller changed). See \`deltalens show trajectory ID --json\`.
+AgentLens: how a run passed, not only whether it did (readme.md "Process lens").
 
-(PTA references, quality scores, tiers and rankings — lens build / lens report — are not
-built yet.)`;
+  label      give every step of every stored run an intent stage (E exploration,
+             I implementation, V verification, O orchestration) and the rule that fired.
+             Imports label new runs already; this relabels a database.
+  build      for every task with at least N passing runs (default 2): score each run
+             against a reference merged from the task's other passing runs (leave-one-out),
+             with four signals (coherence, structural alignment, set coverage, temporal
+             profile) → quality 0–100; calibrate the pass/fail threshold on the scored runs;
+             tier passing runs Ideal / Solid / Lucky; find waste and the mechanism of each
+             Lucky pass; rank agents by pass rate and by quality. Replaces the stored build.
+             --exclude-lucky rebuilds the references without the runs the previous round
+             called Lucky, until that set stops changing (at most 5 rounds).
+             --threshold fixes the threshold instead of calibrating it.
+  report     the stored build: threshold, runs with signals, tiers, mechanisms and waste,
+             rankings, and the tasks skipped and why.
+  override   record a person's stage for a step (the labeller's stays; lens build uses the
+             person's); --remove takes it back.
+  agreement  Cohen's κ between the labeller and the people who corrected stages.
+
+Options:
+  --db FILE   the database (default: the demo, built if needed)
+  --json      print JSON`;
 
 export async function runLens(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  const {values} = parse(rest, {...COMMON_OPTIONS}, false);
-  if (values.help || sub === '--help' || sub === '-h' || sub === undefined) {
+  if (sub === undefined || sub === '--help' || sub === '-h') {
     console.log(LENS_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
-  if (sub !== 'label') throw new UsageError(`lens takes label (got "${sub}"; build and report are not built yet)`);
-  const target = values.db ? {path: resolve(values.db), demo: false} : await ensureDemo(chooseDb(undefined));
+  const commands: Record<string, (rest: string[]) => Promise<number>> = {label, build, report, override, agreement};
+  const run = commands[sub];
+  if (!run) throw new UsageError(`lens takes label, build, report, override or agreement (got "${sub}")`);
+  return run(rest);
+}
+
+async function withDb(dbFlag: string | undefined, fn: (db: Db) => number): Promise<number> {
+  const target = dbFlag ? {path: resolve(dbFlag)} : await ensureDemo(chooseDb(undefined));
   const db = openDb(target.path);
   try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+function help(values: {help?: boolean}): boolean {
+  if (values.help) console.log(LENS_HELP);
+  return Boolean(values.help);
+}
+
+async function label(argv: string[]): Promise<number> {
+  const {values} = parse(argv, {...COMMON_OPTIONS}, false);
+  if (help(values)) return EXIT.ok;
+  return withDb(values.db, db => {
     const r = labelAll(db);
     const stages = db.prepare('SELECT intent_stage AS stage, count(*) AS n FROM step GROUP BY intent_stage ORDER BY intent_stage').all() as {stage: string | null; n: number}[];
     if (values.json) printJson({trajectories: r.trajectories, steps: r.steps, stages: Object.fromEntries(stages.map(s => [s.stage ?? 'none', s.n]))});
     else console.log(`labelled ${r.steps} steps of ${r.trajectories} trajectories: ${stages.map(s => `${s.stage ?? 'none'} ${s.n}`).join(', ')}`);
-  } finally {
-    db.close();
-  }
-  return EXIT.ok;
+    return EXIT.ok;
+  });
 }
+
+async function build(argv: string[]): Promise<number> {
+  const {values} = parse(argv, {...COMMON_OPTIONS, instance: {type: 'string'}, 'min-passing': {type: 'string'}, 'exclude-lucky': {type: 'boolean'}, threshold: {type: 'string'}}, false);
+  if (help(values)) return EXIT.ok;
+  const minPassing = positiveInt(values['min-passing'], '--min-passing') ?? 2;
+  if (minPassing < 2) throw new UsageError('--min-passing must be at least 2: each run is scored against the other passing runs of its task');
+  let threshold: number | undefined;
+  if (values.threshold !== undefined) {
+    threshold = Number(values.threshold);
+    if (!Number.isFinite(threshold) || threshold < 0 || threshold > 100) throw new UsageError(`--threshold takes a quality between 0 and 100 (got "${values.threshold}")`);
+  }
+  return withDb(values.db, db => {
+    let result;
+    try {
+      result = runLensBuild(db, {minPassing, excludeLucky: values['exclude-lucky'], instance: values.instance, threshold});
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(error.message);
+      throw error;
+    }
+    if (values.json) {
+      printJson(toJson(result, {overridden_steps: result.overridden_steps, unlabelled_runs: result.unlabelled_runs}));
+      return EXIT.ok;
+    }
+    printSummary(result);
+    if (result.overridden_steps) console.log(`${result.overridden_steps} step stage(s) come from people's corrections`);
+    if (result.unlabelled_runs.length) console.log(`${result.unlabelled_runs.length} run(s) have no labelled steps (run \`deltalens lens label\`): ${result.unlabelled_runs.join(', ')}`);
+    console.log('(deltalens lens report for every run; --json for scripts)');
+    return EXIT.ok;
+  });
+}
+
+async function report(argv: string[]): Promise<number> {
+  const {values} = parse(argv, {...COMMON_OPTIONS}, false);
+  if (help(values)) return EXIT.ok;
+  return withDb(values.db, db => {
+    const stored = loadLensResult(db);
+    if (!stored) {
+      console.error('deltalens: no lens build in this database yet: run `deltalens lens build` first');
+      return EXIT.failed;
+    }
+    if (values.json) {
+      printJson(toJson(stored, {built_at: stored.built_at}));
+      return EXIT.ok;
+    }
+    console.log(`lens build of ${stored.built_at}  (${describeOptions(stored.options)})`);
+    printSummary(stored);
+    console.log('');
+    printRuns(stored.runs);
+    const lucky = stored.runs.filter(r => r.tier === 'Lucky');
+    if (lucky.length) {
+      console.log('\nLucky passes');
+      for (const r of lucky) {
+        console.log(`  #${r.trajectory} ${r.instance} ${r.agent}: ${r.mechanism!.id} ${r.mechanism!.name}`);
+        for (const e of r.mechanism!.evidence) console.log(`      ${e}`);
+      }
+    }
+    console.log('\nRankings (shift = pass-rate rank − quality rank; ▲ moves up by quality)');
+    printRankings(stored.rankings);
+    return EXIT.ok;
+  });
+}
+
+async function override(argv: string[]): Promise<number> {
+  const {values, positionals} = parse(argv, {...COMMON_OPTIONS, annotator: {type: 'string'}, note: {type: 'string'}, remove: {type: 'boolean'}});
+  if (help(values)) return EXIT.ok;
+  const [trajectory, step, stage] = positionals;
+  const id = positiveInt(trajectory, 'TRAJECTORY');
+  const idx = positiveInt(step, 'STEP');
+  if (id === undefined || idx === undefined) throw new UsageError('lens override takes TRAJECTORY STEP STAGE (see deltalens lens --help)');
+  const annotator = values.annotator ?? process.env.DELTALENS_ANNOTATOR;
+  if (!annotator) throw new UsageError('lens override needs --annotator NAME (or $DELTALENS_ANNOTATOR)');
+  return withDb(values.db, db => {
+    try {
+      if (values.remove) {
+        const removed = removeStageOverride(db, id, idx, annotator);
+        if (values.json) printJson({trajectory: id, step: idx, annotator, removed});
+        else console.log(removed ? `removed ${annotator}'s stage for step ${idx} of #${id}` : `${annotator} had no stage for step ${idx} of #${id}`);
+        return removed ? EXIT.ok : EXIT.failed;
+      }
+      if (!stage) throw new UsageError('lens override takes TRAJECTORY STEP STAGE (E, I, V or O)');
+      setStageOverride(db, {trajectory: id, idx, annotator, stage: stage.toUpperCase(), note: values.note});
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(error.message);
+      throw error;
+    }
+    const labeller = db.prepare('SELECT intent_stage FROM step WHERE trajectory = ? AND idx = ?').pluck().get(id, idx) as string | null;
+    if (values.json) printJson({trajectory: id, step: idx, annotator, stage: stage!.toUpperCase(), labeller});
+    else console.log(`#${id} step ${idx}: ${annotator} says ${stage!.toUpperCase()} (labeller: ${labeller ?? 'none'}); run lens build to rescore`);
+    return EXIT.ok;
+  });
+}
+
+async function agreement(argv: string[]): Promise<number> {
+  const {values} = parse(argv, {...COMMON_OPTIONS}, false);
+  if (help(values)) return EXIT.ok;
+  return withDb(values.db, db => {
+    const a = stageAgreement(db);
+    if (values.json) {
+      printJson({
+        categories: a.overall.categories,
+        overall: {n: a.overall.n, raw: a.overall.raw, cohen_kappa: a.overall.cohen_kappa, confusion: a.overall.confusion},
+        annotators: a.annotators.map(x => ({annotator: x.annotator, n: x.n, raw: x.raw, cohen_kappa: x.cohen_kappa, confusion: x.confusion})),
+        note: 'rows: the labeller; columns: the person',
+      });
+      return EXIT.ok;
+    }
+    if (!a.overall.n) {
+      console.log('no step has a person\'s stage yet (deltalens lens override, or o in the explorer\'s trajectory view)');
+      return EXIT.ok;
+    }
+    console.log(`labeller vs people: ${a.overall.n} steps, raw agreement ${pct(a.overall.raw)}, Cohen's κ ${fmt(a.overall.cohen_kappa)}`);
+    for (const x of a.annotators) console.log(`  ${x.annotator.padEnd(16)} ${String(x.n).padStart(5)} steps  raw ${pct(x.raw)}  κ ${fmt(x.cohen_kappa)}`);
+    console.log('\nconfusion (rows labeller, columns people)');
+    console.log(`     ${a.overall.categories.map(c => c.padStart(5)).join('')}`);
+    a.overall.confusion.forEach((row, i) => console.log(`  ${a.overall.categories[i]}  ${row.map(n => String(n).padStart(5)).join('')}`));
+    return EXIT.ok;
+  });
+}
+
+/** The JSON of a build: threshold, runs, skipped, rankings (issue 5's shape), plus rounds and options. */
+function toJson(r: LensResult, extra: Record<string, unknown>) {
+  return {
+    threshold: r.threshold,
+    runs: r.runs.map(s => ({
+      trajectory: s.trajectory,
+      instance: s.instance,
+      agent: s.agent,
+      resolved: s.resolved,
+      quality: s.quality,
+      signals: s.signals,
+      tier: s.tier,
+      mechanism: s.mechanism,
+      waste: s.waste,
+      divergence: s.divergence,
+      reference: s.reference,
+    })),
+    skipped: r.skipped,
+    rankings: r.rankings,
+    rounds: r.rounds,
+    options: r.options,
+    ...extra,
+  };
+}
+
+function describeOptions(o: LensResult['options']): string {
+  return [`min-passing ${o.min_passing}`, o.exclude_lucky ? 'exclude-lucky' : null, o.instance ? `instance ${o.instance}` : null, o.fixed_threshold !== null ? `threshold ${o.fixed_threshold}` : null].filter(Boolean).join(', ');
+}
+
+function printSummary(r: LensResult): void {
+  const t = r.threshold;
+  console.log(`threshold ${t.value}${t.calibrated ? ` (balanced accuracy ${t.balanced_accuracy}; ${t.note})` : ` (${t.note})`}; Ideal from ${t.ideal}`);
+  const passing = r.runs.filter(s => s.tier);
+  const count = (tier: string) => passing.filter(s => s.tier === tier).length;
+  const tasks = new Set(r.runs.map(s => s.instance)).size;
+  console.log(`scored ${r.runs.length} runs of ${tasks} task(s): ${passing.length} passing → Ideal ${count('Ideal')}, Solid ${count('Solid')}, Lucky ${count('Lucky')}`);
+  if (r.rounds.length > 1 || r.options.exclude_lucky) console.log(`exclude-lucky: ${r.rounds.length} round(s); ${r.rounds.map(x => `round ${x.round} excluded [${x.excluded.join(', ')}] → Lucky [${x.lucky.join(', ')}]`).join('; ')}`);
+  if (r.skipped.length) {
+    console.log(`skipped ${r.skipped.length} task(s):`);
+    for (const s of r.skipped) console.log(`  ${s.instance}: ${s.reason}`);
+  }
+}
+
+function printRuns(runs: RunScore[]): void {
+  console.log(`${'run'.padStart(5)}  ${'instance'.padEnd(24)} ${'agent'.padEnd(28)} res  qual  coh  aln  cov  tmp  tier   mech  waste`);
+  for (const r of runs) {
+    const s = r.signals;
+    console.log(
+      `${`#${r.trajectory}`.padStart(5)}  ${r.instance.slice(0, 24).padEnd(24)} ${r.agent.slice(0, 28).padEnd(28)} ${r.resolved === null ? ' ? ' : r.resolved ? 'yes' : 'no '}  ${r.quality.toFixed(1).padStart(4)} ${[s.coherence, s.alignment, s.coverage, s.temporal].map(x => x.toFixed(2).padStart(4)).join(' ')}  ${(r.tier ?? '-').padEnd(6)} ${(r.mechanism?.id ?? '-').padEnd(4)}  ${r.waste.map(w => w.signal).join(', ') || '-'}`,
+    );
+  }
+}
+
+function printRankings(rows: LensResult['rankings']): void {
+  console.log(`  ${'agent'.padEnd(30)} runs  pass  rank  quality  rank  shift  lucky`);
+  for (const a of rows) {
+    const shift = a.shift === null ? '  -' : a.shift > 0 ? `▲${a.shift}` : a.shift < 0 ? `▼${-a.shift}` : ' =';
+    console.log(
+      `  ${a.agent.slice(0, 30).padEnd(30)} ${String(a.runs).padStart(4)}  ${pct(a.pass_rate).padStart(4)}  ${String(a.pass_rank ?? '-').padStart(4)}  ${(a.mean_quality === null ? '-' : a.mean_quality.toFixed(1)).padStart(7)}  ${String(a.quality_rank ?? '-').padStart(4)}  ${shift.padStart(5)}  ${a.passing_scored ? `${a.lucky}/${a.passing_scored}` : '-'}`,
+    );
+  }
+}
+
+const pct = (x: number | null) => (x === null ? '-' : `${Math.round(x * 100)}%`);
+const fmt = (x: number | null) => (x === null ? 'undefined' : x.toFixed(3));

@@ -1,4 +1,7 @@
-import {Labeller, labelSteps, type Label} from '../core/lens/labeller.js';
+import type {LensResult, LensRun, RunScore} from '../core/lens/build.js';
+import {Labeller, labelSteps, type Label, type Stage} from '../core/lens/labeller.js';
+import type {Tier} from '../core/lens/quality.js';
+import {cohenKappa, type CohenResult} from '../core/scoring/agreement.js';
 import {extractStates, stateExtractor, type ActionState, type StepInput} from '../core/lens/state.js';
 import type {Db} from './db.js';
 
@@ -38,4 +41,144 @@ export function labelAll(db: Db): {trajectories: number; steps: number} {
   let steps = 0;
   for (const id of ids) steps += labelTrajectory(db, id).labels.length;
   return {trajectories: ids.length, steps};
+}
+
+/** A person's stage for a step (the latest, when several people corrected it). */
+export interface StageOverride {
+  trajectory: number;
+  idx: number;
+  annotator: string;
+  stage: Stage;
+  note: string | null;
+  created_at: string;
+}
+
+const STAGE_SET = new Set(['E', 'I', 'V', 'O']);
+
+/** Records (or replaces) an annotator's stage for one step; the labeller's label stays as it was. */
+export function setStageOverride(db: Db, o: {trajectory: number; idx: number; annotator: string; stage: string; note?: string | null}): void {
+  if (!STAGE_SET.has(o.stage)) throw new RangeError(`stage must be one of E, I, V, O (got "${o.stage}")`);
+  if (!o.annotator.trim()) throw new RangeError('an annotator name is needed');
+  const exists = db.prepare('SELECT 1 FROM step WHERE trajectory = ? AND idx = ?').get(o.trajectory, o.idx);
+  if (!exists) throw new RangeError(`trajectory ${o.trajectory} has no step ${o.idx}`);
+  db.prepare(
+    `INSERT INTO stage_annotation (trajectory, idx, annotator, stage, note) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (trajectory, idx, annotator) DO UPDATE SET stage = excluded.stage, note = excluded.note, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
+  ).run(o.trajectory, o.idx, o.annotator, o.stage, o.note ?? null);
+}
+
+export function removeStageOverride(db: Db, trajectory: number, idx: number, annotator: string): boolean {
+  return db.prepare('DELETE FROM stage_annotation WHERE trajectory = ? AND idx = ? AND annotator = ?').run(trajectory, idx, annotator).changes > 0;
+}
+
+/** Every person's stage for a trajectory's steps, latest first per step. */
+export function stageOverrides(db: Db, trajectory: number): StageOverride[] {
+  return db
+    .prepare('SELECT trajectory, idx, annotator, stage, note, created_at FROM stage_annotation WHERE trajectory = ? ORDER BY idx, created_at DESC, annotator')
+    .all(trajectory) as StageOverride[];
+}
+
+/**
+ * The runs AgentLens scores: every stored trajectory with its agent, resolved status and its
+ * steps' stages and states. Where people corrected a step's stage, the latest correction is
+ * used (`overridden` counts them).
+ */
+export function loadLensRuns(db: Db, instance?: string): {runs: LensRun[]; overridden: number} {
+  const where = instance ? 'WHERE t.instance = ?' : '';
+  const heads = db
+    .prepare(`SELECT t.id, t.instance, a.name AS agent, t.resolved FROM trajectory t JOIN agent a ON a.id = t.agent ${where} ORDER BY t.id`)
+    .all(...(instance ? [instance] : [])) as {id: number; instance: string; agent: string; resolved: number | null}[];
+  const byId = new Map<number, LensRun>(heads.map(h => [h.id, {id: h.id, instance: h.instance, agent: h.agent, resolved: h.resolved === null ? null : h.resolved === 1, steps: []}]));
+  const steps = db.prepare(
+    `SELECT s.trajectory, s.idx, s.intent_stage AS stage, s.labeller_rule AS rule,
+            (SELECT sa.stage FROM stage_annotation sa WHERE sa.trajectory = s.trajectory AND sa.idx = s.idx ORDER BY sa.created_at DESC LIMIT 1) AS person
+       FROM step s ${instance ? 'JOIN trajectory t ON t.id = s.trajectory WHERE t.instance = ?' : ''} ORDER BY s.trajectory, s.idx`,
+  );
+  let overridden = 0;
+  for (const row of steps.iterate(...(instance ? [instance] : [])) as Iterable<{trajectory: number; idx: number; stage: string | null; rule: string | null; person: string | null}>) {
+    const run = byId.get(row.trajectory);
+    if (!run) continue;
+    const state = row.rule ? ((JSON.parse(row.rule) as {state?: ActionState}).state ?? null) : null;
+    if (!state || !row.stage) continue; // unlabelled (a database from before labels): lens label fixes it
+    if (row.person) overridden += 1;
+    run.steps.push({idx: row.idx, stage: (row.person ?? row.stage) as Stage, state});
+  }
+  return {runs: [...byId.values()], overridden};
+}
+
+/** Replaces the stored lens build with this one (one transaction). */
+export function saveLensResult(db: Db, result: LensResult): number {
+  return db.transaction(() => {
+    db.prepare('DELETE FROM lens_build').run();
+    const build = Number(
+      db
+        .prepare('INSERT INTO lens_build (options, threshold, skipped, rounds, rankings) VALUES (?, ?, ?, ?, ?)')
+        .run(JSON.stringify(result.options), JSON.stringify(result.threshold), JSON.stringify(result.skipped), JSON.stringify(result.rounds), JSON.stringify(result.rankings)).lastInsertRowid,
+    );
+    const insert = db.prepare(
+      'INSERT INTO lens_score (trajectory, build, instance, quality, signals, tier, mechanism, waste, divergence, reference) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    for (const r of result.runs) {
+      insert.run(r.trajectory, build, r.instance, r.quality, JSON.stringify(r.signals), r.tier, r.mechanism && JSON.stringify(r.mechanism), JSON.stringify(r.waste), r.divergence, JSON.stringify(r.reference));
+    }
+    return build;
+  })();
+}
+
+export interface StoredLens extends LensResult {
+  built_at: string;
+}
+
+/** The stored lens build, or null when `lens build` has not run on this database. */
+export function loadLensResult(db: Db): StoredLens | null {
+  const b = db.prepare('SELECT * FROM lens_build ORDER BY id DESC LIMIT 1').get() as
+    | {id: number; options: string; threshold: string; skipped: string; rounds: string; rankings: string; built_at: string}
+    | undefined;
+  if (!b) return null;
+  const rows = db
+    .prepare(
+      `SELECT ls.*, a.name AS agent, t.resolved FROM lens_score ls JOIN trajectory t ON t.id = ls.trajectory JOIN agent a ON a.id = t.agent
+        WHERE ls.build = ? ORDER BY ls.instance, ls.trajectory`,
+    )
+    .all(b.id) as {trajectory: number; instance: string; agent: string; resolved: number | null; quality: number; signals: string; tier: Tier | null; mechanism: string | null; waste: string; divergence: number | null; reference: string}[];
+  return {
+    options: JSON.parse(b.options) as LensResult['options'],
+    threshold: JSON.parse(b.threshold) as LensResult['threshold'],
+    skipped: JSON.parse(b.skipped) as LensResult['skipped'],
+    rounds: JSON.parse(b.rounds) as LensResult['rounds'],
+    rankings: JSON.parse(b.rankings) as LensResult['rankings'],
+    built_at: b.built_at,
+    runs: rows.map(r => ({
+      trajectory: r.trajectory,
+      instance: r.instance,
+      agent: r.agent,
+      resolved: r.resolved === null ? null : r.resolved === 1,
+      quality: r.quality,
+      signals: JSON.parse(r.signals) as RunScore['signals'],
+      tier: r.tier,
+      mechanism: r.mechanism ? (JSON.parse(r.mechanism) as RunScore['mechanism']) : null,
+      waste: JSON.parse(r.waste) as RunScore['waste'],
+      divergence: r.divergence,
+      reference: JSON.parse(r.reference) as RunScore['reference'],
+    })),
+  };
+}
+
+/** One run's stored score, or null. */
+export function lensScoreOf(db: Db, trajectory: number): RunScore | null {
+  const all = loadLensResult(db);
+  return all?.runs.find(r => r.trajectory === trajectory) ?? null;
+}
+
+/** Labeller vs people: every step a person labelled, per annotator and over all. */
+export function stageAgreement(db: Db): {annotators: ({annotator: string} & CohenResult)[]; overall: CohenResult} {
+  const rows = db
+    .prepare('SELECT sa.annotator, sa.stage AS person, s.intent_stage AS labeller FROM stage_annotation sa JOIN step s ON s.trajectory = sa.trajectory AND s.idx = sa.idx WHERE s.intent_stage IS NOT NULL ORDER BY sa.annotator')
+    .all() as {annotator: string; person: string; labeller: string}[];
+  const cats = ['E', 'I', 'V', 'O'];
+  const annotators = [...new Set(rows.map(r => r.annotator))].map(annotator => {
+    const own = rows.filter(r => r.annotator === annotator);
+    return {annotator, ...cohenKappa(own.map(r => r.labeller), own.map(r => r.person), cats)};
+  });
+  return {annotators, overall: cohenKappa(rows.map(r => r.labeller), rows.map(r => r.person), cats)};
 }

@@ -13,6 +13,8 @@ export interface FileTarget {
   path: string;
   /** inclusive line range, when the action names one */
   lines?: [number, number];
+  /** the enclosing function or class (`Class.method`), when the source was available to Python's ast */
+  scope?: string;
 }
 
 export interface ActionState {
@@ -21,6 +23,8 @@ export interface ActionState {
   /** a normalized command (first line, whitespace collapsed) and its group, for shell actions */
   command?: string;
   group?: CommandGroup;
+  /** an edit whose command also runs tests or code (`cat > t.py && python t.py`, a Python heredoc that patches and then imports the project) */
+  alsoRuns?: 'test' | 'script';
 }
 
 export interface StepInput {
@@ -44,14 +48,16 @@ const TEST_CMD = /(^|[\s;&|(])(pytest|py\.test|tox|nox)\b|python[0-9.]*\s+-m\s+(
 /** Files a shell command writes: sed -i, redirection, tee, heredocs, a Python heredoc that writes. */
 function writtenFiles(cmd: string): string[] {
   const out = new Set<string>();
-  for (const m of cmd.matchAll(/\bsed\s+(?:-[a-zA-Z]*i[a-zA-Z]*|--in-place)(?:\S*)?\s+(?:-e\s+)?(?:'[^']*'|"[^"]*"|\S+)\s+([^\s;&|]+)/g)) out.add(clean(m[1]!));
-  for (const m of cmd.matchAll(/(?:^|[^>2&])>{1,2}\s*([^\s;&|<>]+)/g)) {
+  // redirections and tee count only outside heredoc bodies and quoted strings (`print("a -> b")`)
+  const bare = withoutHeredocs(cmd).replace(/'[^'\n]*'|"(?:[^"\\\n]|\\.)*"/g, "''");
+  for (const m of withoutHeredocs(cmd).matchAll(/\bsed\s+(?:-[a-zA-Z]*i[a-zA-Z]*|--in-place)(?:\S*)?\s+(?:-e\s+)?(?:'[^']*'|"[^"]*"|\S+)\s+([^\s;&|]+)/g)) out.add(clean(m[1]!));
+  for (const m of bare.matchAll(/(?:^|[^>2&-])>{1,2}\s*([^\s;&|<>]+)/g)) {
     const p = clean(m[1]!);
     if (!/^(\/dev\/|&)/.test(p) && !/^\d$/.test(p)) out.add(p);
   }
-  for (const m of cmd.matchAll(/\btee\s+(?:-a\s+)?([^\s;&|]+)/g)) out.add(clean(m[1]!));
+  for (const m of bare.matchAll(/\btee\s+(?:-a\s+)?([^\s;&|]+)/g)) out.add(clean(m[1]!));
   // perl -pi / -i in place: the file arguments of that command
-  for (const segment of cmd.split(/&&|\|\||;|\|/)) {
+  for (const segment of bare.split(/&&|\|\||;|\|/)) {
     if (/^\s*perl\b/.test(segment) && /\s-[a-zA-Z0-9]*i\b/.test(segment)) {
       const files = segment.replace(/'[^']*'|"[^"]*"/g, ' ').match(/[\w./-]+\.\w+/g) ?? [];
       for (const f of files) out.add(clean(f));
@@ -77,12 +83,41 @@ function readFiles(cmd: string): FileTarget[] {
   return out;
 }
 
+/** The command line without heredoc bodies (`<<'EOF' … EOF`). */
+function withoutHeredocs(cmd: string): string {
+  return cmd.replace(/<<-?\s*(['"]?)(\w+)\1([^\n]*)\n[\s\S]*?\n\s*\2\b/g, '<<$2$3');
+}
+
+const EDIT_ONLY_MODULES = new Set(['pathlib', 're', 'os', 'sys', 'io', 'textwrap', 'shutil', 'json', 'fileinput', 'difflib', 'ast', 'codecs']);
+
+/**
+ * Whether a command that writes files also runs something: a test command, a `python x.py` in
+ * a later part of the command line, or a Python heredoc / -c that imports modules other than
+ * the ones used to edit files (it exercises the project after patching it).
+ */
+function alsoRuns(cmd: string): 'test' | 'script' | null {
+  const outside = withoutHeredocs(cmd);
+  if (TEST_CMD.test(outside)) return 'test';
+  if (/(&&|;|\|\|)\s*python[0-9.]*\s+[^\s-][^\s]*\.py\b/.test(outside)) return 'script';
+  const heredoc = /python[0-9.]*\s+-\s*<<-?\s*'?(\w+)'?\n([\s\S]*?)\n\1\b/.exec(cmd)?.[2] ?? /python[0-9.]*\s+-c\s+(['"])([\s\S]*?)\1/.exec(cmd)?.[2];
+  if (heredoc) {
+    const modules = [...heredoc.matchAll(/^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))/gm)].map(m => (m[1] ?? m[2])!.split('.')[0]!);
+    if (modules.some(m => !EDIT_ONLY_MODULES.has(m))) return TEST_CMD.test(heredoc) || modules.includes('pytest') ? 'test' : 'script';
+  }
+  return null;
+}
+
 /** One shell command line (possibly `a && b`): the most telling part wins. */
 export function shellState(cmd: string): ActionState {
   const command = normalize(cmd);
   if (SUBMIT.test(cmd)) return {kind: 'submit', files: [], command, group: 'other'};
+  // the context agents' progress tools (mini-SWE-agent ContextProgressAgent): notes, no effect on the code
+  if (/^\s*context_(todos|log|summary|commit)\b/.test(cmd)) return {kind: 'think', files: [], command, group: 'other'};
   const writes = writtenFiles(cmd);
-  if (writes.length) return {kind: 'edit', files: writes.map(path => ({path})), command, group: 'edit'};
+  if (writes.length) {
+    const runs = alsoRuns(cmd);
+    return {kind: 'edit', files: writes.map(path => ({path})), command, group: 'edit', ...(runs ? {alsoRuns: runs} : {})};
+  }
   if (TEST_CMD.test(cmd)) return {kind: 'run-test', files: [], command, group: 'test'};
   if (/(^|[\s;&|(])python[0-9.]*\s+(-\s*<<|-c\b|[^\s-][^\s]*\.py\b)/.test(cmd)) {
     const script = /python[0-9.]*\s+([^\s-][^\s]*\.py)\b/.exec(cmd);
