@@ -17,7 +17,7 @@ describe('migration runner', () => {
   it('creates the whole data model with WAL and foreign keys on', () => {
     const db = openDb(join(tempDir(), 'a.db'));
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {name: string}[]).map(t => t.name);
-    for (const table of ['instance', 'agent', 'trajectory', 'step', 'explanation', 'program_version', 'test', 'test_run', 'trace', 'frame', 'trace_step', 'delta', 'question', 'choice', 'qa_answer', 'annotation', 'adjudication', 'question_flag', 'pta', 'pta_node', 'pta_edge', 'lens_score', 'reasoning_tag']) {
+    for (const table of ['instance', 'agent', 'trajectory', 'step', 'explanation', 'program_version', 'test', 'test_run', 'trace', 'frame', 'trace_step', 'delta', 'question', 'choice', 'qa_answer', 'annotation', 'adjudication', 'question_flag', 'lens_build', 'lens_score', 'stage_annotation', 'reasoning_tag']) {
       expect(tables).toContain(table);
     }
     expect(db.pragma('journal_mode', {simple: true})).toBe('wal');

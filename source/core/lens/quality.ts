@@ -237,9 +237,16 @@ export function idealCut(threshold: number): number {
   return round1(threshold + IDEAL_SHARE * (100 - threshold));
 }
 
-/** The tier of a passing run: Lucky below the threshold, Ideal at or above idealCut with no waste, else Solid. */
+/** Waste that makes a pass Lucky whatever its quality (the behaviours AgentLens names); excessive exploration only costs Ideal. */
+export const LUCKY_SIGNALS: WasteSignal[] = ['regression-cycles', 'blind-retries', 'missing-final-verification', 'temporal-disorder'];
+
+/**
+ * The tier of a passing run: Lucky when its quality is below the threshold (it scores like a
+ * failing run) or it shows a Lucky behaviour (LUCKY_SIGNALS); Ideal at or above idealCut with no
+ * waste at all; else Solid.
+ */
 export function tier(q: number, waste: Waste[], threshold: number): Tier {
-  if (q < threshold) return 'Lucky';
+  if (q < threshold || waste.some(w => LUCKY_SIGNALS.includes(w.signal))) return 'Lucky';
   return q >= idealCut(threshold) && !waste.length ? 'Ideal' : 'Solid';
 }
 
@@ -321,18 +328,27 @@ export interface Threshold {
 }
 
 export const DEFAULT_THRESHOLD = 50;
+/** Fewer passing or failing scored runs than this and the threshold is not calibrated (a handful of runs gives noise). */
+export const MIN_PER_CLASS = 5;
 
 /**
  * The pass/fail separation threshold: of the midpoints between consecutive distinct quality
  * values (and the ends), the one with the highest balanced accuracy (TPR + TNR) / 2 of
  * "quality ≥ t ⇒ passes"; ties go to the lowest such value (fewer runs called Lucky).
- * Without both passing and failing runs nothing can be calibrated: DEFAULT_THRESHOLD.
+ * With fewer than MIN_PER_CLASS passing or failing runs it is not calibrated: DEFAULT_THRESHOLD.
  */
 export function calibrateThreshold(runs: {quality: number; resolved: boolean}[]): Threshold {
   const passing = runs.filter(r => r.resolved).length;
   const failing = runs.length - passing;
-  if (!passing || !failing) {
-    return {value: DEFAULT_THRESHOLD, calibrated: false, balanced_accuracy: null, passing, failing, note: `not calibrated: needs passing and failing scored runs (${passing} passing, ${failing} failing); default ${DEFAULT_THRESHOLD}`};
+  if (passing < MIN_PER_CLASS || failing < MIN_PER_CLASS) {
+    return {
+      value: DEFAULT_THRESHOLD,
+      calibrated: false,
+      balanced_accuracy: null,
+      passing,
+      failing,
+      note: `not calibrated: needs at least ${MIN_PER_CLASS} passing and ${MIN_PER_CLASS} failing scored runs (has ${passing} and ${failing}); default ${DEFAULT_THRESHOLD} (--threshold sets one)`,
+    };
   }
   const values = [...new Set(runs.map(r => r.quality))].sort((a, b) => a - b);
   const candidates = [values[0]!, ...values.slice(1).map((v, i) => round1((v + values[i]!) / 2)), values[values.length - 1]! + 0.1];

@@ -53,9 +53,11 @@ function writtenFiles(cmd: string): string[] {
   for (const m of withoutHeredocs(cmd).matchAll(/\bsed\s+(?:-[a-zA-Z]*i[a-zA-Z]*|--in-place)(?:\S*)?\s+(?:-e\s+)?(?:'[^']*'|"[^"]*"|\S+)\s+([^\s;&|]+)/g)) out.add(clean(m[1]!));
   for (const m of bare.matchAll(/(?:^|[^>2&-])>{1,2}\s*([^\s;&|<>]+)/g)) {
     const p = clean(m[1]!);
-    if (!/^(\/dev\/|&)/.test(p) && !/^\d$/.test(p)) out.add(p);
+    if (!/^&/.test(p) && !/^\d$/.test(p)) out.add(p);
   }
   for (const m of bare.matchAll(/\btee\s+(?:-a\s+)?([^\s;&|]+)/g)) out.add(clean(m[1]!));
+  // mv/cp onto a file: the destination is written (`awk … > /tmp/x && mv /tmp/x src/a.py`)
+  for (const m of bare.matchAll(/(?:^|[\s;&|(])(?:mv|cp)\s+(?:-\w+\s+)*[^\s;&|]+\s+([^\s;&|]+\.\w+)(?=\s*(?:$|[;&|)]))/gm)) out.add(clean(m[1]!));
   // perl -pi / -i in place: the file arguments of that command
   for (const segment of bare.split(/&&|\|\||;|\|/)) {
     if (/^\s*perl\b/.test(segment) && /\s-[a-zA-Z0-9]*i\b/.test(segment)) {
@@ -67,7 +69,8 @@ function writtenFiles(cmd: string): string[] {
     for (const m of cmd.matchAll(/(?:Path|open)\(\s*['"]([^'"]+)['"]\s*(?:,\s*['"][wa]|\)\s*\.\s*write_text)/g)) out.add(clean(m[1]!));
     if (/\.write_text\(|\.write\(/.test(cmd)) for (const m of cmd.matchAll(/Path\(\s*['"]([^'"]+)['"]\s*\)/g)) out.add(clean(m[1]!));
   }
-  return [...out];
+  // scratch files outside the project are not edits of it
+  return [...out].filter(p => !/^\/(dev|tmp|proc)\//.test(p));
 }
 
 function readFiles(cmd: string): FileTarget[] {
