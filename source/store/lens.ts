@@ -164,10 +164,45 @@ export function loadLensResult(db: Db): StoredLens | null {
   };
 }
 
-/** One run's stored score, or null. */
-export function lensScoreOf(db: Db, trajectory: number): RunScore | null {
-  const all = loadLensResult(db);
-  return all?.runs.find(r => r.trajectory === trajectory) ?? null;
+/** One run's stored score (with the build's threshold), or null when it was not scored. */
+export function lensScoreOf(db: Db, trajectory: number): (RunScore & {threshold: LensResult['threshold']}) | null {
+  const r = db
+    .prepare(
+      `SELECT ls.*, a.name AS agent, t.resolved, b.threshold AS build_threshold FROM lens_score ls JOIN lens_build b ON b.id = ls.build
+         JOIN trajectory t ON t.id = ls.trajectory JOIN agent a ON a.id = t.agent WHERE ls.trajectory = ?`,
+    )
+    .get(trajectory) as
+    | {trajectory: number; instance: string; agent: string; resolved: number | null; quality: number; signals: string; tier: Tier | null; mechanism: string | null; waste: string; divergence: number | null; reference: string; build_threshold: string}
+    | undefined;
+  if (!r) return null;
+  return {
+    trajectory: r.trajectory,
+    instance: r.instance,
+    agent: r.agent,
+    resolved: r.resolved === null ? null : r.resolved === 1,
+    quality: r.quality,
+    signals: JSON.parse(r.signals) as RunScore['signals'],
+    tier: r.tier,
+    mechanism: r.mechanism ? (JSON.parse(r.mechanism) as RunScore['mechanism']) : null,
+    waste: JSON.parse(r.waste) as RunScore['waste'],
+    divergence: r.divergence,
+    reference: JSON.parse(r.reference) as RunScore['reference'],
+    threshold: JSON.parse(r.build_threshold) as LensResult['threshold'],
+  };
+}
+
+/** Why a run has no score: no build yet, or its task was skipped (and why). */
+export function whyNotScored(db: Db, instance: string): string {
+  const b = db.prepare('SELECT skipped FROM lens_build ORDER BY id DESC LIMIT 1').pluck().get() as string | undefined;
+  if (b === undefined) return 'not scored: lens build has not run on this database';
+  const skipped = (JSON.parse(b) as LensResult['skipped']).find(s => s.instance === instance);
+  return skipped ? `not scored: ${skipped.reason}` : 'not scored: imported after the last lens build';
+}
+
+/** The stored build's threshold and rankings, or null. */
+export function lensRankings(db: Db): {threshold: LensResult['threshold']; rankings: LensResult['rankings']; built_at: string} | null {
+  const b = db.prepare('SELECT threshold, rankings, built_at FROM lens_build ORDER BY id DESC LIMIT 1').get() as {threshold: string; rankings: string; built_at: string} | undefined;
+  return b ? {threshold: JSON.parse(b.threshold) as LensResult['threshold'], rankings: JSON.parse(b.rankings) as LensResult['rankings'], built_at: b.built_at} : null;
 }
 
 /** Labeller vs people: every step a person labelled, per annotator and over all. */

@@ -228,13 +228,17 @@ export interface StepRow {
   observation: string | null;
   intentStage: string | null;
   labellerRule: string | null;
+  /** people's corrections of the stage, "ann: V, bo: I" (latest first), or null */
+  corrections: string | null;
 }
 
 export function getSteps(db: Db, trajectoryId: number, offset = 0, limit = -1): StepRow[] {
   const rows = db
     .prepare(
       `SELECT idx, thought, action_tool AS tool, action_args AS args, action_text AS actionText, observation,
-              intent_stage AS intentStage, labeller_rule AS labellerRule
+              intent_stage AS intentStage, labeller_rule AS labellerRule,
+              (SELECT group_concat(annotator || ': ' || stage, ', ') FROM (SELECT annotator, stage FROM stage_annotation sa
+                 WHERE sa.trajectory = step.trajectory AND sa.idx = step.idx ORDER BY created_at DESC)) AS corrections
        FROM step WHERE trajectory = ? AND idx >= ? ORDER BY idx LIMIT ?`,
     )
     .all(trajectoryId, offset, limit) as (Omit<StepRow, 'args'> & {args: string | null})[];
@@ -251,11 +255,21 @@ export interface StepHead {
   /** AgentLens intent stage (E/I/V/O) and the rule that fired */
   stage: string | null;
   rule: string | null;
+  /** a person's correction of the stage (the latest), when there is one */
+  person: string | null;
 }
 
-/** The run's intent stages in step order, e.g. "EEEIIVO" ('·' where unlabelled). */
+/** The run's intent stages in step order, e.g. "EEEIIVO" ('·' where unlabelled); a person's correction wins over the labeller. */
 export function getStageString(db: Db, trajectoryId: number): string {
-  return (db.prepare('SELECT coalesce(intent_stage, \'·\') FROM step WHERE trajectory = ? ORDER BY idx').pluck().all(trajectoryId) as string[]).join('');
+  return (
+    db
+      .prepare(
+        `SELECT coalesce((SELECT sa.stage FROM stage_annotation sa WHERE sa.trajectory = step.trajectory AND sa.idx = step.idx ORDER BY sa.created_at DESC LIMIT 1), intent_stage, '·')
+           FROM step WHERE trajectory = ? ORDER BY idx`,
+      )
+      .pluck()
+      .all(trajectoryId) as string[]
+  ).join('');
 }
 
 export function getStepHeads(db: Db, trajectoryId: number, offset: number, limit: number): StepHead[] {
@@ -263,7 +277,8 @@ export function getStepHeads(db: Db, trajectoryId: number, offset: number, limit
     .prepare(
       `SELECT idx, action_tool AS tool, substr(coalesce(action_text, ''), 1, 400) AS action,
               coalesce(length(thought), 0) AS thoughtChars, coalesce(length(observation), 0) AS observationChars,
-              intent_stage AS stage, json_extract(labeller_rule, '$.rule') AS rule
+              intent_stage AS stage, json_extract(labeller_rule, '$.rule') AS rule,
+              (SELECT sa.stage FROM stage_annotation sa WHERE sa.trajectory = step.trajectory AND sa.idx = step.idx ORDER BY sa.created_at DESC LIMIT 1) AS person
        FROM step WHERE trajectory = ? AND idx >= ? ORDER BY idx LIMIT ?`,
     )
     .all(trajectoryId, offset, limit) as StepHead[];

@@ -11,6 +11,7 @@ import {IntentTimeline, StepRows, stepLines, TabBar, tabBarWidth, tabLines, Traj
 import {PairRows, PairsHeader} from './screens/trace-pairs.js';
 import {deltaLine, StepperBody, stepperTitle} from './screens/stepper.js';
 import {AgentQuestionRows, BoardHeader, BoardRows, questionLines} from './screens/scores.js';
+import {LensLine, lensInfoLines, ptaLines, rankingLines} from './screens/lens.js';
 import {editText} from '../services/editor.js';
 import {initialState, reducer, type Extent, type State} from './state.js';
 import type {Theme} from './theme.js';
@@ -54,19 +55,44 @@ export function App({data, theme, initial, onQuit}: AppProps) {
   const trajectoryId = trajScreen?.id;
   const detail = useMemo(() => (trajectoryId === undefined ? null : data.trajectory(trajectoryId)), [data, trajectoryId]);
   const trajectoryScreen = screen?.kind === 'trajectory' ? screen : null;
+  // bumped when a person corrects a stage, so the timeline and rows re-read it
+  const [stageTick, setStageTick] = useState(0);
+  const [status, setStatus] = useState<string | null>(null);
   const heads = useMemo(
-    () => (trajectoryScreen && trajectoryScreen.tab === 'steps' && detail ? data.stepHeads(detail.id, trajectoryScreen.steps.top, bodyHeight - 1) : []),
-    [data, detail, trajectoryScreen?.tab, trajectoryScreen?.steps.top, bodyHeight],
+    () => (trajectoryScreen && trajectoryScreen.tab === 'steps' && detail ? data.stepHeads(detail.id, trajectoryScreen.steps.top, bodyHeight - 2) : []),
+    [data, detail, trajectoryScreen?.tab, trajectoryScreen?.steps.top, bodyHeight, stageTick],
   );
-  const stages = useMemo(() => (detail ? data.stages(detail.id) : ''), [data, detail]);
+  const stages = useMemo(() => (detail ? data.stages(detail.id) : ''), [data, detail, stageTick]);
+  const lens = useMemo(() => (detail ? data.lens(detail.id) : null), [data, detail]);
+  const marks = useMemo(() => {
+    const waste = new Set(lens?.score?.waste.flatMap(w => w.steps) ?? []);
+    return {waste, divergence: lens?.score?.divergence ?? null};
+  }, [lens]);
+  const correction = trajScreen?.correct ?? null;
+  useEffect(() => {
+    if (!correction || !trajScreen) return;
+    try {
+      setStatus(data.setStage(trajScreen.id, correction.idx, correction.stage));
+    } catch (error) {
+      setStatus(`not stored: ${(error as Error).message}`);
+    }
+    setStageTick(t => t + 1);
+  }, [correction?.seq]);
+  const ptaScreen = screen?.kind === 'pta' ? screen : null;
+  const ptaView = useMemo(() => (ptaScreen ? data.pta(ptaScreen.id) : null), [data, ptaScreen?.id, stageTick]);
+  const ptaText = useMemo(() => (ptaView ? ptaLines(ptaView, width) : []), [ptaView, width]);
+  const rankingScreen = screen?.kind === 'ranking' ? screen : null;
+  const rankingText = useMemo(() => (rankingScreen ? rankingLines(data.rankings(), width) : []), [data, Boolean(rankingScreen), width]);
   const textLines = useMemo(() => {
     if (!detail || !trajScreen) return [];
     if (trajScreen.kind === 'step') {
       const step = data.step(detail.id, trajScreen.idx);
       return step ? stepLines(step, width) : [];
     }
-    return trajScreen.tab === 'steps' ? [] : tabLines(detail, trajScreen.tab, width);
-  }, [data, detail, trajScreen?.kind, trajScreen?.kind === 'step' ? trajScreen.idx : trajScreen?.kind === 'trajectory' ? trajScreen.tab : null, width]);
+    if (trajScreen.tab === 'steps') return [];
+    const lines = tabLines(detail, trajScreen.tab, width);
+    return trajScreen.tab === 'info' && lens ? [...lines, ...lensInfoLines(lens.score, lens.why, width)] : lines;
+  }, [data, detail, lens, stageTick, trajScreen?.kind, trajScreen?.kind === 'step' ? trajScreen.idx : trajScreen?.kind === 'trajectory' ? trajScreen.tab : null, width]);
 
   const pairsOf = screen?.kind === 'pairs' ? (screen.trajectory ?? -1) : null;
   const pairs = useMemo(() => (pairsOf === null ? [] : data.pairs(pairsOf === -1 ? undefined : pairsOf)), [data, pairsOf]);
@@ -105,7 +131,8 @@ export function App({data, theme, initial, onQuit}: AppProps) {
   const questionScreen = screen?.kind === 'question' ? screen : null;
   const models = useMemo(() => (board || agentQs || questionScreen ? data.models() : []), [data, Boolean(board || agentQs || questionScreen)]);
   const [scoreTick, setScoreTick] = useState(0);
-  const [status, setStatus] = useState<string | null>(null);
+  // a status line belongs to the screen it was made on
+  useEffect(() => setStatus(null), [state.stack.length, screen?.kind]);
   const report = useMemo(() => (board ? data.report(board.model) : null), [data, board?.model, scoreTick]);
   const agentRows = useMemo(() => (agentQs ? data.agentQuestions(agentQs.agent, agentQs.explanations, agentQs.model) : []), [data, agentQs?.agent, agentQs?.explanations, agentQs?.model, scoreTick]);
   const qView = useMemo(
@@ -176,8 +203,12 @@ export function App({data, theme, initial, onQuit}: AppProps) {
             deltaRow: model?.deltaRow ?? -1,
             findRow: (text, from) => model?.findRow(text, from) ?? -1,
           }
+      : screen.kind === 'pta'
+        ? {total: ptaText.length, page: bodyHeight}
+      : screen.kind === 'ranking'
+        ? {total: rankingText.length, page: bodyHeight}
       : screen.kind === 'trajectory' && screen.tab === 'steps'
-        ? {total: detail?.steps ?? 0, page: bodyHeight - 1}
+        ? {total: detail?.steps ?? 0, page: bodyHeight - 2}
         : {total: textLines.length, page: bodyHeight, steps: detail?.steps ?? 0};
   // Keys read the latest sizes through a ref: a handler closure can be one render old.
   const extentRef = useRef(extent);
@@ -250,6 +281,14 @@ export function App({data, theme, initial, onQuit}: AppProps) {
       );
       body = <StepperBody model={model} screen={screen} view={sideViews ?? {b: emptySide, p: emptySide}} watches={watchValues} width={width} height={bodyHeight} theme={theme} />;
     }
+  } else if (screen.kind === 'pta') {
+    title = `PTA reference · trajectory #${screen.id}`;
+    subheader = <Text wrap="truncate-end" bold>{ptaView ? `${ptaView.instance} · ${ptaView.agent}` : 'not found'}</Text>;
+    body = ptaView ? <TextView lines={ptaText} scroll={screen.scroll} height={bodyHeight} theme={theme} /> : <Text color={theme.bad}>Trajectory #{screen.id} is not in the database. Esc goes back.</Text>;
+  } else if (screen.kind === 'ranking') {
+    title = 'Lens rankings · pass rate vs process quality';
+    subheader = <Text color={theme.muted}>AgentLens: the same runs ranked two ways</Text>;
+    body = <TextView lines={rankingText} scroll={screen.scroll} height={bodyHeight} theme={theme} />;
   } else if (!detail) {
     title = 'Trajectory';
     subheader = <Text> </Text>;
@@ -267,8 +306,9 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     body =
       screen.tab === 'steps' ? (
         <Box flexDirection="column" height={bodyHeight}>
-          <IntentTimeline stages={stages} width={width} theme={theme} />
-          <StepRows heads={heads} top={screen.steps.top} cursor={screen.steps.cursor} width={width} height={bodyHeight - 1} theme={theme} />
+          <IntentTimeline stages={stages} width={width} theme={theme} waste={marks.waste} divergence={marks.divergence} />
+          <LensLine score={lens?.score ?? null} why={lens?.why ?? ''} width={width} theme={theme} />
+          <StepRows heads={heads} top={screen.steps.top} cursor={screen.steps.cursor} width={width} height={bodyHeight - 2} theme={theme} waste={marks.waste} divergence={marks.divergence} />
         </Box>
       ) : (
         <TextView lines={textLines} scroll={screen.scroll} height={bodyHeight} theme={theme} />
@@ -279,9 +319,14 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     body = <TextView lines={textLines} scroll={screen.scroll} height={bodyHeight} theme={theme} />;
   }
 
+  const prompting = trajScreen?.stagePrompt ?? null;
   const filterLine =
     list.editingFilter && !screen && !state.help
       ? `filter: ${list.filter}▏  Enter keep · Esc clear`
+      : prompting !== null && !state.help
+        ? `stage for step ${prompting + 1}: e explore · i implement · v verify · o orchestrate · x remove yours · Esc cancel`
+      : status && trajScreen && !state.help
+        ? status
       : stepper?.input && !state.help
         ? `${stepper.input.mode === 'search' ? 'find variable or function' : 'watch expression'}: ${stepper.input.text}▏  Enter ${stepper.input.mode === 'search' ? 'find' : 'add'} · Esc cancel`
         : undefined;

@@ -1,4 +1,9 @@
+import {userInfo} from 'node:os';
+import {referenceSteps, referenceTree} from '../core/lens/build.js';
+import {followPath} from '../core/lens/pta.js';
 import type {Db} from '../store/db.js';
+import {lensRankings, lensScoreOf, loadLensRuns, removeStageOverride, setStageOverride, whyNotScored} from '../store/lens.js';
+import type {LensScore, PtaView} from './screens/lens.js';
 import {getTrace, latestDelta, listPairs} from '../store/traces.js';
 import {openStepper, type StepperModel, type WatchValue} from '../services/stepper.js';
 import {buildReport, defaultModel, type Report} from '../services/report.js';
@@ -43,6 +48,23 @@ export interface ExplorerData {
   rescore(questionId: string, explanationId: number, onProgress?: (done: number, total: number) => void): Promise<ScoreResult & {modelName: string}>;
   saveCustom(instance: string, agent: string, text: string): number;
   explanationText(id: number): string | null;
+  /** the run's stored lens score, or why it has none */
+  lens(id: number): {score: LensScore | null; why: string};
+  /** the reference the run is scored against, with its path through it */
+  pta(id: number): PtaView | null;
+  rankings(): ReturnType<typeof lensRankings>;
+  /** a person's stage for a step (null removes theirs); returns what was done */
+  setStage(id: number, idx: number, stage: string | null): string;
+}
+
+/** Who corrects stages in the explorer: $DELTALENS_ANNOTATOR, else the login name. */
+export function annotatorName(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.DELTALENS_ANNOTATOR) return env.DELTALENS_ANNOTATOR;
+  try {
+    return userInfo().username || 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** Loaded on first use: the openai package is not needed to draw the explorer. */
@@ -177,5 +199,41 @@ export function storeData(db: Db, label: string): ExplorerData {
       return id;
     },
     explanationText: id => (db.prepare('SELECT text FROM explanation WHERE id = ?').pluck().get(id) as string | null | undefined) ?? null,
+    lens: id => {
+      const score = lensScoreOf(db, id);
+      if (score) return {score, why: ''};
+      const t = getTrajectory(db, id);
+      return {score: null, why: t ? whyNotScored(db, t.instance) : 'not scored'};
+    },
+    pta: id => {
+      const t = getTrajectory(db, id);
+      if (!t) return null;
+      const {runs} = loadLensRuns(db, t.instance);
+      const run = runs.find(r => r.id === id);
+      if (!run) return null;
+      const excluded = lensScoreOf(db, id)?.reference.excluded_lucky ?? [];
+      const tree = referenceTree({runs}, id, new Set(excluded));
+      const states = referenceSteps(run.steps);
+      const follow = followPath(tree.root, states.map(s => s.state));
+      return {
+        trajectory: id,
+        instance: t.instance,
+        agent: t.agent,
+        resolved: t.resolved,
+        root: tree.root,
+        refRuns: tree.runs,
+        excluded,
+        path: new Set(follow.path.map(n => n.id)),
+        leftAt: follow.leftAt,
+        states: states.map(s => ({idx: s.idx, state: s.state})),
+      };
+    },
+    rankings: () => lensRankings(db),
+    setStage: (id, idx, stage) => {
+      const who = annotatorName();
+      if (stage === null) return removeStageOverride(db, id, idx, who) ? `removed ${who}'s stage for step ${idx + 1}` : `${who} had no stage for step ${idx + 1}`;
+      setStageOverride(db, {trajectory: id, idx, annotator: who, stage});
+      return `step ${idx + 1}: ${who} says ${stage} (stored; lens build rescores)`;
+    },
   };
 }

@@ -5,7 +5,7 @@ import type {Key} from 'ink';
  * help overlay, the status bar and readme.md's key table are generated from it.
  */
 
-export type Scope = 'global' | 'list' | 'trajectory' | 'step' | 'pairs' | 'stepper' | 'board' | 'agentQuestions' | 'question';
+export type Scope = 'global' | 'list' | 'trajectory' | 'step' | 'pairs' | 'stepper' | 'board' | 'agentQuestions' | 'question' | 'pta' | 'ranking';
 
 export type CommandId =
   | 'help'
@@ -44,7 +44,10 @@ export type CommandId =
   | 'toggleKey'
   | 'togglePrompt'
   | 'rescore'
-  | 'editExplanation';
+  | 'editExplanation'
+  | 'correctStage'
+  | 'reference'
+  | 'rankings';
 
 export interface Binding {
   id: CommandId;
@@ -57,12 +60,12 @@ export interface Binding {
   match: (input: string, key: Key) => boolean;
 }
 
-const all: Scope[] = ['list', 'trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question'];
+const all: Scope[] = ['list', 'trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking'];
 
 export const BINDINGS: Binding[] = [
   {id: 'help', label: 'help', keys: '?', description: 'show or hide this help', scopes: ['global'], hint: all, match: input => input === '?'},
   {id: 'quit', label: 'quit', keys: 'q, Ctrl+C', description: 'quit', scopes: ['global'], hint: all, match: (input, key) => input === 'q' || (key.ctrl && input === 'c')},
-  {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: ['list', 'trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question'], hint: ['trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question'], match: (_, key) => key.escape || key.backspace || key.delete},
+  {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: all, hint: ['trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking'], match: (_, key) => key.escape || key.backspace || key.delete},
   {id: 'down', keys: 'j, ↓', description: 'next row / scroll down (the stepper: next aligned row, into calls)', scopes: all, match: (input, key) => input === 'j' || key.downArrow},
   {id: 'up', keys: 'k, ↑', description: 'previous row / scroll up', scopes: all, match: (input, key) => input === 'k' || key.upArrow},
   {id: 'pageDown', keys: 'PgDn, Ctrl+F, Space', description: 'one page down', scopes: all, match: (input, key) => key.pageDown || (key.ctrl && input === 'f') || input === ' '},
@@ -72,6 +75,7 @@ export const BINDINGS: Binding[] = [
   {id: 'open', label: 'open', keys: 'Enter', description: 'open the selected trajectory, step, traced pair, agent or question', scopes: ['list', 'trajectory', 'pairs', 'board', 'agentQuestions'], hint: ['list', 'trajectory', 'pairs', 'board', 'agentQuestions'], match: (_, key) => key.return},
   {id: 'traces', label: 'traces', keys: 't', description: "traced patch pairs (buggy vs patched executions); on a trajectory, its patch's", scopes: ['list', 'trajectory'], hint: ['list'], match: input => input === 't'},
   {id: 'leaderboard', label: 'leaderboard', keys: 'l', description: 'explanation-score leaderboard (ExplainBench)', scopes: ['list'], hint: ['list'], match: input => input === 'l'},
+  {id: 'rankings', label: 'rankings', keys: 'R', description: 'process-quality rankings: rank by pass rate vs rank by quality (AgentLens)', scopes: ['list'], hint: ['list'], match: input => input === 'R'},
   {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model (Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: input => input === '/'},
   {id: 'sort', label: 'sort', keys: 's', description: 'sort by the next column', scopes: ['list'], hint: ['list'], match: input => input === 's'},
   {id: 'reverse', keys: 'S', description: 'reverse the sort order', scopes: ['list'], match: input => input === 'S'},
@@ -82,6 +86,8 @@ export const BINDINGS: Binding[] = [
   {id: 'nextTab', keys: 'Tab', description: 'next tab', scopes: ['trajectory'], match: (_, key) => key.tab},
   {id: 'nextStep', label: 'next step', keys: 'n, ]', description: 'next step', scopes: ['step'], hint: ['step'], match: input => input === 'n' || input === ']'},
   {id: 'prevStep', label: 'previous', keys: 'p, [', description: 'previous step', scopes: ['step'], hint: ['step'], match: input => input === 'p' || input === '['},
+  {id: 'reference', label: 'reference', keys: 'P', description: "the run's PTA reference: the other passing runs merged, its path and where it leaves", scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === 'P'},
+  {id: 'correctStage', label: 'correct stage', keys: 'c', description: "correct the step's intent stage (then e/i/v/o; x removes yours), stored under $DELTALENS_ANNOTATOR", scopes: ['trajectory', 'step'], hint: ['trajectory', 'step'], match: input => input === 'c'},
   {id: 'stepOver', label: 'next', keys: 'n', description: 'next aligned step in this frame (over calls)', scopes: ['stepper'], hint: ['stepper'], match: input => input === 'n'},
   {id: 'stepBack', label: 'prev', keys: 'p', description: 'previous aligned step in this frame', scopes: ['stepper'], hint: ['stepper'], match: input => input === 'p'},
   {id: 'stepInto', label: 'into', keys: 's', description: 'step into: the very next aligned row', scopes: ['stepper'], hint: ['stepper'], match: input => input === 's'},

@@ -47,10 +47,20 @@ export type Screen =
   | {kind: 'board'; model: string | null; list: Cursor}
   | {kind: 'agentQuestions'; agent: string; explanations: string; model: string | null; list: Cursor}
   | QuestionScreen
-  | {kind: 'trajectory'; id: number; tab: Tab; steps: Cursor; scroll: number}
-  | {kind: 'step'; id: number; idx: number; scroll: number}
+  | ({kind: 'trajectory'; id: number; tab: Tab; steps: Cursor; scroll: number} & StageCorrection)
+  | ({kind: 'step'; id: number; idx: number; scroll: number} & StageCorrection)
+  | {kind: 'pta'; id: number; scroll: number}
+  | {kind: 'ranking'; scroll: number}
   | {kind: 'pairs'; list: Cursor; trajectory?: number}
   | StepperScreen;
+
+/** c then e/i/v/o (x: remove) on a step: the screen asks, then hands the correction to the app to store. */
+export interface StageCorrection {
+  /** waiting for the stage key for this step */
+  stagePrompt?: number | null;
+  /** bumped with each correction; the app stores it */
+  correct?: {idx: number; stage: string | null; seq: number} | null;
+}
 
 export function stepperScreen(pair: number, row = 0): StepperScreen {
   return {kind: 'stepper', pair, row, summary: false, watches: [], input: null, lastSearch: '', message: null, live: 0};
@@ -132,6 +142,7 @@ export function reducer(state: State, action: Action): State {
   if (state.list.editingFilter && !state.stack.length && !state.help) return filterKey(state, input, key);
   const top = state.stack.at(-1);
   if (top?.kind === 'stepper' && top.input && !state.help) return stepperInput(state, top, input, key, extent);
+  if ((top?.kind === 'trajectory' || top?.kind === 'step') && top.stagePrompt !== undefined && top.stagePrompt !== null && !state.help) return stageKey(state, top, input, key);
   const scope: Scope = top?.kind ?? 'list';
   const id = commandFor(scope, input, key);
   // Esc on the list clears a kept filter before anything else.
@@ -167,6 +178,17 @@ function stepperInput(state: State, screen: StepperScreen, input: string, key: K
   const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
   if (!typed || key.ctrl || key.meta) return state;
   return replace({...screen, input: {...edit, text: edit.text + typed}});
+}
+
+function stageKey(state: State, screen: Extract<Screen, {kind: 'trajectory' | 'step'}>, input: string, key: Key): State {
+  const replace = (next: Screen): State => ({...state, stack: [...state.stack.slice(0, -1), next]});
+  if (key.ctrl && input === 'c') return {...state, quitting: true};
+  if (key.escape || key.backspace) return replace({...screen, stagePrompt: null});
+  const idx = screen.stagePrompt!;
+  const letter = input.toUpperCase();
+  const stage = ['E', 'I', 'V', 'O'].includes(letter) ? letter : letter === 'X' ? null : undefined;
+  if (stage === undefined) return state;
+  return replace({...screen, stagePrompt: null, correct: {idx, stage, seq: (screen.correct?.seq ?? 0) + 1}});
 }
 
 function search(screen: StepperScreen, text: string, extent: Extent): StepperScreen {
@@ -225,6 +247,7 @@ function command(state: State, id: CommandId, extent: Extent): State {
   if (!screen) {
     if (id === 'traces') return {...state, stack: [{kind: 'pairs', list: {cursor: 0, top: 0}}]};
     if (id === 'leaderboard') return {...state, stack: [{kind: 'board', model: null, list: {cursor: 0, top: 0}}]};
+    if (id === 'rankings') return {...state, stack: [{kind: 'ranking', scroll: 0}]};
     if (MOVES.has(id)) return {...state, list: {...state.list, ...moveCursor(state.list, id, extent)}};
     const selected = id === 'open' ? extent.idAt?.(state.list.cursor) : undefined;
     if (selected !== undefined) {
@@ -274,6 +297,9 @@ function command(state: State, id: CommandId, extent: Extent): State {
     if (id === 'nextModel') return replace({...screen, model: nextModel(screen.model)});
     return state;
   }
+  if (screen.kind === 'pta' || screen.kind === 'ranking') {
+    return MOVES.has(id) ? replace({...screen, scroll: moveScroll(screen.scroll, id, extent)}) : state;
+  }
   if (screen.kind === 'pairs') {
     if (MOVES.has(id)) return replace({...screen, list: moveCursor(screen.list, id, extent)});
     const pair = id === 'open' ? extent.pairAt?.(screen.list.cursor) : undefined;
@@ -290,6 +316,11 @@ function command(state: State, id: CommandId, extent: Extent): State {
     return replace(stepperMove(screen, id, extent));
   }
   const tab = TAB_FOR[id];
+  if (id === 'reference') return {...state, stack: [...state.stack, {kind: 'pta', id: screen.id, scroll: 0}]};
+  if (id === 'correctStage') {
+    const idx = screen.kind === 'step' ? screen.idx : screen.tab === 'steps' && extent.total > 0 ? screen.steps.cursor : null;
+    return idx === null ? state : replace({...screen, stagePrompt: idx});
+  }
   if (screen.kind === 'trajectory') {
     if (id === 'traces') return {...state, stack: [...state.stack, {kind: 'pairs', list: {cursor: 0, top: 0}, trajectory: screen.id}]};
     if (tab) return replace({...screen, tab, scroll: 0});

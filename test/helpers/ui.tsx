@@ -31,5 +31,14 @@ export function renderApp(props: Omit<AppProps, 'theme'> & Partial<Pick<AppProps
     return frame();
   }
 
-  return {...instance, frame, press, ready};
+  /** Waits until the frame contains `text` (effects that store something re-render after the key's own frame). */
+  async function until(text: string | RegExp, timeout = 2000): Promise<string> {
+    const deadline = Date.now() + timeout;
+    const ok = () => (typeof text === 'string' ? frame().includes(text) : text.test(frame()));
+    while (!ok() && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 5));
+    if (!ok()) throw new Error(`the frame never showed ${String(text)}:\n${frame()}`);
+    return frame();
+  }
+
+  return {...instance, frame, press, ready, until};
 }

@@ -122,15 +122,22 @@ export function bestPath(root: PtaNode): PtaNode[] {
   return path;
 }
 
-/** How far a run follows the reference: the index of its first state with no equivalent child (null: never leaves). */
-export function divergence(root: PtaNode, states: ActionState[]): number | null {
+/** The nodes a run follows from the root, and the index of its first state with no equivalent child (null: never leaves). */
+export function followPath(root: PtaNode, states: ActionState[]): {path: PtaNode[]; leftAt: number | null} {
   let node = root;
+  const path: PtaNode[] = [];
   for (const [i, s] of states.entries()) {
     const child = node.children.find(c => c.state && equivalent(c.state, s).match);
-    if (!child) return i;
+    if (!child) return {path, leftAt: i};
+    path.push(child);
     node = child;
   }
-  return null;
+  return {path, leftAt: null};
+}
+
+/** How far a run follows the reference: the index of its first state with no equivalent child (null: never leaves). */
+export function divergence(root: PtaNode, states: ActionState[]): number | null {
+  return followPath(root, states).leftAt;
 }
 
 /**

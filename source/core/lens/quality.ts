@@ -119,8 +119,9 @@ export type WasteSignal = 'regression-cycles' | 'blind-retries' | 'missing-final
 
 export interface Waste {
   signal: WasteSignal;
-  /** trajectory step indices involved */
+  /** trajectory step indices involved (0-based, as `idx` in `show trajectory --json`) */
   steps: number[];
+  /** for people: steps counted from 1, as the explorer shows them */
   detail: string;
 }
 
@@ -172,13 +173,13 @@ export function wasteSignals(steps: LensStep[], referenceExploration: number | n
   }
   flush();
   if (clusters.length) {
-    out.push({signal: 'blind-retries', steps: uniq(clusters.flat()), detail: clusters.map(c => `${c.length}× the same command with no edit between (steps ${c.join(', ')})`).join('; ')});
+    out.push({signal: 'blind-retries', steps: uniq(clusters.flat()), detail: clusters.map(c => `${c.length}× the same command with no edit between (steps ${c.map(i => i + 1).join(', ')})`).join('; ')});
   }
 
   // missing final verification: no test or script run after the last source edit (nor by it)
   const lastEdit = steps.map(isSourceEdit).lastIndexOf(true);
   if (lastEdit >= 0 && !steps.slice(lastEdit).some(isRun)) {
-    out.push({signal: 'missing-final-verification', steps: [steps[lastEdit]!.idx], detail: `no test or script ran at or after the last source edit (step ${steps[lastEdit]!.idx})`});
+    out.push({signal: 'missing-final-verification', steps: [steps[lastEdit]!.idx], detail: `no test or script ran at or after the last source edit (step ${steps[lastEdit]!.idx + 1})`});
   }
 
   // excessive exploration: more E steps than max(2 × the reference median, median + 5)
@@ -303,7 +304,7 @@ export function mechanism(input: MechanismInput): Mechanism {
   const explore = w('excessive-exploration');
   if (explore) return make('C4', [explore.detail], explore.steps);
   const at = input.divergence;
-  return make('C5', [at === null ? 'follows the reference but scores low' : `leaves the reference at step ${at}`, `structural alignment ${input.signals.alignment}, coverage ${input.signals.coverage}`], at === null ? [] : [at]);
+  return make('C5', [at === null ? 'follows the reference but scores low' : `leaves the reference at step ${at + 1}`, `structural alignment ${input.signals.alignment}, coverage ${input.signals.coverage}`], at === null ? [] : [at]);
 }
 
 function make(id: MechanismId, evidence: string[], steps: number[]): Mechanism {

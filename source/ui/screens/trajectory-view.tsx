@@ -49,36 +49,66 @@ export function TabBar({tab, width, theme}: {tab: Tab; width: number; theme: The
 /** Intent stages: E exploration, I implementation, V verification, O orchestration. */
 export const STAGE_COLOR: Record<string, string> = {E: 'blue', I: 'yellow', V: 'green', O: 'magenta'};
 
-/** One cell per step, letters so it reads without colour; the legend after it. */
-export function IntentTimeline({stages, width, theme}: {stages: string; width: number; theme: Theme}) {
-  const legend = ' E explore I implement V verify O orchestrate';
-  const cells = stages.length > width - legend.length - 9 ? `${stages.slice(0, Math.max(4, width - legend.length - 10))}…` : stages;
+/**
+ * One cell per step, letters so it reads without colour; the legend after it. Steps in a waste
+ * signal are underlined; the step where the run leaves its reference is shown inverse.
+ */
+export function IntentTimeline({stages, width, theme, waste = new Set(), divergence = null}: {stages: string; width: number; theme: Theme; waste?: Set<number>; divergence?: number | null}) {
+  const legend = ' E explore I implement V verify O orchestrate · _ waste · ◆ leaves reference';
+  const room = Math.max(4, width - 8);
+  const shown = stages.length > room - 1 ? stages.slice(0, room - 1) : stages;
+  const more = stages.length > shown.length;
   return (
     <Text wrap="truncate-end">
       <Text color={theme.muted}>intent </Text>
-      {[...cells].map((c, i) => (
-        <Text key={i} color={theme.color ? STAGE_COLOR[c] : undefined}>
+      {[...shown].map((c, i) => (
+        <Text key={i} color={theme.color ? STAGE_COLOR[c] : undefined} underline={waste.has(i)} inverse={i === divergence}>
           {c}
         </Text>
       ))}
+      {more ? <Text color={theme.muted}>…</Text> : null}
       <Text color={theme.muted}>{legend}</Text>
     </Text>
   );
 }
 
-export function StepRows({heads, top, cursor, width, height, theme}: {heads: StepHead[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
+export function StepRows({
+  heads,
+  top,
+  cursor,
+  width,
+  height,
+  theme,
+  waste = new Set(),
+  divergence = null,
+}: {
+  heads: StepHead[];
+  top: number;
+  cursor: number;
+  width: number;
+  height: number;
+  theme: Theme;
+  waste?: Set<number>;
+  divergence?: number | null;
+}) {
   const toolWidth = Math.min(18, Math.max(6, Math.floor(width * 0.15)));
   const sizeWidth = 7;
-  const actionWidth = Math.max(8, width - 8 - toolWidth - sizeWidth - 3);
+  const actionWidth = Math.max(8, width - 11 - toolWidth - sizeWidth - 3);
   return (
     <Box flexDirection="column" height={height}>
       {heads.length === 0 ? <Text color={theme.muted}>This trajectory has no steps.</Text> : null}
       {heads.map((h, i) => {
         const selected = top + i === cursor;
+        const stage = h.person ?? h.stage;
+        // * a person corrected the labeller; ◆ the run leaves its reference here; ~ part of a waste signal
+        const corrected = h.person !== null && h.person !== undefined ? '*' : ' ';
+        const mark = h.idx === divergence ? '◆' : waste.has(h.idx) ? '~' : ' ';
         return (
           <Text key={h.idx} wrap="truncate-end" {...(selected ? theme.selected : {})}>
             {selected ? '›' : ' '}
-            {pad(String(h.idx + 1), 4, 'right')} <Text color={selected ? undefined : STAGE_COLOR[h.stage ?? ''] ?? theme.muted} bold>{h.stage ?? '·'}</Text>{' '}
+            {pad(String(h.idx + 1), 4, 'right')} <Text color={selected ? undefined : STAGE_COLOR[stage ?? ''] ?? theme.muted} bold>{stage ?? '·'}</Text>
+            {corrected}
+            <Text color={selected ? undefined : theme.warn}>{mark}</Text>{' '}
             <Text color={selected ? undefined : theme.accent}>{pad(oneLine(h.tool ?? '—', toolWidth), toolWidth)}</Text>{' '}
             {pad(oneLine(h.action || '(no action)', actionWidth), actionWidth)} <Text color={selected ? undefined : theme.muted}>{pad(formatChars(h.observationChars), sizeWidth - 1, 'right')}</Text>
           </Text>
@@ -115,7 +145,7 @@ export function tabLines(t: TrajectoryDetail, tab: Exclude<Tab, 'steps'>, width:
       .filter(([, value]) => value !== null && value !== undefined)
       .map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)] as [string, string]),
   ];
-  return rows.flatMap(([key, value]) => textBlock(`${key.padEnd(14)}${value}`, width));
+  return rows.flatMap(([key, value]) => textBlock(`${key.padEnd(14)}${key.length >= 14 ? ' ' : ''}${value}`, width));
 }
 
 /** Thought, action and observation of one step, in full. */
@@ -137,6 +167,7 @@ export function stepLines(step: StepRow, width: number): DisplayLine[] {
     }
     lines.push(...textBlock(`Intent: ${names[step.intentStage] ?? step.intentStage}${why}`, width).map(l => ({...l, role: 'muted' as const})));
   }
+  if (step.corrections) lines.push(...textBlock(`Corrected by people (latest first): ${step.corrections} — c corrects`, width).map(l => ({...l, role: 'muted' as const})));
   section('Thought');
   lines.push(...(step.thought ? textBlock(step.thought, width) : [{text: '(none)', role: 'muted' as const}]));
   section(`Action${step.tool ? ` · ${step.tool}` : ''}`);

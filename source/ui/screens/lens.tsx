@@ -1,0 +1,154 @@
+import {Text} from 'ink';
+import React from 'react';
+import type {AgentRanking, LensResult, RunScore} from '../../core/lens/build.js';
+import type {PtaNode} from '../../core/lens/pta.js';
+import {describeState} from '../../core/lens/quality.js';
+import type {ActionState} from '../../core/lens/state.js';
+import {fit} from '../../core/text/sanitize.js';
+import {textBlock, type DisplayLine} from '../components/text-view.js';
+import type {Theme} from '../theme.js';
+
+export type LensScore = RunScore & {threshold: LensResult['threshold']};
+
+const WASTE_NAMES: Record<string, string> = {
+  'regression-cycles': 'regression cycles',
+  'blind-retries': 'blind retries',
+  'missing-final-verification': 'no final verification',
+  'excessive-exploration': 'excessive exploration',
+  'temporal-disorder': 'temporal disorder',
+};
+
+/** "3–5, 8" for step indices (shown 1-based like the step list). */
+export function stepSpans(steps: number[]): string {
+  const sorted = [...new Set(steps)].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j += 1;
+    out.push(i === j ? `${sorted[i]! + 1}` : `${sorted[i]! + 1}–${sorted[j]! + 1}`);
+    i = j + 1;
+  }
+  return out.join(', ');
+}
+
+/** The badge line under the intent timeline: tier, mechanism, quality, divergence, waste. */
+export function LensLine({score, why, width, theme}: {score: LensScore | null; why: string; width: number; theme: Theme}) {
+  if (!score) return <Text color={theme.muted} wrap="truncate-end">{fit(`lens   ${why} · P reference`, width)}</Text>;
+  const tierColor = score.tier === 'Lucky' ? theme.bad : score.tier === 'Ideal' ? theme.good : score.tier === 'Solid' ? theme.accent : theme.muted;
+  const waste = score.waste.map(w => `${WASTE_NAMES[w.signal] ?? w.signal} ${stepSpans(w.steps)}`).join('; ');
+  return (
+    <Text wrap="truncate-end">
+      <Text color={theme.muted}>lens   </Text>
+      <Text bold color={tierColor} inverse={!theme.color && score.tier === 'Lucky'}>
+        [{score.tier ?? (score.resolved === false ? 'failing' : 'no tier')}
+        {score.mechanism ? ` ${score.mechanism.id} ${score.mechanism.name}` : ''}]
+      </Text>
+      <Text> Q {score.quality.toFixed(1)}</Text>
+      {waste ? <Text color={theme.warn}> · waste: {waste}</Text> : null}
+      <Text> · {score.divergence === null ? 'follows its reference' : `◆ leaves its reference at ${score.divergence + 1}`}</Text>
+      <Text color={theme.muted}> · threshold {score.threshold.value} · 4 evidence · P reference</Text>
+    </Text>
+  );
+}
+
+/** The lens section of the Info tab: signals, tier, mechanism with its evidence, waste with steps, reference. */
+export function lensInfoLines(score: LensScore | null, why: string, width: number): DisplayLine[] {
+  const lines: DisplayLine[] = [{text: ''}, {text: 'Process lens (AgentLens)', role: 'heading'}];
+  if (!score) return [...lines, {text: why, role: 'muted'}];
+  const s = score.signals;
+  const t = score.threshold;
+  lines.push(
+    ...textBlock(`quality       ${score.quality.toFixed(1)} = 100 × mean(coherence ${s.coherence}, structural alignment ${s.alignment}, set coverage ${s.coverage}, temporal profile ${s.temporal})`, width),
+    ...textBlock(`threshold     ${t.value} (${t.note}); Ideal from ${t.ideal}`, width),
+    ...textBlock(`tier          ${score.tier ?? (score.resolved === false ? 'none: the run did not pass' : 'none: no resolved status')}`, width),
+  );
+  if (score.mechanism) {
+    lines.push(...textBlock(`mechanism     ${score.mechanism.id} ${score.mechanism.name}${score.mechanism.steps.length ? ` (steps ${stepSpans(score.mechanism.steps)})` : ''}`, width));
+    for (const e of score.mechanism.evidence) lines.push(...textBlock(`              · ${e}`, width));
+  }
+  lines.push(...textBlock(`divergence    ${score.divergence === null ? 'never leaves its reference' : `leaves its reference at step ${score.divergence + 1}`}`, width));
+  if (!score.waste.length) lines.push({text: 'waste         none'});
+  for (const w of score.waste) lines.push(...textBlock(`waste         ${WASTE_NAMES[w.signal] ?? w.signal}, steps ${stepSpans(w.steps)}: ${w.detail}`, width));
+  const r = score.reference;
+  lines.push(
+    ...textBlock(`reference     ${r.runs.length} passing run(s) of the task without this one: ${r.runs.map(x => `#${x}`).join(' ')}${r.excluded_lucky.length ? `; Lucky runs left out: ${r.excluded_lucky.map(x => `#${x}`).join(' ')}` : ''}`, width),
+    ...textBlock(`key states    ${r.key_states.length ? r.key_states.join('; ') : 'none'}`, width),
+  );
+  if (r.missing_key_states.length) lines.push(...textBlock(`not covered   ${r.missing_key_states.join('; ')}`, width));
+  return lines;
+}
+
+export interface PtaView {
+  trajectory: number;
+  instance: string;
+  agent: string;
+  resolved: boolean | null;
+  root: PtaNode;
+  refRuns: number[];
+  excluded: number[];
+  /** nodes the run follows, and the index (among its reference states) where it leaves */
+  path: Set<number>;
+  leftAt: number | null;
+  /** the run's reference states with their step indices */
+  states: {idx: number; state: ActionState}[];
+}
+
+/**
+ * The reference as an indented tree: a chain of single children stays at one indentation,
+ * branches indent. ▶ marks the selected run's path, ◆ where it leaves (its state that has no
+ * equivalent child).
+ */
+export function ptaLines(v: PtaView, width: number): DisplayLine[] {
+  const lines: DisplayLine[] = [
+    ...textBlock(
+      `Reference for #${v.trajectory} (${v.agent}, ${v.resolved === null ? 'status unknown' : v.resolved ? 'resolved' : 'unresolved'}) on ${v.instance}: a prefix tree merged from ${v.refRuns.length} passing run(s) ${v.refRuns.map(x => `#${x}`).join(' ')} — never the run itself${v.excluded.length ? `; Lucky runs left out: ${v.excluded.map(x => `#${x}`).join(' ')}` : ''}.`,
+      width,
+    ).map(l => ({...l, role: 'muted' as const})),
+    {text: '×N = runs through the node · ▶ this run\'s path · ◆ where it leaves', role: 'muted'},
+    {text: ''},
+  ];
+  if (!v.refRuns.length) return [...lines, {text: 'No other passing run of this task: there is no reference to compare with.', role: 'muted'}];
+  const leaveParent = v.leftAt === null ? null : v.leftAt === 0 ? v.root.id : [...v.path].at(-1) ?? null;
+  const walk = (node: PtaNode, indent: number) => {
+    const many = node.children.length > 1;
+    node.children.forEach((c, i) => {
+      const on = v.path.has(c.id);
+      const branch = many ? (i === node.children.length - 1 ? '└ ' : '├ ') : '';
+      const prefix = ' '.repeat(indent) + branch;
+      const runs = c.runs.length <= 6 ? c.runs.map(r => `#${r}`).join(' ') : `${c.runs.slice(0, 5).map(r => `#${r}`).join(' ')} …`;
+      const text = `${prefix}${on ? '▶ ' : '  '}${describeState(c.state!)}  ×${c.support}  ${runs}`;
+      lines.push({text: fit(text, width), ...(on ? {role: 'added' as const} : {})});
+      walk(c, indent + (many ? 2 : 0));
+    });
+    if (node.id === leaveParent && v.leftAt !== null) {
+      const s = v.states[v.leftAt]!;
+      lines.push({text: fit(`${' '.repeat(indent + (many ? 2 : 0))}◆ #${v.trajectory} leaves here at step ${s.idx + 1}: ${describeState(s.state)} — no equivalent child`, width), role: 'removed'});
+    }
+  };
+  lines.push({text: `root  ×${v.root.support}`, role: 'heading'});
+  walk(v.root, 2);
+  if (v.leftAt === null) lines.push({text: `#${v.trajectory} follows the reference to its end.`, role: 'muted'});
+  return lines;
+}
+
+/** The ranking screen: rank by pass rate vs rank by mean quality, with the shift. */
+export function rankingLines(r: {threshold: LensResult['threshold']; rankings: AgentRanking[]; built_at: string} | null, width: number): DisplayLine[] {
+  if (!r) return [{text: 'No lens build in this database: run `deltalens lens build`.', role: 'muted'}];
+  const lines: DisplayLine[] = [
+    ...textBlock(`Lens build of ${r.built_at}; threshold ${r.threshold.value} (${r.threshold.note}).`, width).map(l => ({...l, role: 'muted' as const})),
+    ...textBlock('Pass rate over runs with a known status; quality = mean over scored runs; shift = pass-rate rank − quality rank (▲ rises when ranked by quality).', width).map(l => ({...l, role: 'muted' as const})),
+    {text: ''},
+    {text: fit(`${'agent'.padEnd(30)} runs  pass  rank   quality  rank  shift  lucky`, width), role: 'heading'},
+  ];
+  for (const a of r.rankings) {
+    const shift = a.shift === null ? '-' : a.shift > 0 ? `▲${a.shift}` : a.shift < 0 ? `▼${-a.shift}` : '=';
+    lines.push({
+      text: fit(
+        `${fit(a.agent, 30).padEnd(30)} ${String(a.runs).padStart(4)}  ${(a.pass_rate === null ? '-' : `${Math.round(a.pass_rate * 100)}%`).padStart(4)}  ${String(a.pass_rank ?? '-').padStart(4)}   ${(a.mean_quality === null ? '-' : a.mean_quality.toFixed(1)).padStart(7)}  ${String(a.quality_rank ?? '-').padStart(4)}  ${shift.padStart(5)}  ${a.passing_scored ? `${a.lucky}/${a.passing_scored}` : '-'}`,
+        width,
+      ),
+      ...(a.shift !== null && a.shift < 0 ? {role: 'removed' as const} : a.shift !== null && a.shift > 0 ? {role: 'added' as const} : {}),
+    });
+  }
+  return lines;
+}

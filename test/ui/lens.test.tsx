@@ -1,0 +1,97 @@
+import {join} from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {runLensBuild} from '../../source/services/lens.js';
+import {storeData} from '../../source/ui/data.js';
+import {listTrajectories} from '../../source/store/trajectories.js';
+import {freshDb, importInto} from '../helpers/db.js';
+import {SAMPLES} from '../helpers/files.js';
+import {KEYS, renderApp} from '../helpers/ui.js';
+
+/** The scripted demo runs (brute-force, unverified, …) in a real database with a lens build. */
+function explorer() {
+  const {db} = freshDb();
+  importInto(db, [join(SAMPLES, 'demo-runs')]);
+  runLensBuild(db, {});
+  process.env.DELTALENS_ANNOTATOR = 'ann';
+  return {db, app: renderApp({data: storeData(db, 'test.db')})};
+}
+
+async function openRun(app: ReturnType<typeof explorer>['app'], filter: string) {
+  await app.ready();
+  await app.press('/');
+  for (const char of filter) await app.press(char);
+  await app.press(KEYS.enter);
+  return app.press(KEYS.enter);
+}
+
+describe('explorer: process lens', () => {
+  it('the timeline of a brute-force pass shows its tier, mechanism, waste spans and where it leaves the reference', async () => {
+    const {app} = explorer();
+    const frame = await openRun(app, 'brute-force');
+    expect(frame).toMatch(/intent EIVIVVVIVO/);
+    expect(frame).toMatch(/\[Lucky C2 brute-force convergence\] Q \d+\.\d · waste: regression cycles 2–8; blind retries 5–7/);
+    // the step where it leaves the reference is marked ◆
+    expect(frame).toMatch(/3 V ◆ bash\s+python -m pytest tests -q/);
+    // step rows: ~ marks waste steps
+    expect(frame).toMatch(/5 V ~ bash\s+python -m pytest tests -q/);
+    // the evidence is in the Info tab
+    await app.press('4');
+    const info = await app.press('G');
+    expect(info).toContain('Process lens (AgentLens)');
+    expect(info).toContain('mechanism     C2 brute-force convergence');
+    expect(info).toContain('3× the same command with no edit between (steps 5, 6, 7)');
+    expect(info).toMatch(/reference     5 passing run\(s\) of the task without this one/);
+  });
+
+  it('an unverified pass is C1 and says so', async () => {
+    const {app} = explorer();
+    const frame = await openRun(app, 'hasty');
+    expect(frame).toMatch(/\[Lucky C1 minimal & unverified\] Q \d+\.\d · waste: no final verification 2/);
+  });
+
+  it('P shows the reference tree without the run, its path and where it leaves', async () => {
+    const {db, app} = explorer();
+    await openRun(app, 'brute-force');
+    const self = listTrajectories(db, {text: 'brute-force'})[0]!.id;
+    const frame = await app.press('P');
+    expect(frame).toContain(`PTA reference · trajectory #${self}`);
+    expect(frame.replace(/\s+/g, ' ')).toMatch(/merged from 5 passing run\(s\) (#\d+ ){5}— never the run itself/);
+    expect(frame).toMatch(/root {2}×5/);
+    expect(frame).toMatch(/▶ read durations\/parse\.py {2}×\d/);
+    expect(frame).toMatch(new RegExp(`◆ #${self} leaves here at step \\d+`));
+    // no node of the tree lists the run itself
+    const nodes = frame.split('\n').filter(line => / ×\d+ /.test(line));
+    expect(nodes.length).toBeGreaterThan(5);
+    for (const line of nodes) expect(line).not.toMatch(new RegExp(`#${self}(\\s|$)`));
+  });
+
+  it('R ranks agents by pass rate and by quality with the shift', async () => {
+    const {app} = explorer();
+    await app.ready();
+    const frame = await app.press('R');
+    expect(frame).toContain('Lens rankings');
+    expect(frame).toMatch(/demo-brute-force\s+3\s+100%\s+1\s+\d+\.\d\s+\d+\s+▼\d+\s+3\/3/);
+    expect(frame).toMatch(/threshold \d+(\.\d)? \(calibrated on 17 passing and 7 failing/);
+  });
+
+  it('c then a stage key stores a person\'s correction; the timeline shows it; x takes it back', async () => {
+    const {db, app} = explorer();
+    await openRun(app, 'brute-force');
+    let frame = await app.press('j');
+    frame = await app.press('c');
+    expect(frame).toContain('stage for step 2: e explore · i implement · v verify · o orchestrate');
+    await app.press('v');
+    frame = await app.until('step 2: ann says V');
+    expect(frame).toMatch(/intent EVVIVVVIVO/);
+    expect(frame).toMatch(/2 V\*~ bash/);
+    const id = listTrajectories(db, {text: 'brute-force'})[0]!.id;
+    expect(db.prepare('SELECT annotator, stage FROM stage_annotation WHERE trajectory = ? AND idx = 1').get(id)).toEqual({annotator: 'ann', stage: 'V'});
+    // the labeller's own label is kept
+    expect(db.prepare('SELECT intent_stage FROM step WHERE trajectory = ? AND idx = 1').pluck().get(id)).toBe('I');
+    await app.press('c');
+    await app.press('x');
+    frame = await app.until("removed ann's stage for step 2");
+    expect(frame).toMatch(/intent EIVIVVVIVO/);
+    expect(db.prepare('SELECT count(*) FROM stage_annotation').pluck().get()).toBe(0);
+  });
+});
