@@ -16,6 +16,7 @@ import {storeData} from '../../source/ui/data.js';
 import {NO_COLOR_THEME} from '../../source/ui/theme.js';
 import {ROOT, SAMPLES} from '../helpers/paths.js';
 import {benchDelta, benchTracer} from './traces.js';
+import {benchLens} from './lens.js';
 import {benchScoring} from './scoring.js';
 
 const OUT = join(ROOT, 'test', 'bench', 'out');
@@ -221,6 +222,7 @@ async function main() {
     await benchExplorer(dbPath);
   }
   if (!only || only === 'scoring') await benchScoring(OUT, log);
+  if (!only || only === 'lens') benchLens(OUT, log);
   if (!only || only === 'traces') {
     await benchDelta(OUT, log);
     benchTracer(OUT, log);

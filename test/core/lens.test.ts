@@ -50,6 +50,41 @@ describe('AgentLens intent labels on real runs', () => {
   });
 });
 
+describe('AgentLens labels on the real multi-run set (mini-SWE-agent, context agents)', () => {
+  function run(config: string, instance: string) {
+    const {db} = freshDb();
+    importInto(db, [join(SAMPLES, 'mini-swe-agent-multi')]);
+    const t = listTrajectories(db, {agent: config, instance})[0]!;
+    return getSteps(db, t.id).map(s => {
+      const r = JSON.parse(s.labellerRule!) as {rule: string; state: {kind: string; files: {path: string}[]; alsoRuns?: string}};
+      return {stage: s.intentStage, rule: r.rule, state: r.state, action: s.actionText ?? ''};
+    });
+  }
+
+  it('an awk rewrite into /tmp then mv onto the source file is the source edit; the scratch file is not', () => {
+    const steps = run('results-context-truncated-8k', 'django__django-11239');
+    const edit = steps.find(s => s.action.includes('awk') && s.action.includes('mv /tmp/client.py.new'))!;
+    expect(edit).toMatchObject({stage: 'I', rule: 'source-edit', state: {kind: 'edit', files: [{path: 'django/db/backends/postgresql/client.py'}]}});
+    // context_* progress tools are orchestration, never exploration
+    const notes = steps.filter(s => /^context_(log|todos|summary)/.test(s.action));
+    expect(notes.length).toBeGreaterThan(3);
+    expect(notes.every(s => s.stage === 'O' && s.rule === 'think')).toBe(true);
+  });
+
+  it('a Python heredoc that runs the code (no file written) is a script run: V after the edit, not an edit', () => {
+    const steps = run('results-context-untruncated', 'django__django-11206');
+    const first = steps.findIndex(s => s.rule === 'source-edit');
+    const check = steps.slice(first + 1).find(s => s.action.startsWith('python3 - <<') && s.action.includes('from django.utils.numberformat import'))!;
+    expect(check).toMatchObject({stage: 'V', rule: 'run', state: {kind: 'run-script'}});
+  });
+
+  it('an edit whose command also runs the project (patch, then python repro.py) verifies itself', () => {
+    const steps = run('results-context-truncated-4k', 'astropy__astropy-7336');
+    const patch = steps.find(s => s.rule === 'source-edit' && s.action.includes('python3 repro.py'))!;
+    expect(patch.state).toMatchObject({kind: 'edit', alsoRuns: 'script', files: [{path: 'astropy/units/decorators.py'}]});
+  });
+});
+
 describe('action states from shell commands', () => {
   it('finds the files a command writes', () => {
     expect(shellState("sed -i 's/a/b/' pkg/mod.py && nl -ba pkg/mod.py")).toMatchObject({kind: 'edit', files: [{path: 'pkg/mod.py'}]});
@@ -57,6 +92,16 @@ describe('action states from shell commands', () => {
     expect(shellState('echo x | tee -a notes.txt')).toMatchObject({kind: 'edit', files: [{path: 'notes.txt'}]});
     expect(shellState("python - <<'PY'\nfrom pathlib import Path\np = Path('a/b.py')\np.write_text(s)\nPY")).toMatchObject({kind: 'edit', files: [{path: 'a/b.py'}]});
     expect(shellState("perl -0777 -pe 's/x/y/' -i src/m.py && nl src/m.py")).toMatchObject({kind: 'edit', files: [{path: 'src/m.py'}]});
+    expect(shellState("awk '{print}' a.py > /tmp/a.new && mv /tmp/a.new pkg/a.py")).toMatchObject({kind: 'edit', files: [{path: 'pkg/a.py'}]});
+    // a '>' inside a quoted string or a heredoc body is not a redirection
+    expect(shellState("python - <<'PY'\nprint('a -> b')\nPY")).toMatchObject({kind: 'run-script'});
+    expect(shellState('echo "x > y"')).toMatchObject({kind: 'other-shell'});
+  });
+  it('knows when an edit also runs code', () => {
+    expect(shellState("cat > t.py <<'EOF'\nprint(1)\nEOF\npython t.py").alsoRuns).toBe('script');
+    expect(shellState("sed -i 's/a/b/' m.py && python -m pytest -q").alsoRuns).toBe('test');
+    expect(shellState("python - <<'PY'\nfrom pathlib import Path\nPath('m.py').write_text('x')\nimport mypkg\nPY").alsoRuns).toBe('script');
+    expect(shellState("python - <<'PY'\nfrom pathlib import Path\nPath('m.py').write_text('x')\nPY").alsoRuns).toBeUndefined();
   });
   it('classifies reads, searches, tests, scripts and other shell by group', () => {
     expect(shellState("nl -ba a.py | sed -n '10,20p'")).toMatchObject({kind: 'read', files: [{path: 'a.py', lines: [10, 20]}]});

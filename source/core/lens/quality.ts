@@ -282,7 +282,7 @@ export interface MechanismInput {
 
 /**
  * The mechanism of a Lucky pass, first that applies:
- * C1 no verification after the last source edit and no longer than the reference's median;
+ * C1 no verification after the last source edit (the evidence gives its length against the reference runs' median);
  * C2 regression cycles or blind retries;
  * C3 fewer than half of the reference's key implementation states;
  * C4 excessive exploration;
@@ -291,7 +291,7 @@ export interface MechanismInput {
 export function mechanism(input: MechanismInput): Mechanism {
   const w = (s: WasteSignal) => input.waste.find(x => x.signal === s);
   const unverified = w('missing-final-verification');
-  if (unverified && input.steps.length <= input.referenceLength) {
+  if (unverified) {
     return make('C1', [unverified.detail, `${input.steps.length} steps; the reference runs' median is ${input.referenceLength}`], unverified.steps);
   }
   const brute = [w('regression-cycles'), w('blind-retries')].filter((x): x is Waste => Boolean(x));
@@ -304,7 +304,11 @@ export function mechanism(input: MechanismInput): Mechanism {
   const explore = w('excessive-exploration');
   if (explore) return make('C4', [explore.detail], explore.steps);
   const at = input.divergence;
-  return make('C5', [at === null ? 'follows the reference but scores low' : `leaves the reference at step ${at + 1}`, `structural alignment ${input.signals.alignment}, coverage ${input.signals.coverage}`], at === null ? [] : [at]);
+  return make(
+    'C5',
+    [...input.waste.map(x => x.detail), at === null ? 'follows the reference' : `leaves the reference at step ${at + 1}`, `structural alignment ${input.signals.alignment}, coverage ${input.signals.coverage}`],
+    [...new Set([...input.waste.flatMap(x => x.steps), ...(at === null ? [] : [at])])].sort((a, b) => a - b),
+  );
 }
 
 function make(id: MechanismId, evidence: string[], steps: number[]): Mechanism {

@@ -101,7 +101,7 @@ const EDIT_ONLY_MODULES = new Set(['pathlib', 're', 'os', 'sys', 'io', 'textwrap
 function alsoRuns(cmd: string): 'test' | 'script' | null {
   const outside = withoutHeredocs(cmd);
   if (TEST_CMD.test(outside)) return 'test';
-  if (/(&&|;|\|\|)\s*python[0-9.]*\s+[^\s-][^\s]*\.py\b/.test(outside)) return 'script';
+  if (/(&&|;|\|\||\n)\s*python[0-9.]*\s+[^\s-][^\s]*\.py\b/.test(outside)) return 'script';
   const heredoc = /python[0-9.]*\s+-\s*<<-?\s*'?(\w+)'?\n([\s\S]*?)\n\1\b/.exec(cmd)?.[2] ?? /python[0-9.]*\s+-c\s+(['"])([\s\S]*?)\1/.exec(cmd)?.[2];
   if (heredoc) {
     const modules = [...heredoc.matchAll(/^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))/gm)].map(m => (m[1] ?? m[2])!.split('.')[0]!);
