@@ -80,7 +80,7 @@ export function App({data, theme, initial, onQuit}: AppProps) {
   }, [correction?.seq]);
   const ptaScreen = screen?.kind === 'pta' ? screen : null;
   const ptaView = useMemo(() => (ptaScreen ? data.pta(ptaScreen.id) : null), [data, ptaScreen?.id, stageTick]);
-  const ptaText = useMemo(() => (ptaView ? ptaLines(ptaView, width) : []), [ptaView, width]);
+  const ptaText = useMemo(() => (ptaView ? ptaLines(ptaView, width, Boolean(ptaScreen?.dag)) : []), [ptaView, width, ptaScreen?.dag]);
   const rankingScreen = screen?.kind === 'ranking' ? screen : null;
   const rankingText = useMemo(() => (rankingScreen ? rankingLines(data.rankings(), width) : []), [data, Boolean(rankingScreen), width]);
   const textLines = useMemo(() => {

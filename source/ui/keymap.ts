@@ -47,7 +47,8 @@ export type CommandId =
   | 'editExplanation'
   | 'correctStage'
   | 'reference'
-  | 'rankings';
+  | 'rankings'
+  | 'dagView';
 
 export interface Binding {
   id: CommandId;
@@ -87,6 +88,7 @@ export const BINDINGS: Binding[] = [
   {id: 'nextStep', label: 'next step', keys: 'n, ]', description: 'next step', scopes: ['step'], hint: ['step'], match: input => input === 'n' || input === ']'},
   {id: 'prevStep', label: 'previous', keys: 'p, [', description: 'previous step', scopes: ['step'], hint: ['step'], match: input => input === 'p' || input === '['},
   {id: 'reference', label: 'reference', keys: 'P', description: "the run's PTA reference: the other passing runs merged, its path and where it leaves", scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === 'P'},
+  {id: 'dagView', label: 'DAG/tree', keys: 'D', description: 'show the reference as a DAG (suffixes that agree merged) or as the tree', scopes: ['pta'], hint: ['pta'], match: input => input === 'D'},
   {id: 'correctStage', label: 'correct stage', keys: 'c', description: "correct the step's intent stage (then e/i/v/o; x removes yours), stored under $DELTALENS_ANNOTATOR", scopes: ['trajectory', 'step'], hint: ['trajectory', 'step'], match: input => input === 'c'},
   {id: 'stepOver', label: 'next', keys: 'n', description: 'next aligned step in this frame (over calls)', scopes: ['stepper'], hint: ['stepper'], match: input => input === 'n'},
   {id: 'stepBack', label: 'prev', keys: 'p', description: 'previous aligned step in this frame', scopes: ['stepper'], hint: ['stepper'], match: input => input === 'p'},

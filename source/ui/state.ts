@@ -49,7 +49,7 @@ export type Screen =
   | QuestionScreen
   | ({kind: 'trajectory'; id: number; tab: Tab; steps: Cursor; scroll: number} & StageCorrection)
   | ({kind: 'step'; id: number; idx: number; scroll: number} & StageCorrection)
-  | {kind: 'pta'; id: number; scroll: number}
+  | {kind: 'pta'; id: number; scroll: number; dag?: boolean}
   | {kind: 'ranking'; scroll: number}
   | {kind: 'pairs'; list: Cursor; trajectory?: number}
   | StepperScreen;
@@ -297,6 +297,7 @@ function command(state: State, id: CommandId, extent: Extent): State {
     if (id === 'nextModel') return replace({...screen, model: nextModel(screen.model)});
     return state;
   }
+  if (screen.kind === 'pta' && id === 'dagView') return replace({...screen, dag: !screen.dag, scroll: 0});
   if (screen.kind === 'pta' || screen.kind === 'ranking') {
     return MOVES.has(id) ? replace({...screen, scroll: moveScroll(screen.scroll, id, extent)}) : state;
   }

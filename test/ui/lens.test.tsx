@@ -55,7 +55,7 @@ describe('explorer: process lens', () => {
     const self = listTrajectories(db, {text: 'brute-force'})[0]!.id;
     const frame = await app.press('P');
     expect(frame).toContain(`PTA reference · trajectory #${self}`);
-    expect(frame.replace(/\s+/g, ' ')).toMatch(/merged from 5 passing run\(s\) (#\d+ ){5}— never the run itself/);
+    expect(frame.replace(/\s+/g, ' ')).toMatch(/a prefix tree built from 5 passing run\(s\) (#\d+ ){5}— never the run itself/);
     expect(frame).toMatch(/root {2}×5/);
     expect(frame).toMatch(/▶ read durations\/parse\.py {2}×\d/);
     expect(frame).toMatch(new RegExp(`◆ #${self} leaves here at step \\d+`));
@@ -63,6 +63,11 @@ describe('explorer: process lens', () => {
     const nodes = frame.split('\n').filter(line => / ×\d+ /.test(line));
     expect(nodes.length).toBeGreaterThan(5);
     for (const line of nodes) expect(line).not.toMatch(new RegExp(`#${self}(\\s|$)`));
+    // D: the DAG view merges agreeing suffixes; the second visit to a shared node is one line
+    const dag = await app.press('D');
+    expect(dag.replace(/\s+/g, ' ')).toContain('a DAG (the prefix tree with agreeing suffixes merged) built from 5 passing run(s)');
+    expect(dag).toMatch(/↳ joins [a-z-]+ .+ ×\d+ \(shown above\)/);
+    expect(await app.press('D')).not.toContain('↳ joins');
   });
 
   it('R ranks agents by pass rate and by quality with the shift', async () => {
