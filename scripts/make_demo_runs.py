@@ -33,6 +33,7 @@ TASKS = {
         "heredoc_old": "        total = amount * UNIT_SECONDS[unit]",
         "heredoc_new": "        total += amount * UNIT_SECONDS[unit]",
         "failure": "E       assert 1800.0 == 5400",
+        "explain": "parse_duration assigned each unit's seconds to total instead of adding them, so only the last unit of '1h30m' counted; it now accumulates with +=.",
         "n_tests": 4,
     },
     "ledger": {
@@ -51,6 +52,7 @@ TASKS = {
         "heredoc_old": "    return int(amount * 100)",
         "heredoc_new": "    return round(amount * 100)",
         "failure": "E       assert 78 == 79",
+        "explain": "to_cents truncated amount * 100 with int(), so 0.29 (28.999999999999996 cents) lost a cent; it now rounds to the nearest cent.",
         "n_tests": 3,
     },
     "graphs": {
@@ -69,6 +71,7 @@ TASKS = {
         "heredoc_old": "        if mark == \"active\":\n            return",
         "heredoc_new": "        if mark == \"active\":\n            raise CycleError(node)",
         "failure": "E       Failed: DID NOT RAISE <class 'graphs.topo.CycleError'>",
+        "explain": "topo_sort returned silently when it met a node that was still active, so a cycle gave an order; it now raises CycleError there.",
         "n_tests": 3,
     },
 }
@@ -141,7 +144,7 @@ def script(agent, project, t, resolved):
         add("Check the reproduction again.", "python repro_issue.py", t["repro_good"], 1 if project == "graphs" else 0)
         add("Run the whole test suite to make sure nothing else broke.", "python -m pytest tests -q", pytest_out(t, True))
         add("Remove the reproduction script.", "rm repro_issue.py", "")
-        add("The fix is verified by the reproduction and the test suite.", SUBMIT, patch(project, "gold"))
+        add(t["explain"] + " The reproduction and the whole test suite confirm it.", SUBMIT, patch(project, "gold"))
     elif agent == "demo-steady":
         add("Search for the function named in the issue.", 'grep -rn "%s" --include=*.py .' % t["symbol"], "./%s:1:def %s\n./%s:3:from %s import %s" % (t["src"], t["symbol"], t["test_file"], project, t["symbol"]))
         add("Look at the source.", "sed -n '1,40p' %s" % t["src"], src)
@@ -149,14 +152,14 @@ def script(agent, project, t, resolved):
         add("Patch the line with a small Python edit.", heredoc_edit(t), "patched")
         add("Run the test file again.", "python -m pytest %s -q" % t["test_file"], pytest_out(t, True))
         add("Review the change.", "git diff", patch(project, "gold"))
-        add("Done: the test passes and the diff is minimal.", SUBMIT, patch(project, "gold"))
+        add(t["explain"] + " The failing test passes now and the diff is one line.", SUBMIT, patch(project, "gold"))
     elif agent == "demo-fixer":
         add("List the files.", "ls", "%s\ntests\nsetup.cfg" % project)
         add("Read the module.", "cat %s" % t["src"], src)
         add("And the helper it uses.", "cat %s" % t["other"], read(project, t["other"]))
         add("Apply the fix.", heredoc_edit(t), "patched")
         add("Run the tests.", "python -m pytest tests -q", pytest_out(t, True))
-        add("The tests pass.", SUBMIT, patch(project, "gold"))
+        add(t["explain"] + " The tests pass.", SUBMIT, patch(project, "gold"))
     elif agent == "demo-brute-force":
         add("Open the module.", "cat %s" % t["src"], src)
         add("Try a change.", t["try1_sed"], "")
@@ -167,15 +170,15 @@ def script(agent, project, t, resolved):
         add("And again, maybe it was flaky.", "python -m pytest tests -q", pytest_out(t, False), 1)
         add("One more variation.", t["fix2_sed"], "")
         add("Run the tests.", "python -m pytest tests -q", pytest_out(t, True))
-        add("Tests pass now.", SUBMIT, patch(project, "gold"))
+        add("After a few attempts the tests pass. " + t["explain"], SUBMIT, patch(project, "gold"))
     elif agent == "demo-hasty":
         add("Read the module.", "cat %s" % t["src"], src)
         if resolved:
             add("This line is clearly wrong; fix it.", t["fix_sed"], "")
-            add("That should do it.", SUBMIT, patch(project, "gold"))
+            add(t["explain"] + " That should do it.", SUBMIT, patch(project, "gold"))
         else:
             add("Raise on a cycle.", t["try1_sed"], "")
-            add("That should do it.", SUBMIT, patch(project, "agent-wrong"))
+            add("A cycle now raises an error when a node is met twice on the current path. That should do it.", SUBMIT, patch(project, "agent-wrong"))
     elif agent == "demo-wanderer":
         add("Get an overview.", "ls -R", listing(project))
         add("Read the package init.", "cat %s/__init__.py" % project, read(project, project + "/__init__.py"))
@@ -191,17 +194,17 @@ def script(agent, project, t, resolved):
         add("Search for TODOs.", 'grep -rn "TODO" .', "")
         add("Apply the fix.", t["fix_sed"], "")
         add("Run the tests.", "python -m pytest tests -q", pytest_out(t, True))
-        add("Done.", SUBMIT, patch(project, "gold"))
+        add("After reading the whole package: " + t["explain"], SUBMIT, patch(project, "gold"))
     elif agent == "demo-misfix":
         add("Read the module.", "cat %s" % t["src"], src)
         add("Find the test.", 'grep -rn "def test" %s' % t["test_file"], "%s:6:def test_..." % t["test_file"])
         add("Change the line.", t["try1_sed"], "")
         add("Run the tests.", "python -m pytest tests -q", pytest_out(t, False), 1)
-        add("The failure looks unrelated to my change; submitting.", SUBMIT, patch(project, "agent-wrong"))
+        add("I changed the line the issue points at; the remaining test failure looks unrelated to my change, so I am submitting.", SUBMIT, patch(project, "agent-wrong"))
     elif agent == "demo-offtarget":
         add("Read the module that looks related.", "cat %s" % t["offtarget"], read(project, t["offtarget"]))
         add("Harden this function.", "python - <<'PY'\nfrom pathlib import Path\np = Path(%r)\ns = p.read_text()\np.write_text(s)\nPY" % t["offtarget"], "")
-        add("Submit.", SUBMIT, patch(project, "agent-ineffective"))
+        add("I hardened %s so that it handles its edge case; this should address the issue." % t["offtarget"], SUBMIT, patch(project, "agent-ineffective"))
     return steps
 
 
