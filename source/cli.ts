@@ -24,6 +24,11 @@ const COMMANDS: Record<string, Command> = {
   score: {summary: 'answer questions from explanations with a QA model', load: async () => import('./commands/score.js').then(m => ({run: m.runScore, help: m.SCORE_HELP}))},
   report: {summary: 'explanation scores per agent (ExplainBench Tables 3–6)', load: async () => import('./commands/report.js').then(m => ({run: m.runReport, help: m.REPORT_HELP}))},
   lens: {summary: 'AgentLens: intent labels, references, quality, tiers, rankings', load: async () => import('./commands/lens.js').then(m => ({run: m.runLens, help: m.LENS_HELP}))},
+  annotate: {summary: 'label questions from explanations by hand, blind', load: async () => import('./commands/annotate.js').then(m => ({run: m.runAnnotate, help: m.ANNOTATE_HELP}))},
+  adjudicate: {summary: 'resolve conflicting labels', load: async () => import('./commands/annotate.js').then(m => ({run: m.runAdjudicate, help: m.ADJUDICATE_HELP}))},
+  agreement: {summary: "agreement on people's labels (Cohen's and Fleiss' κ)", load: async () => import('./commands/agreement.js').then(m => ({run: m.runAgreement, help: m.AGREEMENT_HELP}))},
+  flags: {summary: 'question flags: people\'s verdicts and automatic ones', load: async () => import('./commands/agreement.js').then(m => ({run: m.runFlags, help: m.FLAGS_HELP}))},
+  annotations: {summary: 'export or import people\'s labels (JSONL, CSV)', load: async () => import('./commands/agreement.js').then(m => ({run: m.runAnnotations, help: m.ANNOTATIONS_HELP}))},
   'build-demo': {summary: 'build the bundled demo database', load: async () => import('./commands/demo.js').then(m => ({run: m.runBuildDemo, help: m.BUILD_DEMO_HELP}))},
 };
 

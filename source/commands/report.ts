@@ -5,7 +5,7 @@ import {chooseDb} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, parse, printJson} from './args.js';
 import {ensureDemo} from './demo.js';
 
-export const REPORT_HELP = `Usage: deltalens report [--model NAME] [--json] [--db FILE]
+export const REPORT_HELP = `Usage: deltalens report [--model NAME] [--exclude-flagged] [--exclude-auto-flags] [--json] [--db FILE]
 
 Explanation scores from the stored answers of one QA model (default: the non-baseline model
 with the most answers), as ExplainBench reports them: per agent and explanation kind, the four question
@@ -16,6 +16,10 @@ efficacy (resolved rate of the agent's stored runs on the same instances) with t
 Beside them, the statistics a benchmark published with its results (over all its
 instances), and a check of the stored answers against its per-instance results.
 
+--exclude-flagged leaves out the questions people flagged with anything but valid
+(deltalens flags); --exclude-auto-flags also those the automatic flags name. The report then
+opens with an exclusion table by reason (like ExplainBench Table 2).
+
 --json: {"artifacts": {"models": [{"model", "baseline", "answers", "accuracy", "position_bias":
 [{"position", "n", "accuracy"}]}], "blank_correct": [{"question", "model", "correct", "of"}]},
 "model", "models", "agents": [{"agent", "explanations", "types": {"e2e_intent" |
@@ -23,6 +27,7 @@ instances), and a check of the stored answers against its per-instance results.
 "uninformative", "unparseable"}}, "s_exp", "s_exp_sem", "runs", "efficacy", "rank_explanation",
 "rank_efficacy", "rank_shift", "overconfidence", "gain_vs_original"?}], "published": [{"agent",
 "explanations", "model", "types", "s_exp", "s_exp_sem", "gain_vs_original"?}], "checks",
+"exclusions": null | {"questions", "answers", "by_reason": [{"reason", "questions", "answers"}]},
 "notes"}`;
 
 const SHORT: Record<string, string> = {e2e_intent: 'E2E int', e2e_effect: 'E2E eff', local_intent: 'Loc int', local_effect: 'Loc eff'};
@@ -46,6 +51,10 @@ function table(header: string[], rows: string[][]): string {
 }
 
 export function printReport(r: Report): void {
+  if (r.exclusions) {
+    console.log(`Excluded questions (flagged): ${r.exclusions.questions} question(s), ${r.exclusions.answers} answer(s)`);
+    console.log(table(['reason', 'questions', 'answers'], r.exclusions.by_reason.map(x => [x.reason, String(x.questions), String(x.answers)])));
+  }
   if (!r.model) {
     console.log('no answers stored: import results (deltalens import --format explainbench DIR) or score explanations first');
     return;
@@ -113,14 +122,16 @@ export function printReport(r: Report): void {
 }
 
 export async function runReport(argv: string[]): Promise<number> {
-  const {values} = parse(argv, {...COMMON_OPTIONS, model: {type: 'string'}}, false);
+  const {values} = parse(argv, {...COMMON_OPTIONS, model: {type: 'string'}, 'exclude-flagged': {type: 'boolean'}, 'exclude-auto-flags': {type: 'boolean'}}, false);
   if (values.help) {
     console.log(REPORT_HELP);
     return EXIT.ok;
   }
   const db = openDb((await ensureDemo(chooseDb(values.db))).path);
   try {
-    const report = buildReport(db, {model: values.model});
+    const flagged = values['exclude-flagged'] || values['exclude-auto-flags'];
+    const exclude = flagged ? (await import('../services/annotation.js')).exclusions(db, {people: true, auto: values['exclude-auto-flags']}) : undefined;
+    const report = buildReport(db, {model: values.model, exclude});
     if (values.json) printJson(report);
     else printReport(report);
   } finally {

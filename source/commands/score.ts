@@ -6,7 +6,8 @@ import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson, UsageError} 
 
 export const SCORE_HELP = `Usage: deltalens score [--model NAME] [--base-url URL] [--api-key-env VAR] [--samples N]
        [--concurrency N] [--temperature T] [--reasoning-effort E] [--agent A]
-       [--explanations original|audited|blank|custom|all] [--choices-only] [--json] [--db FILE]
+       [--explanations original|audited|blank|custom|all] [--choices-only]
+       [--exclude-flagged] [--exclude-auto-flags] [--json] [--db FILE]
 
 Answers every (question × explanation × sample) the model has not answered yet, with the
 ExplainBench prompt (Fig. 5) and the options in a seeded order per sample. Every answer is
@@ -25,6 +26,8 @@ seed); a rerun makes no call for what is stored; Ctrl+C stops and keeps every fi
   --explanations K     which explanations (default original; blank must score 0)
   --choices-only       the question and options alone, no explanation, no context (an
                        artifact check; stored as "<model> [choices only]")
+  --exclude-flagged    leave out questions people flagged with anything but valid (deltalens flags)
+  --exclude-auto-flags also leave out the questions the automatic flags name
   --json               the summary as JSON; progress as JSON lines on stderr
 
 Exit codes: 0 all answered, 1 some calls failed (run again to retry them) or interrupted,
@@ -54,6 +57,8 @@ export async function runScore(argv: string[]): Promise<number> {
       agent: {type: 'string'},
       explanations: {type: 'string'},
       'choices-only': {type: 'boolean'},
+      'exclude-flagged': {type: 'boolean'},
+      'exclude-auto-flags': {type: 'boolean'},
     },
     false,
   );
@@ -98,7 +103,10 @@ export async function runScore(argv: string[]): Promise<number> {
   const tty = process.stderr.isTTY && !values.json;
   let last = 0;
   try {
+    const excluded =
+      values['exclude-flagged'] || values['exclude-auto-flags'] ? (await import('../services/annotation.js')).exclusions(db, {people: true, auto: values['exclude-auto-flags']}) : null;
     const result = await scoreExplanations(db, {
+      excludeQuestions: excluded ? new Set(excluded.keys()) : undefined,
       model,
       samples,
       concurrency,
@@ -125,6 +133,7 @@ export async function runScore(argv: string[]): Promise<number> {
       unparseable: result.unparseable,
       explanations_without_text: result.withoutText,
       interrupted: result.interrupted,
+      excluded_questions: excluded ? excluded.size : 0,
       errors: result.errors,
       db: dbPath,
     };
@@ -133,6 +142,7 @@ export async function runScore(argv: string[]): Promise<number> {
       console.log(
         `${result.model}${model.baseline ? ' (baseline)' : ''}: ${result.done} answered, ${result.cached} already stored, ${result.failed} failed, ${result.unparseable} unparseable (kept, counted wrong)${result.withoutText ? `; ${result.withoutText} explanations skipped: their text is not in the data` : ''}${result.interrupted ? '; interrupted' : ''}`,
       );
+      if (excluded?.size) console.log(`  ${excluded.size} flagged question(s) left out`);
       for (const e of result.errors.slice(0, 5)) console.log(`  failed: ${e}`);
     }
     return result.failed || result.interrupted ? EXIT.failed : EXIT.ok;

@@ -53,6 +53,8 @@ export interface Report {
   agents: ReportAgent[];
   published: PublishedRow[];
   checks: {published_per_instance: {compared: number; agree: number; disagreements: string[]}};
+  /** questions left out of the scores (--exclude-flagged), by reason, like ExplainBench Table 2 */
+  exclusions: {questions: number; answers: number; by_reason: {reason: string; questions: number; answers: number}[]} | null;
   notes: string[];
 }
 
@@ -76,11 +78,27 @@ export function defaultModel(db: Db): string | null {
   return models.find(m => !isBaseline(m.model))?.model ?? models[0]?.model ?? null;
 }
 
-export function buildReport(db: Db, options: {model?: string} = {}): Report {
+export function buildReport(db: Db, options: {model?: string; exclude?: Map<string, string[]>} = {}): Report {
   const models = answerModels(db);
   const model = options.model ?? defaultModel(db);
   const notes: string[] = [];
-  const answers = model ? listAnswers(db, model) : [];
+  const all = model ? listAnswers(db, model) : [];
+  const exclude = options.exclude ?? new Map<string, string[]>();
+  const answers = all.filter(a => !exclude.has(a.question));
+  let exclusions: Report['exclusions'] = null;
+  if (options.exclude) {
+    const reasons = [...new Set([...exclude.values()].flat())].sort();
+    const left = all.filter(a => exclude.has(a.question));
+    exclusions = {
+      questions: exclude.size,
+      answers: left.length,
+      by_reason: reasons.map(reason => {
+        const qs = [...exclude].filter(([, r]) => r.includes(reason)).map(([q]) => q);
+        return {reason, questions: qs.length, answers: left.filter(a => qs.includes(a.question)).length};
+      }),
+    };
+    notes.push(`${exclude.size} flagged question(s) and their ${left.length} answer(s) are left out of the scores (a question with several reasons counts under each)`);
+  }
   const scores: AgentScore[] = explanationScores(answers);
   const questions = new Map(listQuestions(db).map(q => [q.id, q]));
 
@@ -237,6 +255,7 @@ export function buildReport(db: Db, options: {model?: string} = {}): Report {
     agents,
     published: pubRows,
     checks: {published_per_instance: {compared, agree, disagreements: disagreements.slice(0, 20)}},
+    exclusions,
     notes,
   };
 }

@@ -25,6 +25,8 @@ export interface ScoreOptions {
   /** only this question / this explanation (the explorer's live re-score) */
   question?: string;
   explanation?: number;
+  /** questions to leave out (flagged: --exclude-flagged) */
+  excludeQuestions?: Set<string>;
   onProgress?: (p: ScoreProgress) => void;
   signal?: AbortSignal;
 }
@@ -53,7 +55,8 @@ interface Task {
   sample: number;
 }
 
-function applies(q: Question, e: ExplanationRow): boolean {
+/** Whether a question is asked about an explanation: the same instance; effect questions only about the agent (or run) they concern. */
+export function applies(q: Question, e: ExplanationRow): boolean {
   if (e.instance !== q.instance) return false;
   if (!isEffect(q.type)) return true;
   if (q.trajectory !== null) return e.trajectory === q.trajectory;
@@ -66,7 +69,7 @@ export function modelName(model: QaModel, choicesOnly: boolean): string {
 
 export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreResult> {
   const name = modelName(o.model, Boolean(o.choicesOnly));
-  const questions = listQuestions(db);
+  const questions = listQuestions(db).filter(q => !o.excludeQuestions?.has(q.id));
   if (o.kinds.includes('blank')) {
     // a blank explanation beside every original one: must score 0 with a sound QA model
     db.transaction(() => {

@@ -12,6 +12,8 @@ import {PairRows, PairsHeader} from './screens/trace-pairs.js';
 import {deltaLine, StepperBody, stepperTitle} from './screens/stepper.js';
 import {AgentQuestionRows, BoardHeader, BoardRows, questionLines} from './screens/scores.js';
 import {LensLine, lensInfoLines, ptaLines, rankingLines} from './screens/lens.js';
+import {agreementLines, flagLines} from './screens/agreement.js';
+import {FLAG_KEYS} from './state.js';
 import {editText} from '../services/editor.js';
 import {initialState, reducer, type Extent, type State} from './state.js';
 import type {Theme} from './theme.js';
@@ -83,6 +85,8 @@ export function App({data, theme, initial, onQuit}: AppProps) {
   const ptaText = useMemo(() => (ptaView ? ptaLines(ptaView, width, Boolean(ptaScreen?.dag)) : []), [ptaView, width, ptaScreen?.dag]);
   const rankingScreen = screen?.kind === 'ranking' ? screen : null;
   const rankingText = useMemo(() => (rankingScreen ? rankingLines(data.rankings(), width) : []), [data, Boolean(rankingScreen), width]);
+  const agreementScreen = screen?.kind === 'agreement' ? screen : null;
+  const agreementText = useMemo(() => (agreementScreen ? agreementLines(data.agreement(), width) : []), [data, Boolean(agreementScreen), width]);
   const textLines = useMemo(() => {
     if (!detail || !trajScreen) return [];
     if (trajScreen.kind === 'step') {
@@ -139,10 +143,23 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     () => (questionScreen ? data.question(questionScreen.id, questionScreen.agent, questionScreen.explanations, questionScreen.explanationId) : null),
     [data, questionScreen?.id, questionScreen?.agent, questionScreen?.explanations, questionScreen?.explanationId, scoreTick],
   );
+  const [flagTick, setFlagTick] = useState(0);
   const qLines = useMemo(
-    () => (qView && questionScreen ? questionLines({...qView, status}, {showKey: questionScreen.showKey, showPrompt: questionScreen.showPrompt, width}) : []),
-    [qView, status, questionScreen?.showKey, questionScreen?.showPrompt, width],
+    () =>
+      qView && questionScreen
+        ? [...questionLines({...qView, status}, {showKey: questionScreen.showKey, showPrompt: questionScreen.showPrompt, width}), ...flagLines(data.flags(questionScreen.id), width)]
+        : [],
+    [qView, status, questionScreen?.showKey, questionScreen?.showPrompt, width, flagTick],
   );
+  useEffect(() => {
+    if (!questionScreen?.flagged) return;
+    try {
+      setStatus(data.setFlag(questionScreen.id, questionScreen.flagged.verdict, questionScreen.flagged.note));
+    } catch (error) {
+      setStatus(`not stored: ${(error as Error).message}`);
+    }
+    setFlagTick(t => t + 1);
+  }, [questionScreen?.flagged?.seq]);
   useEffect(() => {
     if (!questionScreen || questionScreen.rescore === 0 || !qView?.explanation) return;
     const explanation = qView.explanation.id;
@@ -207,6 +224,8 @@ export function App({data, theme, initial, onQuit}: AppProps) {
         ? {total: ptaText.length, page: bodyHeight}
       : screen.kind === 'ranking'
         ? {total: rankingText.length, page: bodyHeight}
+      : screen.kind === 'agreement'
+        ? {total: agreementText.length, page: bodyHeight}
       : screen.kind === 'trajectory' && screen.tab === 'steps'
         ? {total: detail?.steps ?? 0, page: bodyHeight - 2}
         : {total: textLines.length, page: bodyHeight, steps: detail?.steps ?? 0};
@@ -285,6 +304,10 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     title = `PTA reference · trajectory #${screen.id}`;
     subheader = <Text wrap="truncate-end" bold>{ptaView ? `${ptaView.instance} · ${ptaView.agent}` : 'not found'}</Text>;
     body = ptaView ? <TextView lines={ptaText} scroll={screen.scroll} height={bodyHeight} theme={theme} /> : <Text color={theme.bad}>Trajectory #{screen.id} is not in the database. Esc goes back.</Text>;
+  } else if (screen.kind === 'agreement') {
+    title = "Agreement · people's labels";
+    subheader = <Text color={theme.muted}>Cohen's κ per pair, Fleiss' κ, people vs QA models and vs adjudicated answers</Text>;
+    body = <TextView lines={agreementText} scroll={screen.scroll} height={bodyHeight} theme={theme} />;
   } else if (screen.kind === 'ranking') {
     title = 'Lens rankings · pass rate vs process quality';
     subheader = <Text color={theme.muted}>AgentLens: the same runs ranked two ways</Text>;
@@ -320,9 +343,14 @@ export function App({data, theme, initial, onQuit}: AppProps) {
   }
 
   const prompting = trajScreen?.stagePrompt ?? null;
+  const flagging = questionScreen?.flag ?? null;
   const filterLine =
     list.editingFilter && !screen && !state.help
       ? `filter: ${list.filter}▏  Enter keep · Esc clear`
+      : flagging && !state.help
+        ? flagging.phase === 'verdict'
+          ? `flag as: ${FLAG_KEYS.map((v, i) => `${i + 1} ${v}`).join(' · ')} · Esc cancel`
+          : `flag ${flagging.verdict}: note (Enter saves, Esc cancels): ${flagging.note}▏`
       : prompting !== null && !state.help
         ? `stage for step ${prompting + 1}: e explore · i implement · v verify · o orchestrate · x remove yours · Esc cancel`
       : status && trajScreen && !state.help

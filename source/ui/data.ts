@@ -4,6 +4,9 @@ import {followPath} from '../core/lens/pta.js';
 import type {Db} from '../store/db.js';
 import {lensRankings, lensScoreOf, loadLensRuns, removeStageOverride, setStageOverride, whyNotScored} from '../store/lens.js';
 import type {LensScore, PtaView} from './screens/lens.js';
+import type {AutoFlag} from '../core/questions/annotation.js';
+import {listFlags, setFlag, type FlagRow} from '../store/annotations.js';
+import {agreementReport, automaticFlags, type AgreementReport} from '../services/annotation.js';
 import {getTrace, latestDelta, listPairs} from '../store/traces.js';
 import {openStepper, type StepperModel, type WatchValue} from '../services/stepper.js';
 import {buildReport, defaultModel, type Report} from '../services/report.js';
@@ -55,6 +58,10 @@ export interface ExplorerData {
   rankings(): ReturnType<typeof lensRankings>;
   /** a person's stage for a step (null removes theirs); returns what was done */
   setStage(id: number, idx: number, stage: string | null): string;
+  agreement(): AgreementReport;
+  /** people's flags on a question and the automatic ones */
+  flags(question: string): {people: FlagRow[]; automatic: AutoFlag[]};
+  setFlag(question: string, verdict: string, note: string): string;
 }
 
 /** Who corrects stages in the explorer: $DELTALENS_ANNOTATOR, else the login name. */
@@ -229,6 +236,13 @@ export function storeData(db: Db, label: string): ExplorerData {
       };
     },
     rankings: () => lensRankings(db),
+    agreement: () => agreementReport(db),
+    flags: question => ({people: listFlags(db).filter(f => f.question === question), automatic: automaticFlags(db).filter(f => f.question === question)}),
+    setFlag: (question, verdict, note) => {
+      const who = annotatorName();
+      setFlag(db, {question, author: who, verdict, note: note || null});
+      return `flagged ${verdict}${note ? ' with a note' : ''} as ${who} (deltalens flags lists them)`;
+    },
     setStage: (id, idx, stage) => {
       const who = annotatorName();
       if (stage === null) return removeStageOverride(db, id, idx, who) ? `removed ${who}'s stage for step ${idx + 1}` : `${who} had no stage for step ${idx + 1}`;

@@ -5,7 +5,7 @@ import type {Key} from 'ink';
  * help overlay, the status bar and readme.md's key table are generated from it.
  */
 
-export type Scope = 'global' | 'list' | 'trajectory' | 'step' | 'pairs' | 'stepper' | 'board' | 'agentQuestions' | 'question' | 'pta' | 'ranking';
+export type Scope = 'global' | 'list' | 'trajectory' | 'step' | 'pairs' | 'stepper' | 'board' | 'agentQuestions' | 'question' | 'pta' | 'ranking' | 'agreement';
 
 export type CommandId =
   | 'help'
@@ -48,7 +48,9 @@ export type CommandId =
   | 'correctStage'
   | 'reference'
   | 'rankings'
-  | 'dagView';
+  | 'dagView'
+  | 'flagQuestion'
+  | 'agreement';
 
 export interface Binding {
   id: CommandId;
@@ -61,12 +63,12 @@ export interface Binding {
   match: (input: string, key: Key) => boolean;
 }
 
-const all: Scope[] = ['list', 'trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking'];
+const all: Scope[] = ['list', 'trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking', 'agreement'];
 
 export const BINDINGS: Binding[] = [
   {id: 'help', label: 'help', keys: '?', description: 'show or hide this help', scopes: ['global'], hint: all, match: input => input === '?'},
   {id: 'quit', label: 'quit', keys: 'q, Ctrl+C', description: 'quit', scopes: ['global'], hint: all, match: (input, key) => input === 'q' || (key.ctrl && input === 'c')},
-  {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: all, hint: ['trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking'], match: (_, key) => key.escape || key.backspace || key.delete},
+  {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: all, hint: ['trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking', 'agreement'], match: (_, key) => key.escape || key.backspace || key.delete},
   {id: 'down', keys: 'j, ↓', description: 'next row / scroll down (the stepper: next aligned row, into calls)', scopes: all, match: (input, key) => input === 'j' || key.downArrow},
   {id: 'up', keys: 'k, ↑', description: 'previous row / scroll up', scopes: all, match: (input, key) => input === 'k' || key.upArrow},
   {id: 'pageDown', keys: 'PgDn, Ctrl+F, Space', description: 'one page down', scopes: all, match: (input, key) => key.pageDown || (key.ctrl && input === 'f') || input === ' '},
@@ -77,6 +79,7 @@ export const BINDINGS: Binding[] = [
   {id: 'traces', label: 'traces', keys: 't', description: "traced patch pairs (buggy vs patched executions); on a trajectory, its patch's", scopes: ['list', 'trajectory'], hint: ['list'], match: input => input === 't'},
   {id: 'leaderboard', label: 'leaderboard', keys: 'l', description: 'explanation-score leaderboard (ExplainBench)', scopes: ['list'], hint: ['list'], match: input => input === 'l'},
   {id: 'rankings', label: 'rankings', keys: 'R', description: 'process-quality rankings: rank by pass rate vs rank by quality (AgentLens)', scopes: ['list'], hint: ['list'], match: input => input === 'R'},
+  {id: 'agreement', label: 'agreement', keys: 'A', description: "agreement on people's labels: Cohen's and Fleiss' κ, people vs models", scopes: ['list'], hint: ['list'], match: input => input === 'A'},
   {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model (Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: input => input === '/'},
   {id: 'sort', label: 'sort', keys: 's', description: 'sort by the next column', scopes: ['list'], hint: ['list'], match: input => input === 's'},
   {id: 'reverse', keys: 'S', description: 'reverse the sort order', scopes: ['list'], match: input => input === 'S'},
@@ -104,6 +107,7 @@ export const BINDINGS: Binding[] = [
   {id: 'toggleKey', label: 'key', keys: 'v', description: 'show or hide the answer key', scopes: ['question'], hint: ['question'], match: input => input === 'v'},
   {id: 'togglePrompt', label: 'prompt', keys: 'p', description: 'show the prompt exactly as sent (sample 1)', scopes: ['question'], hint: ['question'], match: input => input === 'p'},
   {id: 'rescore', label: 're-score', keys: 'r', description: 're-score this question × explanation live with the QA model ($DELTALENS_QA_MODEL, default lexical)', scopes: ['question'], hint: ['question'], match: input => input === 'r'},
+  {id: 'flagQuestion', label: 'flag', keys: 'f', description: 'flag the question (valid, ambiguous, wrong key, guessable, leaks the answer, broken context) with a note, under $DELTALENS_ANNOTATOR', scopes: ['question'], hint: ['question'], match: input => input === 'f'},
   {id: 'editExplanation', label: 'edit', keys: 'e', description: 'edit the explanation in $EDITOR and keep it as a custom explanation', scopes: ['question'], hint: ['question'], match: input => input === 'e'},
 ];
 

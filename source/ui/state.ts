@@ -41,6 +41,9 @@ export interface QuestionScreen {
   edit: number;
   /** a custom explanation made here replaces the shown one */
   explanationId: number | null;
+  /** f: choosing a verdict, then typing a note; `flagged` is handed to the app to store */
+  flag?: {phase: 'verdict' | 'note'; verdict: string | null; note: string} | null;
+  flagged?: {verdict: string; note: string; seq: number} | null;
 }
 
 export type Screen =
@@ -51,6 +54,7 @@ export type Screen =
   | ({kind: 'step'; id: number; idx: number; scroll: number} & StageCorrection)
   | {kind: 'pta'; id: number; scroll: number; dag?: boolean}
   | {kind: 'ranking'; scroll: number}
+  | {kind: 'agreement'; scroll: number}
   | {kind: 'pairs'; list: Cursor; trajectory?: number}
   | StepperScreen;
 
@@ -142,6 +146,7 @@ export function reducer(state: State, action: Action): State {
   if (state.list.editingFilter && !state.stack.length && !state.help) return filterKey(state, input, key);
   const top = state.stack.at(-1);
   if (top?.kind === 'stepper' && top.input && !state.help) return stepperInput(state, top, input, key, extent);
+  if (top?.kind === 'question' && top.flag && !state.help) return flagKey(state, top, input, key);
   if ((top?.kind === 'trajectory' || top?.kind === 'step') && top.stagePrompt !== undefined && top.stagePrompt !== null && !state.help) return stageKey(state, top, input, key);
   const scope: Scope = top?.kind ?? 'list';
   const id = commandFor(scope, input, key);
@@ -189,6 +194,26 @@ function stageKey(state: State, screen: Extract<Screen, {kind: 'trajectory' | 's
   const stage = ['E', 'I', 'V', 'O'].includes(letter) ? letter : letter === 'X' ? null : undefined;
   if (stage === undefined) return state;
   return replace({...screen, stagePrompt: null, correct: {idx, stage, seq: (screen.correct?.seq ?? 0) + 1}});
+}
+
+/** The verdicts f offers, in the order of their number keys. */
+export const FLAG_KEYS = ['valid', 'ambiguous', 'wrong-key', 'guessable', 'leaks-answer', 'broken-context'] as const;
+
+function flagKey(state: State, screen: QuestionScreen, input: string, key: Key): State {
+  const replace = (next: Screen): State => ({...state, stack: [...state.stack.slice(0, -1), next]});
+  const flag = screen.flag!;
+  if (key.ctrl && input === 'c') return {...state, quitting: true};
+  if (flag.phase === 'verdict') {
+    if (key.escape || key.backspace) return replace({...screen, flag: null});
+    const verdict = FLAG_KEYS[Number(input) - 1];
+    return verdict ? replace({...screen, flag: {phase: 'note', verdict, note: ''}}) : state;
+  }
+  if (key.escape) return replace({...screen, flag: null});
+  if (key.return) return replace({...screen, flag: null, flagged: {verdict: flag.verdict!, note: flag.note.trim(), seq: (screen.flagged?.seq ?? 0) + 1}});
+  if (key.backspace || key.delete) return replace({...screen, flag: {...flag, note: [...flag.note].slice(0, -1).join('')}});
+  const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
+  if (!typed || key.ctrl || key.meta) return state;
+  return replace({...screen, flag: {...flag, note: flag.note + typed}});
 }
 
 function search(screen: StepperScreen, text: string, extent: Extent): StepperScreen {
@@ -248,6 +273,7 @@ function command(state: State, id: CommandId, extent: Extent): State {
     if (id === 'traces') return {...state, stack: [{kind: 'pairs', list: {cursor: 0, top: 0}}]};
     if (id === 'leaderboard') return {...state, stack: [{kind: 'board', model: null, list: {cursor: 0, top: 0}}]};
     if (id === 'rankings') return {...state, stack: [{kind: 'ranking', scroll: 0}]};
+    if (id === 'agreement') return {...state, stack: [{kind: 'agreement', scroll: 0}]};
     if (MOVES.has(id)) return {...state, list: {...state.list, ...moveCursor(state.list, id, extent)}};
     const selected = id === 'open' ? extent.idAt?.(state.list.cursor) : undefined;
     if (selected !== undefined) {
@@ -294,11 +320,12 @@ function command(state: State, id: CommandId, extent: Extent): State {
     if (id === 'togglePrompt') return replace({...screen, showPrompt: !screen.showPrompt, scroll: 0});
     if (id === 'rescore') return replace({...screen, rescore: screen.rescore + 1});
     if (id === 'editExplanation') return replace({...screen, edit: screen.edit + 1});
+    if (id === 'flagQuestion') return replace({...screen, flag: {phase: 'verdict', verdict: null, note: ''}});
     if (id === 'nextModel') return replace({...screen, model: nextModel(screen.model)});
     return state;
   }
   if (screen.kind === 'pta' && id === 'dagView') return replace({...screen, dag: !screen.dag, scroll: 0});
-  if (screen.kind === 'pta' || screen.kind === 'ranking') {
+  if (screen.kind === 'pta' || screen.kind === 'ranking' || screen.kind === 'agreement') {
     return MOVES.has(id) ? replace({...screen, scroll: moveScroll(screen.scroll, id, extent)}) : state;
   }
   if (screen.kind === 'pairs') {

@@ -16,12 +16,13 @@ const SCOPE_TITLES: Record<Scope | 'global', string> = {
   question: 'Question',
   pta: 'PTA reference',
   ranking: 'Lens rankings',
+  agreement: 'Agreement',
 };
 
 /** Every key, grouped by where it works; generated from the keymap so it cannot drift. */
 export function helpLines(scope: Scope, width: number, theme: Theme): React.ReactNode[] {
   const lines: React.ReactNode[] = [];
-  const order: (Scope | 'global')[] = ['global', scope, ...(['list', 'trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking'] as Scope[]).filter(s => s !== scope)];
+  const order: (Scope | 'global')[] = ['global', scope, ...(['list', 'trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking', 'agreement'] as Scope[]).filter(s => s !== scope)];
   for (const group of order) {
     const bindings = BINDINGS.filter(b => (group === 'global' ? b.scopes.includes('global') : b.scopes.includes(group) && !b.scopes.includes('global')));
     if (!bindings.length) continue;

@@ -1,0 +1,160 @@
+import {writeFileSync} from 'node:fs';
+import {resolve} from 'node:path';
+import {AUTO_FLAG_TEXT, FLAG_TEXT, FLAG_VERDICTS} from '../core/questions/annotation.js';
+import {listFlags, setFlag} from '../store/annotations.js';
+import {openDb, type Db} from '../store/db.js';
+import {agreementReport, automaticFlags, exportAnnotations, importAnnotations} from '../services/annotation.js';
+import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
+import {chooseDb} from './db-path.js';
+import {ensureDemo} from './demo.js';
+
+export const AGREEMENT_HELP = `Usage: deltalens agreement [--json] [--db FILE]
+
+Agreement on the people's labels: Cohen's κ and raw agreement for every pair of annotators
+(on the items both labelled), Fleiss' κ over the items labelled by the same number of people,
+the same per question type, each person against each QA model's majority answer, and each
+person against the adjudicated answers. Labels are categories: one letter, or "before,after".
+
+JSON: {"pairs": [{"a", "b", "n", "raw", "cohen_kappa"}], "fleiss_kappa", "by_type": {…},
+"human_vs_model": […], "human_vs_adjudicated": […], …}`;
+
+export const FLAGS_HELP = `Usage: deltalens flags [--json] [--db FILE]
+       deltalens flags set QUESTION VERDICT --author NAME [--note TEXT] [--db FILE]
+
+Question flags: people's verdicts on questions (${FLAG_VERDICTS.join(', ')}) — set with
+\`flags set\` or f on the explorer's question screen — and the automatic flags beside them:
+${Object.entries(AUTO_FLAG_TEXT).map(([k, v]) => `  ${k}: ${v}`).join('\n')}
+\`deltalens score --exclude-flagged\` and \`deltalens report --exclude-flagged\` leave out the
+questions people flagged with anything but valid (add --exclude-auto-flags for the automatic).`;
+
+export const ANNOTATIONS_HELP = `Usage: deltalens annotations export [--format jsonl|csv] [--out FILE] [--db FILE]
+       deltalens annotations import FILE [--json] [--db FILE]
+
+Move people's labels between machines. A JSONL line is
+  {"question": QUESTION_ID, "explanation": EXPLANATION_ID, "annotator": NAME, "letters": ["B"], "rationale": "…"}
+with the ids \`deltalens questions list --json\` and \`deltalens explanations list --json\` print.
+Import is all or nothing (a bad line names its line and field) and idempotent: a label that is
+already stored the same is left alone; a changed one replaces the person's earlier label.`;
+
+async function withDb(dbFlag: string | undefined, fn: (db: Db) => number): Promise<number> {
+  const target = dbFlag ? {path: resolve(dbFlag)} : await ensureDemo(chooseDb(undefined));
+  const db = openDb(target.path);
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+const k = (x: number | null) => (x === null ? '—' : x.toFixed(3));
+const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 100)}%`);
+
+export async function runAgreement(argv: string[]): Promise<number> {
+  const {values} = parse(argv, {...COMMON_OPTIONS}, false);
+  if (values.help) {
+    console.log(AGREEMENT_HELP);
+    return EXIT.ok;
+  }
+  return withDb(values.db, db => {
+    const r = agreementReport(db);
+    if (values.json) {
+      printJson(r);
+      return EXIT.ok;
+    }
+    if (!r.items_labelled) {
+      console.log('no labels yet: deltalens annotate --annotator NAME (or annotations import FILE)');
+      return EXIT.ok;
+    }
+    console.log(`${r.items_labelled} items labelled by ${r.annotators.length} people (${r.annotators.join(', ')})`);
+    console.log(`Fleiss' κ ${k(r.fleiss_kappa)} over ${r.fleiss.n} items with ${r.fleiss.raters} labels each${r.fleiss.left_out ? ` (${r.fleiss.left_out} left out)` : ''}`);
+    if (r.pairs.length) console.log('\npeople, pairwise        items   raw      κ');
+    for (const p of r.pairs) console.log(`  ${`${p.a} – ${p.b}`.padEnd(22)} ${String(p.n).padStart(5)}  ${pct(p.raw).padStart(4)}  ${k(p.cohen_kappa).padStart(6)}`);
+    console.log('\nby question type         items  Fleiss κ  pairs κ');
+    for (const [t, v] of Object.entries(r.by_type)) console.log(`  ${t.padEnd(22)} ${String(v.items).padStart(5)}  ${k(v.fleiss_kappa).padStart(8)}  ${v.pairs.map(p => k(p.cohen_kappa)).join(' ')}`);
+    if (r.human_vs_model.length) console.log('\nperson vs model majority                      items   raw      κ');
+    for (const h of r.human_vs_model) console.log(`  ${`${h.annotator} – ${h.model}${h.baseline ? ' (baseline)' : ''}`.padEnd(44)} ${String(h.n).padStart(5)}  ${pct(h.raw).padStart(4)}  ${k(h.cohen_kappa).padStart(6)}`);
+    const adj = r.human_vs_adjudicated.filter(h => h.n);
+    if (adj.length) console.log('\nperson vs adjudicated   items   raw      κ');
+    for (const h of adj) console.log(`  ${h.annotator.padEnd(22)} ${String(h.n).padStart(5)}  ${pct(h.raw).padStart(4)}  ${k(h.cohen_kappa).padStart(6)}`);
+    return EXIT.ok;
+  });
+}
+
+export async function runFlags(argv: string[]): Promise<number> {
+  const {values, positionals} = parse(argv, {...COMMON_OPTIONS, author: {type: 'string'}, note: {type: 'string'}});
+  if (values.help) {
+    console.log(FLAGS_HELP);
+    return EXIT.ok;
+  }
+  if (positionals[0] === 'set') {
+    const [, question, verdict] = positionals;
+    if (!question || !verdict) throw new UsageError('flags set takes QUESTION VERDICT (see deltalens flags --help)');
+    const author = values.author ?? process.env.DELTALENS_ANNOTATOR;
+    if (!author) throw new UsageError('flags set needs --author NAME (or $DELTALENS_ANNOTATOR)');
+    return withDb(values.db, db => {
+      try {
+        setFlag(db, {question, author, verdict, note: values.note});
+      } catch (error) {
+        if (error instanceof RangeError) throw new UsageError(error.message);
+        throw error;
+      }
+      console.log(`${question}: ${author} says ${verdict}`);
+      return EXIT.ok;
+    });
+  }
+  if (positionals.length) throw new UsageError(`flags takes no argument but "set" (got "${positionals[0]}")`);
+  return withDb(values.db, db => {
+    const people = listFlags(db);
+    const auto = automaticFlags(db);
+    if (values.json) {
+      printJson({people, automatic: auto});
+      return EXIT.ok;
+    }
+    console.log(`${people.length} flag(s) by people, ${auto.length} automatic`);
+    for (const f of people) console.log(`  ${f.question}  ${FLAG_TEXT[f.verdict]}  — ${f.author}${f.note ? `: ${f.note}` : ''}`);
+    for (const f of auto) console.log(`  ${f.question}  [auto] ${f.reason}: ${f.evidence}`);
+    return EXIT.ok;
+  });
+}
+
+export async function runAnnotations(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h') {
+    console.log(ANNOTATIONS_HELP);
+    return sub === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, format: {type: 'string'}, out: {type: 'string'}});
+  if (values.help) {
+    console.log(ANNOTATIONS_HELP);
+    return EXIT.ok;
+  }
+  if (sub === 'export') {
+    const format = oneOf(values.format, ['jsonl', 'csv'] as const, '--format') ?? 'jsonl';
+    return withDb(values.db, db => {
+      const text = exportAnnotations(db, format);
+      if (values.out) writeFileSync(values.out, text);
+      else process.stdout.write(text);
+      return EXIT.ok;
+    });
+  }
+  if (sub === 'import') {
+    const file = positionals[0];
+    if (!file) throw new UsageError('annotations import takes FILE');
+    return withDb(values.db, db => {
+      let r;
+      try {
+        r = importAnnotations(db, file);
+      } catch (error) {
+        if (error instanceof RangeError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
+          console.error(`deltalens: ${(error as Error).message} — nothing was imported`);
+          return EXIT.failed;
+        }
+        throw error;
+      }
+      if (values.json) printJson(r);
+      else console.log(`${r.added} added, ${r.updated} updated, ${r.unchanged} already stored`);
+      return EXIT.ok;
+    });
+  }
+  throw new UsageError(`annotations takes export or import (got "${sub}")`);
+}

@@ -1,0 +1,132 @@
+import {render} from 'ink';
+import React from 'react';
+import {basename, resolve} from 'node:path';
+import {parseQueue} from '../core/questions/annotation.js';
+import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
+import {deleteAnnotation, saveAdjudication, saveAnnotation, setAdjudicationNote, setRationale} from '../store/annotations.js';
+import {openDb} from '../store/db.js';
+import {blindItem, conflicts, sessionQueue} from '../services/annotation.js';
+import {AdjudicateApp, AnnotateApp} from '../ui/annotate.js';
+import {themeFromEnv} from '../ui/theme.js';
+import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, UsageError} from './args.js';
+import {chooseDb} from './db-path.js';
+import {ensureDemo} from './demo.js';
+
+export const ANNOTATE_HELP = `Usage: deltalens annotate --annotator NAME [--queue all|unlabelled|disagreements|sample:N]
+                         [--type T] [--agent A] [--seed S] [--db FILE]
+
+Label questions from explanations by hand, one item (question × explanation) at a time,
+blind: the answer key, the QA model's answers and other people's labels are never shown.
+Press the letter of your answer (two letters — before, after — for end-to-end effect); the
+label is stored at once, then type an optional one-line rationale (Enter keeps it, Esc skips).
+u undoes your last label, PgDn scrolls a long item, q quits (nothing is lost).
+
+Queues (items you labelled already are left out, so a session resumes):
+  all            every item, in a seeded random order (the default)
+  unlabelled     items nobody has labelled
+  disagreements  items where people disagree, or a person disagrees with the QA model's majority
+  sample:N       a stratified sample of N items over question types (the same for everyone
+                 with the same --seed)
+
+Options:
+  --annotator NAME  whose labels these are (or $DELTALENS_ANNOTATOR)
+  --type T          only ${QUESTION_TYPES.join(', ')}
+  --agent A         only explanations of this agent
+  --seed S          the order and the sample (default 0)
+  --db FILE         the database (default: the demo, built if needed)
+
+See also: deltalens adjudicate, deltalens agreement, deltalens annotations export|import.`;
+
+export const ADJUDICATE_HELP = `Usage: deltalens adjudicate --annotator NAME [--all] [--db FILE]
+
+Resolve items whose labels conflict (ExplainBench Fig. 4): every person's label with their
+rationale and every QA model's answers are shown (the answer key only on v). Press the letters
+of the final answer — stored at once — then an optional one-line note (Enter keeps, Esc skips).
+n / p move between items without deciding, q quits.
+
+Options:
+  --annotator NAME  the adjudicator (or $DELTALENS_ANNOTATOR)
+  --all             include items already adjudicated (a new answer replaces the old)
+  --db FILE         the database (default: the demo)`;
+
+async function openTarget(dbFlag: string | undefined) {
+  const target = dbFlag ? {path: resolve(dbFlag), demo: false} : await ensureDemo(chooseDb(undefined));
+  return {db: openDb(target.path), label: target.demo ? 'demo data' : basename(target.path)};
+}
+
+function needTerminal(command: string): boolean {
+  if (process.stdin.isTTY && process.stdout.isTTY) return true;
+  console.error(`deltalens: ${command} needs an interactive terminal; labels made elsewhere can be merged with \`deltalens annotations import FILE\``);
+  return false;
+}
+
+export async function runAnnotate(argv: string[]): Promise<number> {
+  const {values} = parse(argv, {...COMMON_OPTIONS, annotator: {type: 'string'}, queue: {type: 'string'}, type: {type: 'string'}, agent: {type: 'string'}, seed: {type: 'string'}}, false);
+  if (values.help) {
+    console.log(ANNOTATE_HELP);
+    return EXIT.ok;
+  }
+  const annotator = values.annotator ?? process.env.DELTALENS_ANNOTATOR;
+  if (!annotator?.trim()) throw new UsageError('annotate needs --annotator NAME (or $DELTALENS_ANNOTATOR)');
+  const queue = parseQueue(values.queue ?? 'all');
+  if (!queue) throw new UsageError(`--queue must be all, unlabelled, disagreements or sample:N (got "${values.queue}")`);
+  const type = oneOf(values.type, QUESTION_TYPES, '--type') as QuestionType | undefined;
+  const seed = positiveInt(values.seed, '--seed') ?? 0;
+  if (!needTerminal('annotate')) return EXIT.failed;
+  const {db, label} = await openTarget(values.db);
+  try {
+    const items = sessionQueue(db, {annotator, queue, type, agent: values.agent, seed});
+    const app = render(
+      <AnnotateApp
+        theme={themeFromEnv()}
+        data={{
+          annotator,
+          label,
+          queue: items,
+          view: item => blindItem(db, item),
+          save: (item, letters, seconds) => saveAnnotation(db, {question: item.question, explanation: item.explanation, annotator, letters, seconds}),
+          setRationale: (id, text) => setRationale(db, id, text),
+          remove: id => void deleteAnnotation(db, id),
+        }}
+      />,
+      {exitOnCtrlC: false},
+    );
+    await app.waitUntilExit();
+  } finally {
+    db.close();
+  }
+  return EXIT.ok;
+}
+
+export async function runAdjudicate(argv: string[]): Promise<number> {
+  const {values} = parse(argv, {...COMMON_OPTIONS, annotator: {type: 'string'}, all: {type: 'boolean'}}, false);
+  if (values.help) {
+    console.log(ADJUDICATE_HELP);
+    return EXIT.ok;
+  }
+  const adjudicator = values.annotator ?? process.env.DELTALENS_ANNOTATOR;
+  if (!adjudicator?.trim()) throw new UsageError('adjudicate needs --annotator NAME (or $DELTALENS_ANNOTATOR)');
+  if (!needTerminal('adjudicate')) return EXIT.failed;
+  const {db, label} = await openTarget(values.db);
+  try {
+    const items = conflicts(db, {includeAdjudicated: values.all});
+    const app = render(
+      <AdjudicateApp
+        theme={themeFromEnv()}
+        data={{
+          adjudicator,
+          label,
+          items,
+          view: item => blindItem(db, item),
+          save: (item, letters) => saveAdjudication(db, {question: item.question, explanation: item.explanation, adjudicator, letters}),
+          setNote: (item, note) => setAdjudicationNote(db, item.question, item.explanation, note),
+        }}
+      />,
+      {exitOnCtrlC: false},
+    );
+    await app.waitUntilExit();
+  } finally {
+    db.close();
+  }
+  return EXIT.ok;
+}
