@@ -53,19 +53,41 @@ export function contextLines(context: Record<string, unknown>, width: number): D
   return out.length ? out : [{text: '(none)', role: 'muted'}];
 }
 
-/** The item as shown to the person labelling it: explanation, context, question, choices. Nothing else. */
-export function blindLines(v: BlindItem, width: number): DisplayLine[] {
+/** What a person reads to answer (scrolls): the explanation and the context. */
+export function readingLines(v: BlindItem, width: number): DisplayLine[] {
   return [
     {text: `Explanation (${v.agent ?? 'unknown agent'}'s)`, role: 'heading'},
     ...wrapLines(v.explanationText || '(empty)', width).map(text => ({text})),
     {text: ''},
     {text: 'Context', role: 'heading'},
     ...contextLines(v.context, width),
-    {text: ''},
-    {text: `Question (${v.type})`, role: 'heading'},
-    ...textBlock(v.text, width),
-    ...v.choices.flatMap(c => textBlock(`  ${c.label}. ${c.text}`, width)),
   ];
+}
+
+/** The question and its choices (always on screen, under the reading). */
+export function questionBlock(v: BlindItem, width: number): DisplayLine[] {
+  return [{text: `Question (${v.type})`, role: 'heading'}, ...textBlock(v.text, width), ...v.choices.flatMap(c => textBlock(`  ${c.label}. ${c.text}`, width))];
+}
+
+/** The item as shown to the person labelling it: explanation, context, question, choices. Nothing else. */
+export function blindLines(v: BlindItem, width: number): DisplayLine[] {
+  return [...readingLines(v, width), {text: ''}, ...questionBlock(v, width)];
+}
+
+/** A reading pane that scrolls above a fixed question block, within `height` rows. */
+function ItemView({reading, fixed, scroll, height, theme}: {reading: DisplayLine[]; fixed: DisplayLine[]; scroll: number; height: number; theme: Theme}) {
+  const fixedRows = Math.min(fixed.length, Math.max(3, height - 4));
+  const readRows = Math.max(1, height - fixedRows - 1);
+  const more = reading.length > scroll + readRows;
+  return (
+    <Box flexDirection="column" height={height}>
+      <TextView lines={reading} scroll={scroll} height={readRows} theme={theme} />
+      <Text color={theme.muted} wrap="truncate-end">
+        {more ? `── ${reading.length - scroll - readRows} more line(s): PgDn / j ──` : '─'.repeat(20)}
+      </Text>
+      <TextView lines={fixed} scroll={0} height={fixedRows} theme={theme} />
+    </Box>
+  );
 }
 
 function clock(seconds: number): string {
@@ -178,8 +200,9 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
   }
 
   const s = m.current;
-  const lines = view ? blindLines(view, width) : [];
-  const maxScroll = Math.max(0, lines.length - bodyHeight);
+  const reading = view ? readingLines(view, width) : [];
+  const fixed = view ? questionBlock(view, width) : [];
+  const maxScroll = Math.max(0, reading.length - 1);
   if (s.scroll > maxScroll) s.scroll = maxScroll;
   const total = data.queue.length;
   const done = s.saved.length;
@@ -198,7 +221,7 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
       <Text wrap="truncate-end" bold>
         {view ? `${view.instance} · ${view.question} · explanation #${view.explanation}` : item ? 'this item is no longer in the database' : ' '}
       </Text>
-      {view ? <TextView lines={lines} scroll={s.scroll} height={bodyHeight} theme={theme} /> : <Box height={bodyHeight} />}
+      {view ? <ItemView reading={reading} fixed={fixed} scroll={s.scroll} height={bodyHeight} theme={theme} /> : <Box height={bodyHeight} />}
       <Text wrap="truncate-end" color={theme.warn}>
         {s.message ?? ' '}
       </Text>
@@ -220,15 +243,14 @@ export interface AdjudicateData {
 
 /** Every label with its rationale and every model's answers (Fig. 4); the key only on v. */
 export function conflictLines(c: ConflictItem, v: BlindItem, width: number, showKey: boolean): DisplayLine[] {
-  const lines = blindLines(v, width);
-  lines.push({text: ''}, {text: `People's labels (${c.labels.length})`, role: 'heading'});
+  const lines: DisplayLine[] = [{text: `People's labels (${c.labels.length})`, role: 'heading'}];
   for (const l of c.labels) lines.push(...textBlock(`  ${l.annotator.padEnd(14)} ${labelOf(l.letters).padEnd(5)} ${l.rationale ? `“${l.rationale}”` : '(no rationale)'}${l.seconds !== null ? ` · ${Math.round(l.seconds)} s` : ''}`, width));
   lines.push({text: ''}, {text: 'QA models', role: 'heading'});
   if (!c.models.length) lines.push({text: '  no model answers stored for this item', role: 'muted'});
   for (const x of c.models) lines.push(...textBlock(`  ${x.model.padEnd(24)} majority ${x.majority ?? 'tie'} · samples ${x.samples.join(' ')}`, width));
   lines.push({text: ''}, showKey ? {text: `Answer key: ${c.key.join(' → ')}`, role: 'heading'} : {text: 'Answer key hidden (v shows it)', role: 'muted'});
   if (c.adjudicated) lines.push({text: `Adjudicated by ${c.adjudicated.adjudicator}: ${c.adjudicated.letters.join(' → ')}${c.adjudicated.note ? ` — ${c.adjudicated.note}` : ''}`, role: 'muted'});
-  return lines;
+  return [...lines, {text: ''}, ...readingLines(v, width)];
 }
 
 export function AdjudicateApp({data, theme, onQuit}: {data: AdjudicateData; theme: Theme; onQuit?: () => void}) {
@@ -307,7 +329,8 @@ export function AdjudicateApp({data, theme, onQuit}: {data: AdjudicateData; them
 
   const s = st.current;
   const lines = c && v ? conflictLines(c, v, width, s.showKey) : [];
-  s.scroll = Math.min(s.scroll, Math.max(0, lines.length - bodyHeight));
+  const fixed = v ? questionBlock(v, width) : [];
+  s.scroll = Math.min(s.scroll, Math.max(0, lines.length - 1));
   const prompt = !c
     ? `No more conflicting items (${s.decided} decided in this session). q quits.`
     : s.phase === 'note'
@@ -319,7 +342,7 @@ export function AdjudicateApp({data, theme, onQuit}: {data: AdjudicateData; them
       <Text wrap="truncate-end" bold>
         {v ? `${v.instance} · ${v.question} · explanation #${v.explanation}` : ' '}
       </Text>
-      {v ? <TextView lines={lines} scroll={s.scroll} height={bodyHeight} theme={theme} /> : <Box height={bodyHeight} />}
+      {v ? <ItemView reading={lines} fixed={fixed} scroll={s.scroll} height={bodyHeight} theme={theme} /> : <Box height={bodyHeight} />}
       <Text wrap="truncate-end" color={theme.warn}>
         {s.message ?? ' '}
       </Text>

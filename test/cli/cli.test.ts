@@ -15,7 +15,7 @@ describe('deltalens CLI', () => {
   it('--help is true for every command, exit 0', () => {
     const main = run(['--help']);
     expect(main.code).toBe(0);
-    for (const command of ['import', 'trajectories', 'show', 'build-demo', 'explore', 'trace', 'delta', 'traces', 'questions', 'explanations', 'score', 'report', 'lens']) {
+    for (const command of ['import', 'trajectories', 'show', 'build-demo', 'explore', 'trace', 'delta', 'traces', 'questions', 'explanations', 'score', 'report', 'lens', 'annotate', 'adjudicate', 'agreement', 'flags', 'annotations']) {
       expect(main.stdout).toContain(command);
       const help = run([command, '--help']);
       expect(help.code, command).toBe(0);

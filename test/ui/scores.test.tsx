@@ -85,3 +85,32 @@ describe('leaderboard and question screens', () => {
     app.unmount();
   });
 });
+
+describe('question review and agreement in the explorer', () => {
+  it('f flags the question with a verdict and a note under the annotator; A shows agreement', async () => {
+    process.env.DELTALENS_ANNOTATOR = 'author-ann';
+    const app = renderApp({data: storeData(db, 'test.db')});
+    await app.ready();
+    await app.press('l');
+    await app.press(KEYS.enter);
+    let frame = await app.press(KEYS.enter);
+    expect(frame).toContain('Question · demo/q1');
+    frame = await app.press('f');
+    expect(frame).toContain('flag as: 1 valid · 2 ambiguous · 3 wrong-key');
+    frame = await app.press('2');
+    expect(frame).toContain('flag ambiguous: note');
+    for (const c of 'two readings') await app.press(c);
+    await app.press(KEYS.enter);
+    frame = await app.until('flagged ambiguous with a note as author-ann');
+    expect(db.prepare('SELECT author, verdict, note FROM question_flag WHERE question = ?').get('demo/q1')).toEqual({author: 'author-ann', verdict: 'ambiguous', note: 'two readings'});
+    frame = await app.press('G');
+    expect(frame).toContain('author-ann: ambiguous — two readings');
+    // back to the list, then the agreement screen
+    await app.press(KEYS.escape);
+    await app.press(KEYS.escape);
+    await app.press(KEYS.escape);
+    frame = await app.press('A');
+    expect(frame).toContain("Agreement · people's labels");
+    expect(frame).toContain('No labels yet');
+  });
+});
