@@ -1,12 +1,9 @@
 import {writeFileSync} from 'node:fs';
-import {resolve} from 'node:path';
 import {AUTO_FLAG_TEXT, FLAG_TEXT, FLAG_VERDICTS} from '../core/questions/annotation.js';
 import {listFlags, setFlag} from '../store/annotations.js';
-import {openDb, type Db} from '../store/db.js';
 import {agreementReport, automaticFlags, exportAnnotations, importAnnotations} from '../services/annotation.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
-import {chooseDb} from './db-path.js';
-import {ensureDemo} from './demo.js';
+import {withDb} from './db-path.js';
 
 export const AGREEMENT_HELP = `Usage: deltalens agreement [--json] [--db FILE]
 
@@ -36,15 +33,6 @@ with the ids \`deltalens questions list --json\` and \`deltalens explanations li
 Import is all or nothing (a bad line names its line and field) and idempotent: a label that is
 already stored the same is left alone; a changed one replaces the person's earlier label.`;
 
-async function withDb(dbFlag: string | undefined, fn: (db: Db) => number): Promise<number> {
-  const target = dbFlag ? {path: resolve(dbFlag)} : await ensureDemo(chooseDb(undefined));
-  const db = openDb(target.path);
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
 
 const k = (x: number | null) => (x === null ? '—' : x.toFixed(3));
 const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 100)}%`);

@@ -4,7 +4,7 @@ import {basename, resolve} from 'node:path';
 import {parseQueue} from '../core/questions/annotation.js';
 import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
 import {deleteAnnotation, saveAdjudication, saveAnnotation, setAdjudicationNote, setRationale} from '../store/annotations.js';
-import {openDb} from '../store/db.js';
+import {openDb, type Db} from '../store/db.js';
 import {blindItem, conflicts, sessionQueue} from '../services/annotation.js';
 import {AdjudicateApp, AnnotateApp} from '../ui/annotate.js';
 import {themeFromEnv} from '../ui/theme.js';
@@ -49,9 +49,17 @@ Options:
   --all             include items already adjudicated (a new answer replaces the old)
   --db FILE         the database (default: the demo)`;
 
-async function openTarget(dbFlag: string | undefined) {
+/** Opens the database, runs one full-screen session until it quits, closes the database. */
+async function session(dbFlag: string | undefined, screen: (db: Db, label: string) => React.ReactElement): Promise<number> {
   const target = dbFlag ? {path: resolve(dbFlag), demo: false} : await ensureDemo(chooseDb(undefined));
-  return {db: openDb(target.path), label: target.demo ? 'demo data' : basename(target.path)};
+  const db = openDb(target.path);
+  try {
+    const app = render(screen(db, target.demo ? 'demo data' : basename(target.path)), {exitOnCtrlC: false});
+    await app.waitUntilExit();
+  } finally {
+    db.close();
+  }
+  return EXIT.ok;
 }
 
 function needTerminal(command: string): boolean {
@@ -73,29 +81,20 @@ export async function runAnnotate(argv: string[]): Promise<number> {
   const type = oneOf(values.type, QUESTION_TYPES, '--type') as QuestionType | undefined;
   const seed = positiveInt(values.seed, '--seed') ?? 0;
   if (!needTerminal('annotate')) return EXIT.failed;
-  const {db, label} = await openTarget(values.db);
-  try {
-    const items = sessionQueue(db, {annotator, queue, type, agent: values.agent, seed});
-    const app = render(
-      <AnnotateApp
-        theme={themeFromEnv()}
-        data={{
-          annotator,
-          label,
-          queue: items,
-          view: item => blindItem(db, item),
-          save: (item, letters, seconds) => saveAnnotation(db, {question: item.question, explanation: item.explanation, annotator, letters, seconds}),
-          setRationale: (id, text) => setRationale(db, id, text),
-          remove: id => void deleteAnnotation(db, id),
-        }}
-      />,
-      {exitOnCtrlC: false},
-    );
-    await app.waitUntilExit();
-  } finally {
-    db.close();
-  }
-  return EXIT.ok;
+  return session(values.db, (db, label) => (
+    <AnnotateApp
+      theme={themeFromEnv()}
+      data={{
+        annotator,
+        label,
+        queue: sessionQueue(db, {annotator, queue, type, agent: values.agent, seed}),
+        view: item => blindItem(db, item),
+        save: (item, letters, seconds) => saveAnnotation(db, {question: item.question, explanation: item.explanation, annotator, letters, seconds}),
+        setRationale: (id, text) => setRationale(db, id, text),
+        remove: id => void deleteAnnotation(db, id),
+      }}
+    />
+  ));
 }
 
 export async function runAdjudicate(argv: string[]): Promise<number> {
@@ -107,26 +106,17 @@ export async function runAdjudicate(argv: string[]): Promise<number> {
   const adjudicator = values.annotator ?? process.env.DELTALENS_ANNOTATOR;
   if (!adjudicator?.trim()) throw new UsageError('adjudicate needs --annotator NAME (or $DELTALENS_ANNOTATOR)');
   if (!needTerminal('adjudicate')) return EXIT.failed;
-  const {db, label} = await openTarget(values.db);
-  try {
-    const items = conflicts(db, {includeAdjudicated: values.all});
-    const app = render(
-      <AdjudicateApp
-        theme={themeFromEnv()}
-        data={{
-          adjudicator,
-          label,
-          items,
-          view: item => blindItem(db, item),
-          save: (item, letters) => saveAdjudication(db, {question: item.question, explanation: item.explanation, adjudicator, letters}),
-          setNote: (item, note) => setAdjudicationNote(db, item.question, item.explanation, note),
-        }}
-      />,
-      {exitOnCtrlC: false},
-    );
-    await app.waitUntilExit();
-  } finally {
-    db.close();
-  }
-  return EXIT.ok;
+  return session(values.db, (db, label) => (
+    <AdjudicateApp
+      theme={themeFromEnv()}
+      data={{
+        adjudicator,
+        label,
+        items: conflicts(db, {includeAdjudicated: values.all}),
+        view: item => blindItem(db, item),
+        save: (item, letters) => saveAdjudication(db, {question: item.question, explanation: item.explanation, adjudicator, letters}),
+        setNote: (item, note) => setAdjudicationNote(db, item.question, item.explanation, note),
+      }}
+    />
+  ));
 }

@@ -1,11 +1,8 @@
-import {resolve} from 'node:path';
 import type {LensResult, RunScore} from '../core/lens/build.js';
-import {openDb, type Db} from '../store/db.js';
 import {labelAll, loadLensResult, removeStageOverride, setStageOverride, stageAgreement} from '../store/lens.js';
 import {runLensBuild} from '../services/lens.js';
-import {chooseDb} from './db-path.js';
+import {withDb} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, parse, positiveInt, printJson, UsageError} from './args.js';
-import {ensureDemo} from './demo.js';
 
 export const LENS_HELP = `Usage: deltalens lens label [--json]
        deltalens lens build [--instance I] [--min-passing N] [--exclude-lucky] [--threshold Q] [--json]
@@ -50,15 +47,6 @@ export async function runLens(argv: string[]): Promise<number> {
   return run(rest);
 }
 
-async function withDb(dbFlag: string | undefined, fn: (db: Db) => number): Promise<number> {
-  const target = dbFlag ? {path: resolve(dbFlag)} : await ensureDemo(chooseDb(undefined));
-  const db = openDb(target.path);
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
 
 function help(values: {help?: boolean}): boolean {
   if (values.help) console.log(LENS_HELP);

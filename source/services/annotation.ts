@@ -16,7 +16,7 @@ import {
 } from '../core/questions/annotation.js';
 import type {QuestionType} from '../core/questions/model.js';
 import {cohenKappa, fleissKappa} from '../core/scoring/agreement.js';
-import {flaggedQuestions, listAdjudications, listAnnotations, saveAnnotation, type AnnotationRow} from '../store/annotations.js';
+import {flaggedQuestions, listAdjudications, listAnnotations, saveAnnotation, type AnnotationRow, type NewAnnotation} from '../store/annotations.js';
 import type {Db} from '../store/db.js';
 import {answerModels, listAnswers, listExplanations, listQuestions} from '../store/questions.js';
 import {defaultModel} from './report.js';
@@ -274,14 +274,7 @@ export function automaticFlags(db: Db): AutoFlag[] {
 }
 
 /** One annotation line of the interchange format (JSONL), with the ids `questions list --json` and `explanations list --json` print. */
-export interface AnnotationLine {
-  question: string;
-  explanation: number;
-  annotator: string;
-  letters: string[];
-  rationale?: string | null;
-  seconds?: number | null;
-}
+export type AnnotationLine = Omit<NewAnnotation, 'origin'>;
 
 export function exportAnnotations(db: Db, format: 'jsonl' | 'csv'): string {
   const rows = listAnnotations(db);

@@ -140,7 +140,7 @@ export function loadLensResult(db: Db): StoredLens | null {
       `SELECT ls.*, a.name AS agent, t.resolved FROM lens_score ls JOIN trajectory t ON t.id = ls.trajectory JOIN agent a ON a.id = t.agent
         WHERE ls.build = ? ORDER BY ls.instance, ls.trajectory`,
     )
-    .all(b.id) as {trajectory: number; instance: string; agent: string; resolved: number | null; quality: number; signals: string; tier: Tier | null; mechanism: string | null; waste: string; divergence: number | null; reference: string}[];
+    .all(b.id) as ScoreRow[];
   return {
     options: JSON.parse(b.options) as LensResult['options'],
     threshold: JSON.parse(b.threshold) as LensResult['threshold'],
@@ -148,33 +148,25 @@ export function loadLensResult(db: Db): StoredLens | null {
     rounds: JSON.parse(b.rounds) as LensResult['rounds'],
     rankings: JSON.parse(b.rankings) as LensResult['rankings'],
     built_at: b.built_at,
-    runs: rows.map(r => ({
-      trajectory: r.trajectory,
-      instance: r.instance,
-      agent: r.agent,
-      resolved: r.resolved === null ? null : r.resolved === 1,
-      quality: r.quality,
-      signals: JSON.parse(r.signals) as RunScore['signals'],
-      tier: r.tier,
-      mechanism: r.mechanism ? (JSON.parse(r.mechanism) as RunScore['mechanism']) : null,
-      waste: JSON.parse(r.waste) as RunScore['waste'],
-      divergence: r.divergence,
-      reference: JSON.parse(r.reference) as RunScore['reference'],
-    })),
+    runs: rows.map(scoreOfRow),
   };
 }
 
-/** One run's stored score (with the build's threshold), or null when it was not scored. */
-export function lensScoreOf(db: Db, trajectory: number): (RunScore & {threshold: LensResult['threshold']}) | null {
-  const r = db
-    .prepare(
-      `SELECT ls.*, a.name AS agent, t.resolved, b.threshold AS build_threshold FROM lens_score ls JOIN lens_build b ON b.id = ls.build
-         JOIN trajectory t ON t.id = ls.trajectory JOIN agent a ON a.id = t.agent WHERE ls.trajectory = ?`,
-    )
-    .get(trajectory) as
-    | {trajectory: number; instance: string; agent: string; resolved: number | null; quality: number; signals: string; tier: Tier | null; mechanism: string | null; waste: string; divergence: number | null; reference: string; build_threshold: string}
-    | undefined;
-  if (!r) return null;
+interface ScoreRow {
+  trajectory: number;
+  instance: string;
+  agent: string;
+  resolved: number | null;
+  quality: number;
+  signals: string;
+  tier: Tier | null;
+  mechanism: string | null;
+  waste: string;
+  divergence: number | null;
+  reference: string;
+}
+
+function scoreOfRow(r: ScoreRow): RunScore {
   return {
     trajectory: r.trajectory,
     instance: r.instance,
@@ -187,6 +179,20 @@ export function lensScoreOf(db: Db, trajectory: number): (RunScore & {threshold:
     waste: JSON.parse(r.waste) as RunScore['waste'],
     divergence: r.divergence,
     reference: JSON.parse(r.reference) as RunScore['reference'],
+  };
+}
+
+/** One run's stored score (with the build's threshold), or null when it was not scored. */
+export function lensScoreOf(db: Db, trajectory: number): (RunScore & {threshold: LensResult['threshold']}) | null {
+  const r = db
+    .prepare(
+      `SELECT ls.*, a.name AS agent, t.resolved, b.threshold AS build_threshold FROM lens_score ls JOIN lens_build b ON b.id = ls.build
+         JOIN trajectory t ON t.id = ls.trajectory JOIN agent a ON a.id = t.agent WHERE ls.trajectory = ?`,
+    )
+    .get(trajectory) as (ScoreRow & {build_threshold: string}) | undefined;
+  if (!r) return null;
+  return {
+    ...scoreOfRow(r),
     threshold: JSON.parse(r.build_threshold) as LensResult['threshold'],
   };
 }

@@ -90,36 +90,40 @@ function ItemView({reading, fixed, scroll, height, theme}: {reading: DisplayLine
   );
 }
 
-function clock(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+type InkKey = Parameters<Parameters<typeof useInput>[0]>[1];
+
+/** A one-line text field: the text after this key (Backspace deletes, controls are ignored). */
+export function editLine(text: string, input: string, key: InkKey): string {
+  if (key.backspace || key.delete) return [...text].slice(0, -1).join('');
+  const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
+  return typed && !key.ctrl && !key.meta ? text + typed : text;
 }
 
-export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: Theme; onQuit?: () => void}) {
-  const {exit} = useApp();
+/** Under the header: which item, the item (reading pane over the question block), a message line and the prompt. */
+function ItemFrame(p: {view: BlindItem | null; missing: boolean; reading: DisplayLine[]; fixed: DisplayLine[]; scroll: number; height: number; message: string | null; prompt: string; theme: Theme}) {
+  return (
+    <>
+      <Text wrap="truncate-end" bold>
+        {p.view ? `${p.view.instance} · ${p.view.question} · explanation #${p.view.explanation}` : p.missing ? 'this item is no longer in the database' : ' '}
+      </Text>
+      {p.view ? <ItemView reading={p.reading} fixed={p.fixed} scroll={p.scroll} height={p.height} theme={p.theme} /> : <Box height={p.height} />}
+      <Text wrap="truncate-end" color={p.theme.warn}>
+        {p.message ?? ' '}
+      </Text>
+      <Text wrap="truncate-end" inverse={!p.theme.color} color={p.theme.accent}>
+        {p.prompt}
+      </Text>
+    </>
+  );
+}
+
+/**
+ * Keys through a handler that reads and writes refs synchronously: a chunk of keys (fast typing,
+ * paste, tmux) is split and each key handled in order; one render after the chunk.
+ */
+function useKeys(handle: (input: string, key: InkKey) => void) {
   const {isRawModeSupported} = useStdin();
-  const {columns, rows} = useTerminalSize();
-  const width = Math.max(20, columns);
-  const height = Math.max(8, rows - 1);
-  const now = data.now ?? (() => Date.now());
-  const m = useRef<Machine>({index: 0, letters: [], phase: 'answer', note: '', saved: [], startedAt: now(), scroll: 0, message: null});
   const [, render] = useReducer((x: number) => x + 1, 0);
-  const [quitting, setQuitting] = useState(false);
-  const [, tick] = useReducer((x: number) => x + 1, 0);
-  useEffect(() => {
-    const t = setInterval(tick, 1000);
-    return () => clearInterval(t);
-  }, []);
-  useEffect(() => {
-    if (!quitting) return;
-    onQuit?.();
-    exit();
-  }, [quitting]);
-
-  const item = data.queue[m.current.index];
-  const view = item ? data.view(item) : null;
-  const bodyHeight = height - 4;
-
   useInput(
     (input, key) => {
       for (const char of input.length > 1 && !/\x1b/.test(input) ? [...input] : [input]) handle(char === '\r' ? '' : char, char === '\r' ? {...key, return: true} : key);
@@ -127,11 +131,48 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
     },
     {isActive: Boolean(isRawModeSupported)},
   );
+}
 
-  function handle(input: string, key: Parameters<Parameters<typeof useInput>[0]>[1]) {
+/** quit(): tells the caller, then leaves Ink (after the render that asked). */
+function useQuit(onQuit?: () => void): () => void {
+  const {exit} = useApp();
+  const [quitting, setQuitting] = useState(false);
+  useEffect(() => {
+    if (!quitting) return;
+    onQuit?.();
+    exit();
+  }, [quitting]);
+  return () => setQuitting(true);
+}
+
+function clock(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: Theme; onQuit?: () => void}) {
+  const {columns, rows} = useTerminalSize();
+  const width = Math.max(20, columns);
+  const height = Math.max(8, rows - 1);
+  const now = data.now ?? (() => Date.now());
+  const m = useRef<Machine>({index: 0, letters: [], phase: 'answer', note: '', saved: [], startedAt: now(), scroll: 0, message: null});
+  const quit = useQuit(onQuit);
+  const [, tick] = useReducer((x: number) => x + 1, 0);
+  useEffect(() => {
+    const t = setInterval(tick, 1000);
+    return () => clearInterval(t);
+  }, []);
+
+  const item = data.queue[m.current.index];
+  const view = item ? data.view(item) : null;
+  const bodyHeight = height - 4;
+
+  useKeys((input, key) => handle(input, key));
+
+  function handle(input: string, key: InkKey) {
     const s = m.current;
     const current = data.queue[s.index];
-    if (key.ctrl && input === 'c') return setQuitting(true);
+    if (key.ctrl && input === 'c') return quit();
     if (s.phase === 'note') {
       if (key.return || key.escape) {
         const last = s.saved.at(-1)!;
@@ -145,15 +186,10 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
         s.startedAt = now();
         return;
       }
-      if (key.backspace || key.delete) {
-        s.note = [...s.note].slice(0, -1).join('');
-        return;
-      }
-      const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
-      if (typed && !key.ctrl && !key.meta) s.note += typed;
+      s.note = editLine(s.note, input, key);
       return;
     }
-    if (input === 'q') return setQuitting(true);
+    if (input === 'q') return quit();
     if (input === 'u') {
       const last = s.saved.pop();
       if (!last) {
@@ -218,16 +254,7 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Header title={`annotate · ${data.annotator}`} source={`${data.label} · item ${Math.min(s.index + 1, total)} of ${total} · ${done} labelled · ${item ? clock((now() - s.startedAt) / 1000) : ''}`} width={width} theme={theme} />
-      <Text wrap="truncate-end" bold>
-        {view ? `${view.instance} · ${view.question} · explanation #${view.explanation}` : item ? 'this item is no longer in the database' : ' '}
-      </Text>
-      {view ? <ItemView reading={reading} fixed={fixed} scroll={s.scroll} height={bodyHeight} theme={theme} /> : <Box height={bodyHeight} />}
-      <Text wrap="truncate-end" color={theme.warn}>
-        {s.message ?? ' '}
-      </Text>
-      <Text wrap="truncate-end" inverse={!theme.color} color={theme.accent}>
-        {prompt}
-      </Text>
+      <ItemFrame view={view} missing={Boolean(item)} reading={reading} fixed={fixed} scroll={s.scroll} height={bodyHeight} message={s.message} prompt={prompt} theme={theme} />
     </Box>
   );
 }
@@ -254,35 +281,21 @@ export function conflictLines(c: ConflictItem, v: BlindItem, width: number, show
 }
 
 export function AdjudicateApp({data, theme, onQuit}: {data: AdjudicateData; theme: Theme; onQuit?: () => void}) {
-  const {exit} = useApp();
-  const {isRawModeSupported} = useStdin();
   const {columns, rows} = useTerminalSize();
   const width = Math.max(20, columns);
   const height = Math.max(8, rows - 1);
   const st = useRef({index: 0, letters: [] as string[], phase: 'answer' as 'answer' | 'note', note: '', scroll: 0, showKey: false, decided: 0, message: null as string | null});
-  const [, render] = useReducer((x: number) => x + 1, 0);
-  const [quitting, setQuitting] = useState(false);
-  useEffect(() => {
-    if (!quitting) return;
-    onQuit?.();
-    exit();
-  }, [quitting]);
+  const quit = useQuit(onQuit);
   const bodyHeight = height - 4;
   const c = data.items[st.current.index];
   const v = c ? data.view(c.item) : null;
 
-  useInput(
-    (input, key) => {
-      for (const char of input.length > 1 && !/\x1b/.test(input) ? [...input] : [input]) handle(char === '\r' ? '' : char, char === '\r' ? {...key, return: true} : key);
-      render();
-    },
-    {isActive: Boolean(isRawModeSupported)},
-  );
+  useKeys((input, key) => handle(input, key));
 
-  function handle(input: string, key: Parameters<Parameters<typeof useInput>[0]>[1]) {
+  function handle(input: string, key: InkKey) {
     const s = st.current;
     const cur = data.items[s.index];
-    if (key.ctrl && input === 'c') return setQuitting(true);
+    if (key.ctrl && input === 'c') return quit();
     if (s.phase === 'note') {
       if (key.return || key.escape) {
         if (key.return && s.note.trim() && cur) data.setNote(cur.item, s.note.trim());
@@ -294,14 +307,10 @@ export function AdjudicateApp({data, theme, onQuit}: {data: AdjudicateData; them
         s.scroll = 0;
         return;
       }
-      if (key.backspace || key.delete) s.note = [...s.note].slice(0, -1).join('');
-      else {
-        const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
-        if (typed && !key.ctrl && !key.meta) s.note += typed;
-      }
+      s.note = editLine(s.note, input, key);
       return;
     }
-    if (input === 'q') return setQuitting(true);
+    if (input === 'q') return quit();
     if (input === 'v') return void (s.showKey = !s.showKey);
     if (input === 'n' || input === 'p') {
       s.index = Math.min(Math.max(0, s.index + (input === 'n' ? 1 : -1)), data.items.length);
@@ -339,16 +348,7 @@ export function AdjudicateApp({data, theme, onQuit}: {data: AdjudicateData; them
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Header title={`adjudicate · ${data.adjudicator}`} source={`${data.label} · item ${Math.min(s.index + 1, data.items.length)} of ${data.items.length} · ${s.decided} decided`} width={width} theme={theme} />
-      <Text wrap="truncate-end" bold>
-        {v ? `${v.instance} · ${v.question} · explanation #${v.explanation}` : ' '}
-      </Text>
-      {v ? <ItemView reading={lines} fixed={fixed} scroll={s.scroll} height={bodyHeight} theme={theme} /> : <Box height={bodyHeight} />}
-      <Text wrap="truncate-end" color={theme.warn}>
-        {s.message ?? ' '}
-      </Text>
-      <Text wrap="truncate-end" inverse={!theme.color} color={theme.accent}>
-        {prompt}
-      </Text>
+      <ItemFrame view={v} missing={false} reading={lines} fixed={fixed} scroll={s.scroll} height={bodyHeight} message={s.message} prompt={prompt} theme={theme} />
     </Box>
   );
 }

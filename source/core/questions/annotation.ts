@@ -3,6 +3,7 @@
  * disagreements, and the automatic question flags.
  */
 import type {QuestionType} from './model.js';
+import {rng} from './prompt.js';
 
 /** One thing a person labels: a question asked about one explanation. */
 export interface AnnotationItem {
@@ -24,18 +25,6 @@ export function parseQueue(text: string): Queue | null {
   if (text === 'all' || text === 'unlabelled' || text === 'disagreements') return {kind: text};
   const m = /^sample:(\d+)$/.exec(text);
   return m && Number(m[1]) > 0 ? {kind: 'sample', n: Number(m[1])} : null;
-}
-
-/** mulberry32: a small seeded generator, so a queue is the same on every machine. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function shuffle<T>(xs: T[], seed: number): T[] {

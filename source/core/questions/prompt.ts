@@ -21,8 +21,8 @@ export function seedOf(...parts: (string | number)[]): number {
   return h >>> 0;
 }
 
-/** mulberry32: a small deterministic PRNG. */
-function rng(seed: number): () => number {
+/** mulberry32: a small deterministic PRNG (also for annotation queues, so a seed means the same on every machine). */
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
