@@ -144,7 +144,7 @@ export interface AgreementReport {
   fleiss: {n: number; raters: number; left_out: number; raw: number | null};
   by_type: Record<string, {pairs: PairAgreement[]; fleiss_kappa: number | null; items: number}>;
   human_vs_model: {annotator: string; model: string; baseline: boolean; n: number; raw: number | null; cohen_kappa: number | null; by_type: Record<string, {n: number; cohen_kappa: number | null}>}[];
-  human_vs_adjudicated: {annotator: string; n: number; raw: number | null; cohen_kappa: number | null}[];
+  human_vs_adjudicated: {annotator: string; n: number; raw: number | null; cohen_kappa: number | null; by_type: Record<string, {n: number; cohen_kappa: number | null}>}[];
   notes: string[];
 }
 
@@ -213,8 +213,15 @@ export function agreementReport(db: Db): AgreementReport {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([annotator, labels]) => {
       const common = labels.filter(l => adjudicated.has(l.item));
-      const k = cohenKappa(common.map(l => l.label), common.map(l => adjudicated.get(l.item)!));
-      return {annotator, n: k.n, raw: k.raw, cohen_kappa: k.cohen_kappa};
+      const kappa = (ls: Labelled[]) => cohenKappa(ls.map(l => l.label), ls.map(l => adjudicated.get(l.item)!));
+      const k = kappa(common);
+      const by_type = Object.fromEntries(
+        types.map(t => {
+          const c = common.filter(l => l.type === t);
+          return [t, {n: c.length, cohen_kappa: kappa(c).cohen_kappa}];
+        }),
+      );
+      return {annotator, n: k.n, raw: k.raw, cohen_kappa: k.cohen_kappa, by_type};
     });
   const notes = [
     "labels are categories: one letter, or 'before,after' for end-to-end effect",

@@ -3,7 +3,7 @@ import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {annotationItems} from '../../source/services/annotation.js';
-import {listAnnotations, saveAnnotation, setFlag} from '../../source/store/annotations.js';
+import {listAnnotations, saveAdjudication, saveAnnotation, setFlag} from '../../source/store/annotations.js';
 import {openDb} from '../../source/store/db.js';
 import {getQuestion} from '../../source/store/questions.js';
 import {questionsDb} from '../helpers/db.js';
@@ -101,13 +101,14 @@ describe('annotations export / import, agreement, flags', () => {
       label(db, it, 'bo', i === 3 ? 'B' : 'A');
       label(db, it, 'cy', 'A');
     });
+    saveAdjudication(db, {...items[3]!, adjudicator: 'dee', letters: ['A'], note: 'the explanation says so'});
     db.close();
     const r = JSON.parse(run(['agreement', '--json', '--db', path]).stdout) as {
       pairs: {a: string; b: string; n: number; raw: number; cohen_kappa: number | null}[];
       fleiss_kappa: number;
       by_type: Record<string, unknown>;
       human_vs_model: {annotator: string; model: string; n: number}[];
-      human_vs_adjudicated: {annotator: string; n: number}[];
+      human_vs_adjudicated: {annotator: string; n: number; raw: number}[];
     };
     expect(r.pairs.find(p => p.a === 'ann' && p.b === 'bo')).toMatchObject({n: 4, raw: 0.75, cohen_kappa: 0});
     expect(r.pairs.find(p => p.a === 'ann' && p.b === 'cy')).toMatchObject({n: 4, raw: 1, cohen_kappa: 1});
@@ -115,7 +116,11 @@ describe('annotations export / import, agreement, flags', () => {
     expect(r.fleiss_kappa).toBeCloseTo(-0.0909, 3);
     expect(Object.keys(r.by_type).length).toBeGreaterThan(0);
     expect(r.human_vs_model.filter(h => h.model === 'lexical').map(h => h.annotator)).toEqual(['ann', 'bo', 'cy']);
-    expect(r.human_vs_adjudicated.every(h => h.n === 0)).toBe(true);
+    expect(r.human_vs_adjudicated.map(h => [h.annotator, h.n, h.raw])).toEqual([
+      ['ann', 1, 1],
+      ['bo', 1, 0],
+      ['cy', 1, 1],
+    ]);
   });
 
   it('--exclude-flagged leaves flagged questions out of the scores and counts them by reason', async () => {
