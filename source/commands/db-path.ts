@@ -14,10 +14,14 @@ export function chooseDb(flag: string | undefined): {path: string; demo: boolean
 
 /** Runs fn on the database of `--db FILE` (or the demo, built if needed) and closes it. */
 export async function withDb(dbFlag: string | undefined, fn: (db: Db) => number): Promise<number> {
+  return withDbAsync(dbFlag, async db => fn(db));
+}
+
+export async function withDbAsync(dbFlag: string | undefined, fn: (db: Db) => Promise<number>): Promise<number> {
   const target = dbFlag ? {path: resolve(dbFlag)} : await ensureDemo(chooseDb(undefined));
   const db = openDb(target.path);
   try {
-    return fn(db);
+    return await fn(db);
   } finally {
     db.close();
   }

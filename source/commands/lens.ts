@@ -1,11 +1,14 @@
 import type {LensResult, RunScore} from '../core/lens/build.js';
 import {labelAll, loadLensResult, removeStageOverride, setStageOverride, stageAgreement} from '../store/lens.js';
-import {runLensBuild} from '../services/lens.js';
-import {withDb} from './db-path.js';
+import {existsSync} from 'node:fs';
+import {join, resolve} from 'node:path';
+import {runLensBuildWithSources} from '../services/lens.js';
+import {withDb, withDbAsync} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, parse, positiveInt, printJson, UsageError} from './args.js';
 
 export const LENS_HELP = `Usage: deltalens lens label [--json]
-       deltalens lens build [--instance I] [--min-passing N] [--exclude-lucky] [--threshold Q] [--json]
+       deltalens lens build [--instance I] [--min-passing N] [--exclude-lucky] [--threshold Q]
+                            [--source INSTANCE=DIR]... [--json]
        deltalens lens report [--json]
        deltalens lens override TRAJECTORY STEP STAGE --annotator NAME [--note TEXT] [--json]
        deltalens lens override TRAJECTORY STEP --remove --annotator NAME
@@ -25,6 +28,9 @@ AgentLens: how a run passed, not only whether it did (readme.md "Process lens").
              --exclude-lucky rebuilds the references without the runs the previous round
              called Lucky, until that set stops changing (at most 5 rounds).
              --threshold fixes the threshold instead of calibrating it.
+             --source INSTANCE=DIR: the task's checkout, so states get the function or
+             class they touch (Python's ast via deltatrace scopes; no code runs); the demo
+             projects' sources are used for their tasks without asking.
   report     the stored build: threshold, runs with signals, tiers, mechanisms and waste,
              rankings, and the tasks skipped and why.
   override   record a person's stage for a step (the labeller's stays; lens build uses the
@@ -66,7 +72,11 @@ async function label(argv: string[]): Promise<number> {
 }
 
 async function build(argv: string[]): Promise<number> {
-  const {values} = parse(argv, {...COMMON_OPTIONS, instance: {type: 'string'}, 'min-passing': {type: 'string'}, 'exclude-lucky': {type: 'boolean'}, threshold: {type: 'string'}}, false);
+  const {values} = parse(
+    argv,
+    {...COMMON_OPTIONS, instance: {type: 'string'}, 'min-passing': {type: 'string'}, 'exclude-lucky': {type: 'boolean'}, threshold: {type: 'string'}, source: {type: 'string', multiple: true}},
+    false,
+  );
   if (help(values)) return EXIT.ok;
   const minPassing = positiveInt(values['min-passing'], '--min-passing') ?? 2;
   if (minPassing < 2) throw new UsageError('--min-passing must be at least 2: each run is scored against the other passing runs of its task');
@@ -75,24 +85,41 @@ async function build(argv: string[]): Promise<number> {
     threshold = Number(values.threshold);
     if (!Number.isFinite(threshold) || threshold < 0 || threshold > 100) throw new UsageError(`--threshold takes a quality between 0 and 100 (got "${values.threshold}")`);
   }
-  return withDb(values.db, db => {
+  const sources = new Map((await demoSources()).map(p => [p.instance, p.dir] as const));
+  for (const s of values.source ?? []) {
+    const m = /^([^=]+)=(.+)$/.exec(s);
+    if (!m) throw new UsageError(`--source takes INSTANCE=DIR (got "${s}")`);
+    if (!existsSync(m[2]!)) throw new UsageError(`--source ${m[1]}: no directory ${m[2]}`);
+    sources.set(m[1]!, resolve(m[2]!));
+  }
+  return withDbAsync(values.db, async db => {
     let result;
     try {
-      result = runLensBuild(db, {minPassing, excludeLucky: values['exclude-lucky'], instance: values.instance, threshold});
+      result = await runLensBuildWithSources(db, {minPassing, excludeLucky: values['exclude-lucky'], instance: values.instance, threshold}, sources);
     } catch (error) {
       if (error instanceof RangeError) throw new UsageError(error.message);
       throw error;
     }
     if (values.json) {
-      printJson(toJson(result, {overridden_steps: result.overridden_steps, unlabelled_runs: result.unlabelled_runs}));
+      printJson(toJson(result, {overridden_steps: result.overridden_steps, unlabelled_runs: result.unlabelled_runs, scopes: result.scopes}));
       return EXIT.ok;
     }
     printSummary(result);
     if (result.overridden_steps) console.log(`${result.overridden_steps} step stage(s) come from people's corrections`);
+    if (result.scopes.states) console.log(`${result.scopes.states} state(s) placed in a function or class from the task's source`);
+    for (const p of result.scopes.problems) console.log(`scopes: ${p}`);
     if (result.unlabelled_runs.length) console.log(`${result.unlabelled_runs.length} run(s) have no labelled steps (run \`deltalens lens label\`): ${result.unlabelled_runs.join(', ')}`);
     console.log('(deltalens lens report for every run; --json for scripts)');
     return EXIT.ok;
   });
+}
+
+/** The demo projects' checkouts (sample-data/projects/NAME/repo), by instance. */
+async function demoSources(): Promise<{instance: string; dir: string}[]> {
+  const {demoProjects} = await import('../services/demo.js');
+  return demoProjects()
+    .map(p => ({instance: p.instance, dir: join(p.dir, 'repo')}))
+    .filter(p => existsSync(p.dir));
 }
 
 async function report(argv: string[]): Promise<number> {

@@ -5,7 +5,7 @@ import {packageRoot} from '../package-root.js';
 import {MIGRATIONS_DIR, openDb, type Db} from '../store/db.js';
 import {upsertInstance} from '../store/instances.js';
 import {importPaths, type ImportReport} from './importer.js';
-import {runLensBuild} from './lens.js';
+import {runLensBuildWithSources} from './lens.js';
 import {validateQuestion} from '../core/questions/model.js';
 import {ensureExplanation, insertQuestion} from '../store/questions.js';
 
@@ -200,7 +200,7 @@ export async function buildDemo(onProgress?: (message: string) => void): Promise
     traced.pairs += await importDemoTraces(db, onProgress);
     await importDemoQuestions(db, onProgress);
     onProgress?.('scoring process quality (lens build)');
-    runLensBuild(db, {});
+    await runLensBuildWithSources(db, {}, new Map(demoProjects().map(p => [p.instance, join(p.dir, 'repo')] as const)));
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
     db.close();

@@ -1,4 +1,8 @@
-import {buildLens, type LensOptions, type LensResult} from '../core/lens/build.js';
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {dirname, join} from 'node:path';
+import {buildLens, type LensOptions, type LensResult, type LensRun} from '../core/lens/build.js';
+import {withScopes, type Scope} from '../core/lens/scope.js';
 import type {Db} from '../store/db.js';
 import {loadLensRuns, saveLensResult} from '../store/lens.js';
 
@@ -13,8 +17,63 @@ export interface LensBuildReport extends LensResult {
 export function runLensBuild(db: Db, options: LensOptions = {}): LensBuildReport {
   const {runs, overridden} = loadLensRuns(db, options.instance);
   if (options.instance && !runs.length) throw new RangeError(`no stored trajectory of instance "${options.instance}"`);
-  const unlabelled = runs.filter(r => !r.steps.length).map(r => r.id);
+  return buildAndSave(db, runs, overridden, options);
+}
+
+function buildAndSave(db: Db, runs: LensRun[], overridden: number, options: LensOptions): LensBuildReport {
   const result = buildLens(runs, options);
   saveLensResult(db, result);
-  return {...result, overridden_steps: overridden, unlabelled_runs: unlabelled};
+  return {...result, overridden_steps: overridden, unlabelled_runs: runs.filter(r => !r.steps.length).map(r => r.id)};
+}
+
+/**
+ * Function/class scopes for the runs of instances whose source is at hand (`sources`: instance →
+ * checkout): `deltatrace scopes` reads the files the runs touch with Python's ast (no code runs),
+ * then each state gets the scope of its line range, or for an edit the scope of the text it
+ * replaces. States change in place. The checkout is the task's starting tree, so lines the run
+ * itself shifted can land in the wrong scope.
+ */
+export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string, string>, python = process.env.DELTALENS_PYTHON ?? 'python3'): Promise<{states: number; problems: string[]}> {
+  const {runPython} = await import('./python.js');
+  const problems: string[] = [];
+  let states = 0;
+  const actionText = db.prepare('SELECT action_text FROM step WHERE trajectory = ? AND idx = ?').pluck();
+  for (const [instance, dir] of sources) {
+    const own = runs.filter(r => r.instance === instance);
+    const files = [...new Set(own.flatMap(r => r.steps.flatMap(s => s.state.files.map(f => f.path))))].filter(p => !p.startsWith('/') && !p.includes('..') && p.endsWith('.py'));
+    if (!own.length || !files.length) continue;
+    const out = join(mkdtempSync(join(tmpdir(), 'deltalens-scopes-')), 'scopes.json');
+    try {
+      const r = await runPython(python, ['-m', 'deltatrace', 'scopes', '--root', dir, '--out', out, ...files], {cwd: dir, timeoutMs: 60_000});
+      if (r.exitCode !== 0) {
+        problems.push(`${instance}: deltatrace scopes failed: ${r.stderr.trim().split('\n').at(-1) ?? r.exitCode}`);
+        continue;
+      }
+      const parsed = JSON.parse(readFileSync(out, 'utf8')) as Record<string, {scopes?: Scope[]; error?: string}>;
+      const known = new Map<string, {scopes: Scope[]; text: string}>();
+      for (const [path, v] of Object.entries(parsed)) if (v.scopes) known.set(path, {scopes: v.scopes, text: readFileSync(join(dir, path), 'utf8')});
+      for (const run of own) {
+        for (const step of run.steps) {
+          const next = withScopes(step.state, step.state.kind === 'edit' || step.state.kind === 'create' ? (actionText.get(run.id, step.idx) as string | null) : null, known);
+          if (next !== step.state) {
+            step.state = next;
+            states += 1;
+          }
+        }
+      }
+    } catch (error) {
+      problems.push(`${instance}: ${(error as Error).message}`);
+    } finally {
+      rmSync(dirname(out), {recursive: true, force: true});
+    }
+  }
+  return {states, problems};
+}
+
+/** lens build with scopes where the source is at hand (see resolveScopes). */
+export async function runLensBuildWithSources(db: Db, options: LensOptions, sources: Map<string, string>): Promise<LensBuildReport & {scopes: {states: number; problems: string[]}}> {
+  const {runs, overridden} = loadLensRuns(db, options.instance);
+  if (options.instance && !runs.length) throw new RangeError(`no stored trajectory of instance "${options.instance}"`);
+  const scopes = sources.size ? await resolveScopes(db, runs, sources) : {states: 0, problems: []};
+  return {...buildAndSave(db, runs, overridden, options), scopes};
 }

@@ -72,6 +72,11 @@ def parser():
     ch = sub.add_parser("changes", help="files, line mapping and functions changed between two trees")
     ch.add_argument("--buggy", required=True)
     ch.add_argument("--patched", required=True)
+
+    sc = sub.add_parser("scopes", help="the functions and classes of source files, with their line ranges (ast; no code runs)")
+    sc.add_argument("--root", required=True, help="the checkout the paths are relative to")
+    sc.add_argument("--out", help="write the JSON here instead of stdout")
+    sc.add_argument("files", nargs="*", help="paths relative to --root")
     return top
 
 
@@ -283,12 +288,37 @@ def cmd_changes(args):
     return 0
 
 
+def cmd_scopes(args):
+    from .codeinfo import scopes_of
+    root = os.path.realpath(args.root)
+    if not os.path.isdir(root):
+        sys.exit("deltatrace: --root %s is not a directory" % root)
+    out = {}
+    for rel in args.files:
+        path = os.path.realpath(os.path.join(root, rel))
+        if not path.startswith(root + os.sep):
+            out[rel] = {"error": "outside --root"}
+            continue
+        try:
+            with open(path, "rb") as f:
+                out[rel] = {"scopes": scopes_of(f.read())}
+        except (OSError, SyntaxError, ValueError) as e:
+            out[rel] = {"error": "%s: %s" % (type(e).__name__, e)}
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(out, f, ensure_ascii=False)
+    else:
+        json.dump(out, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    return 0
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
     if args.command in ("run", "callers", "eval"):
         _ensure_hash_seed()
     return {"run": cmd_run, "eval": cmd_eval, "callers": cmd_callers,
-            "changes": cmd_changes}[args.command](args)
+            "changes": cmd_changes, "scopes": cmd_scopes}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -79,6 +79,26 @@ def qualname_map(source):
     return names, defs
 
 
+def scopes_of(source):
+    """Every function and class with its qualname and line range (decorators included), outermost first."""
+    tree = ast.parse(source)
+    out = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qual = prefix + child.name
+                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                out.append({"qualname": qual, "kind": "class" if isinstance(child, ast.ClassDef) else "function",
+                            "start": first, "end": getattr(child, "end_lineno", None) or child.lineno})
+                visit(child, qual + ".")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return out
+
+
 def line_names(code):
     """{line: (names,)} for the local names each line's instructions touch."""
     out = {}
