@@ -18,7 +18,7 @@ import type {QuestionType} from '../core/questions/model.js';
 import {cohenKappa, fleissKappa} from '../core/scoring/agreement.js';
 import {flaggedQuestions, listAdjudications, listAnnotations, saveAnnotation, type AnnotationRow, type NewAnnotation} from '../store/annotations.js';
 import type {Db} from '../store/db.js';
-import {answerModels, listAnswers, listExplanations, listQuestions} from '../store/questions.js';
+import {answerModels, getQuestion, listAnswers, listExplanations, listQuestions} from '../store/questions.js';
 import {defaultModel} from './report.js';
 import {applies} from './scoring.js';
 
@@ -75,7 +75,7 @@ export interface BlindItem {
 }
 
 export function blindItem(db: Db, item: AnnotationItem): BlindItem | null {
-  const q = listQuestions(db).find(x => x.id === item.question);
+  const q = getQuestion(db, item.question);
   const e = db.prepare('SELECT text FROM explanation WHERE id = ?').pluck().get(item.explanation) as string | null | undefined;
   if (!q || e === undefined || e === null) return null;
   return {
