@@ -65,6 +65,7 @@ export function summaryJson(row: TrajectorySummary) {
     steps: row.steps,
     explanation_chars: row.explanationChars,
     patch_chars: row.patchChars,
+    lens: row.lens,
   };
 }
 

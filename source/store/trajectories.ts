@@ -125,6 +125,8 @@ export interface TrajectorySummary {
   steps: number;
   explanationChars: number;
   patchChars: number;
+  /** the run's process quality and tier from the last lens build (null: not scored) */
+  lens: {quality: number; tier: string | null} | null;
 }
 
 const SORT_SQL: Record<SortKey, string> = {
@@ -182,11 +184,17 @@ export function listTrajectories(db: Db, query: TrajectoryQuery = {}): Trajector
   const rows = db
     .prepare(
       `SELECT t.id, t.instance, a.name AS agent, a.model, t.source_format AS format, t.resolved, t.exit_status AS exitStatus,
-              t.n_steps AS steps, coalesce(e.n_chars, 0) AS explanationChars, coalesce(length(t.patch), 0) AS patchChars
-       ${FROM} WHERE t.id IN (SELECT value FROM json_each(?))`,
+              t.n_steps AS steps, coalesce(e.n_chars, 0) AS explanationChars, coalesce(length(t.patch), 0) AS patchChars,
+              ls.quality AS lensQuality, ls.tier AS lensTier
+       ${FROM} LEFT JOIN lens_score ls ON ls.trajectory = t.id WHERE t.id IN (SELECT value FROM json_each(?))`,
     )
-    .all(JSON.stringify(ids)) as (Omit<TrajectorySummary, 'resolved'> & {resolved: number | null})[];
-  const byId = new Map(rows.map(row => [row.id, {...row, resolved: row.resolved === null ? null : row.resolved === 1}]));
+    .all(JSON.stringify(ids)) as (Omit<TrajectorySummary, 'resolved' | 'lens'> & {resolved: number | null; lensQuality: number | null; lensTier: string | null})[];
+  const byId = new Map(
+    rows.map(({lensQuality, lensTier, ...row}) => [
+      row.id,
+      {...row, resolved: row.resolved === null ? null : row.resolved === 1, lens: lensQuality === null ? null : {quality: lensQuality, tier: lensTier}},
+    ]),
+  );
   return ids.map(id => byId.get(id)!);
 }
 

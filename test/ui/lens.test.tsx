@@ -70,6 +70,18 @@ describe('explorer: process lens', () => {
     expect(await app.press('D')).not.toContain('↳ joins');
   });
 
+  it('the list shows each run\'s tier and quality: L Lucky, S Solid, I Ideal, · scored without a tier', async () => {
+    const {app} = explorer();
+    await app.ready();
+    await app.press('/');
+    for (const c of 'demo-') await app.press(c);
+    const frame = await app.press(KEYS.enter);
+    expect(frame).toMatch(/lens$/m);
+    expect(frame).toMatch(/demo__durations-1\s+demo-brute-force\s+yes\s+10\s+\d+\s+L \d+/);
+    expect(frame).toMatch(/demo__durations-1\s+demo-methodical\s+yes\s+9\s+\d+\s+[IS] \d+/);
+    expect(frame).toMatch(/demo__graphs-1\s+demo-hasty\s+no\s+3\s+\d+\s+· \d+/);
+  });
+
   it('R ranks agents by pass rate and by quality with the shift', async () => {
     const {app} = explorer();
     await app.ready();

@@ -11,13 +11,14 @@ export interface ListColumns {
   resolved: number;
   steps: number;
   explanation: number;
+  lens: number;
 }
 
 /** Column widths for a terminal width; instance and agent share what the numbers leave. */
 export function listColumns(width: number): ListColumns {
-  const fixed = {id: 6, resolved: 5, steps: 6, explanation: 7};
-  const gaps = 5;
-  const rest = Math.max(10, width - fixed.id - fixed.resolved - fixed.steps - fixed.explanation - gaps);
+  const fixed = {id: 6, resolved: 4, steps: 6, explanation: 7, lens: 6};
+  const gaps = 6;
+  const rest = Math.max(10, width - fixed.id - fixed.resolved - fixed.steps - fixed.explanation - fixed.lens - gaps);
   const instance = Math.max(6, Math.min(34, Math.floor(rest * 0.5)));
   return {...fixed, instance, agent: Math.max(4, rest - instance)};
 }
@@ -32,12 +33,19 @@ export function ListHeader({width, sort, descending, theme}: {width: number; sor
     pad(mark('resolved', 'res'), c.resolved),
     pad(mark('steps', 'steps'), c.steps, 'right'),
     pad(mark('explanation', 'expl'), c.explanation, 'right'),
+    pad('lens', c.lens, 'right'),
   ].join(' ');
   return (
     <Text bold underline={!theme.color} color={theme.muted}>
       {text}
     </Text>
   );
+}
+
+/** "L 61" Lucky / "S 72" Solid / "I 81" Ideal / "· 43" scored without a tier / "" not scored. */
+export function lensCell(lens: TrajectorySummary['lens']): string {
+  if (!lens) return '';
+  return `${lens.tier ? lens.tier[0] : '·'} ${Math.round(lens.quality)}`;
 }
 
 export function TrajectoryRows({rows, top, cursor, width, height, theme}: {rows: TrajectorySummary[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
@@ -55,7 +63,8 @@ export function TrajectoryRows({rows, top, cursor, width, height, theme}: {rows:
             {selected ? '›' : ' '}
             {pad(String(row.id), c.id, 'right')} {pad(oneLine(row.instance, c.instance), c.instance)} {pad(oneLine(row.agent, c.agent), c.agent)}{' '}
             <Text color={selected ? undefined : resolvedColor}>{pad(resolved, c.resolved)}</Text> {pad(String(row.steps), c.steps, 'right')}{' '}
-            {pad(formatChars(row.explanationChars), c.explanation, 'right')}
+            {pad(formatChars(row.explanationChars), c.explanation, 'right')}{' '}
+            <Text color={selected ? undefined : row.lens?.tier === 'Lucky' ? theme.bad : row.lens?.tier === 'Ideal' ? theme.good : theme.muted}>{pad(lensCell(row.lens), c.lens, 'right')}</Text>
           </>
         );
         return (
