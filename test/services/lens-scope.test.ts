@@ -6,7 +6,7 @@ import {freshDb, importInto} from '../helpers/db.js';
 import {ROOT, SAMPLES} from '../helpers/files.js';
 
 describe('scopes from the real tracer on a real checkout', () => {
-  it('places the demo runs\' first edits of graphs/topo.py in topo_sort.visit (deltatrace scopes, ast only)', async () => {
+  it('places the demo runs\' first edits of graphs/topo.py in topo_sort.<locals>.visit (deltatrace scopes, ast only)', async () => {
     const {db} = freshDb();
     importInto(db, [join(SAMPLES, 'demo-runs')]);
     const {runs} = loadLensRuns(db, 'demo__graphs-1');
@@ -14,7 +14,7 @@ describe('scopes from the real tracer on a real checkout', () => {
     expect(r.problems).toEqual([]);
     const methodical = runs.find(x => x.agent === 'demo-methodical')!;
     const edit = methodical.steps.find(s => s.stage === 'I')!;
-    expect(edit.state.files).toEqual([{path: 'graphs/topo.py', scope: 'topo_sort.visit'}]);
+    expect(edit.state.files).toEqual([{path: 'graphs/topo.py', scope: 'topo_sort.<locals>.visit'}]);
     const offtarget = runs.find(x => x.agent === 'demo-offtarget')!;
     // its edit rewrites graph.py whole (no text to locate): no scope
     expect(offtarget.steps.find(s => s.state.kind === 'edit')!.state.files[0]!.scope).toBeUndefined();

@@ -5,9 +5,10 @@ delta extraction needs (unchanged lines map one-to-one; lines the patch touched 
 nothing).
 """
 
-import ast
 import difflib
 import os
+
+from .codeinfo import definitions
 
 IGNORED_DIRS = frozenset((".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache",
                           ".tox", ".nox", ".venv", "venv", "node_modules", ".eggs", "build",
@@ -35,29 +36,12 @@ def _read(root, rel):
 
 
 def functions(source):
-    """[(qualname, first_line, last_line, def_line)] for every def, innermost last."""
+    """[(qualname, first_line, last_line, def_line)] for every def (classes left out), outermost first."""
     try:
-        tree = ast.parse(source)
+        defs = definitions(source)
     except (SyntaxError, ValueError):
         return None
-    out = []
-
-    def visit(node, prefix):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                qual = prefix + child.name
-                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
-                last = getattr(child, "end_lineno", None) or child.lineno
-                if not isinstance(child, ast.ClassDef):
-                    out.append((qual, first, last, child.lineno))
-                    visit(child, qual + ".<locals>.")
-                else:
-                    visit(child, qual + ".")
-            else:
-                visit(child, prefix)
-
-    visit(tree, "")
-    return out
+    return [(q, first, last, def_line) for q, kind, first, last, def_line in defs if kind == "function"]
 
 
 def innermost(funcs, line):

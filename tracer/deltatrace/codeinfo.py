@@ -79,8 +79,10 @@ def qualname_map(source):
     return names, defs
 
 
-def scopes_of(source):
-    """Every function and class with its qualname and line range (decorators included), outermost first."""
+def definitions(source):
+    """Every def and class: (qualname, kind, first line incl. decorators, last line, def line),
+    outermost first; qualnames as Python builds them (nested functions under `<locals>`).
+    Raises SyntaxError / ValueError for a source that does not parse."""
     tree = ast.parse(source)
     out = []
 
@@ -88,15 +90,21 @@ def scopes_of(source):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 qual = prefix + child.name
+                is_class = isinstance(child, ast.ClassDef)
                 first = min([child.lineno] + [d.lineno for d in child.decorator_list])
-                out.append({"qualname": qual, "kind": "class" if isinstance(child, ast.ClassDef) else "function",
-                            "start": first, "end": getattr(child, "end_lineno", None) or child.lineno})
-                visit(child, qual + ".")
+                last = getattr(child, "end_lineno", None) or child.lineno
+                out.append((qual, "class" if is_class else "function", first, last, child.lineno))
+                visit(child, qual + ("." if is_class else ".<locals>."))
             else:
                 visit(child, prefix)
 
     visit(tree, "")
     return out
+
+
+def scopes_of(source):
+    """Every function and class with its qualname and line range (decorators included), outermost first."""
+    return [{"qualname": q, "kind": k, "start": first, "end": last} for q, k, first, last, _ in definitions(source)]
 
 
 def line_names(code):

@@ -36,7 +36,7 @@ class ScopesTest(unittest.TestCase):
         self.assertEqual(r["pkg/m.py"]["scopes"], [
             {"qualname": "A", "kind": "class", "start": 3, "end": 8},
             {"qualname": "A.f", "kind": "function", "start": 4, "end": 8},
-            {"qualname": "A.f.g", "kind": "function", "start": 6, "end": 7},
+            {"qualname": "A.f.<locals>.g", "kind": "function", "start": 6, "end": 7},
             {"qualname": "h", "kind": "function", "start": 10, "end": 11},
         ])
         self.assertTrue(r["bad.py"]["error"].startswith("SyntaxError"))
