@@ -32,6 +32,27 @@ export function annotationItems(db: Db, filter: {type?: QuestionType; agent?: st
   return out;
 }
 
+/** Pushes value onto the list at key. */
+function push<K, V>(m: Map<K, V[]>, key: K, value: V): void {
+  const list = m.get(key);
+  if (list) list.push(value);
+  else m.set(key, [value]);
+}
+
+/** A model's sample labels per item (answers that could not be read are left out). */
+function samplesByItem(db: Db, model: string, question?: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const x of listAnswers(db, model, question)) if (x.letters) push(out, itemKey(x), labelOf(x.letters));
+  return out;
+}
+
+/** People's labels per item. */
+function peopleByItem(db: Db): Map<string, AnnotationRow[]> {
+  const out = new Map<string, AnnotationRow[]>();
+  for (const a of listAnnotations(db)) push(out, itemKey(a), a);
+  return out;
+}
+
 /** People's labels and the QA model's majority, per item. */
 export function itemLabels(db: Db, model: string | null = defaultModel(db)): Map<string, ItemLabels> {
   const out = new Map<string, ItemLabels>();
@@ -41,11 +62,7 @@ export function itemLabels(db: Db, model: string | null = defaultModel(db)): Map
     return v;
   };
   for (const a of listAnnotations(db)) get(itemKey(a)).human.push({annotator: a.annotator, label: labelOf(a.letters)});
-  if (model) {
-    const samples = new Map<string, string[]>();
-    for (const x of listAnswers(db, model)) if (x.letters) samples.set(itemKey(x), [...(samples.get(itemKey(x)) ?? []), labelOf(x.letters)]);
-    for (const [k, labels] of samples) get(k).modelMajority = majority(labels);
-  }
+  if (model) for (const [k, labels] of samplesByItem(db, model)) get(k).modelMajority = majority(labels);
   return out;
 }
 
@@ -103,24 +120,27 @@ export interface ConflictItem {
 
 export function conflicts(db: Db, o: {includeAdjudicated?: boolean} = {}): ConflictItem[] {
   const items = new Map(annotationItems(db).map(i => [itemKey(i), i]));
-  const byItem = new Map<string, AnnotationRow[]>();
-  for (const a of listAnnotations(db)) byItem.set(itemKey(a), [...(byItem.get(itemKey(a)) ?? []), a]);
   const adjudicated = new Map(listAdjudications(db).map(a => [itemKey(a), a]));
   const questions = new Map(listQuestions(db).map(q => [q.id, q]));
-  const answers = listAnswers(db);
+  // every model's sample labels per item, read once
+  const answers = new Map<string, Map<string, string[]>>();
+  for (const x of listAnswers(db)) {
+    if (!x.letters) continue;
+    let byModel = answers.get(itemKey(x));
+    if (!byModel) answers.set(itemKey(x), (byModel = new Map()));
+    push(byModel, x.model, labelOf(x.letters));
+  }
   const out: ConflictItem[] = [];
-  for (const [k, labels] of byItem) {
+  for (const [k, labels] of peopleByItem(db)) {
     if (new Set(labels.map(l => labelOf(l.letters))).size < 2) continue;
     const adj = adjudicated.get(k) ?? null;
     if (adj && !o.includeAdjudicated) continue;
     const item = items.get(k);
     if (!item) continue;
-    const models = new Map<string, string[]>();
-    for (const x of answers) if (itemKey(x) === k && x.letters) models.set(x.model, [...(models.get(x.model) ?? []), labelOf(x.letters)]);
     out.push({
       item,
       labels,
-      models: [...models].map(([model, samples]) => ({model, samples, majority: majority(samples)})),
+      models: [...(answers.get(k) ?? [])].map(([model, samples]) => ({model, samples, majority: majority(samples)})),
       key: questions.get(item.question)!.answer,
       adjudicated: adj && {adjudicator: adj.adjudicator, letters: adj.letters, note: adj.note},
     });
@@ -172,8 +192,8 @@ export function agreementReport(db: Db): AgreementReport {
   const byItem = new Map<string, Labelled[]>();
   for (const a of listAnnotations(db)) {
     const l = {item: itemKey(a), type: typeOf(a.question), label: labelOf(a.letters)};
-    byAnnotator.set(a.annotator, [...(byAnnotator.get(a.annotator) ?? []), l]);
-    byItem.set(l.item, [...(byItem.get(l.item) ?? []), l]);
+    push(byAnnotator, a.annotator, l);
+    push(byItem, l.item, l);
   }
   const types = [...new Set([...byItem.values()].flat().map(l => l.type))].sort();
   const fleiss = fleissKappa([...byItem.values()].map(ls => ls.map(l => l.label)));
@@ -185,8 +205,7 @@ export function agreementReport(db: Db): AgreementReport {
   );
   const human_vs_model: AgreementReport['human_vs_model'] = [];
   for (const {model} of answerModels(db)) {
-    const samples = new Map<string, string[]>();
-    for (const x of listAnswers(db, model)) if (x.letters) samples.set(itemKey(x), [...(samples.get(itemKey(x)) ?? []), labelOf(x.letters)]);
+    const samples = samplesByItem(db, model);
     const majorityOf = new Map([...samples].map(([k, v]) => [k, majority(v)] as const).filter((e): e is [string, string] => e[1] !== null));
     for (const [annotator, labels] of [...byAnnotator].sort(([a], [b]) => a.localeCompare(b))) {
       const common = labels.filter(l => majorityOf.has(l.item));
@@ -241,17 +260,19 @@ export function agreementReport(db: Db): AgreementReport {
   };
 }
 
-/** The automatic flags: from blank explanations, the lexical baseline, and models that every person contradicts. */
-export function automaticFlags(db: Db): AutoFlag[] {
+/**
+ * The automatic flags: from blank explanations, the lexical baseline, and models that every
+ * person contradicts — of every question, or of one (the explorer's question screen).
+ */
+export function automaticFlags(db: Db, question?: string): AutoFlag[] {
   const explanations = new Map(listExplanations(db).map(e => [e.id, e]));
-  const answers = listAnswers(db);
-  const people = new Map<string, string[]>();
-  for (const a of listAnnotations(db)) people.set(itemKey(a), [...(people.get(itemKey(a)) ?? []), labelOf(a.letters)]);
+  const answers = listAnswers(db, undefined, question);
+  const people = peopleByItem(db);
   const main = defaultModel(db);
   const byQuestion = new Map<string, typeof answers>();
-  for (const x of answers) byQuestion.set(x.question, [...(byQuestion.get(x.question) ?? []), x]);
+  for (const x of answers) push(byQuestion, x.question, x);
   const out: AutoFlag[] = [];
-  for (const q of listQuestions(db)) {
+  for (const q of question ? [getQuestion(db, question)].filter((x): x is NonNullable<typeof x> => x !== null) : listQuestions(db)) {
     const own = byQuestion.get(q.id) ?? [];
     const verdicts = (filter: (x: (typeof own)[number]) => boolean) => {
       const m = new Map<string, {model: string; explanation: number; correct: number; all: number}>();
@@ -267,13 +288,13 @@ export function automaticFlags(db: Db): AutoFlag[] {
     const blank = verdicts(x => explanations.get(x.explanation)?.kind === 'blank' && !x.model.endsWith('[choices only]'));
     const lexical = verdicts(x => x.model === 'lexical' && explanations.get(x.explanation)?.kind === 'original');
     const samples = new Map<number, string[]>();
-    if (main) for (const x of own) if (x.model === main && x.letters) samples.set(x.explanation, [...(samples.get(x.explanation) ?? []), labelOf(x.letters)]);
+    if (main) for (const x of own) if (x.model === main && x.letters) push(samples, x.explanation, labelOf(x.letters));
     out.push(
       ...autoFlags({
         question: q.id,
         blank: blank.map(b => ({model: b.model, correct: b.majorityCorrect})),
         lexical: lexical.map(l => ({explanation: l.explanation, correct: l.majorityCorrect})),
-        items: [...samples].map(([explanation, s]) => ({explanation, model: main!, samples: s, human: people.get(itemKey({question: q.id, explanation})) ?? []})),
+        items: [...samples].map(([explanation, s]) => ({explanation, model: main!, samples: s, human: (people.get(itemKey({question: q.id, explanation})) ?? []).map(a => labelOf(a.letters))})),
       }),
     );
   }

@@ -166,15 +166,17 @@ export interface AnswerRow {
   verdict: Verdict | null;
 }
 
-export function listAnswers(db: Db, model?: string): AnswerRow[] {
+/** Stored answers, of one model and/or one question when given. */
+export function listAnswers(db: Db, model?: string, question?: string): AnswerRow[] {
+  const where = [model ? 'x.model = ?' : null, question ? 'x.question = ?' : null].filter(Boolean);
   const rows = db
     .prepare(
       `SELECT x.question, q.type, q.instance, coalesce(a.name, ta.name) AS agent, e.kind AS explanations, x.explanation, x.model, x.sample, x.raw, x.letters, x.verdict
        FROM qa_answer x JOIN question q ON q.id = x.question JOIN explanation e ON e.id = x.explanation
        LEFT JOIN agent a ON a.id = e.agent LEFT JOIN trajectory t ON t.id = e.trajectory LEFT JOIN agent ta ON ta.id = t.agent
-       ${model ? 'WHERE x.model = ?' : ''} ORDER BY x.id`,
+       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY x.id`,
     )
-    .all(...(model ? [model] : [])) as (Omit<AnswerRow, 'letters'> & {letters: string | null})[];
+    .all(...[model, question].filter((v): v is string => Boolean(v))) as (Omit<AnswerRow, 'letters'> & {letters: string | null})[];
   return rows.map(r => ({...r, letters: r.letters ? (JSON.parse(r.letters) as string[]) : null}));
 }
 

@@ -11,7 +11,7 @@
 import {Box, Text, useApp, useInput, useStdin} from 'ink';
 import React, {useEffect, useReducer, useRef, useState} from 'react';
 import type {AnnotationItem} from '../core/questions/annotation.js';
-import {labelOf} from '../core/questions/annotation.js';
+import {itemKey, labelOf} from '../core/questions/annotation.js';
 import {wrapLines} from '../core/text/sanitize.js';
 import type {BlindItem, ConflictItem} from '../services/annotation.js';
 import {Header} from './components/frame.js';
@@ -133,6 +133,16 @@ function useKeys(handle: (input: string, key: InkKey) => void) {
   );
 }
 
+/** The shown items, read once each (a render every second and every key would read them again). */
+function useItemViews(read: (item: AnnotationItem) => BlindItem | null): (item: AnnotationItem) => BlindItem | null {
+  const cache = useRef(new Map<string, BlindItem | null>());
+  return item => {
+    const key = itemKey(item);
+    if (!cache.current.has(key)) cache.current.set(key, read(item));
+    return cache.current.get(key)!;
+  };
+}
+
 /** quit(): tells the caller, then leaves Ink (after the render that asked). */
 function useQuit(onQuit?: () => void): () => void {
   const {exit} = useApp();
@@ -157,6 +167,7 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
   const now = data.now ?? (() => Date.now());
   const m = useRef<Machine>({index: 0, letters: [], phase: 'answer', note: '', saved: [], startedAt: now(), scroll: 0, message: null});
   const quit = useQuit(onQuit);
+  const viewOf = useItemViews(data.view);
   const [, tick] = useReducer((x: number) => x + 1, 0);
   useEffect(() => {
     const t = setInterval(tick, 1000);
@@ -164,7 +175,7 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
   }, []);
 
   const item = data.queue[m.current.index];
-  const view = item ? data.view(item) : null;
+  const view = item ? viewOf(item) : null;
   const bodyHeight = height - 4;
 
   useKeys((input, key) => handle(input, key));
@@ -217,7 +228,7 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
       return;
     }
     if (!current) return;
-    const v = data.view(current);
+    const v = viewOf(current);
     const letter = input.toUpperCase();
     if (!v || !v.choices.some(c => c.label === letter)) {
       if (input) s.message = `"${input}" is not a choice here (${v?.choices.map(c => c.label).join(', ')})`;
@@ -286,9 +297,10 @@ export function AdjudicateApp({data, theme, onQuit}: {data: AdjudicateData; them
   const height = Math.max(8, rows - 1);
   const st = useRef({index: 0, letters: [] as string[], phase: 'answer' as 'answer' | 'note', note: '', scroll: 0, showKey: false, decided: 0, message: null as string | null});
   const quit = useQuit(onQuit);
+  const viewOf = useItemViews(data.view);
   const bodyHeight = height - 4;
   const c = data.items[st.current.index];
-  const v = c ? data.view(c.item) : null;
+  const v = c ? viewOf(c.item) : null;
 
   useKeys((input, key) => handle(input, key));
 
@@ -322,7 +334,7 @@ export function AdjudicateApp({data, theme, onQuit}: {data: AdjudicateData; them
     if (key.pageUp || key.upArrow || input === 'k') return void (s.scroll = Math.max(0, s.scroll - (key.upArrow || input === 'k' ? 1 : bodyHeight)));
     if (key.escape || key.backspace) return void (s.letters = []);
     if (!cur) return;
-    const view = data.view(cur.item);
+    const view = viewOf(cur.item);
     const letter = input.toUpperCase();
     if (!view || !view.choices.some(x => x.label === letter)) {
       if (input) s.message = `"${input}" is not a choice here`;

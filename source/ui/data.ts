@@ -237,7 +237,7 @@ export function storeData(db: Db, label: string): ExplorerData {
     },
     rankings: () => lensRankings(db),
     agreement: () => agreementReport(db),
-    flags: question => ({people: listFlags(db).filter(f => f.question === question), automatic: automaticFlags(db).filter(f => f.question === question)}),
+    flags: question => ({people: listFlags(db).filter(f => f.question === question), automatic: automaticFlags(db, question)}),
     setFlag: (question, verdict, note) => {
       const who = annotatorName();
       setFlag(db, {question, author: who, verdict, note: note || null});

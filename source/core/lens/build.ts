@@ -216,7 +216,11 @@ export function buildLens(all: LensRun[], options: LensOptions = {}): LensResult
   if (minPassing < 2) throw new RangeError('min-passing must be at least 2: a run is scored against the other passing runs');
   const runs = options.instance ? all.filter(r => r.instance === options.instance) : all;
   const byInstance = new Map<string, LensRun[]>();
-  for (const r of runs) byInstance.set(r.instance, [...(byInstance.get(r.instance) ?? []), r]);
+  for (const r of runs) {
+    const list = byInstance.get(r.instance);
+    if (list) list.push(r);
+    else byInstance.set(r.instance, [r]);
+  }
 
   const tasks: Task[] = [];
   const skipped: LensResult['skipped'] = [];

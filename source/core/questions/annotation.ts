@@ -43,7 +43,11 @@ export function shuffle<T>(xs: T[], seed: number): T[] {
  */
 export function stratifiedSample(items: AnnotationItem[], n: number, seed: number): AnnotationItem[] {
   const byType = new Map<string, AnnotationItem[]>();
-  for (const it of sortItems(items)) byType.set(it.type, [...(byType.get(it.type) ?? []), it]);
+  for (const it of sortItems(items)) {
+    const list = byType.get(it.type);
+    if (list) list.push(it);
+    else byType.set(it.type, [it]);
+  }
   const total = items.length;
   const take = Math.min(n, total);
   const types = [...byType.keys()].sort();
