@@ -1,7 +1,7 @@
 import {writeFileSync} from 'node:fs';
 import {AUTO_FLAG_TEXT, FLAG_TEXT, FLAG_VERDICTS} from '../core/questions/annotation.js';
 import {listFlags, setFlag} from '../store/annotations.js';
-import {agreementReport, automaticFlags, exportAnnotations, importAnnotations} from '../services/annotation.js';
+import {agreementReport, agreementText, automaticFlags, exportAnnotations, importAnnotations} from '../services/annotation.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
 import {withDb} from './db-path.js';
 
@@ -33,10 +33,6 @@ with the ids \`deltalens questions list --json\` and \`deltalens explanations li
 Import is all or nothing (a bad line names its line and field) and idempotent: a label that is
 already stored the same is left alone; a changed one replaces the person's earlier label.`;
 
-
-const k = (x: number | null) => (x === null ? '—' : x.toFixed(3));
-const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 100)}%`);
-
 export async function runAgreement(argv: string[]): Promise<number> {
   const {values} = parse(argv, {...COMMON_OPTIONS}, false);
   if (values.help) {
@@ -49,21 +45,7 @@ export async function runAgreement(argv: string[]): Promise<number> {
       printJson(r);
       return EXIT.ok;
     }
-    if (!r.items_labelled) {
-      console.log('no labels yet: deltalens annotate --annotator NAME (or annotations import FILE)');
-      return EXIT.ok;
-    }
-    console.log(`${r.items_labelled} items labelled by ${r.annotators.length} people (${r.annotators.join(', ')})`);
-    console.log(`Fleiss' κ ${k(r.fleiss_kappa)} over ${r.fleiss.n} items with ${r.fleiss.raters} labels each${r.fleiss.left_out ? ` (${r.fleiss.left_out} left out)` : ''}`);
-    if (r.pairs.length) console.log('\npeople, pairwise        items   raw      κ');
-    for (const p of r.pairs) console.log(`  ${`${p.a} – ${p.b}`.padEnd(22)} ${String(p.n).padStart(5)}  ${pct(p.raw).padStart(4)}  ${k(p.cohen_kappa).padStart(6)}`);
-    console.log('\nby question type         items  Fleiss κ  pairs κ');
-    for (const [t, v] of Object.entries(r.by_type)) console.log(`  ${t.padEnd(22)} ${String(v.items).padStart(5)}  ${k(v.fleiss_kappa).padStart(8)}  ${v.pairs.map(p => k(p.cohen_kappa)).join(' ')}`);
-    if (r.human_vs_model.length) console.log('\nperson vs model majority                      items   raw      κ');
-    for (const h of r.human_vs_model) console.log(`  ${`${h.annotator} – ${h.model}${h.baseline ? ' (baseline)' : ''}`.padEnd(44)} ${String(h.n).padStart(5)}  ${pct(h.raw).padStart(4)}  ${k(h.cohen_kappa).padStart(6)}`);
-    const adj = r.human_vs_adjudicated.filter(h => h.n);
-    if (adj.length) console.log('\nperson vs adjudicated   items   raw      κ');
-    for (const h of adj) console.log(`  ${h.annotator.padEnd(22)} ${String(h.n).padStart(5)}  ${pct(h.raw).padStart(4)}  ${k(h.cohen_kappa).padStart(6)}`);
+    for (const line of agreementText(r)) console.log(line.text);
     return EXIT.ok;
   });
 }

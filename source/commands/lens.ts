@@ -1,4 +1,4 @@
-import type {LensResult, RunScore} from '../core/lens/build.js';
+import {RANKING_HEADER, rankingRow, type LensResult, type RunScore} from '../core/lens/build.js';
 import {labelAll, loadLensResult, removeStageOverride, setStageOverride, stageAgreement} from '../store/lens.js';
 import {existsSync} from 'node:fs';
 import {join, resolve} from 'node:path';
@@ -212,27 +212,7 @@ async function agreement(argv: string[]): Promise<number> {
 
 /** The JSON of a build: threshold, runs, skipped, rankings (issue 5's shape), plus rounds and options. */
 function toJson(r: LensResult, extra: Record<string, unknown>) {
-  return {
-    threshold: r.threshold,
-    runs: r.runs.map(s => ({
-      trajectory: s.trajectory,
-      instance: s.instance,
-      agent: s.agent,
-      resolved: s.resolved,
-      quality: s.quality,
-      signals: s.signals,
-      tier: s.tier,
-      mechanism: s.mechanism,
-      waste: s.waste,
-      divergence: s.divergence,
-      reference: s.reference,
-    })),
-    skipped: r.skipped,
-    rankings: r.rankings,
-    rounds: r.rounds,
-    options: r.options,
-    ...extra,
-  };
+  return {threshold: r.threshold, runs: r.runs, skipped: r.skipped, rankings: r.rankings, rounds: r.rounds, options: r.options, ...extra};
 }
 
 function describeOptions(o: LensResult['options']): string {
@@ -264,13 +244,8 @@ function printRuns(runs: RunScore[]): void {
 }
 
 function printRankings(rows: LensResult['rankings']): void {
-  console.log(`  ${'agent'.padEnd(30)} runs  pass  rank  quality  rank  shift  lucky`);
-  for (const a of rows) {
-    const shift = a.shift === null ? '  -' : a.shift > 0 ? `▲${a.shift}` : a.shift < 0 ? `▼${-a.shift}` : ' =';
-    console.log(
-      `  ${a.agent.slice(0, 30).padEnd(30)} ${String(a.runs).padStart(4)}  ${pct(a.pass_rate).padStart(4)}  ${String(a.pass_rank ?? '-').padStart(4)}  ${(a.mean_quality === null ? '-' : a.mean_quality.toFixed(1)).padStart(7)}  ${String(a.quality_rank ?? '-').padStart(4)}  ${shift.padStart(5)}  ${a.passing_scored ? `${a.lucky}/${a.passing_scored}` : '-'}`,
-    );
-  }
+  console.log(`  ${RANKING_HEADER}`);
+  for (const a of rows) console.log(`  ${rankingRow(a)}`);
 }
 
 const pct = (x: number | null) => (x === null ? '-' : `${Math.round(x * 100)}%`);

@@ -376,3 +376,29 @@ export function exclusions(db: Db, o: {people?: boolean; auto?: boolean} = {peop
   if (o.auto) for (const f of automaticFlags(db)) out.set(f.question, [...new Set([...(out.get(f.question) ?? []), `auto:${f.reason}`])]);
   return out;
 }
+
+const k3 = (x: number | null) => (x === null ? '—' : x.toFixed(3));
+const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 100)}%`);
+
+/** The agreement figures as text lines, the same for `deltalens agreement` and the explorer's agreement screen. */
+export function agreementText(r: AgreementReport): {text: string; role?: 'heading' | 'muted'}[] {
+  if (!r.items_labelled) return [{text: 'No labels yet: deltalens annotate --annotator NAME (or deltalens annotations import FILE).', role: 'muted'}];
+  const row = (name: string, width: number, n: number, raw: number | null, kappa: number | null) => `${name.padEnd(width)} ${String(n).padStart(5)}  ${pct(raw).padStart(4)}  ${k3(kappa).padStart(6)}`;
+  const lines: {text: string; role?: 'heading' | 'muted'}[] = [
+    {text: `${r.items_labelled} items labelled by ${r.annotators.length} people: ${r.annotators.join(', ')}`},
+    {text: `Fleiss' κ ${k3(r.fleiss_kappa)} over ${r.fleiss.n} items with ${r.fleiss.raters} labels each${r.fleiss.left_out ? ` (${r.fleiss.left_out} left out)` : ''}`},
+    {text: ''},
+    {text: `${'people, pairwise'.padEnd(30)} items   raw      κ`, role: 'heading'},
+    ...r.pairs.map(p => ({text: row(`${p.a} – ${p.b}`, 30, p.n, p.raw, p.cohen_kappa)})),
+    {text: ''},
+    {text: `${'by question type'.padEnd(30)} items  Fleiss κ`, role: 'heading'},
+    ...Object.entries(r.by_type).map(([t, v]) => ({text: `${t.padEnd(30)} ${String(v.items).padStart(5)}  ${k3(v.fleiss_kappa).padStart(8)}   pairs ${v.pairs.map(p => k3(p.cohen_kappa)).join(' ')}`})),
+    {text: ''},
+    {text: `${'person vs model majority'.padEnd(44)} items   raw      κ`, role: 'heading'},
+    ...r.human_vs_model.map(h => ({text: row(`${h.annotator} – ${h.model}${h.baseline ? ' (baseline)' : ''}`, 44, h.n, h.raw, h.cohen_kappa)})),
+  ];
+  const adj = r.human_vs_adjudicated.filter(h => h.n);
+  if (adj.length) lines.push({text: ''}, {text: `${'person vs adjudicated'.padEnd(30)} items   raw      κ`, role: 'heading'}, ...adj.map(h => ({text: row(h.annotator, 30, h.n, h.raw, h.cohen_kappa)})));
+  lines.push({text: ''}, ...r.notes.map(n => ({text: `note: ${n}`, role: 'muted' as const})));
+  return lines;
+}

@@ -5,7 +5,7 @@ import {HelpOverlay, helpLines} from './components/help-overlay.js';
 import {Header, StatusBar} from './components/frame.js';
 import {TextView} from './components/text-view.js';
 import type {ExplorerData} from './data.js';
-import {commandFor, type Scope} from './keymap.js';
+import type {Scope} from './keymap.js';
 import {ListHeader, TrajectoryRows} from './screens/trajectory-list.js';
 import {IntentTimeline, StepRows, stepLines, TabBar, tabBarWidth, tabLines, TrajectoryTitle} from './screens/trajectory-view.js';
 import {PairRows, PairsHeader} from './screens/trace-pairs.js';

@@ -5,6 +5,7 @@
  * previous round classed Lucky, until the Lucky set stops changing (at most MAX_ROUNDS).
  */
 import {ranks} from '../scoring/metrics.js';
+import {fit} from '../text/sanitize.js';
 import {bestPath, buildPta, divergence, equivalent, type PtaNode} from './pta.js';
 import {
   alignment,
@@ -310,3 +311,13 @@ export function rankAgents(runs: LensRun[], scores: RunScore[]): AgentRanking[] 
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** The rankings table, the same in `lens report` and the explorer: a header, then one row per agent. */
+export const RANKING_HEADER = `${'agent'.padEnd(30)} runs  pass  rank   quality  rank  shift  lucky`;
+
+export function rankingRow(a: AgentRanking): string {
+  const shift = a.shift === null ? '-' : a.shift > 0 ? `▲${a.shift}` : a.shift < 0 ? `▼${-a.shift}` : '=';
+  const passRate = a.pass_rate === null ? '-' : `${Math.round(a.pass_rate * 100)}%`;
+  const quality = a.mean_quality === null ? '-' : a.mean_quality.toFixed(1);
+  return `${fit(a.agent, 30).padEnd(30)} ${String(a.runs).padStart(4)}  ${passRate.padStart(4)}  ${String(a.pass_rank ?? '-').padStart(4)}   ${quality.padStart(7)}  ${String(a.quality_rank ?? '-').padStart(4)}  ${shift.padStart(5)}  ${a.passing_scored ? `${a.lucky}/${a.passing_scored}` : '-'}`;
+}

@@ -1,6 +1,6 @@
 import {Text} from 'ink';
 import React from 'react';
-import type {AgentRanking, LensResult, RunScore} from '../../core/lens/build.js';
+import {RANKING_HEADER, rankingRow, type AgentRanking, type LensResult, type RunScore} from '../../core/lens/build.js';
 import {followPath, toDag, type PtaNode} from '../../core/lens/pta.js';
 import {describeState} from '../../core/lens/quality.js';
 import type {ActionState} from '../../core/lens/state.js';
@@ -148,17 +148,10 @@ export function rankingLines(r: {threshold: LensResult['threshold']; rankings: A
     ...textBlock(`Lens build of ${r.built_at}; threshold ${r.threshold.value} (${r.threshold.note}).`, width).map(l => ({...l, role: 'muted' as const})),
     ...textBlock('Pass rate over runs with a known status; quality = mean over scored runs; shift = pass-rate rank − quality rank (▲ rises when ranked by quality).', width).map(l => ({...l, role: 'muted' as const})),
     {text: ''},
-    {text: fit(`${'agent'.padEnd(30)} runs  pass  rank   quality  rank  shift  lucky`, width), role: 'heading'},
+    {text: fit(RANKING_HEADER, width), role: 'heading'},
   ];
   for (const a of r.rankings) {
-    const shift = a.shift === null ? '-' : a.shift > 0 ? `▲${a.shift}` : a.shift < 0 ? `▼${-a.shift}` : '=';
-    lines.push({
-      text: fit(
-        `${fit(a.agent, 30).padEnd(30)} ${String(a.runs).padStart(4)}  ${(a.pass_rate === null ? '-' : `${Math.round(a.pass_rate * 100)}%`).padStart(4)}  ${String(a.pass_rank ?? '-').padStart(4)}   ${(a.mean_quality === null ? '-' : a.mean_quality.toFixed(1)).padStart(7)}  ${String(a.quality_rank ?? '-').padStart(4)}  ${shift.padStart(5)}  ${a.passing_scored ? `${a.lucky}/${a.passing_scored}` : '-'}`,
-        width,
-      ),
-      ...(a.shift !== null && a.shift < 0 ? {role: 'removed' as const} : a.shift !== null && a.shift > 0 ? {role: 'added' as const} : {}),
-    });
+    lines.push({text: fit(rankingRow(a), width), ...(a.shift !== null && a.shift < 0 ? {role: 'removed' as const} : a.shift !== null && a.shift > 0 ? {role: 'added' as const} : {})});
   }
   return lines;
 }
