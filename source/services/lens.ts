@@ -4,7 +4,7 @@ import {dirname, join} from 'node:path';
 import {buildLens, type LensOptions, type LensResult, type LensRun} from '../core/lens/build.js';
 import {withScopes, type Scope} from '../core/lens/scope.js';
 import type {Db} from '../store/db.js';
-import {loadLensRuns, saveLensResult} from '../store/lens.js';
+import {loadLensRuns, saveLensResult, scopesOf} from '../store/lens.js';
 
 export interface LensBuildReport extends LensResult {
   /** steps whose stage came from a person's correction instead of the labeller */
@@ -22,7 +22,7 @@ export function runLensBuild(db: Db, options: LensOptions = {}): LensBuildReport
 
 function buildAndSave(db: Db, runs: LensRun[], overridden: number, options: LensOptions): LensBuildReport {
   const result = buildLens(runs, options);
-  saveLensResult(db, result);
+  saveLensResult(db, result, scopesOf(runs));
   return {...result, overridden_steps: overridden, unlabelled_runs: runs.filter(r => !r.steps.length).map(r => r.id)};
 }
 

@@ -107,7 +107,35 @@ export function loadLensRuns(db: Db, instance?: string): {runs: LensRun[]; overr
 }
 
 /** Replaces the stored lens build with this one (one transaction). */
-export function saveLensResult(db: Db, result: LensResult): number {
+/** Per run, the scopes its states were placed in: {step idx: {path: scope}} (runs without any are left out). */
+export function scopesOf(runs: LensRun[]): Map<number, Record<number, Record<string, string>>> {
+  const out = new Map<number, Record<number, Record<string, string>>>();
+  for (const run of runs) {
+    const steps: Record<number, Record<string, string>> = {};
+    for (const s of run.steps) {
+      const placed = s.state.files.filter(f => f.scope);
+      if (placed.length) steps[s.idx] = Object.fromEntries(placed.map(f => [f.path, f.scope!]));
+    }
+    if (Object.keys(steps).length) out.set(run.id, steps);
+  }
+  return out;
+}
+
+/** Puts the scopes the last lens build found back on the runs' states (for the explorer's reference tree). */
+export function applyStoredScopes(db: Db, runs: LensRun[]): void {
+  const get = db.prepare('SELECT scopes FROM lens_score WHERE trajectory = ? AND scopes IS NOT NULL').pluck();
+  for (const run of runs) {
+    const json = get.get(run.id) as string | undefined;
+    if (!json) continue;
+    const steps = JSON.parse(json) as Record<string, Record<string, string>>;
+    for (const s of run.steps) {
+      const placed = steps[s.idx];
+      if (placed) s.state = {...s.state, files: s.state.files.map(f => (placed[f.path] ? {...f, scope: placed[f.path]} : f))};
+    }
+  }
+}
+
+export function saveLensResult(db: Db, result: LensResult, scopes: Map<number, Record<number, Record<string, string>>> = new Map()): number {
   return db.transaction(() => {
     db.prepare('DELETE FROM lens_build').run();
     const build = Number(
@@ -116,10 +144,11 @@ export function saveLensResult(db: Db, result: LensResult): number {
         .run(JSON.stringify(result.options), JSON.stringify(result.threshold), JSON.stringify(result.skipped), JSON.stringify(result.rounds), JSON.stringify(result.rankings)).lastInsertRowid,
     );
     const insert = db.prepare(
-      'INSERT INTO lens_score (trajectory, build, instance, quality, signals, tier, mechanism, waste, divergence, reference) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO lens_score (trajectory, build, instance, quality, signals, tier, mechanism, waste, divergence, reference, scopes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const r of result.runs) {
-      insert.run(r.trajectory, build, r.instance, r.quality, JSON.stringify(r.signals), r.tier, r.mechanism && JSON.stringify(r.mechanism), JSON.stringify(r.waste), r.divergence, JSON.stringify(r.reference));
+      const placed = scopes.get(r.trajectory);
+      insert.run(r.trajectory, build, r.instance, r.quality, JSON.stringify(r.signals), r.tier, r.mechanism && JSON.stringify(r.mechanism), JSON.stringify(r.waste), r.divergence, JSON.stringify(r.reference), placed ? JSON.stringify(placed) : null);
     }
     return build;
   })();

@@ -2,7 +2,7 @@ import {userInfo} from 'node:os';
 import {referenceSteps, referenceTree} from '../core/lens/build.js';
 import {followPath} from '../core/lens/pta.js';
 import type {Db} from '../store/db.js';
-import {lensRankings, lensScoreOf, loadLensRuns, removeStageOverride, setStageOverride, whyNotScored} from '../store/lens.js';
+import {applyStoredScopes, lensRankings, lensScoreOf, loadLensRuns, removeStageOverride, setStageOverride, whyNotScored} from '../store/lens.js';
 import type {LensScore, PtaView} from './screens/lens.js';
 import type {AutoFlag} from '../core/questions/annotation.js';
 import {listFlags, setFlag, type FlagRow} from '../store/annotations.js';
@@ -216,6 +216,8 @@ export function storeData(db: Db, label: string): ExplorerData {
       const t = getTrajectory(db, id);
       if (!t) return null;
       const {runs} = loadLensRuns(db, t.instance);
+      // the scopes lens build placed the states in, so the tree is the one the run was scored against
+      applyStoredScopes(db, runs);
       const run = runs.find(r => r.id === id);
       if (!run) return null;
       const excluded = lensScoreOf(db, id)?.reference.excluded_lucky ?? [];

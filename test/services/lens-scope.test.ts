@@ -21,3 +21,19 @@ describe('scopes from the real tracer on a real checkout', () => {
     expect(r.states).toBeGreaterThanOrEqual(7);
   });
 });
+
+describe('the explorer shows the reference the run was scored against', () => {
+  it('keeps the scopes lens build found and puts them back on the reference tree', async () => {
+    const {runLensBuildWithSources} = await import('../../source/services/lens.js');
+    const {storeData} = await import('../../source/ui/data.js');
+    const {ptaLines} = await import('../../source/ui/screens/lens.js');
+    const {db} = freshDb();
+    importInto(db, [join(SAMPLES, 'demo-runs')]);
+    const built = await runLensBuildWithSources(db, {instance: 'demo__graphs-1'}, new Map([['demo__graphs-1', join(ROOT, 'sample-data', 'projects', 'graphs', 'repo')]]));
+    expect(built.scopes.states).toBeGreaterThanOrEqual(7);
+    const hasty = built.runs.find(r => r.agent === 'demo-hasty')!;
+    const view = storeData(db, 'test.db').pta(hasty.trajectory)!;
+    const text = ptaLines(view, 200).map(l => l.text).join('\n');
+    expect(text).toContain('edit graphs/topo.py:topo_sort.<locals>.visit');
+  });
+});
