@@ -1,5 +1,6 @@
-import {EXIT, NotFound, UsageError} from './commands/args.js';
-import {MigrationError} from './store/db.js';
+import {say, warn} from './commands/output.js';
+import {EXIT, UsageError} from './commands/args.js';
+import {StoreError} from './store/db.js';
 
 /**
  * Commands load on demand: each pulls in only what it needs (Ink and React for the explorer,
@@ -66,19 +67,19 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (first === undefined || first.startsWith('-')) {
       if (first === '--help' || first === '-h') {
-        console.log(MAIN_HELP);
+        say(MAIN_HELP);
         return EXIT.ok;
       }
       if (first === '--version') {
-        console.log('deltalens 0.1.0');
+        say('deltalens 0.1.0');
         return EXIT.ok;
       }
       return await runExplore(argv);
     }
     if (first === 'help') {
       const topic = rest[0];
-      if (topic === undefined) console.log(MAIN_HELP);
-      else if (COMMANDS[topic]) console.log((await COMMANDS[topic].load()).help);
+      if (topic === undefined) say(MAIN_HELP);
+      else if (COMMANDS[topic]) say((await COMMANDS[topic].load()).help);
       else throw new UsageError(`no such command "${topic}"`);
       return EXIT.ok;
     }
@@ -86,15 +87,45 @@ export async function main(argv: string[]): Promise<number> {
     if (!command) throw new UsageError(`no such command "${first}" (see deltalens --help)`);
     return await (await command.load()).run(rest);
   } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(`deltalens: ${error.message}`);
-      return EXIT.usage;
-    }
-    if (error instanceof NotFound || error instanceof MigrationError) {
-      console.error(`deltalens: ${error.message}`);
-      return EXIT.failed;
-    }
-    console.error(`deltalens: ${(error as Error).stack ?? error}`);
+    warn(`deltalens: ${oneLineError(error)}`);
+    if (process.env.DELTALENS_DEBUG && error instanceof Error && error.stack) warn(error.stack);
+    if (error instanceof UsageError || (error instanceof StoreError && error.usage)) return EXIT.usage;
     return EXIT.failed;
+  }
+}
+
+/**
+ * What went wrong, in one line a user can act on (the stack only with DELTALENS_DEBUG=1): file
+ * errors name the file, SQLite's name the database condition.
+ */
+export function oneLineError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error).split('\n')[0]!;
+  const e = error as Error & {code?: string; path?: string; syscall?: string};
+  const file = e.path ? `${e.path}: ` : '';
+  switch (e.code) {
+    case 'ENOENT':
+      return `${file}no such file or directory`;
+    case 'EISDIR':
+      return `${file}is a folder, not a file`;
+    case 'ENOTDIR':
+      return `${file}a part of the path is not a folder`;
+    case 'EACCES':
+    case 'EPERM':
+      return `${file}permission denied`;
+    case 'ENOSPC':
+      return `${file}no space left on the device`;
+    case 'SQLITE_BUSY':
+    case 'SQLITE_BUSY_SNAPSHOT':
+      return 'the database stayed locked by another deltalens process; nothing was lost, run the command again';
+    case 'SQLITE_READONLY':
+    case 'SQLITE_READONLY_DIRECTORY':
+      return 'the database is read-only here: this command writes to it (copy it, or give --db a writable file)';
+    case 'SQLITE_FULL':
+      return 'the disk is full: the database could not grow';
+    case 'SQLITE_CORRUPT':
+    case 'SQLITE_NOTADB':
+      return `the database file is damaged or not a database (${e.message})`;
+    default:
+      return e.message.split('\n')[0]!.trim() || e.name;
   }
 }

@@ -1,3 +1,5 @@
+import {sanitize, terminalSafeJson} from '../core/text/sanitize.js';
+import {say, warn} from './output.js';
 import {writeFileSync} from 'node:fs';
 import {AUTO_FLAG_TEXT, FLAG_TEXT, FLAG_VERDICTS} from '../core/questions/annotation.js';
 import {listFlags, setFlag} from '../store/annotations.js';
@@ -36,16 +38,16 @@ already stored the same is left alone; a changed one replaces the person's earli
 export async function runAgreement(argv: string[]): Promise<number> {
   const {values} = parse(argv, {...COMMON_OPTIONS}, false);
   if (values.help) {
-    console.log(AGREEMENT_HELP);
+    say(AGREEMENT_HELP);
     return EXIT.ok;
   }
-  return withDb(values.db, db => {
+  return withDb(values.db, 'read', db => {
     const r = agreementReport(db);
     if (values.json) {
       printJson(r);
       return EXIT.ok;
     }
-    for (const line of agreementText(r)) console.log(line.text);
+    for (const line of agreementText(r)) say(line.text);
     return EXIT.ok;
   });
 }
@@ -53,7 +55,7 @@ export async function runAgreement(argv: string[]): Promise<number> {
 export async function runFlags(argv: string[]): Promise<number> {
   const {values, positionals} = parse(argv, {...COMMON_OPTIONS, author: {type: 'string'}, note: {type: 'string'}});
   if (values.help) {
-    console.log(FLAGS_HELP);
+    say(FLAGS_HELP);
     return EXIT.ok;
   }
   if (positionals[0] === 'set') {
@@ -61,28 +63,28 @@ export async function runFlags(argv: string[]): Promise<number> {
     if (!question || !verdict) throw new UsageError('flags set takes QUESTION VERDICT (see deltalens flags --help)');
     const author = values.author ?? process.env.DELTALENS_ANNOTATOR;
     if (!author) throw new UsageError('flags set needs --author NAME (or $DELTALENS_ANNOTATOR)');
-    return withDb(values.db, db => {
+    return withDb(values.db, 'write', db => {
       try {
         setFlag(db, {question, author, verdict, note: values.note});
       } catch (error) {
         if (error instanceof RangeError) throw new UsageError(error.message);
         throw error;
       }
-      console.log(`${question}: ${author} says ${verdict}`);
+      say(`${question}: ${author} says ${verdict}`);
       return EXIT.ok;
     });
   }
   if (positionals.length) throw new UsageError(`flags takes no argument but "set" (got "${positionals[0]}")`);
-  return withDb(values.db, db => {
+  return withDb(values.db, 'read', db => {
     const people = listFlags(db);
     const auto = automaticFlags(db);
     if (values.json) {
       printJson({people, automatic: auto});
       return EXIT.ok;
     }
-    console.log(`${people.length} flag(s) by people, ${auto.length} automatic`);
-    for (const f of people) console.log(`  ${f.question}  ${FLAG_TEXT[f.verdict]}  — ${f.author}${f.note ? `: ${f.note}` : ''}`);
-    for (const f of auto) console.log(`  ${f.question}  [auto] ${f.reason}: ${f.evidence}`);
+    say(`${people.length} flag(s) by people, ${auto.length} automatic`);
+    for (const f of people) say(`  ${f.question}  ${FLAG_TEXT[f.verdict]}  — ${f.author}${f.note ? `: ${f.note}` : ''}`);
+    for (const f of auto) say(`  ${f.question}  [auto] ${f.reason}: ${f.evidence}`);
     return EXIT.ok;
   });
 }
@@ -90,39 +92,41 @@ export async function runFlags(argv: string[]): Promise<number> {
 export async function runAnnotations(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h') {
-    console.log(ANNOTATIONS_HELP);
+    say(ANNOTATIONS_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
   const {values, positionals} = parse(rest, {...COMMON_OPTIONS, format: {type: 'string'}, out: {type: 'string'}});
   if (values.help) {
-    console.log(ANNOTATIONS_HELP);
+    say(ANNOTATIONS_HELP);
     return EXIT.ok;
   }
   if (sub === 'export') {
     const format = oneOf(values.format, ['jsonl', 'csv'] as const, '--format') ?? 'jsonl';
-    return withDb(values.db, db => {
+    return withDb(values.db, 'read', db => {
       const text = exportAnnotations(db, format);
       if (values.out) writeFileSync(values.out, text);
-      else process.stdout.write(text);
+      // JSONL stays valid JSON with the terminal-active characters escaped; CSV is sanitized
+      // only when it is going to a terminal
+      else process.stdout.write(format === 'jsonl' ? terminalSafeJson(text) : process.stdout.isTTY ? sanitize(text) : text);
       return EXIT.ok;
     });
   }
   if (sub === 'import') {
     const file = positionals[0];
     if (!file) throw new UsageError('annotations import takes FILE');
-    return withDb(values.db, db => {
+    return withDb(values.db, 'write', db => {
       let r;
       try {
         r = importAnnotations(db, file);
       } catch (error) {
         if (error instanceof RangeError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
-          console.error(`deltalens: ${(error as Error).message} — nothing was imported`);
+          warn(`deltalens: ${(error as Error).message} — nothing was imported`);
           return EXIT.failed;
         }
         throw error;
       }
       if (values.json) printJson(r);
-      else console.log(`${r.added} added, ${r.updated} updated, ${r.unchanged} already stored`);
+      else say(`${r.added} added, ${r.updated} updated, ${r.unchanged} already stored`);
       return EXIT.ok;
     });
   }

@@ -1,3 +1,4 @@
+import {say, warn} from './output.js';
 import {render} from 'ink';
 import React from 'react';
 import {basename, resolve} from 'node:path';
@@ -9,7 +10,7 @@ import {blindItem, conflicts, sessionQueue} from '../services/annotation.js';
 import {AdjudicateApp, AnnotateApp} from '../ui/annotate.js';
 import {themeFromEnv} from '../ui/theme.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, UsageError} from './args.js';
-import {chooseDb} from './db-path.js';
+import {chooseDb, openStore} from './db-path.js';
 import {ensureDemo} from './demo.js';
 
 export const ANNOTATE_HELP = `Usage: deltalens annotate --annotator NAME [--queue all|unlabelled|disagreements|sample:N]
@@ -51,8 +52,7 @@ Options:
 
 /** Opens the database, runs one full-screen session until it quits, closes the database. */
 async function session(dbFlag: string | undefined, screen: (db: Db, label: string) => React.ReactElement): Promise<number> {
-  const target = dbFlag ? {path: resolve(dbFlag), demo: false} : await ensureDemo(chooseDb(undefined));
-  const db = openDb(target.path);
+  const {db, ...target} = await openStore(dbFlag, 'write');
   try {
     const app = render(screen(db, target.demo ? 'demo data' : basename(target.path)), {exitOnCtrlC: false});
     await app.waitUntilExit();
@@ -64,14 +64,14 @@ async function session(dbFlag: string | undefined, screen: (db: Db, label: strin
 
 function needTerminal(command: string): boolean {
   if (process.stdin.isTTY && process.stdout.isTTY) return true;
-  console.error(`deltalens: ${command} needs an interactive terminal; labels made elsewhere can be merged with \`deltalens annotations import FILE\``);
+  warn(`deltalens: ${command} needs an interactive terminal; labels made elsewhere can be merged with \`deltalens annotations import FILE\``);
   return false;
 }
 
 export async function runAnnotate(argv: string[]): Promise<number> {
   const {values} = parse(argv, {...COMMON_OPTIONS, annotator: {type: 'string'}, queue: {type: 'string'}, type: {type: 'string'}, agent: {type: 'string'}, seed: {type: 'string'}}, false);
   if (values.help) {
-    console.log(ANNOTATE_HELP);
+    say(ANNOTATE_HELP);
     return EXIT.ok;
   }
   const annotator = values.annotator ?? process.env.DELTALENS_ANNOTATOR;
@@ -100,7 +100,7 @@ export async function runAnnotate(argv: string[]): Promise<number> {
 export async function runAdjudicate(argv: string[]): Promise<number> {
   const {values} = parse(argv, {...COMMON_OPTIONS, annotator: {type: 'string'}, all: {type: 'boolean'}}, false);
   if (values.help) {
-    console.log(ADJUDICATE_HELP);
+    say(ADJUDICATE_HELP);
     return EXIT.ok;
   }
   const adjudicator = values.annotator ?? process.env.DELTALENS_ANNOTATOR;

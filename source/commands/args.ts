@@ -42,7 +42,4 @@ export function positiveInt(value: string | undefined, flag: string): number | u
   return n;
 }
 
-/** Output helpers: JSON is printed whole, with a trailing newline, and nothing else on stdout. */
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
+export {printJson} from './output.js';

@@ -1,8 +1,9 @@
+import {say} from './output.js';
 import {collectNondeterminism, emptyNondeterminism, extractDelta} from '../core/trace/delta.js';
 import {LineMap} from '../core/trace/line-map.js';
 import {openDb} from '../store/db.js';
 import {findPairByTraces, getTrace, saveDelta, StoredTrace} from '../store/traces.js';
-import {chooseDb} from './db-path.js';
+import {chooseDb, openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
 import {ensureDemo} from './demo.js';
 import {NotFound} from './show.js';
@@ -23,13 +24,13 @@ export function runDelta(argv: string[]): Promise<number> {
 async function deltaCommand(argv: string[]): Promise<number> {
   const {values, positionals} = parse(argv, {...COMMON_OPTIONS, option: {type: 'string', multiple: true}, save: {type: 'boolean'}});
   if (values.help) {
-    console.log(DELTA_HELP);
+    say(DELTA_HELP);
     return EXIT.ok;
   }
   if (positionals.length !== 2 || !positionals.every(p => /^\d+$/.test(p))) throw new UsageError('delta takes two numeric trace ids: BUGGY PATCHED');
   const [a, b] = positionals.map(Number) as [number, number];
   const options = parseDeltaOptions(values.option);
-  const db = openDb((await ensureDemo(chooseDb(values.db))).path);
+  const {db} = await openStore(values.db, values.save ? 'write' : 'read');
   try {
     const buggy = getTrace(db, a);
     const patched = getTrace(db, b);
@@ -52,8 +53,8 @@ async function deltaCommand(argv: string[]): Promise<number> {
     const note = pair ? null : 'these traces were not traced as a pair: lines map one to one and no re-runs are known';
     if (values.json) printJson(deltaJson({...result, id}, buggy, patched, {pair: pair?.id ?? null, line_mapping: pair ? 'patch' : 'identity', note}));
     else {
-      console.log(describeDelta(result, buggy, patched));
-      if (note) console.log(`note: ${note}`);
+      say(describeDelta(result, buggy, patched));
+      if (note) say(`note: ${note}`);
     }
     return result.status === 'incomplete' ? EXIT.failed : EXIT.ok;
   } finally {

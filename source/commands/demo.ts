@@ -1,3 +1,4 @@
+import {say, warn} from './output.js';
 import {buildDemo, demoIsCurrent} from '../services/demo.js';
 import {COMMON_OPTIONS, EXIT, parse, printJson} from './args.js';
 
@@ -11,8 +12,8 @@ export async function ensureDemo<T extends {path: string; demo: boolean}>(target
   if (target.demo && !demoIsCurrent()) {
     const tty = process.stderr.isTTY;
     if (tty) process.stderr.write('building the demo database (trajectories, then tracing the demo projects: ~30 s once)…\n');
-    const report = await buildDemo(tty ? message => process.stderr.write(`  ${message}\n`) : undefined);
-    for (const problem of report.traceProblems) process.stderr.write(`deltalens: demo traces: ${problem}\n`);
+    const report = await buildDemo(tty ? message => warn(`  ${message}`) : undefined);
+    for (const problem of report.traceProblems) warn(`deltalens: demo traces: ${problem}`);
   }
   return target;
 }
@@ -20,16 +21,16 @@ export async function ensureDemo<T extends {path: string; demo: boolean}>(target
 export async function runBuildDemo(argv: string[]): Promise<number> {
   const {values} = parse(argv, {...COMMON_OPTIONS, force: {type: 'boolean'}}, false);
   if (values.help) {
-    console.log(BUILD_DEMO_HELP);
+    say(BUILD_DEMO_HELP);
     return EXIT.ok;
   }
   const fresh = !values.force && demoIsCurrent();
-  const report = fresh ? null : await buildDemo(values.json ? undefined : message => process.stderr.write(`  ${message}\n`));
+  const report = fresh ? null : await buildDemo(values.json ? undefined : message => warn(`  ${message}`));
   if (values.json) printJson({built: !fresh, trajectories: report?.import.added.length ?? null, trace_pairs: report?.pairs ?? null, trace_problems: report?.traceProblems ?? []});
-  else if (fresh) console.log('demo database is up to date');
+  else if (fresh) say('demo database is up to date');
   else {
-    console.log(`demo database built: ${report!.import.added.length} trajectories, ${report!.pairs} traced patch pairs`);
-    for (const problem of report!.traceProblems) console.log(`  not traced: ${problem}`);
+    say(`demo database built: ${report!.import.added.length} trajectories, ${report!.pairs} traced patch pairs`);
+    for (const problem of report!.traceProblems) say(`  not traced: ${problem}`);
   }
   return EXIT.ok;
 }

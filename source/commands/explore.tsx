@@ -1,3 +1,4 @@
+import {say, warn} from './output.js';
 import {render} from 'ink';
 import React from 'react';
 import {basename} from 'node:path';
@@ -8,22 +9,21 @@ import {themeFromEnv} from '../ui/theme.js';
 import {COMMON_OPTIONS, EXIT, parse, positiveInt} from './args.js';
 import {stepperScreen} from '../ui/state.js';
 import {EXPLORE_HELP} from './explore-help.js';
-import {chooseDb} from './db-path.js';
+import {chooseDb, openStore} from './db-path.js';
 import {ensureDemo} from './demo.js';
 import {DEMO_DB} from '../services/demo.js';
 
 export async function runExplore(argv: string[]): Promise<number> {
   const {values} = parse(argv, {db: COMMON_OPTIONS.db, help: COMMON_OPTIONS.help, demo: {type: 'boolean'}, pair: {type: 'string'}}, false);
   if (values.help) {
-    console.log(EXPLORE_HELP);
+    say(EXPLORE_HELP);
     return EXIT.ok;
   }
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    console.error('deltalens: the explorer needs an interactive terminal; for scripts use `deltalens trajectories --json` (see deltalens --help)');
+    warn('deltalens: the explorer needs an interactive terminal; for scripts use `deltalens trajectories --json` (see deltalens --help)');
     return EXIT.failed;
   }
-  const target = await ensureDemo(values.demo ? {path: DEMO_DB, demo: true} : chooseDb(values.db));
-  const db = openDb(target.path);
+  const {db, ...target} = values.demo ? {db: openDb((await ensureDemo({path: DEMO_DB, demo: true})).path, {mode: 'read'}), path: DEMO_DB, demo: true} : await openStore(values.db, 'read');
   try {
     const label = target.demo ? 'demo data' : basename(target.path);
     const pair = positiveInt(values.pair, '--pair');

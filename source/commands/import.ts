@@ -1,4 +1,7 @@
+import {fit} from '../core/text/sanitize.js';
+import {cell, say, warn} from './output.js';
 import {openDb} from '../store/db.js';
+import {openStore} from './db-path.js';
 import {relative, resolve} from 'node:path';
 import {IMPORT_FORMATS, importPaths, type ImportReport} from '../services/importer.js';
 import {ExplainBenchError, importExplainBench} from '../services/explainbench.js';
@@ -26,7 +29,7 @@ summary or results.json in the same folder or the one above, and logs/<id>/repor
 SWE-bench/experiments run folder. Re-importing the same content changes nothing.
 Exit codes: 0 all imported or skipped, 1 a file failed (others still imported), 2 usage error.`;
 
-export function runImport(argv: string[]): number {
+export async function runImport(argv: string[]): Promise<number> {
   const {values, positionals} = parse(argv, {
     ...COMMON_OPTIONS,
     format: {type: 'string'},
@@ -36,7 +39,7 @@ export function runImport(argv: string[]): number {
     'max-size': {type: 'string'},
   });
   if (values.help) {
-    console.log(IMPORT_HELP);
+    say(IMPORT_HELP);
     return EXIT.ok;
   }
   if (positionals.length === 0) throw new UsageError('import needs at least one PATH');
@@ -45,8 +48,7 @@ export function runImport(argv: string[]): number {
   const maxMb = values['max-size'] === undefined ? 100 : Number(values['max-size']);
   if (!(maxMb > 0)) throw new UsageError(`--max-size takes a positive number of megabytes (got "${values['max-size']}")`);
 
-  const dbPath = resolve(values.db ?? 'deltalens.db');
-  const db = openDb(dbPath);
+  const {db, path: dbPath} = await openStore(values.db, 'create');
   const progress = process.stderr.isTTY ? progressLine() : undefined;
   let report: ImportReport;
   try {
@@ -66,9 +68,8 @@ export function runImport(argv: string[]): number {
   return report.failed.length ? EXIT.failed : EXIT.ok;
 }
 
-function runExplainBench(dirs: string[], dbFlag: string | undefined, json: boolean): number {
-  const dbPath = resolve(dbFlag ?? 'deltalens.db');
-  const db = openDb(dbPath);
+async function runExplainBench(dirs: string[], dbFlag: string | undefined, json: boolean): Promise<number> {
+  const {db, path: dbPath} = await openStore(dbFlag, 'create');
   try {
     const reports = [];
     for (const dir of dirs) {
@@ -76,7 +77,7 @@ function runExplainBench(dirs: string[], dbFlag: string | undefined, json: boole
         reports.push({dir, ...importExplainBench(db, dir)});
       } catch (error) {
         if (error instanceof ExplainBenchError) {
-          console.error(`deltalens: ${error.message} (nothing from ${dir} was imported)`);
+          warn(`deltalens: ${error.message} (nothing from ${dir} was imported)`);
           return EXIT.failed;
         }
         throw error;
@@ -86,8 +87,8 @@ function runExplainBench(dirs: string[], dbFlag: string | undefined, json: boole
     else {
       for (const r of reports) {
         const q = Object.entries(r.questions).map(([t, n]) => `${n} ${t}`).join(', ');
-        console.log(`${relativePath(r.dir)}: questions ${q}; ${r.explanations} explanations (texts not in the data); ${r.answers} recorded answers (${r.answersNew} new, ${r.unparseable} unparseable, counted wrong); ${r.published} published statistics → ${relativePath(dbPath)}`);
-        for (const s of r.skipped) console.log(`  skipped: ${s}`);
+        say(`${relativePath(r.dir)}: questions ${q}; ${r.explanations} explanations (texts not in the data); ${r.answers} recorded answers (${r.answersNew} new, ${r.unparseable} unparseable, counted wrong); ${r.published} published statistics → ${relativePath(dbPath)}`);
+        for (const s of r.skipped) say(`  skipped: ${s}`);
       }
     }
     return EXIT.ok;
@@ -103,7 +104,7 @@ function progressLine() {
     if (done < total && now - last < 100) return;
     last = now;
     const line = done < total ? `importing ${done + 1}/${total} ${relativePath(path)}` : '';
-    process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns ?? 80) - 1)}`);
+    process.stderr.write(`\r\x1b[K${fit(cell(line), (process.stderr.columns ?? 80) - 1)}`);
   };
 }
 
@@ -133,18 +134,18 @@ export function toJson(report: ImportReport, db: string) {
 function printHuman(report: ImportReport, db: string): void {
   for (const a of report.added) {
     const status = a.resolved === null ? 'unknown' : a.resolved ? 'resolved' : 'unresolved';
-    console.log(`added #${a.id} ${a.instance}  ${a.agent}  ${a.format}, ${a.steps} steps, ${status}  ${relativePath(a.path)}${a.locator ? ` (${a.locator})` : ''}`);
+    say(`added #${a.id} ${a.instance}  ${a.agent}  ${a.format}, ${a.steps} steps, ${status}  ${relativePath(a.path)}${a.locator ? ` (${a.locator})` : ''}`);
   }
-  for (const i of report.instances) console.log(`instance ${i.instance} ${i.status}  ${relativePath(i.path)}`);
+  for (const i of report.instances) say(`instance ${i.instance} ${i.status}  ${relativePath(i.path)}`);
   // Duplicates are named one by one; files that are not trajectories are counted by reason.
   const byReason = new Map<string, number>();
   for (const s of report.skipped) {
-    if (s.existing) console.log(`skipped ${relativePath(s.path)}${s.locator ? ` (${s.locator})` : ''}: ${s.reason} (#${s.existing})`);
+    if (s.existing) say(`skipped ${relativePath(s.path)}${s.locator ? ` (${s.locator})` : ''}: ${s.reason} (#${s.existing})`);
     else byReason.set(s.reason.replace(/ \(.*\)$/, ''), (byReason.get(s.reason.replace(/ \(.*\)$/, '')) ?? 0) + 1);
   }
-  for (const [reason, n] of byReason) console.log(`skipped ${n} file${n === 1 ? '' : 's'}: ${reason} (--json lists them)`);
-  for (const f of report.failed) console.error(`failed ${relativePath(f.path)}: ${f.error}`);
-  console.log(
+  for (const [reason, n] of byReason) say(`skipped ${n} file${n === 1 ? '' : 's'}: ${reason} (--json lists them)`);
+  for (const f of report.failed) warn(`failed ${relativePath(f.path)}: ${f.error}`);
+  say(
     `${report.added.length} added, ${report.skipped.length} skipped, ${report.failed.length} failed` +
       `${report.instances.length ? `, ${report.instances.length} instance records` : ''} → ${relativePath(db)}`,
   );

@@ -1,3 +1,5 @@
+import {pad} from '../core/text/sanitize.js';
+import {cell, say, warn} from './output.js';
 import {RANKING_HEADER, rankingRow, type LensResult, type RunScore} from '../core/lens/build.js';
 import {labelAll, loadLensResult, removeStageOverride, setStageOverride, stageAgreement} from '../store/lens.js';
 import {existsSync} from 'node:fs';
@@ -44,7 +46,7 @@ Options:
 export async function runLens(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h') {
-    console.log(LENS_HELP);
+    say(LENS_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
   const commands: Record<string, (rest: string[]) => Promise<number>> = {label, build, report, override, agreement};
@@ -55,18 +57,18 @@ export async function runLens(argv: string[]): Promise<number> {
 
 
 function help(values: {help?: boolean}): boolean {
-  if (values.help) console.log(LENS_HELP);
+  if (values.help) say(LENS_HELP);
   return Boolean(values.help);
 }
 
 async function label(argv: string[]): Promise<number> {
   const {values} = parse(argv, {...COMMON_OPTIONS}, false);
   if (help(values)) return EXIT.ok;
-  return withDb(values.db, db => {
+  return withDb(values.db, 'write', db => {
     const r = labelAll(db);
     const stages = db.prepare('SELECT intent_stage AS stage, count(*) AS n FROM step GROUP BY intent_stage ORDER BY intent_stage').all() as {stage: string | null; n: number}[];
     if (values.json) printJson({trajectories: r.trajectories, steps: r.steps, stages: Object.fromEntries(stages.map(s => [s.stage ?? 'none', s.n]))});
-    else console.log(`labelled ${r.steps} steps of ${r.trajectories} trajectories: ${stages.map(s => `${s.stage ?? 'none'} ${s.n}`).join(', ')}`);
+    else say(`labelled ${r.steps} steps of ${r.trajectories} trajectories: ${stages.map(s => `${s.stage ?? 'none'} ${s.n}`).join(', ')}`);
     return EXIT.ok;
   });
 }
@@ -92,7 +94,7 @@ async function build(argv: string[]): Promise<number> {
     if (!existsSync(m[2]!)) throw new UsageError(`--source ${m[1]}: no directory ${m[2]}`);
     sources.set(m[1]!, resolve(m[2]!));
   }
-  return withDbAsync(values.db, async db => {
+  return withDbAsync(values.db, 'write', async db => {
     let result;
     try {
       result = await runLensBuildWithSources(db, {minPassing, excludeLucky: values['exclude-lucky'], instance: values.instance, threshold}, sources);
@@ -105,11 +107,11 @@ async function build(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     printSummary(result);
-    if (result.overridden_steps) console.log(`${result.overridden_steps} step stage(s) come from people's corrections`);
-    if (result.scopes.states) console.log(`${result.scopes.states} state(s) placed in a function or class from the task's source`);
-    for (const p of result.scopes.problems) console.log(`scopes: ${p}`);
-    if (result.unlabelled_runs.length) console.log(`${result.unlabelled_runs.length} run(s) have no labelled steps (run \`deltalens lens label\`): ${result.unlabelled_runs.join(', ')}`);
-    console.log('(deltalens lens report for every run; --json for scripts)');
+    if (result.overridden_steps) say(`${result.overridden_steps} step stage(s) come from people's corrections`);
+    if (result.scopes.states) say(`${result.scopes.states} state(s) placed in a function or class from the task's source`);
+    for (const p of result.scopes.problems) say(`scopes: ${p}`);
+    if (result.unlabelled_runs.length) say(`${result.unlabelled_runs.length} run(s) have no labelled steps (run \`deltalens lens label\`): ${result.unlabelled_runs.join(', ')}`);
+    say('(deltalens lens report for every run; --json for scripts)');
     return EXIT.ok;
   });
 }
@@ -125,29 +127,29 @@ async function demoSources(): Promise<{instance: string; dir: string}[]> {
 async function report(argv: string[]): Promise<number> {
   const {values} = parse(argv, {...COMMON_OPTIONS}, false);
   if (help(values)) return EXIT.ok;
-  return withDb(values.db, db => {
+  return withDb(values.db, 'read', db => {
     const stored = loadLensResult(db);
     if (!stored) {
-      console.error('deltalens: no lens build in this database yet: run `deltalens lens build` first');
+      warn('deltalens: no lens build in this database yet: run `deltalens lens build` first');
       return EXIT.failed;
     }
     if (values.json) {
       printJson(toJson(stored, {built_at: stored.built_at}));
       return EXIT.ok;
     }
-    console.log(`lens build of ${stored.built_at}  (${describeOptions(stored.options)})`);
+    say(`lens build of ${stored.built_at}  (${describeOptions(stored.options)})`);
     printSummary(stored);
-    console.log('');
+    say('');
     printRuns(stored.runs);
     const lucky = stored.runs.filter(r => r.tier === 'Lucky');
     if (lucky.length) {
-      console.log('\nLucky passes');
+      say('\nLucky passes');
       for (const r of lucky) {
-        console.log(`  #${r.trajectory} ${r.instance} ${r.agent}: ${r.mechanism!.id} ${r.mechanism!.name}`);
-        for (const e of r.mechanism!.evidence) console.log(`      ${e}`);
+        say(`  #${r.trajectory} ${r.instance} ${r.agent}: ${r.mechanism!.id} ${r.mechanism!.name}`);
+        for (const e of r.mechanism!.evidence) say(`      ${e}`);
       }
     }
-    console.log('\nRankings (shift = pass-rate rank − quality rank; ▲ moves up by quality)');
+    say('\nRankings (shift = pass-rate rank − quality rank; ▲ moves up by quality)');
     printRankings(stored.rankings);
     return EXIT.ok;
   });
@@ -162,12 +164,12 @@ async function override(argv: string[]): Promise<number> {
   if (id === undefined || idx === undefined) throw new UsageError('lens override takes TRAJECTORY STEP STAGE (see deltalens lens --help)');
   const annotator = values.annotator ?? process.env.DELTALENS_ANNOTATOR;
   if (!annotator) throw new UsageError('lens override needs --annotator NAME (or $DELTALENS_ANNOTATOR)');
-  return withDb(values.db, db => {
+  return withDb(values.db, 'write', db => {
     try {
       if (values.remove) {
         const removed = removeStageOverride(db, id, idx, annotator);
         if (values.json) printJson({trajectory: id, step: idx, annotator, removed});
-        else console.log(removed ? `removed ${annotator}'s stage for step ${idx} of #${id}` : `${annotator} had no stage for step ${idx} of #${id}`);
+        else say(removed ? `removed ${annotator}'s stage for step ${idx} of #${id}` : `${annotator} had no stage for step ${idx} of #${id}`);
         return removed ? EXIT.ok : EXIT.failed;
       }
       if (!stage) throw new UsageError('lens override takes TRAJECTORY STEP STAGE (E, I, V or O)');
@@ -178,7 +180,7 @@ async function override(argv: string[]): Promise<number> {
     }
     const labeller = db.prepare('SELECT intent_stage FROM step WHERE trajectory = ? AND idx = ?').pluck().get(id, idx) as string | null;
     if (values.json) printJson({trajectory: id, step: idx, annotator, stage: stage!.toUpperCase(), labeller});
-    else console.log(`#${id} step ${idx}: ${annotator} says ${stage!.toUpperCase()} (labeller: ${labeller ?? 'none'}); run lens build to rescore`);
+    else say(`#${id} step ${idx}: ${annotator} says ${stage!.toUpperCase()} (labeller: ${labeller ?? 'none'}); run lens build to rescore`);
     return EXIT.ok;
   });
 }
@@ -186,7 +188,7 @@ async function override(argv: string[]): Promise<number> {
 async function agreement(argv: string[]): Promise<number> {
   const {values} = parse(argv, {...COMMON_OPTIONS}, false);
   if (help(values)) return EXIT.ok;
-  return withDb(values.db, db => {
+  return withDb(values.db, 'read', db => {
     const a = stageAgreement(db);
     if (values.json) {
       printJson({
@@ -198,14 +200,14 @@ async function agreement(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     if (!a.overall.n) {
-      console.log('no step has a person\'s stage yet (deltalens lens override, or o in the explorer\'s trajectory view)');
+      say('no step has a person\'s stage yet (deltalens lens override, or o in the explorer\'s trajectory view)');
       return EXIT.ok;
     }
-    console.log(`labeller vs people: ${a.overall.n} steps, raw agreement ${pct(a.overall.raw)}, Cohen's κ ${fmt(a.overall.cohen_kappa)}`);
-    for (const x of a.annotators) console.log(`  ${x.annotator.padEnd(16)} ${String(x.n).padStart(5)} steps  raw ${pct(x.raw)}  κ ${fmt(x.cohen_kappa)}`);
-    console.log('\nconfusion (rows labeller, columns people)');
-    console.log(`     ${a.overall.categories.map(c => c.padStart(5)).join('')}`);
-    a.overall.confusion.forEach((row, i) => console.log(`  ${a.overall.categories[i]}  ${row.map(n => String(n).padStart(5)).join('')}`));
+    say(`labeller vs people: ${a.overall.n} steps, raw agreement ${pct(a.overall.raw)}, Cohen's κ ${fmt(a.overall.cohen_kappa)}`);
+    for (const x of a.annotators) say(`  ${pad(cell(x.annotator), 16)} ${String(x.n).padStart(5)} steps  raw ${pct(x.raw)}  κ ${fmt(x.cohen_kappa)}`);
+    say('\nconfusion (rows labeller, columns people)');
+    say(`     ${a.overall.categories.map(c => c.padStart(5)).join('')}`);
+    a.overall.confusion.forEach((row, i) => say(`  ${a.overall.categories[i]}  ${row.map(n => String(n).padStart(5)).join('')}`));
     return EXIT.ok;
   });
 }
@@ -221,31 +223,31 @@ function describeOptions(o: LensResult['options']): string {
 
 function printSummary(r: LensResult): void {
   const t = r.threshold;
-  console.log(`threshold ${t.value}${t.calibrated ? ` (balanced accuracy ${t.balanced_accuracy}; ${t.note})` : ` (${t.note})`}; Ideal from ${t.ideal}`);
+  say(`threshold ${t.value}${t.calibrated ? ` (balanced accuracy ${t.balanced_accuracy}; ${t.note})` : ` (${t.note})`}; Ideal from ${t.ideal}`);
   const passing = r.runs.filter(s => s.tier);
   const count = (tier: string) => passing.filter(s => s.tier === tier).length;
   const tasks = new Set(r.runs.map(s => s.instance)).size;
-  console.log(`scored ${r.runs.length} runs of ${tasks} task(s): ${passing.length} passing → Ideal ${count('Ideal')}, Solid ${count('Solid')}, Lucky ${count('Lucky')}`);
-  if (r.rounds.length > 1 || r.options.exclude_lucky) console.log(`exclude-lucky: ${r.rounds.length} round(s); ${r.rounds.map(x => `round ${x.round} excluded [${x.excluded.join(', ')}] → Lucky [${x.lucky.join(', ')}]`).join('; ')}`);
+  say(`scored ${r.runs.length} runs of ${tasks} task(s): ${passing.length} passing → Ideal ${count('Ideal')}, Solid ${count('Solid')}, Lucky ${count('Lucky')}`);
+  if (r.rounds.length > 1 || r.options.exclude_lucky) say(`exclude-lucky: ${r.rounds.length} round(s); ${r.rounds.map(x => `round ${x.round} excluded [${x.excluded.join(', ')}] → Lucky [${x.lucky.join(', ')}]`).join('; ')}`);
   if (r.skipped.length) {
-    console.log(`skipped ${r.skipped.length} task(s):`);
-    for (const s of r.skipped) console.log(`  ${s.instance}: ${s.reason}`);
+    say(`skipped ${r.skipped.length} task(s):`);
+    for (const s of r.skipped) say(`  ${s.instance}: ${s.reason}`);
   }
 }
 
 function printRuns(runs: RunScore[]): void {
-  console.log(`${'run'.padStart(5)}  ${'instance'.padEnd(24)} ${'agent'.padEnd(28)} res  qual  coh  aln  cov  tmp  tier   mech  waste`);
+  say(`${'run'.padStart(5)}  ${'instance'.padEnd(24)} ${'agent'.padEnd(28)} res  qual  coh  aln  cov  tmp  tier   mech  waste`);
   for (const r of runs) {
     const s = r.signals;
-    console.log(
-      `${`#${r.trajectory}`.padStart(5)}  ${r.instance.slice(0, 24).padEnd(24)} ${r.agent.slice(0, 28).padEnd(28)} ${r.resolved === null ? ' ? ' : r.resolved ? 'yes' : 'no '}  ${r.quality.toFixed(1).padStart(4)} ${[s.coherence, s.alignment, s.coverage, s.temporal].map(x => x.toFixed(2).padStart(4)).join(' ')}  ${(r.tier ?? '-').padEnd(6)} ${(r.mechanism?.id ?? '-').padEnd(4)}  ${r.waste.map(w => w.signal).join(', ') || '-'}`,
+    say(
+      `${`#${r.trajectory}`.padStart(5)}  ${pad(cell(r.instance), 24)} ${pad(cell(r.agent), 28)} ${r.resolved === null ? ' ? ' : r.resolved ? 'yes' : 'no '}  ${r.quality.toFixed(1).padStart(4)} ${[s.coherence, s.alignment, s.coverage, s.temporal].map(x => x.toFixed(2).padStart(4)).join(' ')}  ${(r.tier ?? '-').padEnd(6)} ${(r.mechanism?.id ?? '-').padEnd(4)}  ${r.waste.map(w => w.signal).join(', ') || '-'}`,
     );
   }
 }
 
 function printRankings(rows: LensResult['rankings']): void {
-  console.log(`  ${RANKING_HEADER}`);
-  for (const a of rows) console.log(`  ${rankingRow(a)}`);
+  say(`  ${RANKING_HEADER}`);
+  for (const a of rows) say(`  ${rankingRow(a)}`);
 }
 
 const pct = (x: number | null) => (x === null ? '-' : `${Math.round(x * 100)}%`);

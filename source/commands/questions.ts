@@ -1,3 +1,5 @@
+import {terminalSafeJson} from '../core/text/sanitize.js';
+import {cell, say, warn} from './output.js';
 import {writeFileSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {QUESTION_TYPES, QuestionError, questionRecord, validateQuestion, type Question, type QuestionType} from '../core/questions/model.js';
@@ -5,7 +7,7 @@ import {openDb} from '../store/db.js';
 import {ensureExplanation, insertQuestion, listExplanations, listQuestions} from '../store/questions.js';
 import {readLines} from '../services/text-file.js';
 import {FormatError} from '../core/trajectory/model.js';
-import {chooseDb} from './db-path.js';
+import {chooseDb, openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
 import {ensureDemo} from './demo.js';
 
@@ -62,7 +64,7 @@ export async function runQuestions(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   const {values, positionals} = parse(rest, {...COMMON_OPTIONS, type: {type: 'string'}, instance: {type: 'string'}});
   if (values.help || sub === '--help' || sub === '-h' || sub === undefined) {
-    console.log(QUESTIONS_HELP);
+    say(QUESTIONS_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
   const type = oneOf(values.type, QUESTION_TYPES, '--type') as QuestionType | undefined;
@@ -74,32 +76,32 @@ export async function runQuestions(argv: string[]): Promise<number> {
       questions = readQuestions(resolve(positionals[0]!));
     } catch (e) {
       if (e instanceof FormatError) {
-        console.error(`deltalens: ${positionals[0]}: ${e.describe()} (nothing imported)`);
+        warn(`deltalens: ${positionals[0]}: ${e.describe()} (nothing imported)`);
         return EXIT.failed;
       }
       throw e;
     }
-    const db = openDb(dbPath);
+    const {db} = await openStore(dbPath, 'create');
     try {
-      db.transaction(() => questions.forEach(q => insertQuestion(db, q, {source: resolve(positionals[0]!)})))();
+      db.transaction(() => questions.forEach(q => insertQuestion(db, q, {source: resolve(positionals[0]!)}))).immediate();
     } finally {
       db.close();
     }
     const byType = Object.fromEntries(QUESTION_TYPES.map(t => [t, questions.filter(q => q.type === t).length]));
     if (values.json) printJson({imported: questions.length, by_type: byType, db: dbPath});
-    else console.log(`imported ${questions.length} questions (${QUESTION_TYPES.map(t => `${byType[t]} ${t}`).join(', ')}) → ${dbPath}`);
+    else say(`imported ${questions.length} questions (${QUESTION_TYPES.map(t => `${byType[t]} ${t}`).join(', ')}) → ${dbPath}`);
     return EXIT.ok;
   }
-  const db = openDb((await ensureDemo(chooseDb(values.db))).path);
+  const {db} = await openStore(values.db, 'read');
   try {
     if (sub === 'export') {
       if (positionals.length !== 1) throw new UsageError('questions export takes one FILE (use - for stdout)');
       const lines = listQuestions(db, {type}).map(q => JSON.stringify(questionRecord(q)));
       const text = lines.length ? `${lines.join('\n')}\n` : '';
-      if (positionals[0] === '-') process.stdout.write(text);
+      if (positionals[0] === '-') process.stdout.write(terminalSafeJson(text));
       else {
         writeFileSync(resolve(positionals[0]!), text);
-        console.error(`exported ${lines.length} questions to ${positionals[0]}`);
+        warn(`exported ${lines.length} questions to ${positionals[0]}`);
       }
       return EXIT.ok;
     }
@@ -107,8 +109,8 @@ export async function runQuestions(argv: string[]): Promise<number> {
       const rows = listQuestions(db, {type, instance: values.instance}).map(q => ({id: q.id, instance: q.instance, type: q.type, agent: q.agent, trajectory: q.trajectory}));
       if (values.json) printJson(rows);
       else {
-        for (const r of rows) console.log(`${r.type.padEnd(13)} ${r.instance.padEnd(28)} ${(r.agent ?? '').padEnd(40)} ${r.id}`);
-        console.log(`${rows.length} questions`);
+        for (const r of rows) say(`${r.type.padEnd(13)} ${cell(r.instance).padEnd(28)} ${cell(r.agent).padEnd(40)} ${cell(r.id)}`);
+        say(`${rows.length} questions`);
       }
       return EXIT.ok;
     }
@@ -123,18 +125,18 @@ export async function runExplanations(argv: string[]): Promise<number> {
   if (sub === 'import') return importExplanations(rest);
   const {values} = parse(rest, {...COMMON_OPTIONS}, false);
   if (values.help || sub === '--help' || sub === '-h') {
-    console.log(EXPLANATIONS_HELP);
+    say(EXPLANATIONS_HELP);
     return EXIT.ok;
   }
   if (sub === 'import') return importExplanations(rest);
   if (sub !== 'list') throw new UsageError('explanations takes list or import');
-  const db = openDb((await ensureDemo(chooseDb(values.db))).path);
+  const {db} = await openStore(values.db, 'read');
   try {
     const rows = listExplanations(db).map(e => ({id: e.id, instance: e.instance, agent: e.agent, kind: e.kind, length: e.length, has_text: e.hasText, trajectory: e.trajectory, source: e.source}));
     if (values.json) printJson(rows);
     else {
-      for (const r of rows) console.log(`${String(r.id).padStart(5)} ${(r.instance ?? '').padEnd(28)} ${(r.agent ?? '').padEnd(40)} ${r.kind.padEnd(9)} ${r.has_text ? `${r.length} chars` : '(text not in its source)'}`);
-      console.log(`${rows.length} explanations`);
+      for (const r of rows) say(`${String(r.id).padStart(5)} ${cell(r.instance).padEnd(28)} ${cell(r.agent).padEnd(40)} ${r.kind.padEnd(9)} ${r.has_text ? `${r.length} chars` : '(text not in its source)'}`);
+      say(`${rows.length} explanations`);
     }
   } finally {
     db.close();
@@ -142,10 +144,10 @@ export async function runExplanations(argv: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-function importExplanations(argv: string[]): number {
+async function importExplanations(argv: string[]): Promise<number> {
   const {values, positionals} = parse(argv, {...COMMON_OPTIONS});
   if (values.help) {
-    console.log(EXPLANATIONS_HELP);
+    say(EXPLANATIONS_HELP);
     return EXIT.ok;
   }
   if (positionals.length !== 1) throw new UsageError('explanations import takes one FILE');
@@ -168,18 +170,17 @@ function importExplanations(argv: string[]): number {
     }
   } catch (e) {
     if (e instanceof FormatError) {
-      console.error(`deltalens: ${positionals[0]}: ${e.describe()} (nothing imported)`);
+      warn(`deltalens: ${positionals[0]}: ${e.describe()} (nothing imported)`);
       return EXIT.failed;
     }
     throw e;
   }
-  const dbPath = resolve(values.db ?? 'deltalens.db');
-  const db = openDb(dbPath);
+  const {db, path: dbPath} = await openStore(values.db, 'create');
   try {
-    db.transaction(() => rows.forEach(r => ensureExplanation(db, {...r, source: resolve(positionals[0]!)})))();
+    db.transaction(() => rows.forEach(r => ensureExplanation(db, {...r, source: resolve(positionals[0]!)}))).immediate();
   } finally {
     db.close();
   }
-  console.log(`imported ${rows.length} explanations → ${dbPath}`);
+  say(`imported ${rows.length} explanations → ${dbPath}`);
   return EXIT.ok;
 }

@@ -1,7 +1,9 @@
+import {maxOf} from '../core/arrays.js';
+import {cell, say} from './output.js';
 import {QUESTION_TYPES} from '../core/questions/model.js';
 import {openDb} from '../store/db.js';
 import {buildReport, type Report} from '../services/report.js';
-import {chooseDb} from './db-path.js';
+import {chooseDb, openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, parse, printJson} from './args.js';
 import {ensureDemo} from './demo.js';
 
@@ -45,26 +47,26 @@ function signed(x: number | null | undefined): string {
 }
 
 function table(header: string[], rows: string[][]): string {
-  const w = header.map((h, i) => Math.max(h.length, ...rows.map(r => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  ');
+  const w = header.map((h, i) => maxOf(rows.map(r => cell(r[i]).length), h.length));
+  const line = (cells: string[]) => cells.map(cell).map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  ');
   return [line(header), ...rows.map(line)].join('\n');
 }
 
 export function printReport(r: Report): void {
   if (r.exclusions) {
-    console.log(`Excluded questions (flagged): ${r.exclusions.questions} question(s), ${r.exclusions.answers} answer(s)`);
-    console.log(table(['reason', 'questions', 'answers'], r.exclusions.by_reason.map(x => [x.reason, String(x.questions), String(x.answers)])));
+    say(`Excluded questions (flagged): ${r.exclusions.questions} question(s), ${r.exclusions.answers} answer(s)`);
+    say(table(['reason', 'questions', 'answers'], r.exclusions.by_reason.map(x => [x.reason, String(x.questions), String(x.answers)])));
   }
   if (!r.model) {
-    console.log('no answers stored: import results (deltalens import --format explainbench DIR) or score explanations first');
+    say('no answers stored: import results (deltalens import --format explainbench DIR) or score explanations first');
     return;
   }
-  console.log(`QA model: ${r.model}${r.model === 'lexical' ? ' (the offline word-overlap baseline)' : ''}${r.models.length > 1 ? ` (also stored: ${r.models.filter(m => m.model !== r.model).map(m => m.model).join(', ')})` : ''}`);
+  say(`QA model: ${r.model}${r.model === 'lexical' ? ' (the offline word-overlap baseline)' : ''}${r.models.length > 1 ? ` (also stored: ${r.models.filter(m => m.model !== r.model).map(m => m.model).join(', ')})` : ''}`);
   for (const kind of new Set(r.agents.map(a => a.explanations))) {
     const agents = r.agents.filter(a => a.explanations === kind);
     const n = Math.max(...agents.map(a => Math.max(...QUESTION_TYPES.map(t => a.types[t].n))));
-    console.log(`\nTable 3 — ${kind} explanations, computed from the stored answers (up to ${n} instances per type):`);
-    console.log(
+    say(`\nTable 3 — ${kind} explanations, computed from the stored answers (up to ${n} instances per type):`);
+    say(
       table(
         ['agent', ...QUESTION_TYPES.map(t => SHORT[t]!), 'S_exp ± SEM', 'runs', 'efficacy', 'rank expl', 'rank eff', 'shift'],
         agents.map(a => [
@@ -79,19 +81,19 @@ export function printReport(r: Report): void {
         ]),
       ),
     );
-    console.log(`\nTable 4 — ${kind}: wrong answers, misaligned (Mis.) / not informative (NI):`);
-    console.log(
+    say(`\nTable 4 — ${kind}: wrong answers, misaligned (Mis.) / not informative (NI):`);
+    say(
       table(
         ['agent', ...QUESTION_TYPES.flatMap(t => [`${SHORT[t]} Mis.`, 'NI'])],
         agents.map(a => [a.agent, ...QUESTION_TYPES.flatMap(t => [pct(a.types[t].misaligned), pct(a.types[t].uninformative)])]),
       ),
     );
-    console.log(`\nTable 5 — ${kind}: overconfidence (answers predicting a pass, among patches whose test does not pass after it):`);
-    console.log(table(['agent', '# not pass', 'overconfidence', 'resolved from'], agents.map(a => [a.agent, String(a.overconfidence?.not_passing ?? '—'), pct(a.overconfidence?.share), a.overconfidence?.resolved_from ?? ''])));
+    say(`\nTable 5 — ${kind}: overconfidence (answers predicting a pass, among patches whose test does not pass after it):`);
+    say(table(['agent', '# not pass', 'overconfidence', 'resolved from'], agents.map(a => [a.agent, String(a.overconfidence?.not_passing ?? '—'), pct(a.overconfidence?.share), a.overconfidence?.resolved_from ?? ''])));
   }
   if (r.published.length) {
-    console.log(`\nPublished statistics (the benchmark's own, over all its instances; Table 3 and, for audited, Table 6):`);
-    console.log(
+    say(`\nPublished statistics (the benchmark's own, over all its instances; Table 3 and, for audited, Table 6):`);
+    say(
       table(
         ['agent', 'expl.', ...QUESTION_TYPES.map(t => SHORT[t]!), 'S_exp'],
         r.published.map(p => [
@@ -103,31 +105,31 @@ export function printReport(r: Report): void {
       ),
     );
     const note = r.published.find(p => p.s_exp_sem_note)?.s_exp_sem_note;
-    if (note) console.log(`(${note})`);
+    if (note) say(`(${note})`);
   }
-  console.log('\nArtifact checks — every stored model (baselines marked), accuracy overall and by the position of the key among the options shown:');
-  console.log(
+  say('\nArtifact checks — every stored model (baselines marked), accuracy overall and by the position of the key among the options shown:');
+  say(
     table(
       ['model', 'answers', 'accuracy', 'by key position'],
       r.artifacts.models.map(m => [`${m.model}${m.baseline ? ' (baseline)' : ''}`, String(m.answers), f(m.accuracy), m.position_bias.map(p => `${p.position} ${f(p.accuracy, 2)} (${p.n})`).join('  ')]),
     ),
   );
   if (r.artifacts.blank_correct.length) {
-    console.log(`Questions a blank explanation answers correctly (question-quality defects):`);
-    for (const b of r.artifacts.blank_correct.slice(0, 20)) console.log(`  ${b.question} — ${b.model}: ${b.correct} of ${b.of}`);
+    say(`Questions a blank explanation answers correctly (question-quality defects):`);
+    for (const b of r.artifacts.blank_correct.slice(0, 20)) say(`  ${b.question} — ${b.model}: ${b.correct} of ${b.of}`);
   }
   const c = r.checks.published_per_instance;
-  if (c.compared) console.log(`\nCheck: stored answers agree with the published per-instance results in ${c.agree} of ${c.compared} answers${c.disagreements.length ? `; first disagreements:\n  ${c.disagreements.join('\n  ')}` : '.'}`);
-  for (const n of r.notes) console.log(`note: ${n}`);
+  if (c.compared) say(`\nCheck: stored answers agree with the published per-instance results in ${c.agree} of ${c.compared} answers${c.disagreements.length ? `; first disagreements:\n  ${c.disagreements.join('\n  ')}` : '.'}`);
+  for (const n of r.notes) say(`note: ${n}`);
 }
 
 export async function runReport(argv: string[]): Promise<number> {
   const {values} = parse(argv, {...COMMON_OPTIONS, model: {type: 'string'}, 'exclude-flagged': {type: 'boolean'}, 'exclude-auto-flags': {type: 'boolean'}}, false);
   if (values.help) {
-    console.log(REPORT_HELP);
+    say(REPORT_HELP);
     return EXIT.ok;
   }
-  const db = openDb((await ensureDemo(chooseDb(values.db))).path);
+  const {db} = await openStore(values.db, 'read');
   try {
     const flagged = values['exclude-flagged'] || values['exclude-auto-flags'];
     const exclude = flagged ? (await import('../services/annotation.js')).exclusions(db, {people: true, auto: values['exclude-auto-flags']}) : undefined;

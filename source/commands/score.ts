@@ -1,4 +1,6 @@
+import {say} from './output.js';
 import {resolve} from 'node:path';
+import {openStore} from './db-path.js';
 import {openDb} from '../store/db.js';
 import {lexicalModel, LEXICAL, openAiModel, type QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ExplanationKind, type ScoreProgress} from '../services/scoring.js';
@@ -22,6 +24,7 @@ seed); a rerun makes no call for what is stored; Ctrl+C stops and keeps every fi
   --concurrency N      calls in flight (default 8)
   --temperature T, --reasoning-effort E   passed through when given
   --max-retries N      retries per call on 429/5xx/timeouts, honouring Retry-After (default 6)
+  --timeout S          seconds before a call is given up and retried (default 120)
   --agent A            only this agent's explanations
   --explanations K     which explanations (default original; blank must score 0)
   --choices-only       the question and options alone, no explanation, no context (an
@@ -41,6 +44,13 @@ function bar(p: ScoreProgress, width = 28): string {
   return `[${'█'.repeat(fill)}${' '.repeat(width - fill)}] ${p.done + p.failed}/${total} · ${p.rate.toFixed(1)}/s · ETA ${eta} · ${p.failed} failed${p.cached ? ` · ${p.cached} cached` : ''}`;
 }
 
+function timeoutMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a number of seconds above 0 (got "${value}")`);
+  return seconds * 1000;
+}
+
 export async function runScore(argv: string[]): Promise<number> {
   const {values} = parse(
     argv,
@@ -54,6 +64,7 @@ export async function runScore(argv: string[]): Promise<number> {
       temperature: {type: 'string'},
       'reasoning-effort': {type: 'string'},
       'max-retries': {type: 'string'},
+      timeout: {type: 'string'},
       agent: {type: 'string'},
       explanations: {type: 'string'},
       'choices-only': {type: 'boolean'},
@@ -63,7 +74,7 @@ export async function runScore(argv: string[]): Promise<number> {
     false,
   );
   if (values.help) {
-    console.log(SCORE_HELP);
+    say(SCORE_HELP);
     return EXIT.ok;
   }
   const kindFlag = oneOf(values.explanations, ['original', 'audited', 'blank', 'custom', 'all'] as const, '--explanations') ?? 'original';
@@ -87,10 +98,10 @@ export async function runScore(argv: string[]): Promise<number> {
       temperature,
       reasoningEffort: values['reasoning-effort'],
       maxRetries: positiveInt(values['max-retries'], '--max-retries'),
+      timeoutMs: timeoutMs(values.timeout),
     });
   }
-  const dbPath = resolve(values.db ?? 'deltalens.db');
-  const db = openDb(dbPath);
+  const {db, path: dbPath} = await openStore(values.db, 'write');
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {
@@ -139,11 +150,11 @@ export async function runScore(argv: string[]): Promise<number> {
     };
     if (values.json) printJson(summary);
     else {
-      console.log(
+      say(
         `${result.model}${model.baseline ? ' (baseline)' : ''}: ${result.done} answered, ${result.cached} already stored, ${result.failed} failed, ${result.unparseable} unparseable (kept, counted wrong)${result.withoutText ? `; ${result.withoutText} explanations skipped: their text is not in the data` : ''}${result.interrupted ? '; interrupted' : ''}`,
       );
-      if (excluded?.size) console.log(`  ${excluded.size} flagged question(s) left out`);
-      for (const e of result.errors.slice(0, 5)) console.log(`  failed: ${e}`);
+      if (excluded?.size) say(`  ${excluded.size} flagged question(s) left out`);
+      for (const e of result.errors.slice(0, 5)) say(`  failed: ${e}`);
     }
     return result.failed || result.interrupted ? EXIT.failed : EXIT.ok;
   } finally {

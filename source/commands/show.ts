@@ -1,6 +1,7 @@
+import {say} from './output.js';
 import {openDb, type Db} from '../store/db.js';
 import {getSteps, getTrajectory, type StepRow, type TrajectoryDetail} from '../store/trajectories.js';
-import {chooseDb} from './db-path.js';
+import {chooseDb, openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, NotFound, parse, printJson, UsageError} from './args.js';
 import {ensureDemo} from './demo.js';
 
@@ -17,13 +18,13 @@ export {NotFound};
 export async function runShow(argv: string[]): Promise<number> {
   const {values, positionals} = parse(argv, COMMON_OPTIONS);
   if (values.help) {
-    console.log(SHOW_HELP);
+    say(SHOW_HELP);
     return EXIT.ok;
   }
   const [what, idText, ...rest] = positionals;
   if (what !== 'trajectory') throw new UsageError(`show takes "trajectory ID" (got "${positionals.join(' ')}")`);
   if (idText === undefined || rest.length || !/^\d+$/.test(idText)) throw new UsageError('show trajectory takes one numeric ID');
-  const db = openDb((await ensureDemo(chooseDb(values.db))).path);
+  const {db} = await openStore(values.db, 'read');
   try {
     const detail = trajectoryJson(db, Number(idText));
     if (values.json) printJson(detail);
@@ -86,14 +87,14 @@ function ruleJson(text: string | null) {
 
 function printHuman(t: ReturnType<typeof trajectoryJson>): void {
   const status = t.resolved === null ? 'unknown' : t.resolved ? 'resolved' : 'unresolved';
-  console.log(`#${t.id} ${t.instance}  ${t.agent}${t.model ? ` (${t.model})` : ''}  ${status}  exit: ${t.exit_status ?? '-'}`);
-  console.log(`source: ${t.source_path}${t.source_locator ? ` (${t.source_locator})` : ''}`);
+  say(`#${t.id} ${t.instance}  ${t.agent}${t.model ? ` (${t.model})` : ''}  ${status}  exit: ${t.exit_status ?? '-'}`);
+  say(`source: ${t.source_path}${t.source_locator ? ` (${t.source_locator})` : ''}`);
   for (const s of t.steps) {
-    console.log(`\n── step ${s.idx} ${s.tool ?? ''}`);
-    if (s.thought) console.log(s.thought);
-    if (s.action) console.log(`$ ${s.action}`);
-    if (s.observation) console.log(s.observation.length > 2000 ? `${s.observation.slice(0, 2000)}\n… (${s.observation.length} chars; --json for all)` : s.observation);
+    say(`\n── step ${s.idx} ${s.tool ?? ''}`);
+    if (s.thought) say(s.thought);
+    if (s.action) say(`$ ${s.action}`);
+    if (s.observation) say(s.observation.length > 2000 ? `${s.observation.slice(0, 2000)}\n… (${s.observation.length} chars; --json for all)` : s.observation);
   }
-  console.log(`\n── explanation\n${t.explanation ?? '(none)'}`);
-  console.log(`\n── patch\n${t.patch ?? '(none)'}`);
+  say(`\n── explanation\n${t.explanation ?? '(none)'}`);
+  say(`\n── patch\n${t.patch ?? '(none)'}`);
 }

@@ -1,4 +1,6 @@
+import {say, warn} from './output.js';
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {openStore} from './db-path.js';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {getTrajectory, type TrajectoryDetail} from '../store/trajectories.js';
@@ -92,7 +94,7 @@ export async function runTrace(argv: string[]): Promise<number> {
     false,
   );
   if (values.help) {
-    console.log(TRACE_HELP);
+    say(TRACE_HELP);
     return EXIT.ok;
   }
   if (!values.test) throw new UsageError('trace needs --test NODEID (see deltalens trace --help)');
@@ -117,8 +119,7 @@ export async function runTrace(argv: string[]): Promise<number> {
     throw new UsageError('say which trees to compare: --repo DIR with revisions or --patch, or --buggy-dir and --patched-dir');
   }
   const options = parseDeltaOptions(values.option);
-  const dbPath = resolve(values.db ?? 'deltalens.db');
-  const db = openDb(dbPath);
+  const {db, path: dbPath} = await openStore(values.db, 'create');
   const verbose = !values.json;
   let patchDir: string | null = null;
   let trajectory: TrajectoryDetail | null = null;
@@ -149,7 +150,7 @@ export async function runTrace(argv: string[]): Promise<number> {
         ...(values['max-bytes'] ? {maxBytes: positiveInt(values['max-bytes'], '--max-bytes')} : {}),
       },
       onProgress: message => {
-        if (verbose || process.stderr.isTTY) process.stderr.write(`${message}\n`);
+        if (verbose || process.stderr.isTTY) warn(message);
       },
     });
     const buggy = getTrace(db, result.buggy.trace);
@@ -163,13 +164,13 @@ export async function runTrace(argv: string[]): Promise<number> {
     };
     if (values.json) printJson(deltaJson(result.delta, buggy, patched, extra));
     else {
-      console.log(describeDelta(result.delta, buggy, patched));
-      console.log(`stored as pair #${result.pair} in ${dbPath}${result.workspace.kept ? `; trees kept at ${result.workspace.buggy} and ${result.workspace.patched}` : ''}`);
+      say(describeDelta(result.delta, buggy, patched));
+      say(`stored as pair #${result.pair} in ${dbPath}${result.workspace.kept ? `; trees kept at ${result.workspace.buggy} and ${result.workspace.patched}` : ''}`);
     }
     return result.delta.status === 'incomplete' ? EXIT.failed : EXIT.ok;
   } catch (error) {
     if (error instanceof PythonError || error instanceof WorkspaceError || error instanceof TraceRunError) {
-      console.error(`deltalens: ${error.message}`);
+      warn(`deltalens: ${error.message}`);
       return EXIT.failed;
     }
     throw error;

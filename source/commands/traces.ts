@@ -1,3 +1,4 @@
+import {cell, say, warn} from './output.js';
 import {resolve} from 'node:path';
 import {FormatError} from '../core/trajectory/model.js';
 import {openDb} from '../store/db.js';
@@ -5,7 +6,7 @@ import {getTrace, latestDelta, listPairs} from '../store/traces.js';
 import {importTracePair} from '../services/trace-ingest.js';
 import {parseDeltaOptions} from './trace.js';
 import {deltaJson, describeDelta} from './trace-json.js';
-import {chooseDb} from './db-path.js';
+import {chooseDb, openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
 import {ensureDemo} from './demo.js';
 import {testOutcomeJson} from './trace-json.js';
@@ -30,10 +31,10 @@ export async function runTraces(argv: string[]): Promise<number> {
   if (argv[0] === 'import') return importPair(argv.slice(1));
   const {values} = parse(argv, {...COMMON_OPTIONS, instance: {type: 'string'}}, false);
   if (values.help) {
-    console.log(TRACES_HELP);
+    say(TRACES_HELP);
     return EXIT.ok;
   }
-  const db = openDb((await ensureDemo(chooseDb(values.db))).path);
+  const {db} = await openStore(values.db, 'read');
   try {
     const rows = listPairs(db, values.instance).map(pair => {
       const b = pair.buggyTrace ? getTrace(db, pair.buggyTrace) : null;
@@ -67,9 +68,9 @@ export async function runTraces(argv: string[]): Promise<number> {
       for (const r of rows) {
         const d = r.delta;
         const what = !d ? 'no delta' : d.status === 'none' ? '∅ no effect' : d.status === 'incomplete' ? `incomplete: ${d.reason}` : `${d.kind} in ${d.function} ${d.file ?? ''}${d.line ? `:${d.line}` : ''}`;
-        console.log(`#${String(r.pair).padEnd(4)} ${r.instance.padEnd(22)} ${(r.label ?? '').padEnd(18)} ${r.outcomes.buggy?.status ?? '?'} → ${r.outcomes.patched?.status ?? '?'}  ${what}`);
+        say(`#${String(r.pair).padEnd(4)} ${cell(r.instance).padEnd(22)} ${cell(r.label).padEnd(18)} ${r.outcomes.buggy?.status ?? '?'} → ${r.outcomes.patched?.status ?? '?'}  ${what}`);
       }
-      console.log(`${rows.length} traced pairs`);
+      say(`${rows.length} traced pairs`);
     }
   } finally {
     db.close();
@@ -77,7 +78,7 @@ export async function runTraces(argv: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-function importPair(argv: string[]): number {
+async function importPair(argv: string[]): Promise<number> {
   const {values, positionals} = parse(argv, {
     ...COMMON_OPTIONS,
     instance: {type: 'string'},
@@ -86,27 +87,26 @@ function importPair(argv: string[]): number {
     option: {type: 'string', multiple: true},
   });
   if (values.help) {
-    console.log(TRACES_HELP);
+    say(TRACES_HELP);
     return EXIT.ok;
   }
   if (positionals.length !== 2) throw new UsageError('traces import takes two files: BUGGY PATCHED');
   const options = parseDeltaOptions(values.option);
-  const dbPath = resolve(values.db ?? 'deltalens.db');
-  const db = openDb(dbPath);
+  const {db, path: dbPath} = await openStore(values.db, 'create');
   try {
     let imported;
     try {
       imported = importTracePair(db, positionals[0]!, positionals[1]!, {instance: values.instance ?? 'imported', label: values.label ?? null, test: values.test ?? 'imported', options});
     } catch (error) {
       if (error instanceof FormatError) {
-        console.error(`deltalens: ${error.describe()}`);
+        warn(`deltalens: ${error.describe()}`);
         return EXIT.failed;
       }
       throw error;
     }
     if (!values.json) {
       imported.summaries.forEach((s, i) =>
-        console.error(`${i ? 'patched' : 'buggy'}: ${positionals[i]} (${s.format}): ${s.status}, ${s.events} events, ${s.frames} frames, test ${s.outcome?.status ?? '?'}`),
+        warn(`${i ? 'patched' : 'buggy'}: ${positionals[i]} (${s.format}): ${s.status}, ${s.events} events, ${s.frames} frames, test ${s.outcome?.status ?? '?'}`),
       );
     }
     const buggy = getTrace(db, imported.buggy);
@@ -114,8 +114,8 @@ function importPair(argv: string[]): number {
     const result = imported.delta;
     if (values.json) printJson(deltaJson(result, buggy, patched, {pair: imported.pair, line_mapping: options.includes('match-by-text') ? 'text' : 'identity', db: dbPath}));
     else {
-      console.log(describeDelta(result, buggy, patched));
-      console.log(`stored as pair #${imported.pair} in ${dbPath} (no patch known: lines map one to one${options.includes('match-by-text') ? ', statements matched by text' : ''})`);
+      say(describeDelta(result, buggy, patched));
+      say(`stored as pair #${imported.pair} in ${dbPath} (no patch known: lines map one to one${options.includes('match-by-text') ? ', statements matched by text' : ''})`);
     }
     return result.status === 'incomplete' ? EXIT.failed : EXIT.ok;
   } finally {

@@ -1,6 +1,8 @@
+import {maxOf} from '../core/arrays.js';
+import {cell, say} from './output.js';
 import {openDb} from '../store/db.js';
 import {countTrajectories, listTrajectories, SORT_KEYS, type TrajectorySummary} from '../store/trajectories.js';
-import {chooseDb} from './db-path.js';
+import {chooseDb, openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson} from './args.js';
 import {ensureDemo} from './demo.js';
 
@@ -27,7 +29,7 @@ export async function runTrajectories(argv: string[]): Promise<number> {
     false,
   );
   if (values.help) {
-    console.log(TRAJECTORIES_HELP);
+    say(TRAJECTORIES_HELP);
     return EXIT.ok;
   }
   const resolvedFlag = oneOf(values.resolved, ['yes', 'no', 'unknown'] as const, '--resolved');
@@ -40,8 +42,7 @@ export async function runTrajectories(argv: string[]): Promise<number> {
     limit: positiveInt(values.limit, '--limit'),
     offset: positiveInt(values.offset, '--offset'),
   };
-  const target = await ensureDemo(chooseDb(values.db));
-  const db = openDb(target.path);
+  const {db} = await openStore(values.db, 'read');
   try {
     const total = countTrajectories(db, query);
     const rows = listTrajectories(db, query);
@@ -71,10 +72,10 @@ export function summaryJson(row: TrajectorySummary) {
 
 function printTable(rows: TrajectorySummary[], total: number): void {
   const header = ['id', 'instance', 'agent', 'resolved', 'steps', 'expl'];
-  const body = rows.map(r => [String(r.id), r.instance, r.agent, r.resolved === null ? '?' : r.resolved ? 'yes' : 'no', String(r.steps), String(r.explanationChars)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map(row => row[i]!.length)));
+  const body = rows.map(r => [String(r.id), cell(r.instance), cell(r.agent), r.resolved === null ? '?' : r.resolved ? 'yes' : 'no', String(r.steps), String(r.explanationChars)]);
+  const widths = header.map((h, i) => maxOf(body.map(row => row[i]!.length), h.length));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i >= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
-  console.log(line(header));
-  for (const row of body) console.log(line(row));
-  console.log(`${rows.length} of ${total} trajectories`);
+  say(line(header));
+  for (const row of body) say(line(row));
+  say(`${rows.length} of ${total} trajectories`);
 }

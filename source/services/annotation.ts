@@ -361,7 +361,7 @@ export function importAnnotations(db: Db, file: string): ImportResult {
       if (before) result.updated += 1;
       else result.added += 1;
     }
-  })();
+  }).immediate();
   return result;
 }
 

@@ -179,7 +179,7 @@ export async function importDemoQuestions(db: Db, onProgress?: (message: string)
         ensureExplanation(db, {...e, source: relative(ROOT, explanations)});
       }
     }
-  })();
+  }).immediate();
   await scoreExplanations(db, {model: lexicalModel(), samples: 5, concurrency: 1, kinds: ['original', 'blank']});
 }
 

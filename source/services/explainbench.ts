@@ -17,7 +17,7 @@ import {existsSync, readdirSync, readFileSync} from 'node:fs';
 import {basename, join, relative} from 'node:path';
 import {parseAnswer, verdictFor} from '../core/questions/answers.js';
 import {INSUFFICIENT_TEXT, QUESTION_TYPES, validateQuestion, type Choice, type Question, type QuestionType, type Role} from '../core/questions/model.js';
-import type {Db} from '../store/db.js';
+import {writeTx, type Db} from '../store/db.js';
 import {ensureExplanation, insertAnswer, insertQuestion, upsertPublished} from '../store/questions.js';
 
 export class ExplainBenchError extends Error {}
@@ -73,6 +73,9 @@ export function normaliseModel(model: string): string {
   return model.replace(/^openai-/, '');
 }
 
+/** Rows written per transaction. */
+const WRITE_CHUNK = 2000;
+
 export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
   const contextDir = join(dir, 'dataset', 'context');
   const truthDir = join(dir, 'dataset', 'ground_truths');
@@ -81,7 +84,11 @@ export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
   }
   const report: ExplainBenchReport = {questions: {e2e_intent: 0, e2e_effect: 0, local_intent: 0, local_effect: 0}, explanations: 0, answers: 0, answersNew: 0, unparseable: 0, published: 0, skipped: []};
   const questions = new Map<string, Question>();
-  const run = db.transaction(() => {
+  // Read and validate everything first (a bad package writes nothing), then write in bounded
+  // transactions so a concurrent writer waits for one chunk, not for the whole package.
+  const writes: (() => void)[] = [];
+  const explanations = new Set<number>();
+  {
     for (const file of readdirSync(truthDir).filter(f => f.endsWith('.json')).sort()) {
       const [typeName, agent] = basename(file, '.json').split('__') as [string, string | undefined];
       const type = typeName as QuestionType;
@@ -119,14 +126,13 @@ export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
         } catch (error) {
           throw new ExplainBenchError(`${where}: ${(error as Error).message}`);
         }
-        insertQuestion(db, q, {source: 'explainbench', context: `dataset/context/${file}`, ground_truth: `dataset/ground_truths/${file}`});
+        writes.push(() => insertQuestion(db, q, {source: 'explainbench', context: `dataset/context/${file}`, ground_truth: `dataset/ground_truths/${file}`}));
         questions.set(id, q);
         report.questions[type] += 1;
       }
     }
 
     const generation = join(dir, 'results', 'generation');
-    const explanations = new Set<number>();
     for (const type of QUESTION_TYPES) {
       const typeDir = join(generation, type);
       if (!existsSync(typeDir)) continue;
@@ -148,34 +154,38 @@ export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
             report.skipped.push(`results/generation/${type}/${file} ${instance}: no question ${qid}`);
             continue;
           }
-          const explanation = ensureExplanation(db, {instance, agent, kind: audited ? 'audited' : 'original', text: null, source: `explainbench results/generation (${audited ? 'audited' : 'original'} explanation text not in the data)`});
-          explanations.add(explanation);
+          const explanation = {id: 0};
+          writes.push(() => {
+            explanation.id = ensureExplanation(db, {instance, agent, kind: audited ? 'audited' : 'original', text: null, source: `explainbench results/generation (${audited ? 'audited' : 'original'} explanation text not in the data)`});
+            explanations.add(explanation.id);
+          });
           (samples ?? []).forEach((sample, i) => {
             const raw = JSON.stringify(sample);
             const letters = parseAnswer(raw, q.type, q.choices.map(c => c.label));
             if (!letters) report.unparseable += 1;
             report.answers += 1;
-            const added = insertAnswer(db, {
-              question: q.id,
-              explanation,
-              model,
-              sample: i,
-              promptHash: 'imported',
-              raw,
-              letters,
-              verdict: verdictFor(letters, q.answer, q.choices),
-              latencyMs: null,
-              tokens: null,
-              origin: 'imported',
-              permutation: null,
-              seed: null,
+            writes.push(() => {
+              const added = insertAnswer(db, {
+                question: q.id,
+                explanation: explanation.id,
+                model,
+                sample: i,
+                promptHash: 'imported',
+                raw,
+                letters,
+                verdict: verdictFor(letters, q.answer, q.choices),
+                latencyMs: null,
+                tokens: null,
+                origin: 'imported',
+                permutation: null,
+                seed: null,
+              });
+              if (added) report.answersNew += 1;
             });
-            if (added) report.answersNew += 1;
           });
         }
       }
     }
-    report.explanations = explanations.size;
 
     const evaluation = join(dir, 'results', 'evaluation');
     for (const type of QUESTION_TYPES) {
@@ -187,7 +197,7 @@ export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
         const s = data.statistics ?? {};
         const num = (v: unknown) => (typeof v === 'number' ? v : null);
         const audited = runName.startsWith('audit_');
-        upsertPublished(db, {
+        writes.push(() => upsertPublished(db, {
           benchmark: 'explainbench',
           type,
           agent: audited ? runName.slice('audit_'.length) : runName,
@@ -199,11 +209,12 @@ export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
           runValues: Array.isArray(s.metric_values) ? (s.metric_values as number[]) : null,
           perInstance: data.raw ?? null,
           sourcePath: relative(dir, join(typeDir, file)),
-        });
+        }));
         report.published += 1;
       }
     }
-  });
-  run();
+  }
+  for (let at = 0; at < writes.length; at += WRITE_CHUNK) writeTx(db, () => writes.slice(at, at + WRITE_CHUNK).forEach(write => write()));
+  report.explanations = explanations.size;
   return report;
 }

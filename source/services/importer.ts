@@ -1,3 +1,4 @@
+import {append} from '../core/arrays.js';
 import {createHash, randomUUID} from 'node:crypto';
 import {existsSync, readdirSync, statSync} from 'node:fs';
 import {basename, dirname, extname, join, resolve} from 'node:path';
@@ -10,7 +11,7 @@ import {parseOpenHands} from '../core/trajectory/openhands.js';
 import {parseSweAgent} from '../core/trajectory/swe-agent.js';
 import {instanceRecordFrom} from '../core/trajectory/swe-bench-instance.js';
 import {ensureAgent} from '../store/agents.js';
-import type {Db} from '../store/db.js';
+import {writeTx, type Db} from '../store/db.js';
 import {streamingLabels} from '../store/lens.js';
 import {ensureInstance, upsertInstance} from '../store/instances.js';
 import {finishTrajectory, hasContentHash, insertTrajectory, stepWriter} from '../store/trajectories.js';
@@ -93,7 +94,7 @@ function expand(path: string, format: ImportFormat): Candidate[] {
   if (isRunFolder(path)) return walk(join(path, 'trajs')).map(file => ({path: file, explicit: false, runRoot: path}));
   if (format === 'swe-bench-run') throw new UsageError(`${path}: not a SWE-bench run folder (no trajs/ folder inside)`);
   const out: Candidate[] = [];
-  for (const file of walk(path, dir => (isRunFolder(dir) ? (out.push(...expand(dir, 'auto')), false) : true))) {
+  for (const file of walk(path, dir => (isRunFolder(dir) ? (append(out, expand(dir, 'auto')), false) : true))) {
     out.push({path: file, explicit: false, runRoot: null});
   }
   return out;
@@ -109,7 +110,7 @@ function walk(dir: string, enter: (dir: string) => boolean = () => true): string
     if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
     const full = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (enter(full)) files.push(...walk(full, enter));
+      if (enter(full)) append(files, walk(full, enter));
     } else if (entry.isFile()) {
       files.push(full);
     }
@@ -158,7 +159,7 @@ function importFile(db: Db, candidate: Candidate, options: ImportOptions, finder
   }
   if (kind === 'swe-bench-instance') {
     const record = instanceRecordFrom(doc, '$');
-    report.instances.push({path, instance: record.id, status: upsertInstance(db, {...record, sourcePath: path})});
+    report.instances.push({path, instance: record.id, status: writeTx(db, () => upsertInstance(db, {...record, sourcePath: path}))});
     return;
   }
   if (kind === null) {
@@ -166,10 +167,8 @@ function importFile(db: Db, candidate: Candidate, options: ImportOptions, finder
     return;
   }
   const trajectory = withHint(detected, kind, () => parseDocument(kind, doc, path, candidate.runRoot));
-  db.transaction(() => {
-    const stored = storeTrajectory(db, trajectory, {path, locator: null, hash, candidate, options, finder});
-    if ('id' in stored) report.added.push(stored);
-  })();
+  const stored = writeTx(db, () => storeTrajectory(db, trajectory, {path, locator: null, hash, candidate, options, finder}));
+  if ('id' in stored) report.added.push(stored);
 }
 
 function chooseKind(detected: DocumentKind, format: ImportFormat, candidate: Candidate, doc: unknown): DocumentKind | null {
@@ -281,38 +280,33 @@ function importJsonl(db: Db, candidate: Candidate, options: ImportOptions, finde
     for (const line of lines) if (line.text.trim() !== '') yield {...line, value: parseJson(line.text, line.line - 1)};
   }
 
-  const pending: ImportReport = {added: [], instances: [], skipped: [], failed: []};
-  db.transaction(() => {
-    if (kind === 'jsonl') {
-      streamGeneric(db, all(), {candidate, options, finder}, pending);
-    } else if (kind === 'openhands' || kind === 'swe-bench-instance') {
-      for (const {value, line, bytes} of all()) {
-        const locator = `line ${line}`;
-        if (kind === 'swe-bench-instance') {
-          const record = withLine(line, () => instanceRecordFrom(value, '$'));
-          pending.instances.push({path, instance: record.id, status: upsertInstance(db, {...record, sourcePath: path})});
-          continue;
-        }
-        const trajectory = withLine(line, () => withHint(detectDocument(value), 'openhands', () => parseOpenHands(value, `${basename(path)}:${line}`)));
-        const hash = sha256(bytes);
-        const stored = storeTrajectory(db, trajectory, {path, locator, hash, candidate, options, finder});
-        if ('id' in stored) pending.added.push(stored);
-        else pending.skipped.push({path, locator, reason: 'already imported (same content)', existing: stored.existing});
+  // Each trajectory (and each instance record) commits on its own, so a concurrent writer
+  // waits for one record, never for a whole file; a bad line keeps what came before it.
+  if (kind === 'jsonl') {
+    streamGeneric(db, all(), {candidate, options, finder}, report);
+  } else if (kind === 'openhands' || kind === 'swe-bench-instance') {
+    for (const {value, line, bytes} of all()) {
+      const locator = `line ${line}`;
+      if (kind === 'swe-bench-instance') {
+        const record = withLine(line, () => instanceRecordFrom(value, '$'));
+        report.instances.push({path, instance: record.id, status: writeTx(db, () => upsertInstance(db, {...record, sourcePath: path}))});
+        continue;
       }
-    } else if (!candidate.explicit) {
-      pending.skipped.push({path, locator: null, reason: `not a trajectory (JSONL of ${describeShape(firstValue)})`});
-    } else {
-      throw new FormatError(
-        `unrecognised JSONL: the first record is ${describeShape(firstValue)}; expected {"type": "trajectory", …} ` +
-          '(deltalens generic format), an OpenHands output.jsonl record or SWE-bench instances',
-        {line: first.value!.line},
-      );
+      const trajectory = withLine(line, () => withHint(detectDocument(value), 'openhands', () => parseOpenHands(value, `${basename(path)}:${line}`)));
+      const hash = sha256(bytes);
+      const stored = writeTx(db, () => storeTrajectory(db, trajectory, {path, locator, hash, candidate, options, finder}));
+      if ('id' in stored) report.added.push(stored);
+      else report.skipped.push({path, locator, reason: 'already imported (same content)', existing: stored.existing});
     }
-  })();
-  // Only a file that imported completely reports its rows; a failure above rolled all of them back.
-  report.added.push(...pending.added);
-  report.instances.push(...pending.instances);
-  report.skipped.push(...pending.skipped);
+  } else if (!candidate.explicit) {
+    report.skipped.push({path, locator: null, reason: `not a trajectory (JSONL of ${describeShape(firstValue)})`});
+  } else {
+    throw new FormatError(
+      `unrecognised JSONL: the first record is ${describeShape(firstValue)}; expected {"type": "trajectory", …} ` +
+        '(deltalens generic format), an OpenHands output.jsonl record or SWE-bench instances',
+      {line: first.value!.line},
+    );
+  }
 }
 
 function withLine<T>(line: number, parse: () => T): T {
@@ -338,6 +332,7 @@ function streamGeneric(
   const handle = (events: ReturnType<GenericJsonlReader['push']>) => {
     for (const event of events) {
       if (event.kind === 'start') {
+        db.exec('BEGIN IMMEDIATE');
         const placeholder = `pending:${randomUUID()}`;
         const {header, agentId} = resolveHeader(db, event.header, {path, locator: null, hash: placeholder, ...context});
         const id = insertTrajectory(db, {header, agentId, sourcePath: path, sourceLocator: null, contentHash: placeholder, resolvedSource: null});
@@ -351,7 +346,7 @@ function streamGeneric(
         const locator = `lines ${current.startLine}-${event.line}`;
         const existing = hasContentHash(db, hash);
         if (existing !== null) {
-          db.prepare('DELETE FROM trajectory WHERE id = ?').run(current.id);
+          db.exec('ROLLBACK');
           report.skipped.push({path, locator, reason: 'already imported (same content)', existing});
           continue;
         }
@@ -359,22 +354,29 @@ function streamGeneric(
         const {header, agentId, resolvedSource} = resolveHeader(db, event.header, storeContext);
         db.prepare('UPDATE trajectory SET content_hash = ?, source_locator = ? WHERE id = ?').run(hash, locator, current.id);
         finishTrajectory(db, current.id, {nSteps: current.count, explanation: header.explanation, header, agentId, resolvedSource});
+        db.exec('COMMIT');
         report.added.push(added(current.id, header, storeContext, current.count, resolvedSource));
       }
     }
   };
 
-  let lastLine = 0;
-  for (const record of records) {
-    lastLine = record.line;
-    const events = reader.push(record.value, record.line);
-    // A header line belongs to the trajectory it starts; hash it after closing the previous one.
-    const starts = events.some(event => event.kind === 'start');
-    if (!starts) open?.hash.update(record.bytes).update('\n');
-    handle(events);
-    if (starts) open!.hash.update(record.bytes).update('\n');
+  try {
+    let lastLine = 0;
+    for (const record of records) {
+      lastLine = record.line;
+      const events = reader.push(record.value, record.line);
+      // A header line belongs to the trajectory it starts; hash it after closing the previous one.
+      const starts = events.some(event => event.kind === 'start');
+      if (!starts) open?.hash.update(record.bytes).update('\n');
+      handle(events);
+      if (starts) open!.hash.update(record.bytes).update('\n');
+    }
+    handle(reader.close(lastLine));
+  } catch (error) {
+    // the trajectory being read is dropped whole; the ones before it are stored
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
   }
-  handle(reader.close(lastLine));
 }
 
 export function sha256(bytes: Uint8Array | string): string {

@@ -5,6 +5,7 @@
  * loses nothing.
  */
 import {createHash} from 'node:crypto';
+import {setMaxListeners} from 'node:events';
 import {parseAnswer, verdictFor} from '../core/questions/answers.js';
 import {isEffect, type Question} from '../core/questions/model.js';
 import {buildPrompt, PROMPT_VERSION, seedOf} from '../core/questions/prompt.js';
@@ -63,6 +64,24 @@ export function applies(q: Question, e: ExplanationRow): boolean {
   return e.agent === q.agent;
 }
 
+/**
+ * An answer that arrived has been paid for: if another process holds the database longer than
+ * the busy timeout, wait and try again (with the message shown as progress) instead of
+ * dropping it. Only a non-busy error (a full disk) gives up.
+ */
+export async function storeWaiting<T>(write: () => T, onWait: (message: string) => void): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return write();
+    } catch (error) {
+      const code = (error as {code?: string}).code ?? '';
+      if (!code.startsWith('SQLITE_BUSY') && code !== 'SQLITE_LOCKED') throw error;
+      onWait(`the database is busy (another deltalens is writing); waiting to store an answer (attempt ${attempt + 1})`);
+      await new Promise(resolve => setTimeout(resolve, Math.min(5000, 100 * 2 ** attempt)));
+    }
+  }
+}
+
 export function modelName(model: QaModel, choicesOnly: boolean): string {
   return choicesOnly ? `${model.name} [choices only]` : model.name;
 }
@@ -76,7 +95,7 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
       for (const e of listExplanations(db).filter(x => x.kind === 'original' && x.instance && x.agent)) {
         ensureExplanation(db, {instance: e.instance!, agent: e.agent!, kind: 'blank', text: '', source: 'deltalens score --explanations blank'});
       }
-    })();
+    }).immediate();
   }
   const texts = new Map((db.prepare('SELECT id, text FROM explanation').all() as {id: number; text: string | null}[]).map(r => [r.id, r.text]));
   const explanations = listExplanations(db).filter(
@@ -124,7 +143,7 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
         const display = parseAnswer(reply.text, t.q.type, [...t.prompt.toCanonical.keys()]);
         const letters = display ? display.map(l => t.prompt.toCanonical.get(l)!) : null;
         if (!letters) progress.unparseable += 1;
-        insertAnswer(db, {
+        const row = {
           question: t.q.id,
           explanation: t.e.id,
           model: name,
@@ -135,9 +154,13 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
           verdict: verdictFor(letters, t.q.answer, t.q.choices),
           latencyMs: reply.latencyMs,
           tokens: reply.tokens,
-          origin: 'scored',
+          origin: 'scored' as const,
           permutation: t.prompt.order,
           seed: t.seed,
+        };
+        await storeWaiting(() => insertAnswer(db, row), waiting => {
+          progress.lastError = waiting;
+          report();
         });
         progress.done += 1;
       } catch (error) {
@@ -150,6 +173,8 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
       report();
     }
   };
+  // one abort listener per call in flight: not a leak, so no warning on stderr
+  if (o.signal) setMaxListeners(0, o.signal);
   await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency, tasks.length || 1))}, worker));
   report();
   return {...progress, model: name, interrupted: Boolean(o.signal?.aborted), withoutText, errors};

@@ -172,7 +172,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       });
       const deltaId = saveDelta(db, b1.id, p1.id, id, result);
       return {id, deltaId};
-    })();
+    }).immediate();
     const nondeterministic = [...nondet.variables].map(k => k.split('\u0000').join(':'));
     return {
       pair: pair.id,

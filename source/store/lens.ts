@@ -32,7 +32,7 @@ export function labelTrajectory(db: Db, trajectoryId: number): {states: ActionSt
   const update = db.prepare('UPDATE step SET intent_stage = ?, labeller_rule = ? WHERE trajectory = ? AND idx = ?');
   db.transaction(() => {
     rows.forEach((r, i) => update.run(labels[i]!.stage, JSON.stringify({rule: labels[i]!.rule, ...labels[i]!.inputs, state: states[i]}), trajectoryId, r.idx));
-  })();
+  }).immediate();
   return {states, labels};
 }
 
@@ -151,7 +151,7 @@ export function saveLensResult(db: Db, result: LensResult, scopes: Map<number, R
       insert.run(r.trajectory, build, r.instance, r.quality, JSON.stringify(r.signals), r.tier, r.mechanism && JSON.stringify(r.mechanism), JSON.stringify(r.waste), r.divergence, JSON.stringify(r.reference), placed ? JSON.stringify(placed) : null);
     }
     return build;
-  })();
+  }).immediate();
 }
 
 export interface StoredLens extends LensResult {

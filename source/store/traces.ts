@@ -37,7 +37,7 @@ export function createTrace(db: Db, t: NewTrace): number {
         )
         .run(version, test, t.side, t.run, t.label, t.format ?? 'deltatrace').lastInsertRowid,
     );
-  })();
+  }).immediate();
 }
 
 /** Batched writers for one trace's rows; `flush` commits what is pending in one transaction. */
@@ -65,7 +65,7 @@ export function traceWriter(db: Db, traceId: number, batch = 5000) {
     if (pending.length >= batch) flush();
   };
   const flush = () => {
-    if (pending.length) flushTx(pending);
+    if (pending.length) flushTx.immediate(pending);
     pending = [];
   };
   return {

@@ -212,17 +212,19 @@ export interface TrajectoryDetail extends TrajectorySummary {
   importedAt: string;
 }
 
-export function getTrajectory(db: Db, id: number): TrajectoryDetail | null {
+/** `maxChars` cuts the patch and explanation (the explorer's view; patchChars and
+ * explanationChars keep the full lengths). */
+export function getTrajectory(db: Db, id: number, maxChars = FULL): TrajectoryDetail | null {
   const row = db
     .prepare(
       `SELECT t.id, t.instance, a.name AS agent, a.model, t.source_format AS format, t.resolved, t.exit_status AS exitStatus,
               t.n_steps AS steps, coalesce(e.n_chars, 0) AS explanationChars, coalesce(length(t.patch), 0) AS patchChars,
               t.source_path AS sourcePath, t.source_locator AS sourceLocator, t.content_hash AS contentHash,
-              t.resolved_source AS resolvedSource, t.patch, e.text AS explanation, t.cost, t.tokens_in AS tokensIn,
-              t.tokens_out AS tokensOut, t.meta, t.imported_at AS importedAt
-       ${FROM} WHERE t.id = ?`,
+              t.resolved_source AS resolvedSource, substr(t.patch, 1, @max) AS patch, substr(e.text, 1, @max) AS explanation, t.cost,
+              t.tokens_in AS tokensIn, t.tokens_out AS tokensOut, t.meta, t.imported_at AS importedAt
+       ${FROM} WHERE t.id = @id`,
     )
-    .get(id) as (Omit<TrajectoryDetail, 'resolved' | 'meta'> & {resolved: number | null; meta: string | null}) | undefined;
+    .get({id, max: maxChars}) as (Omit<TrajectoryDetail, 'resolved' | 'meta'> & {resolved: number | null; meta: string | null}) | undefined;
   if (!row) return null;
   return {...row, resolved: row.resolved === null ? null : row.resolved === 1, meta: row.meta ? JSON.parse(row.meta) : {}};
 }
@@ -238,18 +240,29 @@ export interface StepRow {
   labellerRule: string | null;
   /** people's corrections of the stage, "ann: V, bo: I" (latest first), or null */
   corrections: string | null;
+  /** the full lengths (the texts above may be cut to `maxChars`) */
+  thoughtChars: number;
+  actionChars: number;
+  observationChars: number;
 }
 
-export function getSteps(db: Db, trajectoryId: number, offset = 0, limit = -1): StepRow[] {
+/** No cut: longer than any text SQLite stores. */
+const FULL = 2 ** 31 - 1;
+
+/** Steps in order; `maxChars` cuts thought, action and observation (the explorer shows a step
+ * of any size by reading a window of it; the *Chars fields keep the full lengths). */
+export function getSteps(db: Db, trajectoryId: number, offset = 0, limit = -1, maxChars = FULL): StepRow[] {
   const rows = db
     .prepare(
-      `SELECT idx, thought, action_tool AS tool, action_args AS args, action_text AS actionText, observation,
+      `SELECT idx, substr(thought, 1, @max) AS thought, action_tool AS tool, CASE WHEN length(action_args) <= @max THEN action_args END AS args,
+              substr(action_text, 1, @max) AS actionText, substr(observation, 1, @max) AS observation,
+              coalesce(length(thought), 0) AS thoughtChars, coalesce(length(action_text), 0) AS actionChars, coalesce(length(observation), 0) AS observationChars,
               intent_stage AS intentStage, labeller_rule AS labellerRule,
               (SELECT group_concat(annotator || ': ' || stage, ', ') FROM (SELECT annotator, stage FROM stage_annotation sa
                  WHERE sa.trajectory = step.trajectory AND sa.idx = step.idx ORDER BY created_at DESC)) AS corrections
-       FROM step WHERE trajectory = ? AND idx >= ? ORDER BY idx LIMIT ?`,
+       FROM step WHERE trajectory = @trajectory AND idx >= @offset ORDER BY idx LIMIT @limit`,
     )
-    .all(trajectoryId, offset, limit) as (Omit<StepRow, 'args'> & {args: string | null})[];
+    .all({trajectory: trajectoryId, offset, limit, max: maxChars}) as (Omit<StepRow, 'args'> & {args: string | null})[];
   return rows.map(row => ({...row, args: row.args === null ? null : JSON.parse(row.args)}));
 }
 

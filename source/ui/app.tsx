@@ -4,6 +4,7 @@ import type {StepperModel, WatchValue} from '../services/stepper.js';
 import {HelpOverlay, helpLines} from './components/help-overlay.js';
 import {Header, StatusBar} from './components/frame.js';
 import {TextView} from './components/text-view.js';
+import {fit} from '../core/text/sanitize.js';
 import type {ExplorerData} from './data.js';
 import type {Scope} from './keymap.js';
 import {ListHeader, TrajectoryRows} from './screens/trajectory-list.js';
@@ -190,10 +191,14 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     if (edited.error) setStatus(edited.error);
     else if (edited.text === null) setStatus('unchanged: nothing saved');
     else {
-      const id = data.saveCustom(qView.q.instance, questionScreen.agent, edited.text);
-      setScoreTick(t => t + 1);
-      dispatch({type: 'custom', explanationId: id});
-      setStatus(`saved as custom explanation #${id}; r re-scores it`);
+      try {
+        const id = data.saveCustom(qView.q.instance, questionScreen.agent, edited.text);
+        setScoreTick(t => t + 1);
+        dispatch({type: 'custom', explanationId: id});
+        setStatus(`saved as custom explanation #${id}; r re-scores it`);
+      } catch (error) {
+        setStatus(`not stored: ${(error as Error).message}`);
+      }
     }
   }, [questionScreen?.edit]);
 
@@ -294,7 +299,7 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     } else {
       subheader = (
         <Text wrap="truncate-end">
-          <Text bold>{stepperTitle(model)}</Text>
+          <Text bold wrap="truncate-end">{fit(stepperTitle(model), width)}</Text>
           <Text color={theme.muted}> · {deltaLine(model)}</Text>
         </Text>
       );

@@ -1,7 +1,7 @@
 import {userInfo} from 'node:os';
 import {referenceSteps, referenceTree} from '../core/lens/build.js';
 import {followPath} from '../core/lens/pta.js';
-import type {Db} from '../store/db.js';
+import {writeTx, type Db} from '../store/db.js';
 import {applyStoredScopes, lensRankings, lensScoreOf, loadLensRuns, removeStageOverride, setStageOverride, whyNotScored} from '../store/lens.js';
 import type {LensScore, PtaView} from './screens/lens.js';
 import type {AutoFlag} from '../core/questions/annotation.js';
@@ -110,6 +110,10 @@ function pairRows(db: Db, trajectory?: number): PairListRow[] {
   });
 }
 
+/** The explorer reads at most this many characters of one text (a step's observation, a
+ * patch): wrapping 4 M characters takes ~0.2 s; the rest is a command away. */
+export const VIEW_CHARS = 4 * 1024 * 1024;
+
 export function storeData(db: Db, label: string): ExplorerData {
   const steppers = new Map<number, StepperModel | {error: string}>();
   const reports = new Map<string, Report>();
@@ -117,10 +121,10 @@ export function storeData(db: Db, label: string): ExplorerData {
     label,
     count: query => countTrajectories(db, query),
     list: query => listTrajectories(db, query),
-    trajectory: id => getTrajectory(db, id),
+    trajectory: id => getTrajectory(db, id, VIEW_CHARS),
     stepHeads: (id, offset, limit) => getStepHeads(db, id, offset, limit),
     stages: id => getStageString(db, id),
-    step: (id, idx) => getSteps(db, id, idx, 1)[0] ?? null,
+    step: (id, idx) => getSteps(db, id, idx, 1, VIEW_CHARS)[0] ?? null,
     pairs: trajectory => pairRows(db, trajectory),
     stepper: pair => {
       let model = steppers.get(pair);
@@ -196,14 +200,16 @@ export function storeData(db: Db, label: string): ExplorerData {
     },
     saveCustom: (instance, agent, text) => {
       reports.clear();
-      const id = ensureExplanation(db, {instance, agent, kind: 'custom', text, source: 'edited in the explorer'});
-      const before = db.prepare('SELECT text FROM explanation WHERE id = ?').pluck().get(id) as string | null;
-      if (before !== text) {
-        // a new text: the answers to the old one no longer describe it
-        db.prepare('DELETE FROM qa_answer WHERE explanation = ?').run(id);
-        db.prepare('UPDATE explanation SET text = ?, n_chars = ? WHERE id = ?').run(text, [...text].length, id);
-      }
-      return id;
+      return writeTx(db, () => {
+        const id = ensureExplanation(db, {instance, agent, kind: 'custom', text, source: 'edited in the explorer'});
+        const before = db.prepare('SELECT text FROM explanation WHERE id = ?').pluck().get(id) as string | null;
+        if (before !== text) {
+          // a new text: the answers to the old one no longer describe it
+          db.prepare('DELETE FROM qa_answer WHERE explanation = ?').run(id);
+          db.prepare('UPDATE explanation SET text = ?, n_chars = ? WHERE id = ?').run(text, [...text].length, id);
+        }
+        return id;
+      });
     },
     explanationText: id => (db.prepare('SELECT text FROM explanation WHERE id = ?').pluck().get(id) as string | null | undefined) ?? null,
     lens: id => {

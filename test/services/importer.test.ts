@@ -164,24 +164,29 @@ describe('bad input leaves the database exactly as it was', () => {
     expect(snapshot(db)).toEqual(before);
   });
 
-  it('a bad line in the middle of a JSONL file rolls back the whole file', () => {
-    const {db, before, dir} = setup();
+  it('a bad line in the middle of a JSONL file drops the trajectory it is in and keeps the ones before it', () => {
+    const {db, dir} = setup();
     const file = join(dir, 'runs.jsonl');
-    writeFileSync(
-      file,
-      [
-        {type: 'trajectory', instance: 'a__b-1', agent: 'x'},
-        {type: 'step', thought: 't', tool: 'bash', action: 'ls'},
-        {type: 'trajectory', instance: 'a__b-2', agent: 'x'},
-        {type: 'step', thought: 't', tool: 'bash', args: 'not an object'},
-      ]
-        .map(line => JSON.stringify(line))
-        .join('\n'),
-    );
+    const lines = [
+      {type: 'trajectory', instance: 'a__b-1', agent: 'x'},
+      {type: 'step', thought: 't', tool: 'bash', action: 'ls'},
+      {type: 'trajectory', instance: 'a__b-2', agent: 'x'},
+      {type: 'step', thought: 't', tool: 'bash', args: 'not an object'},
+    ];
+    writeFileSync(file, lines.map(line => JSON.stringify(line)).join('\n'));
     const report = importInto(db, [file]);
     expect(report.failed[0]).toMatchObject({line: 4, jsonPath: '$.args'});
-    expect(report.added).toEqual([]);
-    expect(snapshot(db)).toEqual(before);
+    expect(report.added.map(a => a.instance)).toEqual(['a__b-1']);
+    expect(db.prepare('SELECT instance FROM trajectory ORDER BY id').pluck().all()).toContain('a__b-1');
+    expect(db.prepare("SELECT count(*) FROM trajectory WHERE instance = 'a__b-2'").pluck().get()).toBe(0);
+    expect(db.inTransaction).toBe(false);
+    // fixed and imported again: the first is already there, the second is added
+    lines[3] = {type: 'step', thought: 't', tool: 'bash', action: 'pwd'};
+    writeFileSync(file, lines.map(line => JSON.stringify(line)).join('\n'));
+    const again = importInto(db, [file]);
+    expect(again.failed).toEqual([]);
+    expect(again.skipped.map(s => s.reason)).toEqual(['already imported (same content)']);
+    expect(again.added.map(a => a.instance)).toEqual(['a__b-2']);
   });
 });
 

@@ -3,6 +3,7 @@
  * acceptor (PTA) that merges the passing runs of one task, with support counts per node.
  * Leave-one-out: a run is compared with a reference built without it.
  */
+import {append} from '../arrays.js';
 import type {ActionState} from './state.js';
 
 export interface Equivalence {
@@ -165,7 +166,7 @@ export function toDag(root: PtaNode): PtaNode {
     const same = classes.find(c => c.childIds === childIds && c.node.state && n.state && equivalent(c.node.state, n.state).match);
     if (same) {
       same.node.support += n.support;
-      same.node.runs.push(...n.runs);
+      append(same.node.runs, n.runs);
       mergedOf.set(n, same.node);
     } else {
       const copy: PtaNode = {id: n.id, state: n.state, support: n.support, runs: [...n.runs], children};

@@ -1,21 +1,36 @@
 /**
- * Untrusted text (tool output, observations, patches) is stripped of terminal control
- * sequences before it reaches the screen: an escape sequence in an observation must not move
- * the cursor, clear the screen or retitle the terminal. Tabs become spaces; CR-overwrites
- * (progress bars) keep what the terminal would finally show.
+ * Untrusted text (tool output, observations, patches, names from data) is stripped of terminal
+ * control sequences before it reaches the screen: an escape sequence in an observation must not
+ * move the cursor, clear the screen, retitle the terminal, write the clipboard (OSC 52) or ask
+ * the terminal to answer (cursor and device queries), and a bidi override must not reorder what
+ * is shown. Tabs become spaces; CR-overwrites (progress bars) keep what the terminal would
+ * finally show; Unicode line and paragraph separators become line breaks.
  */
 
-// CSI, OSC (BEL or ST terminated), other two-byte ESC sequences, then lone C0/C1 controls.
+// CSI, OSC (BEL or ST terminated, or cut off), DCS/SOS/PM/APC strings, other two-byte ESC
+// sequences, then lone C0/C1 controls (8-bit CSI/OSC included).
 const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[@-Z\\-_]?|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f]/g;
+// Bidi embeddings, overrides, isolates and marks (the "Trojan Source" characters).
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// What a plain text dump must escape beyond JSON's own escaping of C0 controls.
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 export function sanitize(text: string): string {
-  return text
-    .replace(/\r\n/g, '\n')
-    .split('\n')
-    .map(line => (line.includes('\r') ? line.slice(line.lastIndexOf('\r') + 1) : line))
-    .join('\n')
+  let out = text.replace(/[\u2028\u2029]/g, '\n');
+  // a carriage return overwrites its line: keep what follows the last one (no split: a step can
+  // hold hundreds of megabytes)
+  if (out.includes('\r')) out = out.replace(/\r\n/g, '\n').replace(/[^\n]*\r/g, '');
+  return out
     .replace(ESCAPES, '')
+    .replace(BIDI, '')
     .replace(/\t/g, '    ');
+}
+
+/** JSON text with every character a terminal could act on written as a \\u escape (JSON already
+ * escapes C0 controls; this adds DEL, C1, bidi controls and the Unicode separators). Parses to
+ * the same value. */
+export function terminalSafeJson(json: string): string {
+  return json.replace(JSON_UNSAFE, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** One line for a list cell: first line only, control-free, cut to `width` with an ellipsis. */
@@ -25,9 +40,13 @@ export function oneLine(text: string | null | undefined, width: number): string 
   return fit(first, width);
 }
 
+/** One line cut to `width` code points with an ellipsis; sanitized (every list cell, header and
+ * status line of the explorer goes through here, so data never reaches the terminal raw). */
 export function fit(text: string, width: number): string {
-  const chars = [...text];
-  if (chars.length <= width) return text;
+  // a cell shows at most `width` characters: sanitize a bounded prefix, not a whole observation
+  const clean = sanitize(text.length > width * 4 + 4096 ? text.slice(0, width * 4 + 4096) : text).replace(/\n/g, ' ');
+  const chars = [...clean];
+  if (chars.length <= width) return clean;
   return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
 }
 

@@ -9,6 +9,7 @@
  * `truncated` says when it stopped.
  */
 
+import {append} from '../arrays.js';
 import type {LineMap} from './line-map.js';
 import {ROOT_FID, type FrameInfo, type Item, type TraceSource} from './model.js';
 
@@ -48,7 +49,7 @@ function allItems(source: TraceSource, fid: number, budget: {left: number}): Ite
   for (;;) {
     const page = source.items(fid, after, PAGE);
     if (page.length === 0) break;
-    out.push(...page);
+    append(out, page);
     if (out.length > budget.left) break;
     after = page.at(-1)!.seq;
   }

@@ -9,6 +9,7 @@
  * jsonpickle-style JSON, kept as they are. Each line's `statement` text becomes the source
  * (other lines empty), so statements can be matched by text.
  */
+import {maxOf} from '../arrays.js';
 
 export class ConvertError extends Error {}
 
@@ -113,7 +114,7 @@ export class SweBenchTracerConverter {
   finish(): Rec[] {
     const out: Rec[] = [];
     for (const [file, lines] of this.sources) {
-      const n = Math.max(...lines.keys());
+      const n = maxOf(lines.keys(), 0);
       const text = Array.from({length: n}, (_, i) => lines.get(i + 1) ?? '').join('\n');
       out.push({t: 'source', file, text, partial: true});
     }

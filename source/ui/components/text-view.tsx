@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import React from 'react';
-import {wrapLines} from '../../core/text/sanitize.js';
+import {sanitize, wrapLines} from '../../core/text/sanitize.js';
 import {highlightLine, type Language} from '../highlight.js';
 import type {Theme} from '../theme.js';
 
@@ -35,7 +35,8 @@ export function TextView({lines, scroll, height, theme}: {lines: DisplayLine[]; 
 }
 
 function Line({line, theme}: {line: DisplayLine; theme: Theme}) {
-  const text = line.text.length ? line.text : ' ';
+  // lines are built from data in many places; only the visible ones are sanitized here, again
+  const text = line.text.length ? sanitize(line.text) : ' ';
   switch (line.role) {
     case 'heading':
       return <Text bold color={theme.accent} wrap="truncate-end">{text}</Text>;

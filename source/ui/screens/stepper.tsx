@@ -1,3 +1,4 @@
+import {append} from '../../core/arrays.js';
 import {Box, Text} from 'ink';
 import React from 'react';
 import {fit, oneLine, sanitize, wrapLines} from '../../core/text/sanitize.js';
@@ -24,7 +25,7 @@ export function deltaLine(model: StepperModel): string {
 export function summaryLines(model: StepperModel, width: number): string[] {
   const d = model.delta;
   const out: string[] = [];
-  const add = (text: string) => out.push(...wrapLines(sanitize(text), width));
+  const add = (text: string) => append(out, wrapLines(sanitize(text), width));
   add(deltaLine(model));
   if (d) {
     if (d.status === 'found') {
@@ -196,7 +197,7 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
         <Text key={i} wrap="truncate-end">
           <Text bold>{`x ${oneLine(w.expr, 24)}`}</Text>
           <Text color={theme.muted}>{w.source === 'recorded' ? ' [recorded] ' : w.source === 'live' ? ' [live re-run] ' : ' [—] '}</Text>
-          {w.source === 'unavailable' ? <Text color={theme.muted}>{w.note}</Text> : `buggy ${fmtWatch(w.buggy)} | patched ${fmtWatch(w.patched)}`}
+          {w.source === 'unavailable' ? <Text color={theme.muted}>{oneLine(w.note, width)}</Text> : oneLine(`buggy ${fmtWatch(w.buggy)} | patched ${fmtWatch(w.patched)}`, width)}
         </Text>
       ))}
     </Box>

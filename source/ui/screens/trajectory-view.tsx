@@ -1,6 +1,7 @@
 import {Box, Text} from 'ink';
 import React from 'react';
 import {fit, oneLine, pad} from '../../core/text/sanitize.js';
+import {append} from '../../core/arrays.js';
 import type {StepHead, StepRow, TrajectoryDetail} from '../../store/trajectories.js';
 import {observationLanguage} from '../highlight.js';
 import {diffBlock, textBlock, type DisplayLine} from '../components/text-view.js';
@@ -26,7 +27,7 @@ export function TrajectoryTitle({t, width, theme}: {t: TrajectoryDetail; width: 
   return (
     <Text wrap="truncate-end">
       <Text bold>{fit(`#${t.id} ${t.instance}`, Math.max(12, width - 12))}</Text>
-      <Text color={theme.muted}> · {t.agent}{t.model ? ` (${t.model})` : ''} · </Text>
+      <Text color={theme.muted}> · {oneLine(`${t.agent}${t.model ? ` (${t.model})` : ''}`, Math.max(8, width - 30))} · </Text>
       <Text color={t.resolved === null ? theme.muted : t.resolved ? theme.good : theme.bad}>{statusWord(t.resolved)}</Text>
       <Text color={theme.muted}> · {t.steps} steps</Text>
     </Text>
@@ -122,11 +123,14 @@ export function StepRows({
 export function tabLines(t: TrajectoryDetail, tab: Exclude<Tab, 'steps'>, width: number): DisplayLine[] {
   if (tab === 'explanation') {
     if (t.explanation === null) return [{text: 'No explanation: the source has no rationale for the final tool call.', role: 'muted'}];
-    return [{text: `Final explanation (${formatChars(t.explanationChars)} chars, the rationale of the last tool call)`, role: 'muted'}, {text: ''}, ...textBlock(t.explanation, width)];
+    const lines: DisplayLine[] = [{text: `Final explanation (${formatChars(t.explanationChars)} chars, the rationale of the last tool call)`, role: 'muted'}, {text: ''}];
+    return append(lines, textBlock(t.explanation, width));
   }
   if (tab === 'patch') {
     if (!t.patch) return [{text: 'No patch was submitted (or the source does not record it).', role: 'muted'}];
-    return diffBlock(t.patch, width);
+    const lines = diffBlock(t.patch, width);
+    if (t.patchChars > t.patch.length) lines.push({text: ''}, {text: `… ${formatChars(t.patchChars - t.patch.length)} more characters not shown here (deltalens show trajectory ID --json has all of it)`, role: 'muted'});
+    return lines;
   }
   const rows: [string, string][] = [
     ['instance', t.instance],
@@ -168,15 +172,22 @@ export function stepLines(step: StepRow, width: number): DisplayLine[] {
     lines.push(...textBlock(`Intent: ${names[step.intentStage] ?? step.intentStage}${why}`, width).map(l => ({...l, role: 'muted' as const})));
   }
   if (step.corrections) lines.push(...textBlock(`Corrected by people (latest first): ${step.corrections} — c corrects`, width).map(l => ({...l, role: 'muted' as const})));
+  // texts are appended in a loop: a 130,000-line observation spread into push() overflows the stack
+  const cut = (shown: string, full: number) => {
+    if (full > shown.length) lines.push({text: ''}, {text: `… ${formatChars(full - shown.length)} more characters not shown here (deltalens show trajectory ID --json has all of it)`, role: 'muted'});
+  };
   section('Thought');
-  lines.push(...(step.thought ? textBlock(step.thought, width) : [{text: '(none)', role: 'muted' as const}]));
+  append(lines, step.thought ? textBlock(step.thought, width) : [{text: '(none)', role: 'muted' as const}]);
+  if (step.thought) cut(step.thought, step.thoughtChars);
   section(`Action${step.tool ? ` · ${step.tool}` : ''}`);
   const action = step.actionText ?? (step.args ? JSON.stringify(step.args, null, 2) : null);
-  lines.push(...(action ? textBlock(action, width, step.tool === 'python' || step.tool === 'run_ipython' ? 'python' : 'bash') : [{text: '(none)', role: 'muted' as const}]));
-  section(`Observation${step.observation ? ` · ${formatChars(step.observation.length)} chars` : ''}`);
+  append(lines, action ? textBlock(action, width, step.tool === 'python' || step.tool === 'run_ipython' ? 'python' : 'bash') : [{text: '(none)', role: 'muted' as const}]);
+  if (step.actionText) cut(step.actionText, step.actionChars);
+  section(`Observation${step.observationChars ? ` · ${formatChars(step.observationChars)} chars` : ''}`);
   if (step.observation) {
     const language = observationLanguage(step.actionText, step.observation);
-    lines.push(...(language === 'diff' ? diffBlock(step.observation, width) : textBlock(step.observation, width, language)));
+    append(lines, language === 'diff' ? diffBlock(step.observation, width) : textBlock(step.observation, width, language));
+    cut(step.observation, step.observationChars);
   } else {
     lines.push({text: '(none)', role: 'muted'});
   }

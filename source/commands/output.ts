@@ -1,0 +1,31 @@
+/**
+ * What commands print. Every text a command prints may hold text from data (names, thoughts,
+ * observations, paths), so it goes through here: plain output is sanitized of terminal control
+ * sequences and bidi controls; JSON escapes the characters a terminal could act on.
+ */
+import {sanitize, terminalSafeJson} from '../core/text/sanitize.js';
+
+/** A line (or lines) on stdout, sanitized. */
+export function say(text = ''): void {
+  process.stdout.write(`${sanitize(text)}\n`);
+}
+
+/** A line on stderr, sanitized. */
+export function warn(text: string): void {
+  process.stderr.write(`${sanitize(text)}\n`);
+}
+
+/** Output helpers: JSON is printed whole, with a trailing newline, and nothing else on stdout. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${terminalSafeJson(JSON.stringify(value, null, 2))}\n`);
+}
+
+/** One JSON line (progress on stderr). */
+export function jsonLine(stream: NodeJS.WriteStream, value: unknown): void {
+  stream.write(`${terminalSafeJson(JSON.stringify(value))}\n`);
+}
+
+/** A cell of a plain table: one line, sanitized. */
+export function cell(text: string | null | undefined): string {
+  return sanitize(text ?? '').replace(/\s+/g, ' ').trim();
+}
