@@ -61,10 +61,33 @@ function quietOnClosedPipe(): void {
   }
 }
 
+/**
+ * What a killed deltalens left (throw-away trees, half-written traces): removed at the next
+ * start, whatever the command (services/leftovers.ts).
+ */
+async function sweepLeftovers(): Promise<void> {
+  const {hasRecords, sweepDeadRuns} = await import('./services/leftovers.js');
+  if (!hasRecords()) return;
+  const {openDb} = await import('./store/db.js');
+  const {discardTraces} = await import('./store/traces.js');
+  const swept = sweepDeadRuns((path, rows) => {
+    const db = openDb(path, {mode: 'write'});
+    try {
+      return discardTraces(db, rows);
+    } finally {
+      db.close();
+    }
+  });
+  if (swept.folders.length || swept.traces) {
+    warn(`deltalens: removed what a killed deltalens run left behind: ${swept.folders.length} temporary folder(s), ${swept.traces} unfinished trace(s)`);
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   quietOnClosedPipe();
   const [first, ...rest] = argv;
   try {
+    if (first !== 'help' && first !== '--help' && first !== '-h' && first !== '--version' && !rest.includes('--help') && !rest.includes('-h')) await sweepLeftovers();
     if (first === undefined || first.startsWith('-')) {
       if (first === '--help' || first === '-h') {
         say(MAIN_HELP);

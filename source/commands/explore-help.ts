@@ -7,6 +7,9 @@ Options:
   --db FILE   database (default ./deltalens.db if present, else the bundled demo database)
   --demo      open the bundled demo database (built on first use)
   --pair N    open the trace stepper on traced pair N (see deltalens traces)
+  --pass-env NAME  pass this environment variable into live re-runs (L in the stepper; repeatable)
+  --no-sandbox     run live re-runs of patches unconfined (without bwrap they are refused
+                   otherwise; the bundled demo's own pairs run without it anyway)
   -h, --help  show this help
 
 The explorer needs a terminal; in scripts use \`deltalens trajectories --json\`.`;

@@ -1,15 +1,15 @@
 import {say, warn} from './output.js';
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {writeFileSync} from 'node:fs';
 import {openStore} from './db-path.js';
-import {tmpdir} from 'node:os';
-import {join, resolve} from 'node:path';
+import {join} from 'node:path';
+import {forget, makeTempDir} from '../services/leftovers.js';
+import {INSTALL_HINT, parsePassEnv, SandboxMissing} from '../services/sandbox.js';
 import {getTrajectory, type TrajectoryDetail} from '../store/trajectories.js';
 import {NotFound} from './show.js';
 import {DELTA_OPTIONS, type DeltaOption} from '../core/trace/delta.js';
-import {openDb} from '../store/db.js';
 import {getTrace} from '../store/traces.js';
 import {PythonError} from '../services/python.js';
-import {tracePair, TraceRunError, DEFAULT_LIMITS} from '../services/tracing.js';
+import {Interrupted, tracePair, TraceRunError, DEFAULT_LIMITS} from '../services/tracing.js';
 import {WorkspaceError, type WorkspaceSpec} from '../services/workspace.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson, UsageError} from './args.js';
 import {deltaJson, describeDelta} from './trace-json.js';
@@ -28,10 +28,18 @@ Trees:
   --patch FILE        a unified diff applied to the buggy tree with git apply
   --trajectory ID     the patch an agent submitted in a stored trajectory (with --repo at the
                       instance's base commit); the pair is linked to the trajectory
-  --buggy-dir D       a ready buggy tree (left untouched)
+  --buggy-dir D       a ready buggy tree (copied: the test never runs in it)
   --patched-dir D     a ready patched tree; the patch is the difference between the two
                       (ignoring .git and caches)
   --keep              keep the throw-away trees (their paths are printed)
+
+Sandbox (the patch and its tests are untrusted code):
+  Every run is confined by bubblewrap: it can write only its throw-away tree and a private
+  /tmp, sees no network, not your repository, home folder or database, and everything it
+  starts dies with it. Without bwrap the command refuses to run (${INSTALL_HINT}).
+  --pass-env NAME     pass this environment variable into the runs (repeatable; the rest of
+                      the environment stays out: PATH, locale and the tracer's own only)
+  --no-sandbox        run unconfined anyway (a warning on every run; stored with the traces)
 
 Tracing:
   --test NODEID       the pytest node id (or a script path) to run, relative to the tree
@@ -90,6 +98,8 @@ export async function runTrace(argv: string[]): Promise<number> {
       'no-plugins': {type: 'boolean'},
       option: {type: 'string', multiple: true},
       trajectory: {type: 'string'},
+      'no-sandbox': {type: 'boolean'},
+      'pass-env': {type: 'string', multiple: true},
     },
     false,
   );
@@ -119,16 +129,38 @@ export async function runTrace(argv: string[]): Promise<number> {
     throw new UsageError('say which trees to compare: --repo DIR with revisions or --patch, or --buggy-dir and --patched-dir');
   }
   const options = parseDeltaOptions(values.option);
+  let passEnv: string[];
+  try {
+    passEnv = parsePassEnv(values['pass-env']);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   const {db, path: dbPath} = await openStore(values.db, 'create');
   const verbose = !values.json;
   let patchDir: string | null = null;
   let trajectory: TrajectoryDetail | null = null;
+  // Ctrl+C / SIGTERM: stop the runs, take their rows and trees away, exit; a second one quits at once
+  const controller = new AbortController();
+  let signals = 0;
+  let received: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    received = signal;
+    if (signals > 1) process.exit(signal === 'SIGINT' ? 130 : 143);
+    warn(`deltalens: ${signal}: stopping the runs; their unfinished traces and throw-away trees are removed (again to quit at once)`);
+    controller.abort();
+  };
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map(signal => {
+    const handler = () => onSignal(signal);
+    process.on(signal, handler);
+    return () => process.off(signal, handler);
+  });
   try {
     if (trajectoryId !== undefined && spec.kind === 'patch') {
       trajectory = getTrajectory(db, trajectoryId);
       if (!trajectory) throw new NotFound(`no trajectory with id ${trajectoryId} in ${dbPath}`);
       if (!trajectory.patch?.trim()) throw new NotFound(`trajectory ${trajectoryId} has no patch to trace`);
-      patchDir = mkdtempSync(join(tmpdir(), 'deltalens-patch-'));
+      patchDir = makeTempDir('patch');
       spec.patch = join(patchDir, `trajectory-${trajectoryId}.diff`);
       writeFileSync(spec.patch, trajectory.patch.endsWith('\n') ? trajectory.patch : `${trajectory.patch}\n`);
     }
@@ -144,6 +176,10 @@ export async function runTrace(argv: string[]): Promise<number> {
       focus: !values['no-focus'],
       pytestPlugins: !values['no-plugins'],
       deltaOptions: options,
+      sandbox: values['no-sandbox'] ? 'off' : 'require',
+      passEnv,
+      signal: controller.signal,
+      onWarning: message => warn(`deltalens: warning: ${message}`),
       limits: {
         ...(values.timeout ? {timeoutS: positiveInt(values.timeout, '--timeout')} : {}),
         ...(values['max-events'] ? {maxEvents: positiveInt(values['max-events'], '--max-events')} : {}),
@@ -160,6 +196,7 @@ export async function runTrace(argv: string[]): Promise<number> {
       changed_functions: result.changes.functions.map(f => `${f.file}:${f.qualname}`),
       nondeterministic: result.nondeterministic,
       workspace: result.workspace.kept ? {buggy: result.workspace.buggy, patched: result.workspace.patched} : null,
+      sandbox: result.sandbox,
       db: dbPath,
     };
     if (values.json) printJson(deltaJson(result.delta, buggy, patched, extra));
@@ -169,13 +206,18 @@ export async function runTrace(argv: string[]): Promise<number> {
     }
     return result.delta.status === 'incomplete' ? EXIT.failed : EXIT.ok;
   } catch (error) {
-    if (error instanceof PythonError || error instanceof WorkspaceError || error instanceof TraceRunError) {
+    if (error instanceof Interrupted) {
+      warn('deltalens: interrupted: nothing of this run was kept');
+      return received === 'SIGINT' ? 130 : received === 'SIGTERM' ? 143 : 129;
+    }
+    if (error instanceof SandboxMissing || error instanceof PythonError || error instanceof WorkspaceError || error instanceof TraceRunError) {
       warn(`deltalens: ${error.message}`);
       return EXIT.failed;
     }
     throw error;
   } finally {
+    for (const off of handlers) off();
     db.close();
-    if (patchDir) rmSync(patchDir, {recursive: true, force: true});
+    if (patchDir) forget(patchDir);
   }
 }

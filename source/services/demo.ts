@@ -124,6 +124,8 @@ export async function traceDemoProjects(db: Db, onProgress?: (message: string) =
           versionKind: patch.name === 'gold' ? 'gold' : 'agent',
           pytestPlugins: false,
           limits: {timeoutS: 120},
+          // our own projects and patches: confined when bwrap is here, else run as they are
+          sandbox: 'prefer',
         });
         pairs += 1;
       } catch (error) {

@@ -1,6 +1,5 @@
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
-import {tmpdir} from 'node:os';
-import {dirname, join} from 'node:path';
+import {readFileSync} from 'node:fs';
+import {join} from 'node:path';
 import {buildLens, type LensOptions, type LensResult, type LensRun} from '../core/lens/build.js';
 import {withScopes, type Scope} from '../core/lens/scope.js';
 import type {Db} from '../store/db.js';
@@ -34,7 +33,10 @@ function buildAndSave(db: Db, runs: LensRun[], overridden: number, options: Lens
  * itself shifted can land in the wrong scope.
  */
 export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string, string>, python = process.env.DELTALENS_PYTHON ?? 'python3'): Promise<{states: number; problems: string[]}> {
-  const {runPython} = await import('./python.js');
+  const {pythonRunner, runPython} = await import('./python.js');
+  const {forget, makeTempDir} = await import('./leftovers.js');
+  // ast only, no project code runs: confined when bwrap is there, else run as it is
+  const runner = await pythonRunner(python, 'prefer');
   const problems: string[] = [];
   let states = 0;
   const actionText = db.prepare('SELECT action_text FROM step WHERE trajectory = ? AND idx = ?').pluck();
@@ -42,9 +44,10 @@ export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string
     const own = runs.filter(r => r.instance === instance);
     const files = [...new Set(own.flatMap(r => r.steps.flatMap(s => s.state.files.map(f => f.path))))].filter(p => !p.startsWith('/') && !p.includes('..') && p.endsWith('.py'));
     if (!own.length || !files.length) continue;
-    const out = join(mkdtempSync(join(tmpdir(), 'deltalens-scopes-')), 'scopes.json');
+    const scratch = makeTempDir('scopes');
+    const out = join(scratch, 'scopes.json');
     try {
-      const r = await runPython(python, ['-m', 'deltatrace', 'scopes', '--root', dir, '--out', out, ...files], {cwd: dir, timeoutMs: 60_000});
+      const r = await runPython(runner, ['-m', 'deltatrace', 'scopes', '--root', dir, '--out', out, ...files], {cwd: dir, timeoutMs: 60_000, writable: [scratch], readable: [dir]});
       if (r.exitCode !== 0) {
         problems.push(`${instance}: deltatrace scopes failed: ${r.stderr.trim().split('\n').at(-1) ?? r.exitCode}`);
         continue;
@@ -64,7 +67,7 @@ export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string
     } catch (error) {
       problems.push(`${instance}: ${(error as Error).message}`);
     } finally {
-      rmSync(dirname(out), {recursive: true, force: true});
+      forget(scratch);
     }
   }
   return {states, problems};

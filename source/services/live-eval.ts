@@ -4,10 +4,11 @@
  * finished), each expression evaluated in isolation. The trees are rebuilt from how the
  * pair was made (ready directories are used as they are).
  */
-import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
-import {tmpdir} from 'node:os';
+import {existsSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
-import {runPython} from './python.js';
+import {forget, makeTempDir} from './leftovers.js';
+import {pythonRunner, runPython, type PythonRunner} from './python.js';
+import type {SandboxPolicy} from './sandbox.js';
 import type {StepperModel, WatchValue} from './stepper.js';
 import {prepareWorkspace, type Workspace, type WorkspaceSpec} from './workspace.js';
 
@@ -28,7 +29,17 @@ function specFrom(ws: Record<string, unknown> | null): WorkspaceSpec | null {
   return null;
 }
 
-export async function liveWatch(model: StepperModel, row: number, exprs: string[], timeoutS = 120): Promise<WatchValue[]> {
+export interface LiveOptions {
+  /** 'off' when the explorer was opened with --no-sandbox; otherwise the pair's own trust
+   * decides (the bundled demo's pairs run confined when bwrap is there, else as they are) */
+  sandbox?: 'off';
+  passEnv?: string[];
+  timeoutS?: number;
+  onWarning?: (message: string) => void;
+}
+
+export async function liveWatch(model: StepperModel, row: number, exprs: string[], o: LiveOptions = {}): Promise<WatchValue[]> {
+  const timeoutS = o.timeoutS ?? 120;
   const spec = specFrom(model.pair.workspace);
   const missing = (note: string): WatchValue[] => exprs.map(expr => ({expr, source: 'unavailable', note}));
   if (!spec) return missing('this pair does not say how its trees were made');
@@ -36,20 +47,23 @@ export async function liveWatch(model: StepperModel, row: number, exprs: string[
   let patchDir: string | null = null;
   if (spec.kind === 'patch' && existsSync(spec.repo) && !existsSync(spec.patch) && model.pair.patch) {
     // the patch file was temporary (e.g. a trajectory's patch): the pair keeps the diff
-    patchDir = mkdtempSync(join(tmpdir(), 'deltalens-patch-'));
+    patchDir = makeTempDir('patch');
     spec.patch = join(patchDir, 'pair.diff');
     writeFileSync(spec.patch, model.pair.patch);
   }
   if (spec.kind === 'patch' && (!existsSync(spec.repo) || !existsSync(spec.patch))) return missing('the repository or patch file no longer exists');
+  const python = String(model.pair.workspace?.python ?? process.env.DELTALENS_PYTHON ?? 'python3');
+  const policy: SandboxPolicy = o.sandbox === 'off' ? 'off' : model.pair.workspace?.sandboxPolicy === 'prefer' ? 'prefer' : 'require';
+  let runner: PythonRunner;
   let ws: Workspace;
   try {
-    ws = await prepareWorkspace(spec);
+    runner = await pythonRunner(python, policy, {passEnv: o.passEnv, onWarning: o.onWarning});
+    ws = await prepareWorkspace(spec, runner);
   } catch (error) {
-    return missing(`cannot rebuild the trees: ${(error as Error).message}`);
-  } finally {
-    if (patchDir) rmSync(patchDir, {recursive: true, force: true});
+    if (patchDir) forget(patchDir);
+    return missing(`cannot re-run: ${(error as Error).message}`);
   }
-  const python = String(model.pair.workspace?.python ?? process.env.DELTALENS_PYTHON ?? 'python3');
+  if (patchDir) forget(patchDir);
   try {
     const side = async (which: 'b' | 'p'): Promise<Map<string, {value?: unknown; error?: string}> | string> => {
       const target = model.evalTarget(row, which);
@@ -57,7 +71,8 @@ export async function liveWatch(model: StepperModel, row: number, exprs: string[
       const args = ['-m', 'deltatrace', 'eval', '--root', which === 'b' ? ws.buggy : ws.patched, '--at', `${target.file}:${target.line}`, '--hit', String(target.hit), '--timing', target.timing];
       for (const e of exprs) args.push('--expr', e);
       args.push('--', model.pair.test);
-      const r = await runPython(python, args, {cwd: which === 'b' ? ws.buggy : ws.patched, timeoutMs: timeoutS * 1000});
+      const tree = which === 'b' ? ws.buggy : ws.patched;
+      const r = await runPython(runner, args, {cwd: tree, timeoutMs: timeoutS * 1000, writable: [tree]});
       if (r.timedOut) return `timed out after ${timeoutS} s`;
       let out: EvalOutput;
       try {

@@ -1,31 +1,17 @@
 /**
  * Running Python for the tracer: the only place deltalens starts untrusted code. Argument
- * arrays only (never a shell), a wall-clock timeout that kills the whole process group,
- * capped output, and an environment without API keys or tokens.
+ * arrays only (never a shell), inside the bubblewrap sandbox (services/sandbox.ts) unless the
+ * user said --no-sandbox, a wall-clock timeout that kills the whole process group, capped
+ * output, and an environment from an allowlist.
  */
 import {execa} from 'execa';
 import {join} from 'node:path';
 import {packageRoot} from '../package-root.js';
+import {bwrapArgs, confinement, runEnv, type Confinement, type PythonInstall, type SandboxPolicy} from './sandbox.js';
 
 export const TRACER_DIR = join(packageRoot(), 'tracer');
 
 export class PythonError extends Error {}
-
-const SECRET = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION)/i;
-
-/** The child's environment: ours minus anything that looks like a secret. */
-export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || SECRET.test(key) || key.startsWith('OPENAI_') || key.startsWith('ANTHROPIC_')) continue;
-    env[key] = value;
-  }
-  env.PYTHONPATH = TRACER_DIR + (env.PYTHONPATH ? `:${env.PYTHONPATH}` : '');
-  env.PYTHONHASHSEED = '0';
-  env.PYTHONDONTWRITEBYTECODE = '1';
-  env.PYTHONUNBUFFERED = '1';
-  return {...env, ...extra};
-}
 
 export interface RunResult {
   exitCode: number | null;
@@ -34,6 +20,16 @@ export interface RunResult {
   stdout: string;
   stderr: string;
   ms: number;
+}
+
+/** One interpreter and one confinement, shared by every run of a command. */
+export interface PythonRunner {
+  install: PythonInstall;
+  confinement: Confinement;
+  policy: SandboxPolicy;
+  passEnv: string[];
+  /** told once per unconfined run (--no-sandbox) */
+  onWarning: (message: string) => void;
 }
 
 const CAP = 64 * 1024;
@@ -46,15 +42,18 @@ function track(pid: number | undefined): void {
   running.add(pid);
   if (!exitHook) {
     exitHook = true;
-    process.on('exit', () => {
-      for (const group of running) {
-        try {
-          process.kill(-group, 'SIGKILL');
-        } catch {
-          /* already gone */
-        }
-      }
-    });
+    process.on('exit', killAll);
+  }
+}
+
+/** Kills every child process group still running (synchronous: safe in an exit handler). */
+export function killAll(): void {
+  for (const group of running) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
   }
 }
 
@@ -63,30 +62,91 @@ function tail(buf: string, chunk: string): string {
   return next.length > CAP ? `…${next.slice(next.length - CAP)}` : next;
 }
 
+const PROBE = `import json, os, site, sys
+roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
+user = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+print(json.dumps({"version": "%d.%d.%d" % sys.version_info[:3], "executable": sys.executable, "roots": sorted(r for r in roots if r),
+  "userSite": user if user and os.path.isdir(user) else None, "userBase": site.getuserbase() if user and os.path.isdir(user) else None}))`;
+
 /**
- * Runs `python args…` in `cwd`. Never rejects for the child's own failure: the caller
- * reads exitCode / timedOut. Rejects only when Python cannot be started at all.
+ * What the interpreter needs to be visible (its prefixes, its user site-packages) and its
+ * version (≥ 3.9). The interpreter is the user's choice, run outside the sandbox with our own
+ * three lines of code; no project code runs here.
  */
-export async function runPython(
-  python: string,
-  args: string[],
-  options: {cwd: string; timeoutMs: number; signal?: AbortSignal; env?: Record<string, string>},
-): Promise<RunResult> {
+export async function probePython(python: string): Promise<PythonInstall> {
+  const r = await execa(python, ['-c', PROBE], {reject: false, timeout: 30_000, stdin: 'ignore', env: {PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/'}, extendEnv: false});
+  if ((r as {code?: string}).code === 'ENOENT') throw new PythonError(`cannot run ${python}: not found (give --python PATH)`);
+  let install: PythonInstall;
+  try {
+    install = JSON.parse(String(r.stdout).trim().split('\n').at(-1) ?? '') as PythonInstall;
+  } catch {
+    throw new PythonError(`cannot run ${python}: ${String(r.stderr).trim().split('\n').at(-1) || r.shortMessage || `exit code ${r.exitCode}`} (give --python PATH)`);
+  }
+  const [major, minor] = install.version.split('.').map(Number) as [number, number];
+  if (major < 3 || (major === 3 && minor < 9)) throw new PythonError(`${python} is Python ${install.version}; the tracer needs Python ≥ 3.9`);
+  return install;
+}
+
+/** Checks that `python` runs and is ≥ 3.9; returns its version. */
+export async function checkPython(python: string): Promise<string> {
+  return (await probePython(python)).version;
+}
+
+/**
+ * The interpreter and the sandbox for a command's untrusted runs. Throws SandboxMissing when
+ * the policy requires bwrap and it cannot run here.
+ */
+export async function pythonRunner(python: string, policy: SandboxPolicy, o: {passEnv?: string[]; onWarning?: (message: string) => void} = {}): Promise<PythonRunner> {
+  const install = await probePython(python);
+  return {
+    install,
+    confinement: await confinement(policy),
+    policy,
+    passEnv: o.passEnv ?? [],
+    onWarning: o.onWarning ?? (message => process.stderr.write(`deltalens: ${message}\n`)),
+  };
+}
+
+export interface RunOptions {
+  cwd: string;
+  timeoutMs: number;
+  /** the folders the run may write (the throw-away trees) */
+  writable: string[];
+  /** more folders it may read (e.g. the other tree, for `deltatrace changes`) */
+  readable?: string[];
+  signal?: AbortSignal;
+  env?: Record<string, string>;
+  /** receives what the run writes to its file descriptor 3 (the trace, streamed) */
+  onTrace?: (chunk: Buffer) => void;
+}
+
+/**
+ * Runs `python args…` in `cwd`, confined. Never rejects for the child's own failure: the
+ * caller reads exitCode / timedOut. Rejects only when Python (or bwrap) cannot be started.
+ */
+export async function runPython(runner: PythonRunner, args: string[], options: RunOptions): Promise<RunResult> {
   const started = Date.now();
-  const child = execa(python, args, {
+  const {confined, bwrap} = runner.confinement;
+  if (!confined && runner.policy === 'off') runner.onWarning(`running untrusted code WITHOUT the sandbox (--no-sandbox): python ${args.slice(0, 3).join(' ')} … in ${options.cwd}`);
+  const env = runEnv({python: runner.install, confined, tracerDir: TRACER_DIR, passEnv: runner.passEnv, extra: options.env});
+  const [file, argv] = confined
+    ? [bwrap!, [...bwrapArgs({writable: options.writable, readable: options.readable, cwd: options.cwd, python: runner.install, tracerDir: TRACER_DIR}), '--', runner.install.executable, ...args]]
+    : [runner.install.executable, args];
+  const child = execa(file, argv, {
     cwd: options.cwd,
-    env: childEnv(options.env),
+    env,
     extendEnv: false,
     detached: true, // its own process group, so a timeout kills pytest's children too
     reject: false,
     buffer: false,
-    stdin: 'ignore',
+    stdio: ['ignore', 'pipe', 'pipe', ...(options.onTrace ? (['pipe'] as const) : [])],
   });
   track(child.pid);
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (c: string) => (stdout = tail(stdout, c)));
   child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr = tail(stderr, c)));
+  if (options.onTrace) (child.stdio[3] as NodeJS.ReadableStream | undefined)?.on('data', (c: Buffer) => options.onTrace!(c));
   let timedOut = false;
   const killGroup = () => {
     if (child.pid === undefined) return;
@@ -100,12 +160,22 @@ export async function runPython(
     timedOut = true;
     killGroup();
   }, options.timeoutMs);
+  // When the run's own process ends, whatever it started in its process group goes too, and
+  // its output pipes are closed after a moment: without the sandbox, a child that left the
+  // group (setsid) could otherwise hold them open and keep deltalens waiting.
+  child.once('exit', () => {
+    killGroup();
+    setTimeout(() => {
+      for (const stream of [child.stdout, child.stderr, child.stdio[3]]) (stream as NodeJS.ReadableStream & {destroy?: () => void} | undefined)?.destroy?.();
+    }, 2000).unref();
+  });
   const onAbort = () => killGroup();
+  if (options.signal?.aborted) killGroup();
   options.signal?.addEventListener('abort', onAbort);
   try {
     const result = await child;
     if ((result as {code?: string}).code === 'ENOENT' || (result.failed && result.exitCode === undefined && !timedOut && !result.signal)) {
-      throw new PythonError(`cannot run ${python}: ${result.shortMessage ?? 'not found'} (give --python PATH)`);
+      throw new PythonError(`cannot run ${file}: ${result.shortMessage ?? 'not found'}${confined ? '' : ' (give --python PATH)'}`);
     }
     return {exitCode: result.exitCode ?? null, signal: result.signal ?? null, timedOut, stdout, stderr, ms: Date.now() - started};
   } finally {
@@ -113,16 +183,4 @@ export async function runPython(
     if (child.pid !== undefined) running.delete(child.pid);
     options.signal?.removeEventListener('abort', onAbort);
   }
-}
-
-/** Checks that `python` runs and is ≥ 3.9; returns its version. */
-export async function checkPython(python: string): Promise<string> {
-  const r = await runPython(python, ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3])'], {cwd: process.cwd(), timeoutMs: 30_000});
-  const version = r.stdout.trim();
-  if (r.exitCode !== 0 || !/^\d+\.\d+\.\d+$/.test(version)) {
-    throw new PythonError(`cannot run ${python}: ${r.stderr.trim() || `exit code ${r.exitCode}`} (give --python PATH)`);
-  }
-  const [major, minor] = version.split('.').map(Number) as [number, number];
-  if (major < 3 || (major === 3 && minor < 9)) throw new PythonError(`${python} is Python ${version}; the tracer needs Python ≥ 3.9`);
-  return version;
 }

@@ -104,3 +104,44 @@ export function* readLines(path: string, maxLineBytes: number): Generator<RawLin
     closeSync(fd);
   }
 }
+
+/**
+ * The same lines from a stream: chunks go in as they arrive, complete lines come out. Bytes are
+ * kept only until their line ends; a line longer than `maxLineBytes` is an error.
+ */
+export class LineSplitter {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private line = 1;
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  /** The lines completed by `chunk` (text decoded as strict UTF-8). */
+  push(chunk: Buffer): RawLine[] {
+    const out: RawLine[] = [];
+    let start = 0;
+    for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) {
+      const bytes = this.pending.length ? Buffer.concat([...this.pending, chunk.subarray(start, i)]) : Buffer.from(chunk.subarray(start, i));
+      this.pending = [];
+      this.pendingBytes = 0;
+      out.push({text: decodeUtf8(bytes, this.line - 1), line: this.line, bytes});
+      this.line++;
+      start = i + 1;
+    }
+    if (start < chunk.length) {
+      this.pending.push(Buffer.from(chunk.subarray(start)));
+      this.pendingBytes += chunk.length - start;
+      if (this.pendingBytes > this.maxLineBytes) throw new FormatError(`line is longer than ${this.maxLineBytes} bytes`, {line: this.line});
+    }
+    return out;
+  }
+
+  /** The last line when the stream did not end with a newline. */
+  end(): RawLine | null {
+    if (!this.pendingBytes) return null;
+    const bytes = Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+    return {text: decodeUtf8(bytes, this.line - 1), line: this.line, bytes};
+  }
+}

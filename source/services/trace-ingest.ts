@@ -2,7 +2,7 @@
  * Trace files into the store, streamed: one line at a time, rows written in batched
  * transactions, so a trace of millions of events never sits in memory.
  */
-import {existsSync, statSync} from 'node:fs';
+import {existsSync} from 'node:fs';
 import {RecordError, TraceAssembler} from '../core/trace/records.js';
 import {ConvertError, isSweBenchTracerEvent, SweBenchTracerConverter} from '../core/trace/swe-bench-tracer.js';
 import type {TraceStatus} from '../core/trace/model.js';
@@ -12,7 +12,7 @@ import {extractDelta, type DeltaOption, type DeltaResult} from '../core/trace/de
 import {LineMap} from '../core/trace/line-map.js';
 import {createTrace, deleteTrace, finishTrace, insertPair, saveDelta, setTraceFormat, StoredTrace, traceWriter, type TraceSummary} from '../store/traces.js';
 import {resolve} from 'node:path';
-import {readLines} from './text-file.js';
+import {LineSplitter, readLines, type RawLine} from './text-file.js';
 
 const MAX_LINE = 512 * 1024 * 1024;
 
@@ -26,72 +26,136 @@ export interface IngestContext {
 }
 
 /**
- * Reads a deltatrace file, or a swe-bench-tracer-py file (recognised by its first event and
- * converted on the fly), into the trace `traceId`.
+ * One trace arriving line by line (from a file, or streamed from the tracer's pipe while it
+ * runs, so a trace never sits whole on disk or in memory): records are assembled into frames
+ * and steps and written in batched transactions. A swe-bench-tracer-py trace is recognised by
+ * its first event and converted on the fly.
  */
-export function ingestTraceFile(db: Db, path: string, traceId: number, ctx: IngestContext = {}): TraceSummary & {format: string} {
-  const writer = traceWriter(db, traceId);
-  const asm = new TraceAssembler(writer);
-  let converter: SweBenchTracerConverter | null | undefined;
-  let error: string | null = null;
-  let status: TraceStatus;
-  try {
-    if (!existsSync(path) || statSync(path).size === 0) {
-      status = ctx.timedOut ? 'timeout' : 'crashed';
-      error = `no trace written${ctx.exitCode != null ? ` (tracer exit code ${ctx.exitCode})` : ''}${ctx.stderr ? `: ${ctx.stderr.trim().split('\n').slice(-5).join(' | ')}` : ''}`;
-    } else {
-      let badLine: {line: number; message: string} | null = null;
-      for (const raw of readLines(path, MAX_LINE)) {
-        if (badLine) {
-          // a bad line followed by more lines is corruption, not a cut-off write
-          throw new FormatError(`invalid trace record: ${badLine.message}`, {path, line: badLine.line});
-        }
-        if (!raw.text.trim()) continue;
-        let rec: Record<string, unknown>;
-        try {
-          rec = JSON.parse(raw.text) as Record<string, unknown>;
-        } catch (e) {
-          badLine = {line: raw.line, message: (e as Error).message};
-          continue;
-        }
-        try {
-          if (converter === undefined) {
-            converter = isSweBenchTracerEvent(rec) ? new SweBenchTracerConverter() : null;
-            if (converter) asm.add({t: 'header', format: 1, tracer: 'swe-bench-tracer-py (converted by deltalens)', python: null});
-          }
-          for (const r of converter ? converter.convert(rec) : [rec]) asm.add(r);
-        } catch (e) {
-          if (e instanceof RecordError || e instanceof ConvertError) throw new FormatError(e.message, {path, line: raw.line});
-          throw e;
-        }
-        if (ctx.onProgress && asm.events % 50_000 === 0) ctx.onProgress(asm.events);
+export class TraceIngest {
+  private readonly writer;
+  private readonly asm;
+  private converter: SweBenchTracerConverter | null | undefined;
+  private badLine: {line: number; message: string} | null = null;
+  /** bytes received */
+  bytes = 0;
+  lines = 0;
+
+  constructor(
+    private readonly db: Db,
+    readonly traceId: number,
+    private readonly where: string,
+    private readonly onProgress?: (events: number) => void,
+  ) {
+    this.writer = traceWriter(db, traceId);
+    this.asm = new TraceAssembler(this.writer);
+  }
+
+  /** One line of the trace; throws FormatError when the trace is corrupt (not merely cut off). */
+  line(raw: RawLine): void {
+    this.bytes += raw.bytes.length + 1;
+    this.lines += 1;
+    if (this.badLine) {
+      // a bad line followed by more lines is corruption, not a cut-off write
+      throw new FormatError(`invalid trace record: ${this.badLine.message}`, {path: this.where, line: this.badLine.line});
+    }
+    if (!raw.text.trim()) return;
+    let rec: Record<string, unknown>;
+    try {
+      rec = JSON.parse(raw.text) as Record<string, unknown>;
+    } catch (e) {
+      this.badLine = {line: raw.line, message: (e as Error).message};
+      return;
+    }
+    try {
+      if (this.converter === undefined) {
+        this.converter = isSweBenchTracerEvent(rec) ? new SweBenchTracerConverter() : null;
+        if (this.converter) this.asm.add({t: 'header', format: 1, tracer: 'swe-bench-tracer-py (converted by deltalens)', python: null});
       }
-      if (converter) for (const r of converter.finish()) asm.add(r);
-      writer.finish();
-      status = asm.status;
+      for (const r of this.converter ? this.converter.convert(rec) : [rec]) this.asm.add(r);
+    } catch (e) {
+      if (e instanceof RecordError || e instanceof ConvertError) throw new FormatError(e.message, {path: this.where, line: raw.line});
+      throw e;
+    }
+    if (this.onProgress && this.asm.events % 50_000 === 0) this.onProgress(this.asm.events);
+  }
+
+  /** Closes the trace: its status from what arrived and how the run ended; stored. */
+  finish(ctx: IngestContext = {}): TraceSummary & {format: string} {
+    let status: TraceStatus;
+    let error: string | null = null;
+    const tail = ctx.stderr ? `: ${ctx.stderr.trim().split('\n').slice(-5).join(' | ')}` : '';
+    if (this.lines === 0) {
+      status = ctx.timedOut ? 'timeout' : 'crashed';
+      error = `no trace written${ctx.exitCode != null ? ` (tracer exit code ${ctx.exitCode})` : ''}${tail}`;
+    } else {
+      if (this.converter) for (const r of this.converter.finish()) this.asm.add(r);
+      status = this.asm.status;
       if (ctx.timedOut && status === 'crashed') status = 'timeout';
-      if (badLine) error = `the last line was cut off (${badLine.message})`;
-      if (status === 'error') error = asm.outcome?.error ?? 'the test did not run';
-      if (status === 'crashed' && !error) error = `the trace ends without an end record${ctx.stderr ? `: ${ctx.stderr.trim().split('\n').slice(-5).join(' | ')}` : ''}`;
+      if (this.badLine) error = `the last line was cut off (${this.badLine.message})`;
+      if (status === 'error') error = this.asm.outcome?.error ?? 'the test did not run';
+      if (status === 'crashed' && !error) error = `the trace ends without an end record${tail}`;
       if (status === 'timeout' && !error) error = 'killed by the wall-clock timeout';
     }
+    this.writer.finish();
+    const summary: TraceSummary = {
+      status,
+      header: this.asm.header,
+      outcome: this.asm.outcome,
+      events: this.asm.events,
+      frames: this.asm.frames,
+      bytes: this.bytes,
+      error,
+      truncated: this.asm.truncated !== null,
+    };
+    finishTrace(this.db, this.traceId, summary);
+    return {...summary, format: this.converter ? 'swe-bench-tracer' : 'deltatrace'};
+  }
+}
+
+/** Reads a trace file into the trace `traceId`; a corrupt file leaves nothing behind. */
+export function ingestTraceFile(db: Db, path: string, traceId: number, ctx: IngestContext = {}): TraceSummary & {format: string} {
+  const ingest = new TraceIngest(db, traceId, path, ctx.onProgress);
+  try {
+    if (existsSync(path)) for (const raw of readLines(path, MAX_LINE)) ingest.line(raw);
   } catch (e) {
     deleteTrace(db, traceId);
     throw e;
   }
-  writer.finish();
-  const summary: TraceSummary = {
-    status,
-    header: asm.header,
-    outcome: asm.outcome,
-    events: asm.events,
-    frames: asm.frames,
-    bytes: existsSync(path) ? statSync(path).size : 0,
-    error,
-    truncated: asm.truncated !== null,
-  };
-  finishTrace(db, traceId, summary);
-  return {...summary, format: converter ? 'swe-bench-tracer' : 'deltatrace'};
+  return ingest.finish(ctx);
+}
+
+/** Reads a trace streamed in chunks (the tracer's pipe); see TraceIngest. */
+export class StreamedTrace {
+  private readonly splitter = new LineSplitter(MAX_LINE);
+  readonly ingest: TraceIngest;
+  /** set when the stream turned out corrupt; the caller stops the run and discards the trace */
+  failure: Error | null = null;
+
+  constructor(db: Db, traceId: number, where: string) {
+    this.ingest = new TraceIngest(db, traceId, where);
+  }
+
+  chunk(data: Buffer): void {
+    if (this.failure) return;
+    try {
+      for (const raw of this.splitter.push(data)) this.ingest.line(raw);
+    } catch (e) {
+      this.failure = e as Error;
+    }
+  }
+
+  finish(ctx: IngestContext): TraceSummary & {format: string} {
+    if (!this.failure) {
+      try {
+        const last = this.splitter.end();
+        if (last) this.ingest.line(last);
+      } catch (e) {
+        this.failure = e as Error;
+      }
+    }
+    if (this.failure) throw this.failure;
+    return this.ingest.finish(ctx);
+  }
 }
 
 export interface ImportedPair {

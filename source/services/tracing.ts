@@ -3,15 +3,16 @@
  * each side twice (the second run finds nondeterministic values), store the traces and
  * the delta.
  */
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
-import {tmpdir} from 'node:os';
+import {writeFileSync} from 'node:fs';
 import {basename, join} from 'node:path';
 import {collectNondeterminism, extractDelta, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
 import {LineMap, type Changes} from '../core/trace/line-map.js';
-import type {Db} from '../store/db.js';
-import {createTrace, insertPair, saveDelta, StoredTrace, type TraceSummary} from '../store/traces.js';
-import {checkPython, PythonError, runPython, type RunResult} from './python.js';
-import {ingestTraceFile} from './trace-ingest.js';
+import {writeTx, type Db} from '../store/db.js';
+import {createTrace, discardTraces, ensureTraceTarget, insertPair, saveDelta, StoredTrace, type TraceSummary} from '../store/traces.js';
+import {forget, forgetTraces, makeTempDir, rememberTrace} from './leftovers.js';
+import {PythonError, pythonRunner, runPython, type PythonRunner, type RunResult} from './python.js';
+import type {SandboxPolicy} from './sandbox.js';
+import {StreamedTrace} from './trace-ingest.js';
 import {prepareWorkspace, type WorkspaceSpec} from './workspace.js';
 
 export interface TraceLimits {
@@ -38,10 +39,15 @@ export interface TracePairOptions {
   focus?: boolean;
   /** load installed pytest plugins (default on; off starts pytest ~1 s faster) */
   pytestPlugins?: boolean;
+  /** require (default: untrusted code), prefer (the bundled demo), off (--no-sandbox) */
+  sandbox?: SandboxPolicy;
+  /** environment variables the project needs, passed into the sandbox by name */
+  passEnv?: string[];
   onProgress?: (message: string) => void;
+  /** --no-sandbox: said on every run */
+  onWarning?: (message: string) => void;
   signal?: AbortSignal;
 }
-
 export interface SideResult {
   trace: number;
   rerun: number | null;
@@ -59,13 +65,19 @@ export interface TracePairResult {
   focus: {buggy: string[]; patched: string[]};
   workspace: {buggy: string; patched: string; kept: boolean};
   nondeterministic: string[];
+  /** how the runs were confined */
+  sandbox: string;
 }
 
 export class TraceRunError extends Error {}
 
-export async function changesBetween(python: string, buggy: string, patched: string): Promise<{changes: Changes; diff: string}> {
-  const r = await runPython(python, ['-m', 'deltatrace', 'changes', '--buggy', buggy, '--patched', patched], {cwd: buggy, timeoutMs: 120_000});
-  if (r.exitCode !== 0) throw new TraceRunError(`deltatrace changes failed: ${r.stderr.trim()}`);
+/** The run was stopped (Ctrl+C, SIGTERM): nothing of it is kept. */
+export class Interrupted extends Error {}
+
+export async function changesBetween(runner: PythonRunner, buggy: string, patched: string): Promise<{changes: Changes; diff: string}> {
+  // ast and difflib only, but over untrusted files: confined, reading both trees
+  const r = await runPython(runner, ['-m', 'deltatrace', 'changes', '--buggy', buggy, '--patched', patched], {cwd: buggy, timeoutMs: 120_000, writable: [], readable: [buggy, patched]});
+  if (r.exitCode !== 0) throw new TraceRunError(`deltatrace changes failed: ${r.timedOut ? 'timed out after 120 s' : r.stderr.trim()}`);
   const parsed = JSON.parse(r.stdout) as Changes & {diff: string};
   const {diff, ...changes} = parsed;
   return {changes, diff};
@@ -75,21 +87,27 @@ export function focusFor(changes: Changes, side: 'buggy' | 'patched'): string[] 
   return changes.functions.filter(f => f.sides.includes(side)).map(f => `${f.file}:${f.qualname}`);
 }
 
+interface RunContext {
+  db: Db;
+  runner: PythonRunner;
+  /** every row this pair wrote so far, taken away again if it does not finish */
+  rows: {traces: number[]; tests: number[]; instances: string[]};
+}
+
 async function traceOnce(
-  db: Db,
-  python: string,
+  ctx: RunContext,
   root: string,
-  out: string,
   o: Omit<TracePairOptions, 'focus'> & {side: 'buggy' | 'patched'; run: number; focusList: string[]; instance: string; patch: string | null; onPathFile?: string},
   limits: TraceLimits,
 ): Promise<{id: number; summary: TraceSummary; run: RunResult}> {
-  const args = ['-m', 'deltatrace', 'run', '--root', root, '--out', out, '--max-events', String(limits.maxEvents), '--max-bytes', String(limits.maxBytes)];
+  const {db, runner} = ctx;
+  // the trace comes back over file descriptor 3 and goes into the store as it arrives
+  const args = ['-m', 'deltatrace', 'run', '--root', root, '--out-fd', '3', '--max-events', String(limits.maxEvents), '--max-bytes', String(limits.maxBytes)];
   args.push('--timeout', String(Math.max(1, limits.timeoutS - 5)));
   for (const f of o.focusList) args.push('--focus', f);
   if (o.onPathFile && o.focusList.length) args.push('--on-path', o.onPathFile);
   args.push('--', o.test);
   const env: Record<string, string> = o.pytestPlugins === false ? {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'} : {};
-  const run = await runPython(python, args, {cwd: root, timeoutMs: limits.timeoutS * 1000, signal: o.signal, env});
   const id = createTrace(db, {
     instance: o.instance,
     versionKind: o.side === 'buggy' ? 'buggy' : (o.versionKind ?? 'agent'),
@@ -99,9 +117,45 @@ async function traceOnce(
     side: o.side,
     run: o.run,
     label: o.label ?? null,
+    sandbox: runner.confinement.label,
   });
-  const summary = ingestTraceFile(db, out, id, {timedOut: run.timedOut, stderr: run.stderr, exitCode: run.exitCode});
+  ctx.rows.traces.push(id);
+  rememberTrace(db.name, {traces: [id]});
+  const stream = new StreamedTrace(db, id, `${o.side} run ${o.run}`);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  o.signal?.addEventListener('abort', stop);
+  let run: RunResult;
+  try {
+    run = await runPython(runner, args, {
+      cwd: root,
+      timeoutMs: limits.timeoutS * 1000,
+      signal: controller.signal,
+      env,
+      writable: [root],
+      readable: o.onPathFile ? [o.onPathFile] : [],
+      onTrace: chunk => {
+        stream.chunk(chunk);
+        if (stream.failure) controller.abort(); // a corrupt trace: stop the run
+      },
+    });
+  } finally {
+    o.signal?.removeEventListener('abort', stop);
+  }
+  if (o.signal?.aborted) throw new Interrupted('interrupted');
+  // 124: the tracer's own --timeout stopped the focus pre-pass (the test does not end)
+  const summary = stream.finish({timedOut: run.timedOut || run.exitCode === 124, stderr: run.stderr, exitCode: run.exitCode});
   return {id, summary, run};
+}
+
+/** Both sides' runs; when one fails the other is stopped, and the first real error is thrown
+ * once both have ended (never while a run is still writing). */
+async function both<T>(tasks: [Promise<T>, Promise<T>], stop: AbortController): Promise<[T, T]> {
+  for (const task of tasks) task.catch(() => stop.abort());
+  const [a, b] = await Promise.allSettled(tasks);
+  const errors = [a, b].flatMap(s => (s.status === 'rejected' ? [s.reason as Error] : []));
+  if (errors.length) throw errors.find(e => !(e instanceof Interrupted)) ?? errors[0];
+  return [(a as PromiseFulfilledResult<T>).value, (b as PromiseFulfilledResult<T>).value];
 }
 
 function mergeNondet(a: Nondeterminism, b: Nondeterminism): Nondeterminism {
@@ -111,37 +165,48 @@ function mergeNondet(a: Nondeterminism, b: Nondeterminism): Nondeterminism {
 export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions): Promise<TracePairResult> {
   const progress = o.onProgress ?? (() => {});
   const limits = {...DEFAULT_LIMITS, ...o.limits};
-  const version = await checkPython(o.python);
-  progress(`python ${version} (${o.python})`);
-  const ws = await prepareWorkspace(spec);
-  const outDir = mkdtempSync(join(tmpdir(), 'deltalens-traces-'));
+  const runner = await pythonRunner(o.python, o.sandbox ?? 'require', {passEnv: o.passEnv, onWarning: o.onWarning});
+  progress(`python ${runner.install.version} (${runner.install.executable}); sandbox: ${runner.confinement.label}`);
+  const ctx: RunContext = {db, runner, rows: {traces: [], tests: [], instances: []}};
+  const ws = await prepareWorkspace(spec, runner);
+  const scratch = makeTempDir('paths');
+  // one side failing (or Ctrl+C) stops the other before anything is cleaned up
+  const stopAll = new AbortController();
+  const onAbort = () => stopAll.abort();
+  o.signal?.addEventListener('abort', onAbort);
+  let finished = false;
   try {
     progress(`trees: buggy ${ws.buggy}, patched ${ws.patched}`);
-    const {changes, diff} = await changesBetween(o.python, ws.buggy, ws.patched);
+    const {changes, diff} = await changesBetween(runner, ws.buggy, ws.patched);
     if (!changes.files.length) progress('the two trees are identical: the patch changes nothing');
     const focus = o.focus === false ? {buggy: [], patched: []} : {buggy: focusFor(changes, 'buggy'), patched: focusFor(changes, 'patched')};
     progress(`patch-modified functions: ${changes.functions.map(f => `${f.file}:${f.qualname}`).join(', ') || 'none (tracing everything under the root)'}`);
     const instance = o.instance ?? `local/${basename(spec.kind === 'dirs' ? spec.buggyDir : spec.repo)}`;
-    const common = {...o, instance, patch: diff};
+    const target = ensureTraceTarget(db, instance, o.test);
+    ctx.rows.tests.push(...target.tests);
+    ctx.rows.instances.push(...target.instances);
+    rememberTrace(db.name, {traces: [], ...target});
+    const common = {...o, instance, patch: diff, signal: stopAll.signal};
     const side = async (which: 'buggy' | 'patched', run: number, onPathFile?: string) => {
       const started = Date.now();
       progress(`tracing ${which} (run ${run})…`);
-      const r = await traceOnce(db, o.python, which === 'buggy' ? ws.buggy : ws.patched, join(outDir, `${which}-${run}.jsonl`), {...common, side: which, run, focusList: focus[which], onPathFile}, limits);
+      const r = await traceOnce(ctx, which === 'buggy' ? ws.buggy : ws.patched, {...common, side: which, run, focusList: focus[which], onPathFile}, limits);
       progress(`${which} run ${run}: ${r.summary.status}, test ${r.summary.outcome?.status ?? '?'}, ${r.summary.events} events, ${r.summary.frames} frames (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       return {...r, ms: Date.now() - started};
     };
-    const [b1, p1] = await Promise.all([side('buggy', 1), side('patched', 1)]);
+    const [b1, p1] = await both([side('buggy', 1), side('patched', 1)], stopAll);
     let b2: Awaited<ReturnType<typeof side>> | null = null;
     let p2: Awaited<ReturnType<typeof side>> | null = null;
     // the re-runs reuse the first runs' call paths (no second pre-pass)
     const onPath = (r: typeof b1, which: string): string | undefined => {
       const list = (r.summary.header as {prepass?: {on_path?: unknown}} | null)?.prepass?.on_path;
       if (!Array.isArray(list)) return undefined;
-      const file = join(outDir, `${which}-on-path.json`);
+      const file = join(scratch, `${which}-on-path.json`);
       writeFileSync(file, JSON.stringify(list));
       return file;
     };
-    if (o.reruns !== false) [b2, p2] = await Promise.all([side('buggy', 2, onPath(b1, 'buggy')), side('patched', 2, onPath(p1, 'patched'))]);
+    if (o.reruns !== false) [b2, p2] = await both([side('buggy', 2, onPath(b1, 'buggy')), side('patched', 2, onPath(p1, 'patched'))], stopAll);
+    if (o.signal?.aborted) throw new Interrupted('interrupted');
 
     progress('extracting the delta…');
     const identity = new LineMap(null);
@@ -156,7 +221,8 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     const result = extractDelta({buggy: new StoredTrace(db, b1.id), patched: new StoredTrace(db, p1.id), map: new LineMap(changes), options, nondeterminism: nondet});
     const failures = [b1, p1].filter(s => s.summary.status !== 'complete').map(s => s.summary.error).filter(Boolean);
     if (result.status === 'incomplete' && failures.length) result.reason = `${result.reason}: ${failures.join('; ')}`;
-    const pair = db.transaction(() => {
+    const kept = Boolean(o.keep);
+    const pair = writeTx(db, () => {
       const id = insertPair(db, {
         instance,
         label: o.label ?? null,
@@ -168,11 +234,12 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
         trajectory: o.trajectory ?? null,
         changes,
         patch: diff,
-        workspace: {...ws.describe, kept: Boolean(o.keep) || !ws.temporary, buggyDir: ws.buggy, patchedDir: ws.patched, python: o.python},
+        workspace: {...ws.describe, kept, buggyDir: ws.buggy, patchedDir: ws.patched, python: o.python, sandbox: runner.confinement.label, sandboxPolicy: runner.policy},
       });
       const deltaId = saveDelta(db, b1.id, p1.id, id, result);
       return {id, deltaId};
-    }).immediate();
+    });
+    finished = true;
     const nondeterministic = [...nondet.variables].map(k => k.split('\u0000').join(':'));
     return {
       pair: pair.id,
@@ -182,12 +249,20 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       changes,
       patch: diff,
       focus,
-      workspace: {buggy: ws.buggy, patched: ws.patched, kept: Boolean(o.keep) || !ws.temporary},
+      workspace: {buggy: ws.buggy, patched: ws.patched, kept},
       nondeterministic,
+      sandbox: runner.confinement.label,
     };
   } finally {
-    rmSync(outDir, {recursive: true, force: true});
-    if (!o.keep) ws.cleanup();
+    o.signal?.removeEventListener('abort', onAbort);
+    if (!finished) {
+      // interrupted or failed half-way: the store goes back to how it was
+      discardTraces(db, ctx.rows);
+    }
+    forgetTraces(db.name, ctx.rows);
+    forget(scratch);
+    if (o.keep && finished) ws.keep();
+    else ws.cleanup();
   }
 }
 

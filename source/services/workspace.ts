@@ -1,12 +1,17 @@
 /**
- * Throw-away buggy and patched trees: git worktrees of two revisions, a worktree (or copy)
- * plus `git apply` of a patch file, or two ready directories (left alone).
+ * Throw-away buggy and patched trees. The untrusted side always gets plain files in a folder of
+ * its own: revisions are exported from git (a private index, `git checkout-index`), never
+ * checked out as worktrees whose `.git` file points back into the user's repository; ready
+ * directories are copied. A patch is applied to the copy inside the sandbox. The folders are
+ * recorded (services/leftovers.ts) so that they are removed on every exit path.
  */
-import {execa, execaSync} from 'execa';
-import {cpSync, existsSync, mkdtempSync, rmSync, statSync} from 'node:fs';
-import {tmpdir} from 'node:os';
-import {basename, dirname, join, resolve} from 'node:path';
-import {childEnv} from './python.js';
+import {execa} from 'execa';
+import {cpSync, existsSync, mkdirSync, rmSync, statSync} from 'node:fs';
+import {basename, join, resolve} from 'node:path';
+import {forget, makeTempDir, release} from './leftovers.js';
+import type {PythonRunner} from './python.js';
+import {bwrapArgs, runEnv} from './sandbox.js';
+import {TRACER_DIR} from './python.js';
 
 export class WorkspaceError extends Error {}
 
@@ -20,22 +25,32 @@ export interface Workspace {
   patched: string;
   /** what made the trees, stored with the pair */
   describe: Record<string, unknown>;
-  /** removes the throw-away trees (a no-op for ready directories) */
+  /** removes the throw-away trees */
   cleanup(): void;
+  /** leaves them in place (--keep): no longer removed at exit */
+  keep(): void;
   temporary: boolean;
 }
 
 const SKIP = new Set(['.git', '__pycache__', '.pytest_cache', '.mypy_cache', '.tox', '.venv', 'node_modules']);
+const GIT_TIMEOUT_MS = 300_000;
 
-async function git(args: string[], cwd: string): Promise<string> {
-  const r = await execa('git', args, {cwd, reject: false, env: childEnv({GIT_TERMINAL_PROMPT: '0'}), extendEnv: false});
-  if (r.failed) throw new WorkspaceError(`git ${args.join(' ')} failed in ${cwd}: ${(r.stderr || r.shortMessage || '').toString().trim()}`);
+/** git on the user's repository: reads only (rev-parse, read-tree into a private index, checkout-index into our folder). */
+async function git(args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
+  const r = await execa('git', args, {
+    cwd,
+    reject: false,
+    timeout: GIT_TIMEOUT_MS,
+    env: {PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', GIT_TERMINAL_PROMPT: '0', LANG: 'C', ...env},
+    extendEnv: false,
+  });
+  if (r.failed) throw new WorkspaceError(`git ${args.join(' ')} failed in ${cwd}: ${(r.timedOut ? 'timed out' : String(r.stderr || r.shortMessage || '')).trim()}`);
   return String(r.stdout).trim();
 }
 
 /** null when `dir` is not in a git work tree, else its path below the top level ('' at the top). */
 async function gitPrefix(dir: string): Promise<string | null> {
-  const r = await execa('git', ['rev-parse', '--show-prefix'], {cwd: dir, reject: false});
+  const r = await execa('git', ['rev-parse', '--show-prefix'], {cwd: dir, reject: false, timeout: 30_000});
   return r.failed ? null : String(r.stdout).trim();
 }
 
@@ -49,61 +64,84 @@ function copyTree(from: string, to: string): void {
   cpSync(from, to, {recursive: true, filter: src => !SKIP.has(basename(src)), verbatimSymlinks: true});
 }
 
-export async function prepareWorkspace(spec: WorkspaceSpec): Promise<Workspace> {
-  if (spec.kind === 'dirs') {
-    const buggy = needDir(spec.buggyDir, '--buggy-dir');
-    const patched = needDir(spec.patchedDir, '--patched-dir');
-    return {buggy, patched, describe: {kind: 'dirs', buggy, patched}, cleanup: () => {}, temporary: false};
-  }
-  const repo = needDir(spec.repo, '--repo');
-  const tmp = mkdtempSync(join(tmpdir(), 'deltalens-ws-'));
+/** The files of `rev` as plain files under `dest`; the repository is only read. */
+async function exportRevision(repo: string, rev: string, dest: string, scratch: string): Promise<void> {
+  const index = join(scratch, `index-${basename(dest)}`);
+  const commit = await git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], repo).catch(() => {
+    throw new WorkspaceError(`${rev}: not a revision of ${repo}`);
+  });
+  mkdirSync(dest, {recursive: true});
+  await git(['read-tree', commit], repo, {GIT_INDEX_FILE: index});
+  await git(['checkout-index', '--all', '--force', `--prefix=${dest}/`], repo, {GIT_INDEX_FILE: index});
+  rmSync(index, {force: true});
+}
+
+/**
+ * `git apply` of an untrusted patch onto the patched copy. Outside any repository git apply
+ * works like patch(1) relative to the tree; it refuses paths outside the tree and writes
+ * through symlinks. With the sandbox it runs confined to the tree as well.
+ */
+async function applyPatch(patchFile: string, tree: string, runner: PythonRunner | null, describe: string): Promise<void> {
+  const confined = runner?.confinement.confined ?? false;
+  const run = (args: string[]) => {
+    if (confined && runner) {
+      const env = runEnv({python: runner.install, confined: true, tracerDir: TRACER_DIR, extra: {GIT_CEILING_DIRECTORIES: '/tmp'}});
+      return execa(runner.confinement.bwrap!, [...bwrapArgs({writable: [tree], readable: [patchFile], cwd: tree, python: runner.install, tracerDir: TRACER_DIR}), '--', 'git', ...args], {
+        reject: false,
+        timeout: GIT_TIMEOUT_MS,
+        env,
+        extendEnv: false,
+      });
+    }
+    return execa('git', args, {cwd: tree, reject: false, timeout: GIT_TIMEOUT_MS, env: {PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CEILING_DIRECTORIES: resolve(tree, '..')}, extendEnv: false});
+  };
+  const check = await run(['apply', '--check', '--whitespace=nowarn', patchFile]);
+  if (check.failed) throw new WorkspaceError(`the patch ${patchFile} does not apply to ${describe}: ${String(check.stderr).trim()}`);
+  const applied = await run(['apply', '--whitespace=nowarn', patchFile]);
+  if (applied.failed) throw new WorkspaceError(`git apply ${patchFile} failed: ${String(applied.stderr).trim()}`);
+}
+
+export async function prepareWorkspace(spec: WorkspaceSpec, runner: PythonRunner | null = null): Promise<Workspace> {
+  const tmp = makeTempDir('ws');
   const buggy = join(tmp, 'buggy');
   const patched = join(tmp, 'patched');
-  const worktrees: string[] = [];
-  const cleanup = removeTrees(repo, worktrees, tmp);
+  const cleanup = () => forget(tmp);
+  const keep = () => release(tmp);
   try {
+    if (spec.kind === 'dirs') {
+      // copies: the untrusted tests never write the user's own folders
+      const buggyDir = needDir(spec.buggyDir, '--buggy-dir');
+      const patchedDir = needDir(spec.patchedDir, '--patched-dir');
+      copyTree(buggyDir, buggy);
+      copyTree(patchedDir, patched);
+      return {buggy, patched, describe: {kind: 'dirs', buggy: buggyDir, patched: patchedDir}, cleanup, keep, temporary: true};
+    }
+    const repo = needDir(spec.repo, '--repo');
     const prefix = spec.kind === 'patch' && spec.copy ? null : await gitPrefix(repo);
     const gitRepo = prefix !== null;
-    // a worktree holds the whole repository; the project is `prefix` below its top
+    // an export holds the whole repository; the project is `prefix` below its top
     const sub = (dir: string) => (prefix ? join(dir, prefix) : dir);
     if (spec.kind === 'revs') {
       if (!gitRepo) throw new WorkspaceError(`--repo ${spec.repo} is not a git repository (revisions need one; use --buggy-dir/--patched-dir)`);
-      for (const [dir, rev] of [
-        [buggy, spec.buggy],
-        [patched, spec.patched],
-      ] as const) {
-        await git(['worktree', 'add', '--detach', dir, rev], repo);
-        worktrees.push(dir);
-      }
-      return {buggy: sub(buggy), patched: sub(patched), describe: {kind: 'revs', repo, buggy: spec.buggy, patched: spec.patched}, cleanup, temporary: true};
+      await exportRevision(repo, spec.buggy, buggy, tmp);
+      await exportRevision(repo, spec.patched, patched, tmp);
+      return {buggy: sub(buggy), patched: sub(patched), describe: {kind: 'revs', repo, buggy: spec.buggy, patched: spec.patched}, cleanup, keep, temporary: true};
     }
     const patchFile = resolve(spec.patch);
     if (!existsSync(patchFile)) throw new WorkspaceError(`--patch ${spec.patch}: no such file`);
     let buggyRoot = buggy;
     if (gitRepo) {
-      await git(['worktree', 'add', '--detach', buggy, spec.buggy ?? 'HEAD'], repo);
-      worktrees.push(buggy);
+      await exportRevision(repo, spec.buggy ?? 'HEAD', buggy, tmp);
       buggyRoot = sub(buggy);
     } else {
       if (spec.buggy) throw new WorkspaceError(`--buggy ${spec.buggy} needs --repo to be a git repository`);
       copyTree(repo, buggy);
     }
     copyTree(buggyRoot, patched);
-    // outside any repository, git apply works like patch(1), relative to the project root
-    const check = await execa('git', ['apply', '--check', '--whitespace=nowarn', patchFile], {cwd: patched, reject: false, env: {GIT_CEILING_DIRECTORIES: dirname(patched)}});
-    if (check.failed) throw new WorkspaceError(`the patch ${spec.patch} does not apply to ${gitRepo ? (spec.buggy ?? 'HEAD') : 'the files'} of ${spec.repo}: ${String(check.stderr).trim()}`);
-    await execa('git', ['apply', '--whitespace=nowarn', patchFile], {cwd: patched, env: {GIT_CEILING_DIRECTORIES: dirname(patched)}});
-    return {buggy: buggyRoot, patched, describe: {kind: 'patch', repo, buggy: gitRepo ? (spec.buggy ?? 'HEAD') : 'files', patch: patchFile}, cleanup, temporary: true};
+    await applyPatch(patchFile, patched, runner, `${gitRepo ? (spec.buggy ?? 'HEAD') : 'the files'} of ${spec.repo}`);
+    return {buggy: buggyRoot, patched, describe: {kind: 'patch', repo, buggy: gitRepo ? (spec.buggy ?? 'HEAD') : 'files', patch: patchFile}, cleanup, keep, temporary: true};
   } catch (error) {
     cleanup();
     throw error;
   }
-}
-
-/** Deletes the temporary directory, then lets git forget the worktrees that lived in it. */
-function removeTrees(repo: string, worktrees: string[], tmp: string): () => void {
-  return () => {
-    rmSync(tmp, {recursive: true, force: true});
-    if (worktrees.length) execaSync('git', ['worktree', 'prune'], {cwd: repo, reject: false});
-  };
 }

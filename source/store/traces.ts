@@ -2,7 +2,7 @@ import {ROOT_FID, type FrameInfo, type Item, type Outcome, type TraceSource, typ
 import {testOutcome, toItem, type FrameRow, type OutcomeRecord, type StepRow} from '../core/trace/records.js';
 import type {DeltaResult} from '../core/trace/delta.js';
 import type {Changes} from '../core/trace/line-map.js';
-import type {Db} from './db.js';
+import {writeTx, type Db} from './db.js';
 import {ensureInstance} from './instances.js';
 
 export interface NewTrace {
@@ -15,6 +15,53 @@ export interface NewTrace {
   run: number;
   label: string | null;
   format?: string;
+  /** how the run was confined (services/sandbox.ts), null for imported files */
+  sandbox?: string | null;
+}
+
+/** The instance and test rows a run hangs its traces from, and which of them it had to create
+ * (so a run that does not finish can take them away again: discardTraces). */
+export function ensureTraceTarget(db: Db, instance: string, test: string): {instances: string[]; tests: number[]} {
+  return writeTx(db, () => {
+    const hadInstance = db.prepare('SELECT 1 FROM instance WHERE id = ?').get(instance) !== undefined;
+    ensureInstance(db, instance);
+    const existing = db.prepare('SELECT id FROM test WHERE instance = ? AND node_id = ?').pluck().get(instance, test) as number | undefined;
+    const testId = existing ?? Number(db.prepare(`INSERT INTO test (instance, kind, node_id, path) VALUES (?, 'example', ?, ?)`).run(instance, test, test.split('::')[0]).lastInsertRowid);
+    return {instances: hadInstance ? [] : [instance], tests: existing === undefined ? [testId] : []};
+  });
+}
+
+/**
+ * Takes away what an unfinished run wrote: its traces (frames, steps, chunks, sources, pairs
+ * and deltas go with them), their program versions, and the test and instance rows the run
+ * created when nothing else uses them. Returns how many traces were deleted.
+ */
+export function discardTraces(db: Db, rows: {traces: number[]; tests?: number[]; instances?: string[]}): number {
+  return writeTx(db, () => {
+    let deleted = 0;
+    for (const id of rows.traces) {
+      const version = db.prepare('SELECT version FROM trace WHERE id = ?').pluck().get(id) as number | undefined;
+      if (version === undefined) continue;
+      db.prepare('DELETE FROM trace WHERE id = ?').run(id);
+      db.prepare('DELETE FROM program_version WHERE id = ? AND NOT EXISTS (SELECT 1 FROM trace WHERE version = ?) AND NOT EXISTS (SELECT 1 FROM test_run WHERE version = ?)').run(version, version, version);
+      deleted += 1;
+    }
+    for (const id of rows.tests ?? []) {
+      db.prepare('DELETE FROM test WHERE id = ? AND NOT EXISTS (SELECT 1 FROM trace WHERE test = ?) AND NOT EXISTS (SELECT 1 FROM test_run WHERE test = ?)').run(id, id, id);
+    }
+    for (const id of rows.instances ?? []) {
+      try {
+        db.prepare('SAVEPOINT discard_instance').run();
+        db.prepare('DELETE FROM instance WHERE id = ?').run(id);
+        db.prepare('RELEASE discard_instance').run();
+      } catch {
+        // still used by something else (a foreign key says so): it stays
+        db.prepare('ROLLBACK TO discard_instance').run();
+        db.prepare('RELEASE discard_instance').run();
+      }
+    }
+    return deleted;
+  });
 }
 
 /** Creates the trace row (and the version and test rows it hangs from), status 'ingesting'. */
@@ -32,10 +79,10 @@ export function createTrace(db: Db, t: NewTrace): number {
     return Number(
       db
         .prepare(
-          `INSERT INTO trace (version, test, status, side, run, label, source_format, created_at)
-           VALUES (?, ?, 'ingesting', ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`,
+          `INSERT INTO trace (version, test, status, side, run, label, source_format, sandbox, created_at)
+           VALUES (?, ?, 'ingesting', ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`,
         )
-        .run(version, test, t.side, t.run, t.label, t.format ?? 'deltatrace').lastInsertRowid,
+        .run(version, test, t.side, t.run, t.label, t.format ?? 'deltatrace', t.sandbox ?? null).lastInsertRowid,
     );
   }).immediate();
 }
@@ -214,10 +261,13 @@ export interface TraceRow {
   error: string | null;
   format: string;
   createdAt: string | null;
+  /** how the run was confined: "bwrap 0.8.0", "none (--no-sandbox)", …; null for imported files */
+  sandbox: string | null;
 }
 
 const TRACE_SELECT = `SELECT t.id, v.instance, te.node_id AS test, t.side, t.run, t.label, t.status, t.n_events AS events, t.n_frames AS frames,
-  t.bytes, t.truncated, t.python, t.tracer_version AS tracer, t.outcome, t.header, t.error, t.source_format AS format, t.created_at AS createdAt
+  t.bytes, t.truncated, t.python, t.tracer_version AS tracer, t.outcome, t.header, t.error, t.source_format AS format, t.created_at AS createdAt,
+  t.sandbox
   FROM trace t JOIN program_version v ON v.id = t.version JOIN test te ON te.id = t.test`;
 
 function toTraceRow(r: Record<string, unknown>): TraceRow {

@@ -114,7 +114,13 @@ function pairRows(db: Db, trajectory?: number): PairListRow[] {
  * patch): wrapping 4 M characters takes ~0.2 s; the rest is a command away. */
 export const VIEW_CHARS = 4 * 1024 * 1024;
 
-export function storeData(db: Db, label: string): ExplorerData {
+export interface ExplorerOptions {
+  /** --no-sandbox: live re-runs may run unconfined */
+  noSandbox?: boolean;
+  passEnv?: string[];
+}
+
+export function storeData(db: Db, label: string, options: ExplorerOptions = {}): ExplorerData {
   const steppers = new Map<number, StepperModel | {error: string}>();
   const reports = new Map<string, Report>();
   return {
@@ -135,7 +141,13 @@ export function storeData(db: Db, label: string): ExplorerData {
       return model;
     },
     // execa and the workspace code load on the first live re-run
-    liveWatch: async (model, row, exprs) => (await import('../services/live-eval.js')).liveWatch(model, row, exprs),
+    liveWatch: async (model, row, exprs) =>
+      (await import('../services/live-eval.js')).liveWatch(model, row, exprs, {
+        sandbox: options.noSandbox ? 'off' : undefined,
+        passEnv: options.passEnv,
+        // the screen is Ink's: the warning was given once when the explorer opened
+        onWarning: () => {},
+      }),
     models: () => answerModels(db).map(m => m.model),
     report: model => {
       const key = model ?? '';

@@ -8,14 +8,15 @@ import {cpSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, 
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {once} from 'node:events';
-import {childEnv, TRACER_DIR} from '../../source/services/python.js';
+import {TRACER_DIR} from '../../source/services/python.js';
 import {ROOT} from '../helpers/paths.js';
 
 const PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
 
 function time(cmd: string[], cwd: string, env: Record<string, string>): {s: number; rssMb: number; ok: boolean; stderr: string} {
   const t = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', ...cmd], {cwd, env: {...childEnv(env)}, encoding: 'utf8', maxBuffer: 1 << 28});
+  const child = {PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/', PYTHONPATH: TRACER_DIR, PYTHONHASHSEED: '0', PYTHONDONTWRITEBYTECODE: '1', ...env};
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', ...cmd], {cwd, env: child, encoding: 'utf8', maxBuffer: 1 << 28});
   const rssKb = Number(r.stderr.trim().split('\n').at(-1));
   return {s: (performance.now() - t) / 1000, rssMb: Math.round(rssKb / 1024), ok: r.status === 0, stderr: r.stderr};
 }

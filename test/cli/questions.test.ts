@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process';
-import {readFileSync, writeFileSync} from 'node:fs';
+import {existsSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {ROOT, tempDir} from '../helpers/files.js';
@@ -38,7 +38,9 @@ describe('questions, explanations, score and report commands', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('line 4');
     expect(r.stderr).toContain('answer: "answer" Q is not a choice');
-    expect(JSON.parse(run(['questions', 'list', '--json', '--db', 'deltalens.db'], cwd).stdout)).toEqual([]);
+    // nothing imported: not even an empty store was made, and reading it says so
+    expect(existsSync(join(cwd, 'deltalens.db'))).toBe(false);
+    expect(run(['questions', 'list', '--json', '--db', 'deltalens.db'], cwd)).toMatchObject({code: 2, stdout: ''});
     const dup = [lines[0], lines[0]].join('\n');
     writeFileSync(join(cwd, 'd.jsonl'), dup);
     expect(run(['questions', 'import', 'd.jsonl'], cwd).stderr).toMatch(/line 2.*duplicate id/);

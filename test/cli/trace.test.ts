@@ -1,8 +1,9 @@
 import {spawnSync} from 'node:child_process';
-import {readFileSync, writeFileSync} from 'node:fs';
+import {existsSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
+import {openDb} from '../../source/store/db.js';
 import {ROOT, tempDir} from '../helpers/files.js';
 
 const BIN = join(ROOT, 'bin', 'deltalens.js');
@@ -137,6 +138,10 @@ describe('deltalens trace / delta / traces', () => {
     });
     expect(run(['trace', '--test', 't', '--repo', dir, '--patch', join(dir, 'nope.diff')])).toMatchObject({code: 1, stderr: expect.stringContaining('nope.diff: no such file')});
     expect(run(['delta', '1'])).toMatchObject({code: 2});
-    expect(run(['delta', '998', '999', '--db', join(dir, 'x.db')])).toMatchObject({code: 1, stderr: expect.stringContaining('no trace with id 998')});
+    // a mistyped --db is an error, not a new empty store
+    expect(run(['delta', '998', '999', '--db', join(dir, 'x.db')])).toMatchObject({code: 2, stderr: expect.stringContaining('no database at')});
+    expect(existsSync(join(dir, 'x.db'))).toBe(false);
+    openDb(join(dir, 'made.db')).close();
+    expect(run(['delta', '998', '999', '--db', join(dir, 'made.db')])).toMatchObject({code: 1, stderr: expect.stringContaining('no trace with id 998')});
   });
 });

@@ -6,7 +6,6 @@ import {execFileSync, spawnSync} from 'node:child_process';
 import {cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {childEnv} from '../../source/services/python.js';
 import {tracePair, type TracePairOptions} from '../../source/services/tracing.js';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import {getTrace, listPairs} from '../../source/store/traces.js';
@@ -14,7 +13,8 @@ import {freshDb} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
 
 const PY = process.env.DELTALENS_PYTHON ?? 'python3';
-const fast: Partial<TracePairOptions> = {python: PY, pytestPlugins: false};
+// our own fixtures: confined when bwrap is here (always in CI), else run as they are
+const fast: Partial<TracePairOptions> = {python: PY, pytestPlugins: false, sandbox: 'prefer'};
 const project = (name: string) => join(PROJECTS_DIR, name);
 
 describe('tracePair on the demo projects', () => {
@@ -157,26 +157,27 @@ describe('what can go wrong', () => {
     await expect(tracePair(db, tiny('    pass'), {python: '/nonexistent/python3', test: 'tests/test_it.py::test_it'})).rejects.toThrow(/cannot run \/nonexistent\/python3/);
   });
 
-  it('the traced program sees no API keys', async () => {
-    process.env.OPENAI_API_KEY = 'sk-secret';
-    process.env.MY_SERVICE_TOKEN = 'tok';
+  it('the traced program gets an allowlisted environment: no keys, tokens, database URLs or proxies; --pass-env lets one through', async () => {
+    const secrets = {OPENAI_API_KEY: 'sk-secret', MY_SERVICE_TOKEN: 'tok', DATABASE_URL: 'postgres://u:p@h/db', MYSQL_PWD: 'pw', GITHUB_PAT: 'ghp_x', HTTPS_PROXY: 'http://u:p@proxy:8080', PROJECT_SETTING: 'wanted'};
+    Object.assign(process.env, secrets);
     try {
-      expect(childEnv().OPENAI_API_KEY).toBeUndefined();
       const {db} = freshDb();
-      const r = await tracePair(db, tiny('    import os\n    assert "OPENAI_API_KEY" not in os.environ and "MY_SERVICE_TOKEN" not in os.environ\n    assert f() == 2'), {
-        ...fast,
-        python: PY,
-        test: 'tests/test_it.py::test_it',
-        reruns: false,
-      });
-      expect(r.patched.summary.outcome?.status).toBe('passed');
+      const body = [
+        '    import os',
+        `    leaked = [k for k in ${JSON.stringify(Object.keys(secrets).filter(k => k !== 'PROJECT_SETTING'))} if k in os.environ]`,
+        '    assert not leaked, leaked',
+        '    assert os.environ.get("PROJECT_SETTING") == "wanted"',
+        '    assert f() == 2',
+      ].join('\n');
+      const r = await tracePair(db, tiny(body), {...fast, python: PY, test: 'tests/test_it.py::test_it', reruns: false, passEnv: ['PROJECT_SETTING']});
+      expect(r.patched.summary.outcome).toMatchObject({status: 'passed'});
+      expect(r.buggy.summary.outcome?.tests[0]?.message ?? '').not.toMatch(/leaked/);
     } finally {
-      delete process.env.OPENAI_API_KEY;
-      delete process.env.MY_SERVICE_TOKEN;
+      for (const k of Object.keys(secrets)) delete process.env[k];
     }
   });
 
-  it('two git revisions become worktrees that are removed afterwards', async () => {
+  it('two git revisions become plain exported trees: no worktree registered, no .git pointing back, removed afterwards', async () => {
     const repo = tempDir();
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], {cwd: repo, encoding: 'utf8'});
     mkdirSync(join(repo, 'tests'));
@@ -193,5 +194,7 @@ describe('what can go wrong', () => {
     expect(r.buggy.summary.outcome?.status).toBe('failed');
     expect(r.patched.summary.outcome?.status).toBe('passed');
     expect(git('worktree', 'list').trim().split('\n')).toHaveLength(1);
+    expect(git('status', '--porcelain')).toBe('');
+    expect(existsSync(r.workspace.buggy)).toBe(false);
   });
 });

@@ -14,6 +14,8 @@ from .codeinfo import CodeRegistry
 from .serialize import Limits
 
 FORMAT_VERSION = 1
+# the exit code of a run stopped by its own --timeout before it could write a trace (as timeout(1))
+EXIT_TIMEOUT = 124
 
 
 def _focus_key(spec):
@@ -41,7 +43,11 @@ def parser():
 
     run = sub.add_parser("run", help="trace a pytest run or a script to a JSON-lines file")
     _common(run)
-    run.add_argument("--out", required=True, help="trace file to write (JSON lines)")
+    dest = run.add_mutually_exclusive_group(required=True)
+    dest.add_argument("--out", help="trace file to write (JSON lines)")
+    dest.add_argument("--out-fd", type=int, metavar="FD",
+                      help="write the trace to this open file descriptor (a pipe or socket the "
+                           "caller reads as the trace is written; nothing goes to disk)")
     run.add_argument("--focus", action="append", type=_focus_key, default=[],
                      metavar="FILE:FUNC", help="record state only on call paths to FUNC and below")
     run.add_argument("--on-path", metavar="FILE",
@@ -164,7 +170,7 @@ def cmd_run(args):
     from .recorder import Recorder, Writer
     from .target import run_target
     target = _target(args)
-    out = os.path.abspath(args.out)
+    out = os.path.abspath(args.out) if args.out else args.out_fd
     root = _enter_root(args.root)
     limits = _limits(args)
     focus = set(args.focus) if args.focus else None
@@ -187,7 +193,14 @@ def cmd_run(args):
             for f, q in sorted(focus):
                 cmd += ["--focus", "%s:%s" % (f, q)]
             t0 = time.monotonic()
-            proc = subprocess.run(cmd + ["--"] + target, stdout=sys.stderr, stderr=sys.stderr)
+            # the pre-pass runs the same test: it gets the same time budget, then it is killed
+            try:
+                proc = subprocess.run(cmd + ["--"] + target, stdout=sys.stderr, stderr=sys.stderr,
+                                      timeout=args.timeout or None)
+            except subprocess.TimeoutExpired:
+                sys.stderr.write("deltatrace: the focus pre-pass did not finish within %g s (the test "
+                                 "does not end)\n" % args.timeout)
+                sys.exit(EXIT_TIMEOUT)
             with open(tmp, encoding="utf-8") as fh:
                 prepass = json.load(fh)
             prepass["seconds"] = round(time.monotonic() - t0, 3)
@@ -244,7 +257,8 @@ def cmd_run(args):
     status = outcome.status()
     sys.stderr.write("deltatrace: %s, %d events, %d frames%s -> %s\n" % (
         status, writer.events, rec.next_fid - 1,
-        (", truncated (%s)" % writer.truncated) if writer.truncated else "", out))
+        (", truncated (%s)" % writer.truncated) if writer.truncated else "",
+        out if isinstance(out, str) else "fd %d" % out))
     return 0 if outcome.error is None else 3
 
 

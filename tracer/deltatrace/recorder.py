@@ -13,6 +13,7 @@ ends; ``source`` a traced file's text (once per file); ``truncated`` a limit was
 
 import dis
 import json
+import os
 import re
 import sys
 import time
@@ -30,7 +31,12 @@ class Writer:
     """Line-oriented output with event and byte limits; never raises into the program."""
 
     def __init__(self, path, max_events, max_bytes, timeout):
-        self.fh = open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n")
+        # a path, or an open file descriptor (int) the caller reads from as we write
+        if isinstance(path, int):
+            self.fh = os.fdopen(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n",
+                                closefd=True)
+        else:
+            self.fh = open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n")
         self.max_events = max_events
         self.max_bytes = max_bytes
         self.deadline = (time.monotonic() + timeout) if timeout else None
