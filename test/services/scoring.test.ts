@@ -5,7 +5,7 @@ import {buildPrompt, permutation} from '../../source/core/questions/prompt.js';
 import {lexicalModel, openAiModel} from '../../source/services/qa-models.js';
 import {buildReport} from '../../source/services/report.js';
 import {scoreExplanations} from '../../source/services/scoring.js';
-import type {Db} from '../../source/store/db.js';
+import {openDb, type Db} from '../../source/store/db.js';
 import {ensureExplanation, insertQuestion, listAnswers} from '../../source/store/questions.js';
 import {freshDb} from '../helpers/db.js';
 import {letterOf, startOpenAiServer} from '../helpers/openai-server.js';
@@ -172,5 +172,67 @@ describe('the lexical baseline and the blank explanation', () => {
     const orders = new Set([1, 2, 3, 4, 5, 6].map(s => permutation(INTENT, s).join('')));
     expect(orders.size).toBeGreaterThan(1);
     for (const o of orders) expect(o.endsWith('D')).toBe(true);
+  });
+});
+
+describe('the QA client is bounded', () => {
+  it('a call slower than the timeout fails (the answer is asked again on the next run, not lost)', async () => {
+    const slow = await startOpenAiServer(call => ({answer: scripted(call.prompt), delayMs: 3000}));
+    const db = setup();
+    try {
+      const r = await scoreExplanations(db, {model: openAiModel({model: 'm', baseURL: slow.url, apiKey: 'k', timeoutMs: 300, maxRetries: 0}), samples: 2, concurrency: 4, kinds: ['original']});
+      expect(r.failed).toBe(4);
+      expect(r.errors[0]).toMatch(/timed out/i);
+      expect(listAnswers(db, 'm')).toHaveLength(0);
+    } finally {
+      await slow.close();
+    }
+    const fast = await startOpenAiServer(call => ({answer: scripted(call.prompt)}));
+    close = fast.close;
+    const again = await scoreExplanations(db, {model: openAiModel({model: 'm', baseURL: fast.url, apiKey: 'k'}), samples: 2, concurrency: 4, kinds: ['original']});
+    expect(again).toMatchObject({done: 4, failed: 0});
+  });
+
+  it('a huge answer is stored cut, with a marker; a huge response body is refused', async () => {
+    const server = await startOpenAiServer(call => (call.index === 0 ? {answer: `${scripted(call.prompt)} ${'because '.repeat(20_000)}`} : {malformed: `{"x": "${'y'.repeat(9 * 1024 * 1024)}"}`}));
+    close = server.close;
+    const db = setup();
+    const r = await scoreExplanations(db, {model: openAiModel({model: 'm', baseURL: server.url, apiKey: 'k', maxRetries: 0}), samples: 1, concurrency: 1, kinds: ['original'], question: 'q-intent'});
+    expect(r.done).toBe(1);
+    const stored = listAnswers(db, 'm')[0]!;
+    expect(stored.raw!.length).toBeLessThan(33 * 1024);
+    expect(stored.raw).toMatch(/\[… answer truncated by deltalens: 160\d\d\d characters in all, 32768 kept\]$/);
+    expect(stored.verdict).toBe('correct');
+    const big = await scoreExplanations(db, {model: openAiModel({model: 'm2', baseURL: server.url, apiKey: 'k', maxRetries: 0}), samples: 1, concurrency: 1, kinds: ['original'], question: 'q-intent'});
+    expect(big.failed).toBe(1);
+    expect(big.errors[0]).toMatch(/over 8388608 bytes/);
+  });
+});
+
+describe('a busy database', () => {
+  it('score waits for another writer longer than the busy timeout and stores every answer it was sent', async () => {
+    const server = await startOpenAiServer(call => ({answer: scripted(call.prompt)}));
+    close = server.close;
+    const {db, path} = freshDb();
+    insertQuestion(db, INTENT);
+    insertQuestion(db, EFFECT);
+    ensureExplanation(db, {instance: 'i1', agent: 'agent-x', kind: 'original', text: 'Durations now add up: total == 5400 for 1h30m; parts are summed.', source: 'test'});
+    db.pragma('busy_timeout = 100'); // this connection gives up quickly...
+    const other = openDb(path);
+    other.exec('BEGIN IMMEDIATE'); // ...while another holds the write lock for a second and a half
+    setTimeout(() => other.exec('COMMIT'), 1500);
+    const waits: string[] = [];
+    const r = await scoreExplanations(db, {
+      model: openAiModel({model: 'm', baseURL: server.url, apiKey: 'k'}),
+      samples: 3,
+      concurrency: 3,
+      kinds: ['original'],
+      onProgress: p => p.lastError && waits.push(p.lastError),
+    });
+    expect(r).toMatchObject({done: 6, failed: 0});
+    expect(listAnswers(db, 'm')).toHaveLength(6);
+    expect(server.calls).toHaveLength(6);
+    expect(waits.some(w => /database is busy.*waiting to store an answer/.test(w))).toBe(true);
+    other.close();
   });
 });

@@ -184,6 +184,37 @@ class TracerRun(unittest.TestCase):
         body = lambda rs: [r for r in rs if r["t"] not in ("header", "end")]  # noqa: E731
         self.assertEqual(body(records(again)), body(recs))
 
+    def test_out_fd_streams_the_same_trace_without_a_file(self):
+        read, write = os.pipe()
+        env = dict(os.environ, PYTHONPATH=TRACER)
+        env.pop("PYTHONHASHSEED", None)
+        proc = subprocess.Popen([sys.executable, "-m", "deltatrace", "run", "--root", FIXTURE,
+                                 "--out-fd", str(write), "--", "tests"],
+                                pass_fds=(write,), env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        os.close(write)
+        with os.fdopen(read, encoding="utf-8") as fh:
+            streamed = [json.loads(line) for line in fh]
+        proc.wait(timeout=120)
+        body = lambda rs: [r for r in rs if r["t"] not in ("header", "end")]  # noqa: E731
+        self.assertEqual(body(streamed), body(self.recs))
+        self.assertEqual(streamed[-1]["t"], "end")
+
+    def test_a_prepass_that_never_ends_is_stopped_by_the_timeout(self):
+        tmp = tempfile.mkdtemp(prefix="deltatrace-loop-")
+        try:
+            os.makedirs(os.path.join(tmp, "tests"))
+            with open(os.path.join(tmp, "lib.py"), "w") as fh:
+                fh.write("def f():\n    return 1\n")
+            with open(os.path.join(tmp, "tests", "test_loop.py"), "w") as fh:
+                fh.write("from lib import f\n\ndef test_loop():\n    while True:\n        f()\n")
+            proc = deltatrace("run", "--root", tmp, "--out", os.path.join(tmp, "t.jsonl"), "--timeout",
+                              "2", "--focus", "lib.py:f", "--", "tests/test_loop.py::test_loop")
+            self.assertEqual(proc.returncode, 124, proc.stderr)
+            self.assertIn("pre-pass did not finish within 2 s", proc.stderr)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     def test_missing_test_is_an_error_outcome(self):
         out = os.path.join(self.tmp, "missing.jsonl")
         proc = deltatrace("run", "--root", FIXTURE, "--out", out, "--",

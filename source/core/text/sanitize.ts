@@ -9,7 +9,8 @@
 
 // CSI, OSC (BEL or ST terminated, or cut off), DCS/SOS/PM/APC strings, other two-byte ESC
 // sequences, then lone C0/C1 controls (8-bit CSI/OSC included).
-const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[@-Z\\-_]?|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f]/g;
+const ESCAPES =
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c]*(?:\x1b\\|\x9c)?|\x1b[@-Z\\-_]?|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f]/g;
 // Bidi embeddings, overrides, isolates and marks (the "Trojan Source" characters).
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // What a plain text dump must escape beyond JSON's own escaping of C0 controls.
