@@ -53,7 +53,7 @@ function onPath(name: string): string | null {
 export function sandboxStatus(): Promise<SandboxStatus> {
   cached ??= (async () => {
     const bwrap = process.env.DELTALENS_BWRAP ?? onPath('bwrap');
-    if (!bwrap || !existsSync(bwrap)) return {available: false, bwrap: null, version: null, problem: `bwrap (bubblewrap) is not installed (${INSTALL_HINT})`};
+    if (!bwrap || !existsSync(bwrap)) return {available: false, bwrap: null, version: null, problem: 'bwrap (bubblewrap) is not installed'};
     const v = await execa(bwrap, ['--version'], {reject: false, timeout: 10_000});
     const version = String(v.stdout).trim().replace(/^bubblewrap\s*/, '') || null;
     const trial = await execa(bwrap, [...baseArgs(), '--', '/usr/bin/true'], {reject: false, timeout: 10_000, env: {PATH: '/usr/bin:/bin'}, extendEnv: false});

@@ -18,6 +18,7 @@ import {ROOT, SAMPLES} from '../helpers/paths.js';
 import {benchDelta, benchTracer} from './traces.js';
 import {benchLens} from './lens.js';
 import {benchScoring} from './scoring.js';
+import {benchSandbox} from './sandbox.js';
 
 const OUT = join(ROOT, 'test', 'bench', 'out');
 const CORPUS = join(OUT, 'corpus');
@@ -227,6 +228,7 @@ async function main() {
     await benchDelta(OUT, log);
     benchTracer(OUT, log);
   }
+  if (!only || only === 'traces' || only === 'sandbox') await benchSandbox(OUT, log);
   if (!process.env['BENCH_KEEP']) rmSync(CORPUS, {recursive: true, force: true});
 }
 

@@ -81,3 +81,25 @@ describe('a huge step', () => {
     app.unmount();
   }, 120_000);
 });
+
+describe('a read-only store in the explorer', () => {
+  it('lists and opens runs; a stage correction says it was not stored instead of crashing', async () => {
+    const {db, path} = freshDb();
+    importInto(db, [join(SAMPLES, 'mini-swe-agent', 'django__django-11099.traj.json')]);
+    db.close();
+    const {default: Database} = await import('better-sqlite3');
+    const readonly = new Database(path, {readonly: true, fileMustExist: true});
+    const app = renderApp({data: storeData(readonly, 'shared.db')});
+    let frame = await app.ready();
+    expect(frame).toContain('django__django-11099');
+    frame = await app.press(KEYS.enter);
+    frame = await app.press('c');
+    await app.press('v');
+    frame = await app.until('not stored');
+    expect(frame).toMatch(/not stored: attempt to write a readonly database/);
+    frame = await app.press(KEYS.enter);
+    expect(frame).toContain('Thought');
+    app.unmount();
+    readonly.close();
+  });
+});
