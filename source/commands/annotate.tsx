@@ -1,17 +1,16 @@
 import {say, warn} from './output.js';
 import {render} from 'ink';
 import React from 'react';
-import {basename, resolve} from 'node:path';
+import {basename} from 'node:path';
 import {parseQueue} from '../core/questions/annotation.js';
 import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
 import {deleteAnnotation, saveAdjudication, saveAnnotation, setAdjudicationNote, setRationale} from '../store/annotations.js';
-import {openDb, type Db} from '../store/db.js';
+import {type Db} from '../store/db.js';
 import {blindItem, conflicts, sessionQueue} from '../services/annotation.js';
 import {AdjudicateApp, AnnotateApp} from '../ui/annotate.js';
 import {themeFromEnv} from '../ui/theme.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, UsageError} from './args.js';
-import {chooseDb, openStore} from './db-path.js';
-import {ensureDemo} from './demo.js';
+import {openStore} from './db-path.js';
 
 export const ANNOTATE_HELP = `Usage: deltalens annotate --annotator NAME [--queue all|unlabelled|disagreements|sample:N]
                          [--type T] [--agent A] [--seed S] [--db FILE]

@@ -1,11 +1,9 @@
 import {say} from './output.js';
 import {collectNondeterminism, emptyNondeterminism, extractDelta} from '../core/trace/delta.js';
 import {LineMap} from '../core/trace/line-map.js';
-import {openDb} from '../store/db.js';
 import {findPairByTraces, getTrace, saveDelta, StoredTrace} from '../store/traces.js';
-import {chooseDb, openStore} from './db-path.js';
+import {openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
-import {ensureDemo} from './demo.js';
 import {NotFound} from './show.js';
 import {parseDeltaOptions} from './trace.js';
 import {deltaJson, describeDelta} from './trace-json.js';

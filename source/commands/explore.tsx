@@ -10,7 +10,7 @@ import {COMMON_OPTIONS, EXIT, parse, positiveInt, UsageError} from './args.js';
 import {parsePassEnv} from '../services/sandbox.js';
 import {stepperScreen} from '../ui/state.js';
 import {EXPLORE_HELP} from './explore-help.js';
-import {chooseDb, openStore} from './db-path.js';
+import {openStore} from './db-path.js';
 import {ensureDemo} from './demo.js';
 import {DEMO_DB} from '../services/demo.js';
 

@@ -1,8 +1,7 @@
 import {fit} from '../core/text/sanitize.js';
 import {cell, say, warn} from './output.js';
-import {openDb} from '../store/db.js';
 import {openStore} from './db-path.js';
-import {relative, resolve} from 'node:path';
+import {relative} from 'node:path';
 import {IMPORT_FORMATS, importPaths, type ImportReport} from '../services/importer.js';
 import {ExplainBenchError, importExplainBench} from '../services/explainbench.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';

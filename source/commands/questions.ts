@@ -3,13 +3,11 @@ import {cell, say, warn} from './output.js';
 import {writeFileSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {QUESTION_TYPES, QuestionError, questionRecord, validateQuestion, type Question, type QuestionType} from '../core/questions/model.js';
-import {openDb} from '../store/db.js';
 import {ensureExplanation, insertQuestion, listExplanations, listQuestions} from '../store/questions.js';
 import {readLines} from '../services/text-file.js';
 import {FormatError} from '../core/trajectory/model.js';
-import {chooseDb, openStore} from './db-path.js';
+import {openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
-import {ensureDemo} from './demo.js';
 
 export const QUESTIONS_HELP = `Usage: deltalens questions import FILE [--db FILE] [--json]
        deltalens questions export [--type T] FILE [--db FILE]

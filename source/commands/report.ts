@@ -1,11 +1,9 @@
 import {maxOf} from '../core/arrays.js';
 import {cell, say} from './output.js';
 import {QUESTION_TYPES} from '../core/questions/model.js';
-import {openDb} from '../store/db.js';
 import {buildReport, type Report} from '../services/report.js';
-import {chooseDb, openStore} from './db-path.js';
+import {openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, parse, printJson} from './args.js';
-import {ensureDemo} from './demo.js';
 
 export const REPORT_HELP = `Usage: deltalens report [--model NAME] [--exclude-flagged] [--exclude-auto-flags] [--json] [--db FILE]
 

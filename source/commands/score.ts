@@ -1,7 +1,5 @@
 import {say} from './output.js';
-import {resolve} from 'node:path';
 import {openStore} from './db-path.js';
-import {openDb} from '../store/db.js';
 import {lexicalModel, LEXICAL, openAiModel, type QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ExplanationKind, type ScoreProgress} from '../services/scoring.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson, UsageError} from './args.js';

@@ -1,9 +1,8 @@
 import {say} from './output.js';
-import {openDb, type Db} from '../store/db.js';
+import {type Db} from '../store/db.js';
 import {getSteps, getTrajectory, type StepRow, type TrajectoryDetail} from '../store/trajectories.js';
-import {chooseDb, openStore} from './db-path.js';
+import {openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, NotFound, parse, printJson, UsageError} from './args.js';
-import {ensureDemo} from './demo.js';
 
 export const SHOW_HELP = `Usage: deltalens show trajectory ID [--json] [--db FILE]
 

@@ -1,14 +1,11 @@
 import {cell, say, warn} from './output.js';
-import {resolve} from 'node:path';
 import {FormatError} from '../core/trajectory/model.js';
-import {openDb} from '../store/db.js';
 import {getTrace, latestDelta, listPairs} from '../store/traces.js';
 import {importTracePair} from '../services/trace-ingest.js';
 import {parseDeltaOptions} from './trace.js';
 import {deltaJson, describeDelta} from './trace-json.js';
-import {chooseDb, openStore} from './db-path.js';
+import {openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
-import {ensureDemo} from './demo.js';
 import {testOutcomeJson} from './trace-json.js';
 
 export const TRACES_HELP = `Usage: deltalens traces [--instance I] [--json] [--db FILE]

@@ -1,10 +1,8 @@
 import {maxOf} from '../core/arrays.js';
 import {cell, say} from './output.js';
-import {openDb} from '../store/db.js';
 import {countTrajectories, listTrajectories, SORT_KEYS, type TrajectorySummary} from '../store/trajectories.js';
-import {chooseDb, openStore} from './db-path.js';
+import {openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson} from './args.js';
-import {ensureDemo} from './demo.js';
 
 export const TRAJECTORIES_HELP = `Usage: deltalens trajectories [options]
 

@@ -87,11 +87,6 @@ export async function probePython(python: string): Promise<PythonInstall> {
   return install;
 }
 
-/** Checks that `python` runs and is ≥ 3.9; returns its version. */
-export async function checkPython(python: string): Promise<string> {
-  return (await probePython(python)).version;
-}
-
 /**
  * The interpreter and the sandbox for a command's untrusted runs. Throws SandboxMissing when
  * the policy requires bwrap and it cannot run here.
