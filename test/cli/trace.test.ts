@@ -5,10 +5,17 @@ import {describe, expect, it} from 'vitest';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import {openDb} from '../../source/store/db.js';
 import {ROOT, tempDir} from '../helpers/files.js';
+import {hasBwrap} from '../helpers/hostile.js';
 
 const BIN = join(ROOT, 'bin', 'deltalens.js');
 
+// These trace our own demo projects. Without bwrap they run unconfined (said once here); the
+// sandbox itself is tested in test/services/sandbox.test.ts.
+const BWRAP = hasBwrap();
+if (!BWRAP) console.warn('trace CLI tests: bwrap is not installed, so they run with --no-sandbox (our own demo projects)');
+
 function run(args: string[], cwd = tempDir()) {
+  if (args[0] === 'trace' && !BWRAP) args = [...args, '--no-sandbox'];
   const result = spawnSync(process.execPath, [BIN, ...args], {cwd, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}});
   return {code: result.status, stdout: result.stdout, stderr: result.stderr};
 }

@@ -14,7 +14,7 @@ export const BIN = join(ROOT, 'bin', 'deltalens.js');
 export const PYTHON = execFileSync(process.env.DELTALENS_PYTHON ?? 'python3', ['-c', 'import sys; print(sys.executable)'], {encoding: 'utf8'}).trim();
 
 export function hasBwrap(): boolean {
-  return spawnSync('bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--', '/usr/bin/true']).status === 0;
+  return spawnSync(process.env.DELTALENS_BWRAP ?? 'bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--', '/usr/bin/true']).status === 0;
 }
 
 export function git(repo: string, ...args: string[]): string {

@@ -20,6 +20,7 @@ beforeAll(async () => {
       label,
       pytestPlugins: false,
       reruns: false,
+      sandbox: 'prefer', // our own demo project
     });
   }
 }, 60_000);
@@ -101,6 +102,7 @@ describe('trace stepper', () => {
       label: 'agent-x patch',
       pytestPlugins: false,
       reruns: false,
+      sandbox: 'prefer', // our own demo project
     });
     const app = renderApp({data: storeData(own, 'test.db')});
     await app.ready();
