@@ -22,7 +22,7 @@ export function makeTempDir(kind: string): string {
   return dir;
 }
 
-interface Record {
+interface RunRecord {
   pid: number;
   /** the process's start time (clock ticks after boot), so a reused pid is not mistaken for it */
   start: string | null;
@@ -58,7 +58,7 @@ function startTime(pid: number): string | null {
   return stat(pid)?.[19] ?? null;
 }
 
-function alive(r: Record): boolean {
+function alive(r: RunRecord): boolean {
   try {
     process.kill(r.pid, 0);
   } catch (error) {
@@ -70,7 +70,7 @@ function alive(r: Record): boolean {
   return r.start === null || now === null || now === r.start;
 }
 
-const mine: Record = {pid: process.pid, start: null, folders: [], traces: []};
+const mine: RunRecord = {pid: process.pid, start: null, folders: [], traces: []};
 let file: string | null = null;
 
 function save(): void {
@@ -177,9 +177,9 @@ export function sweepDeadRuns(discard: (db: string, rows: TraceRows) => number):
   for (const name of readdirSync(dir)) {
     if (!name.endsWith('.json')) continue;
     const path = join(dir, name);
-    let r: Record;
+    let r: RunRecord;
     try {
-      r = JSON.parse(readFileSync(path, 'utf8')) as Record;
+      r = JSON.parse(readFileSync(path, 'utf8')) as RunRecord;
     } catch {
       rmSync(path, {force: true});
       continue;
