@@ -3,20 +3,47 @@
 Nothing here calls ``__repr__``, ``__str__``, ``__eq__``, ``__hash__``, ``__len__``,
 ``__iter__`` or a property of a user-defined object. Builtin containers are walked
 through their builtin methods (``list.__len__`` etc. are looked up on the builtin type,
-never on a subclass); other objects are read through ``__dict__`` and ``__slots__``
-member descriptors only.
+never on a subclass); other objects are read through the instance ``__dict__`` (the real
+one: a class that shadows ``__dict__`` with a property is not asked) and ``__slots__``
+member descriptors only. Class names are read through ``type``'s own descriptors, so a
+metaclass cannot intervene either. Values of the standard library's value types are read
+through those types' own (C-level) methods, on the exact types only.
+
+Two values that Python considers different encode differently (within the limits below);
+two mappings that Python considers equal encode the same (a ``dict`` and every mapping
+but ``OrderedDict`` is written in a canonical key order, not insertion order).
 
 Encoding (all markers are objects whose first key starts with ``$``):
 
 - ``None``, ``bool``, ``str`` and ``int`` within +-2**53 are plain JSON; a longer string
-  is ``{"$str": prefix, "len": n}``; a bigger int is ``{"$int": "<digits>"}`` (or
-  ``{"$int": "<prefix>...", "digits": n}`` when longer than the string limit).
-- floats are plain JSON when finite, else ``{"$float": "nan" | "inf" | "-inf"}``.
+  is ``{"$str": prefix, "len": n, "hash": h}`` (``h`` a digest of the whole string, so two
+  long strings that differ after the prefix differ); a bigger int is ``{"$int": "<digits>"}``
+  (or ``{"$int": "<prefix>...", "digits": n, "hash": h}`` when longer than the string limit).
+- floats are plain JSON when finite, else ``{"$float": "nan" | "inf" | "-inf"}``;
+  ``{"$complex": [re, im]}``.
 - ``list`` is a JSON array; ``tuple``, ``set``, ``frozenset`` are ``{"$tuple": [...]}``,
   ``{"$set": [...]}``, ``{"$frozenset": [...]}``; sets are sorted by their encoding so
-  output does not depend on hash seeds. ``dict`` is ``{"$dict": [[k, v], ...]}``.
-  A container with more than ``max_items`` entries ends with ``{"$more": n}``.
-- ``bytes``/``bytearray``: ``{"$bytes": latin-1 text, "len": n}`` (prefix when long).
+  output does not depend on hash seeds. ``dict`` is ``{"$dict": [[k, v], ...]}`` sorted by the
+  keys' encoding. A container with more than ``max_items`` entries ends with ``{"$more": n}``.
+- ``bytes``/``bytearray``: ``{"$bytes": latin-1 text, "len": n}`` (a prefix and a ``hash``
+  when long; ``"type": "bytearray"``); ``memoryview``: ``{"$memoryview": <bytes>, "format",
+  "shape"}``.
+- subclasses of ``str``, ``int``, ``float``, ``complex``, ``bytes``: ``{"$obj": "module.Class",
+  "value": <the builtin value>}``; of ``list``, ``tuple``, ``set``, ``dict``:
+  ``{"$obj": "module.Class", "items": [...]}`` (``OrderedDict`` keeps its order;
+  ``defaultdict`` adds ``"factory"``).
+- standard value types: ``{"$decimal": "1.50"}``, ``{"$fraction": [num, den]}``,
+  ``{"$datetime": "2024-01-02T03:04:05.000006", "tz": <tzinfo>, "fold": 1}``,
+  ``{"$date": "2024-01-02"}``, ``{"$time": "03:04:05", "tz": ...}``,
+  ``{"$timedelta": [days, seconds, microseconds]}``, ``{"$timezone": [seconds, micro, name]}``,
+  ``{"$zone": "Europe/Paris"}``, ``{"$uuid": "…"}``, ``{"$path": "a/b", "type": "PosixPath"}``,
+  ``{"$enum": "module.Class", "name": "RED"}`` (``"value"`` too for a combined flag),
+  ``{"$deque": [...], "maxlen": n}``, ``{"$range": [start, stop, step]}``,
+  ``{"$slice": [start, stop, step]}``, ``{"$array": "d", "items": [...]}``,
+  ``{"$pattern": <pattern>, "flags": n}``.
+- numpy, when the program imported it: ``{"$ndarray": "<f8", "shape": [2, 3], "items":
+  [...first max_items values in C order...], "hash": h}`` (the hash covers every element) and
+  ``{"$numpy": "<f8", "value": 1.5}`` for scalars.
 - other objects: ``{"$obj": "module.Qualname", "attrs": {...}}``; objects without
   readable state: ``{"$obj": "module.Qualname"}``; functions, classes and modules:
   ``{"$fn": name}``, ``{"$type": name}``, ``{"$module": name}``.
@@ -26,7 +53,10 @@ Encoding (all markers are objects whose first key starts with ``$``):
   structure and cycles are small canonical ids, never addresses.
 """
 
+import hashlib
+import json
 import math
+import sys
 import types
 
 MAX_SAFE_INT = 2 ** 53
@@ -47,6 +77,15 @@ try:  # 3.9 has these too, but be defensive about exotic builds
 except AttributeError:  # pragma: no cover
     pass
 
+# type's own descriptors: a metaclass that defines __dict__, __mro__, __module__ or
+# __qualname__ (as a property, say) is never consulted
+_TYPE_DICT = type.__dict__["__dict__"]
+_TYPE_MRO = type.__dict__["__mro__"]
+_TYPE_MODULE = type.__dict__["__module__"]
+_TYPE_QUALNAME = type.__dict__["__qualname__"]
+_GETSET = types.GetSetDescriptorType
+_MEMBER = types.MemberDescriptorType
+
 
 class Limits:
     __slots__ = ("max_depth", "max_items", "max_str")
@@ -61,51 +100,187 @@ class Limits:
                 "max_str": self.max_str}
 
 
+def _class_dict(cls):
+    return _TYPE_DICT.__get__(cls)
+
+
+def _mro(cls):
+    return _TYPE_MRO.__get__(cls)
+
+
 def type_name(obj):
-    cls = type(obj)
-    module = type.__getattribute__(cls, "__module__")
-    qual = type.__getattribute__(cls, "__qualname__")
-    if module in ("builtins", None):
+    return class_name(type(obj))
+
+
+def class_name(cls):
+    try:
+        module = _TYPE_MODULE.__get__(cls)
+    except Exception:
+        module = None
+    qual = _TYPE_QUALNAME.__get__(cls)
+    if type(module) is not str or module == "builtins":
         return qual
     return "%s.%s" % (module, qual)
 
 
-def _raw_attr(obj, name):
-    """Read a plain attribute through ``object.__getattribute__`` only."""
-    return object.__getattribute__(obj, name)
+def _digest(data):
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
 def _instance_dict(obj):
-    try:
-        d = _raw_attr(obj, "__dict__")
-    except Exception:
-        return None
-    return d if type(d) is dict else None
+    """The instance dict through the interpreter's own ``__dict__`` descriptor, or None.
+
+    A class that defines ``__dict__`` itself (a property, say) is not asked: the first
+    ``__dict__`` entry in the MRO must be the getset descriptor the interpreter made.
+    """
+    for cls in _mro(type(obj)):
+        desc = _class_dict(cls).get("__dict__")
+        if desc is None:
+            continue
+        if type(desc) is not _GETSET:
+            return None
+        try:
+            d = desc.__get__(obj, cls)
+        except Exception:
+            return None
+        return d if type(d) is dict else None
+    return None
 
 
 def _slot_values(obj):
     """(name, value) for every filled ``__slots__`` member, read via member descriptors."""
     out = []
     seen = set()
-    for cls in type.__getattribute__(type(obj), "__mro__"):
-        cls_dict = type.__getattribute__(cls, "__dict__")
+    for cls in _mro(type(obj)):
+        cls_dict = _class_dict(cls)
         slots = cls_dict.get("__slots__")
         if slots is None:
             continue
-        if isinstance(slots, str):
+        if type(slots) is str:
             slots = (slots,)
+        if type(slots) not in (tuple, list):
+            continue
         for name in slots:
             if type(name) is not str or name in seen or name in ("__dict__", "__weakref__"):
                 continue
             seen.add(name)
             desc = cls_dict.get(name)
-            if type(desc) is not types.MemberDescriptorType:
+            if type(desc) is not _MEMBER:
                 continue
             try:
                 out.append((name, desc.__get__(obj, cls)))
             except AttributeError:
                 continue  # slot never assigned
     return out
+
+
+def _slot(obj, cls, name):
+    """One member slot of an exact standard-library type (Fraction, UUID)."""
+    desc = _class_dict(cls).get(name)
+    if type(desc) is not _MEMBER:
+        raise AttributeError(name)
+    return desc.__get__(obj, cls)
+
+
+# Per type (by id, the type kept alive beside it): how its values are encoded. Types are
+# not used as dict keys, since a metaclass could define __hash__.
+_KINDS = {}
+
+
+def _module(name):
+    return sys.modules.get(name)
+
+
+def _classify(t):
+    """The encoder kind of a type, decided once."""
+    mro = _mro(t)
+    enum = _module("enum")
+    if enum is not None and enum.Enum in mro:
+        return "enum"
+    if t is bytearray:
+        return "bytes"
+    numpy = _module("numpy")
+    if numpy is not None:
+        # before the builtin subclasses: numpy.float64 is a float, numpy.str_ a str
+        if numpy.ndarray in mro:
+            return "ndarray"
+        if numpy.generic in mro:
+            return "npscalar"
+    if str in mro:
+        return "str_sub"
+    if int in mro:
+        return "int_sub"
+    if float in mro:
+        return "float_sub"
+    if complex in mro:
+        return "complex_sub"
+    if bytes in mro or bytearray in mro:
+        return "bytes_sub"
+    if list in mro:
+        return "list"
+    if tuple in mro:
+        return "tuple"
+    if set in mro or frozenset in mro:
+        return "set"
+    collections = _module("collections")
+    if dict in mro:
+        if collections is not None and collections.OrderedDict in mro:
+            return "odict"
+        if collections is not None and collections.defaultdict in mro:
+            return "ddict"
+        return "dict"
+    if t is memoryview:
+        return "memoryview"
+    if t is range:
+        return "range"
+    if t is slice:
+        return "slice"
+    if collections is not None and collections.deque in mro:
+        return "deque"
+    for mod, names, kind, subclasses in _STANDARD:
+        m = _module(mod)
+        if m is None:
+            continue
+        for name in names:
+            cls = getattr(m, name, None)
+            if cls is t or (subclasses and cls is not None and cls in mro):
+                return kind
+    return "object"
+
+
+# standard-library value types with their own encoding, looked up only once the program
+# imported them: (module, class names, kind, whether subclasses are read the same way — only
+# for types implemented in C, whose methods a subclass cannot change underneath)
+_STANDARD = (
+    ("decimal", ("Decimal",), "decimal", True),
+    ("fractions", ("Fraction",), "fraction", False),
+    ("datetime", ("datetime",), "datetime", True),
+    ("datetime", ("date",), "date", True),
+    ("datetime", ("time",), "time", True),
+    ("datetime", ("timedelta",), "timedelta", True),
+    ("datetime", ("timezone",), "timezone", False),
+    ("zoneinfo", ("ZoneInfo",), "zone", False),
+    ("uuid", ("UUID",), "uuid", False),
+    ("pathlib", ("PurePosixPath", "PureWindowsPath", "PosixPath", "WindowsPath"), "path", False),
+    ("array", ("array",), "array", True),
+    ("re", ("Pattern",), "pattern", False),
+)
+
+
+def _typed(out, obj, cls):
+    """Marks a subclass value with its own class name."""
+    if type(obj) is not cls:
+        out["type"] = type_name(obj)
+    return out
+
+
+def _kind(t):
+    hit = _KINDS.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    kind = _classify(t)
+    _KINDS[id(t)] = (t, kind)
+    return kind
 
 
 class Serializer:
@@ -135,25 +310,17 @@ class Serializer:
                 return obj
             return self._big_int(obj)
         if t is float:
-            if math.isfinite(obj):
-                return obj
-            return {"$float": "nan" if obj != obj else ("inf" if obj > 0 else "-inf")}
+            return _float(obj)
         if t is str:
             return self._str(obj)
-        if t is bytes or t is bytearray:
-            n = len(obj)
-            cut = bytes(obj[: self.limits.max_str])
-            out = {"$bytes": cut.decode("latin-1"), "len": n}
-            if t is bytearray:
-                out["type"] = "bytearray"
-            return out
+        if t is bytes:
+            return self._bytes(obj, None)
         if t is complex:
-            return {"$complex": [self.value(obj.real), self.value(obj.imag)]}
+            return {"$complex": [_float(obj.real), _float(obj.imag)]}
         if issubclass(t, _FUNCTION_TYPES):
             return {"$fn": _function_name(obj)}
         if issubclass(t, type):
-            return {"$type": "%s.%s" % (type.__getattribute__(obj, "__module__"),
-                                        type.__getattribute__(obj, "__qualname__"))}
+            return {"$type": class_name(obj)}
         if t is types.ModuleType:
             return {"$module": obj.__name__ if type(obj.__dict__.get("__name__")) is str else "?"}
 
@@ -162,83 +329,94 @@ class Serializer:
             return ref
         if depth >= self.limits.max_depth:
             return {"$depth": type_name(obj)}
-
-        # Builtin containers, and subclasses of them read through the builtin methods.
-        if issubclass(t, list):
-            self._remember(obj)
-            return self._seq(obj, list, depth, None)
-        if issubclass(t, tuple):
-            self._remember(obj)
-            return self._seq(obj, tuple, depth, "$tuple")
-        if issubclass(t, (set, frozenset)):
-            self._remember(obj)
-            return self._set(obj, depth)
-        if issubclass(t, dict):
-            self._remember(obj)
-            return self._dict(obj, depth)
+        kind = _kind(t)
+        encode = _ENCODERS.get(kind)
+        if encode is not None:
+            try:
+                return encode(self, obj, depth)
+            except Exception:  # a damaged value of a known type: its attributes, as any object
+                pass
         self._remember(obj)
         return self._object(obj, depth)
 
+    # -- builtin values --------------------------------------------------------------------
     def _str(self, s):
-        if len(s) <= self.limits.max_str:
-            return s
-        return {"$str": s[: self.limits.max_str], "len": len(s)}
+        n = str.__len__(s)
+        if n <= self.limits.max_str:
+            return s if type(s) is str else str.__getitem__(s, slice(None))
+        cut = str.__getitem__(s, slice(0, self.limits.max_str))
+        return {"$str": cut, "len": n,
+                "hash": _digest(str.encode(s, "utf-8", "surrogatepass"))}
+
+    def _bytes(self, b, kind):
+        base = bytearray if kind == "bytearray" else bytes
+        n = base.__len__(b)
+        limit = self.limits.max_str
+        cut = bytes(base.__getitem__(b, slice(0, limit)))
+        out = {"$bytes": cut.decode("latin-1"), "len": n}
+        if n > limit:
+            out["hash"] = _digest(base.__getitem__(b, slice(None)))
+        if kind == "bytearray":
+            out["type"] = "bytearray"
+        return out
 
     def _big_int(self, n):
         # int -> str conversion is builtin; guard the 4300-digit limit of 3.11+.
         try:
             digits = int.__repr__(n)
         except ValueError:
-            return {"$int": "<%d bits>" % n.bit_length()}
+            return {"$int": "<%d bits>" % n.bit_length(),
+                    "hash": _digest(n.to_bytes((n.bit_length() + 8) // 8, "little", signed=True))}
         if len(digits) > self.limits.max_str:
-            return {"$int": digits[: self.limits.max_str] + "...", "digits": len(digits)}
+            return {"$int": digits[: self.limits.max_str] + "...", "digits": len(digits),
+                    "hash": _digest(digits.encode("ascii"))}
         return {"$int": digits}
 
     def _seq(self, obj, base, depth, marker):
+        self._remember(obj)
         n = base.__len__(obj)
         limit = self.limits.max_items
         items = []
         it = base.__iter__(obj)
-        for i in range(min(n, limit)):
+        for _ in range(min(n, limit)):
             items.append(self.value(next(it), depth + 1))
         if n > limit:
             items.append({"$more": n - limit})
-        out = items if marker is None else {marker: items}
-        if type(obj) is not base:
-            out = {"$obj": type_name(obj), "items": items}
-        return out
-
-    def _set(self, obj, depth):
-        base = frozenset if issubclass(type(obj), frozenset) else set
-        n = base.__len__(obj)
-        encoded = []
-        # Encode every element (bounded) so the sort key does not depend on hashes.
-        for x in base.__iter__(obj):
-            encoded.append(self.value(x, depth + 1))
-            if len(encoded) >= self.limits.max_items * 4:
-                break
-        encoded.sort(key=_sort_key)
-        items = encoded[: self.limits.max_items]
-        if n > len(items):
-            items.append({"$more": n - len(items)})
-        marker = "$frozenset" if base is frozenset else "$set"
         if type(obj) is not base:
             return {"$obj": type_name(obj), "items": items}
-        return {marker: items}
+        return items if marker is None else {marker: items}
 
-    def _dict(self, obj, depth):
+    def _set(self, obj, depth):
+        self._remember(obj)
+        base = frozenset if issubclass(type(obj), frozenset) else set
+        n = base.__len__(obj)
+        # sorted by each element's own encoding (no shared $ref numbering), so the order
+        # depends neither on hashes nor on insertion
+        chosen = _canonical(base.__iter__(obj), self.limits, depth + 1, self.limits.max_items * 8)
+        items = [self.value(x, depth + 1) for _, x in chosen[: self.limits.max_items]]
+        if n > len(items):
+            items.append({"$more": n - len(items)})
+        if type(obj) is not base:
+            return {"$obj": type_name(obj), "items": items}
+        return {"$frozenset" if base is frozenset else "$set": items}
+
+    def _pairs(self, obj, depth, ordered):
         n = dict.__len__(obj)
         limit = self.limits.max_items
-        pairs = []
-        for k, v in dict.items(obj):
-            if len(pairs) >= limit:
-                break
-            pairs.append([self.value(k, depth + 1), self.value(v, depth + 1)])
-        if n > limit:
-            pairs.append({"$more": n - limit})
-        if type(obj) is not dict:
-            return {"$obj": type_name(obj), "items": pairs}
-        return {"$dict": pairs}
+        if ordered:
+            chosen = []
+            for k, v in dict.items(obj):
+                if len(chosen) >= limit:
+                    break
+                chosen.append((k, v))
+        else:
+            # Python's dict equality ignores insertion order: so does the encoding
+            keyed = _canonical(dict.items(obj), self.limits, depth + 1, limit * 8, key=True)
+            chosen = [kv for _, kv in keyed[:limit]]
+        pairs = [[self.value(k, depth + 1), self.value(v, depth + 1)] for k, v in chosen]
+        if n > len(pairs):
+            pairs.append({"$more": n - len(pairs)})
+        return pairs
 
     def _object(self, obj, depth):
         out = {"$obj": type_name(obj)}
@@ -265,9 +443,266 @@ class Serializer:
             count += 1
         if attrs:
             out["attrs"] = attrs
-        if issubclass(type(obj), BaseException):
+        if BaseException in _mro(type(obj)):
             out["args"] = self.value(BaseException.__getattribute__(obj, "args"), depth + 1)
         return out
+
+
+def _float(x):
+    if math.isfinite(x):
+        return x
+    return {"$float": "nan" if x != x else ("inf" if x > 0 else "-inf")}
+
+
+def _canonical(pairs_or_items, limits, depth, bound, key=False):
+    """(sort key, element) for up to ``bound`` elements, sorted by their encodings (each
+    encoded alone, so the keys do not depend on the order the elements were met in)."""
+    out = []
+    for x in pairs_or_items:
+        k = x[0] if key else x
+        out.append((_sort_key(Serializer(limits).value(k, depth)), x))
+        if len(out) >= bound:
+            break
+    out.sort(key=lambda e: e[0])
+    return out
+
+
+# -- encoders by kind ------------------------------------------------------------------------
+
+def _enc_str_sub(s, obj, depth):
+    return {"$obj": type_name(obj), "value": s._str(obj)}
+
+
+def _enc_int_sub(s, obj, depth):
+    return {"$obj": type_name(obj), "value": s.value(int.__int__(obj), depth)}
+
+
+def _enc_float_sub(s, obj, depth):
+    return {"$obj": type_name(obj), "value": _float(float.__float__(obj))}
+
+
+def _enc_complex_sub(s, obj, depth):
+    return {"$obj": type_name(obj),
+            "value": {"$complex": [_float(complex.real.__get__(obj)), _float(complex.imag.__get__(obj))]}}
+
+
+def _enc_bytes(s, obj, depth):
+    return s._bytes(obj, "bytearray")
+
+
+def _enc_bytes_sub(s, obj, depth):
+    kind = "bytearray" if bytearray in _mro(type(obj)) else None
+    return {"$obj": type_name(obj), "value": s._bytes(obj, kind)}
+
+
+def _enc_list(s, obj, depth):
+    return s._seq(obj, list, depth, None)
+
+
+def _enc_tuple(s, obj, depth):
+    return s._seq(obj, tuple, depth, "$tuple")
+
+
+def _enc_set(s, obj, depth):
+    return s._set(obj, depth)
+
+
+def _enc_dict(s, obj, depth):
+    s._remember(obj)
+    pairs = s._pairs(obj, depth, False)
+    if type(obj) is dict:
+        return {"$dict": pairs}
+    return {"$obj": type_name(obj), "items": pairs}
+
+
+def _enc_odict(s, obj, depth):
+    s._remember(obj)
+    return {"$obj": type_name(obj), "items": s._pairs(obj, depth, True)}
+
+
+def _enc_ddict(s, obj, depth):
+    s._remember(obj)
+    collections = sys.modules["collections"]
+    factory = collections.defaultdict.default_factory.__get__(obj)
+    return {"$obj": type_name(obj), "items": s._pairs(obj, depth, False),
+            "factory": s.value(factory, depth + 1)}
+
+
+def _enc_memoryview(s, obj, depth):
+    s._remember(obj)
+    try:
+        nbytes = memoryview.nbytes.__get__(obj)
+        fmt = memoryview.format.__get__(obj)
+        shape = memoryview.shape.__get__(obj)
+    except ValueError:
+        return {"$memoryview": "released"}
+    limit = s.limits.max_str
+    try:
+        data = memoryview.tobytes(obj) if nbytes <= limit * 64 else memoryview.tobytes(
+            memoryview.cast(obj, "B")[:limit])
+    except (TypeError, ValueError):
+        data = b""
+    out = {"$memoryview": {"$bytes": data[:limit].decode("latin-1"), "len": nbytes},
+           "format": fmt, "shape": list(shape) if shape is not None else None}
+    if nbytes > limit and len(data) == nbytes:
+        out["$memoryview"]["hash"] = _digest(data)
+    return out
+
+
+def _enc_range(s, obj, depth):
+    return {"$range": [s.value(range.start.__get__(obj)), s.value(range.stop.__get__(obj)),
+                       s.value(range.step.__get__(obj))]}
+
+
+def _enc_slice(s, obj, depth):
+    s._remember(obj)
+    return {"$slice": [s.value(slice.start.__get__(obj), depth + 1),
+                       s.value(slice.stop.__get__(obj), depth + 1),
+                       s.value(slice.step.__get__(obj), depth + 1)]}
+
+
+def _enc_deque(s, obj, depth):
+    collections = sys.modules["collections"]
+    deque = collections.deque
+    out = s._seq(obj, deque, depth, "$deque")
+    maxlen = deque.maxlen.__get__(obj)
+    if maxlen is not None:
+        out["maxlen"] = maxlen
+    return out
+
+
+def _enc_enum(s, obj, depth):
+    d = _instance_dict(obj) or {}
+    out = {"$enum": type_name(obj), "name": d.get("_name_") if type(d.get("_name_")) is str else None}
+    if out["name"] is None:
+        out["value"] = s.value(d.get("_value_"), depth + 1)
+    return out
+
+
+def _enc_decimal(s, obj, depth):
+    D = sys.modules["decimal"].Decimal
+    return _typed({"$decimal": D.__str__(obj)}, obj, D)
+
+
+def _enc_fraction(s, obj, depth):
+    cls = sys.modules["fractions"].Fraction
+    return {"$fraction": [s.value(_slot(obj, cls, "_numerator")), s.value(_slot(obj, cls, "_denominator"))]}
+
+
+def _tz(s, tz, depth):
+    return None if tz is None else s.value(tz, depth + 1)
+
+
+def _enc_datetime(s, obj, depth):
+    dt = sys.modules["datetime"]
+    D = dt.datetime
+    naive = D(D.year.__get__(obj), D.month.__get__(obj), D.day.__get__(obj), D.hour.__get__(obj),
+              D.minute.__get__(obj), D.second.__get__(obj), D.microsecond.__get__(obj))
+    out = {"$datetime": D.isoformat(naive), "tz": _tz(s, D.tzinfo.__get__(obj), depth)}
+    if D.fold.__get__(obj):
+        out["fold"] = 1
+    return _typed(out, obj, D)
+
+
+def _enc_date(s, obj, depth):
+    D = sys.modules["datetime"].date
+    day = D(D.year.__get__(obj), D.month.__get__(obj), D.day.__get__(obj))
+    return _typed({"$date": D.isoformat(day)}, obj, D)
+
+
+def _enc_time(s, obj, depth):
+    T = sys.modules["datetime"].time
+    naive = T(T.hour.__get__(obj), T.minute.__get__(obj), T.second.__get__(obj), T.microsecond.__get__(obj))
+    out = {"$time": T.isoformat(naive), "tz": _tz(s, T.tzinfo.__get__(obj), depth)}
+    if T.fold.__get__(obj):
+        out["fold"] = 1
+    return _typed(out, obj, T)
+
+
+def _enc_timedelta(s, obj, depth):
+    TD = sys.modules["datetime"].timedelta
+    return _typed({"$timedelta": [TD.days.__get__(obj), TD.seconds.__get__(obj), TD.microseconds.__get__(obj)]}, obj, TD)
+
+
+def _enc_timezone(s, obj, depth):
+    TZ = sys.modules["datetime"].timezone
+    off = TZ.utcoffset(obj, None)
+    TD = sys.modules["datetime"].timedelta
+    return {"$timezone": [TD.days.__get__(off) * 86400 + TD.seconds.__get__(off),
+                          TD.microseconds.__get__(off), TZ.tzname(obj, None)]}
+
+
+def _enc_zone(s, obj, depth):
+    Z = sys.modules["zoneinfo"].ZoneInfo
+    key = Z.__dict__.get("key")
+    return {"$zone": key.__get__(obj) if key is not None else None}
+
+
+def _enc_uuid(s, obj, depth):
+    h = "%032x" % _slot(obj, sys.modules["uuid"].UUID, "int")
+    return {"$uuid": "%s-%s-%s-%s-%s" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:])}
+
+
+def _enc_path(s, obj, depth):
+    pathlib = sys.modules["pathlib"]
+    return {"$path": pathlib.PurePath.__str__(obj), "type": type_name(obj).rsplit(".", 1)[-1]}
+
+
+def _enc_array(s, obj, depth):
+    A = sys.modules["array"].array
+    n = A.__len__(obj)
+    limit = s.limits.max_items
+    items = [s.value(A.__getitem__(obj, i)) for i in range(min(n, limit))]
+    if n > limit:
+        items.append({"$more": n - limit})
+    out = {"$array": A.typecode.__get__(obj), "items": items}
+    if n > limit:
+        out["hash"] = _digest(A.tobytes(obj))
+    return _typed(out, obj, A)
+
+
+def _enc_pattern(s, obj, depth):
+    P = sys.modules["re"].Pattern
+    return {"$pattern": s.value(P.pattern.__get__(obj)), "flags": P.flags.__get__(obj)}
+
+
+def _enc_ndarray(s, obj, depth):
+    np = sys.modules["numpy"]
+    nd = np.ndarray
+    s._remember(obj)
+    base = nd.view(obj, nd)  # the plain array over the same data: no subclass method runs
+    dtype = nd.dtype.__get__(base)
+    shape = nd.shape.__get__(base)
+    size = nd.size.__get__(base)
+    limit = s.limits.max_items
+    flat = nd.reshape(base, -1)
+    items = [s.value(x, depth + 1) for x in nd.tolist(flat[:limit])] if size else []
+    if size > limit:
+        items.append({"$more": size - limit})
+    out = {"$ndarray": np.dtype.str.__get__(dtype), "shape": list(shape), "items": items}
+    if not np.dtype.hasobject.__get__(dtype) and size > limit:
+        out["hash"] = _digest(nd.tobytes(base))
+    return _typed(out, obj, nd)
+
+
+def _enc_npscalar(s, obj, depth):
+    np = sys.modules["numpy"]
+    dtype = np.generic.dtype.__get__(obj)
+    return {"$numpy": np.dtype.str.__get__(dtype), "value": s.value(np.generic.item(obj), depth + 1)}
+
+
+_ENCODERS = {
+    "str_sub": _enc_str_sub, "int_sub": _enc_int_sub, "float_sub": _enc_float_sub,
+    "complex_sub": _enc_complex_sub, "bytes": _enc_bytes, "bytes_sub": _enc_bytes_sub,
+    "list": _enc_list, "tuple": _enc_tuple, "set": _enc_set, "dict": _enc_dict,
+    "odict": _enc_odict, "ddict": _enc_ddict, "memoryview": _enc_memoryview,
+    "range": _enc_range, "slice": _enc_slice, "deque": _enc_deque, "enum": _enc_enum,
+    "decimal": _enc_decimal, "fraction": _enc_fraction, "datetime": _enc_datetime,
+    "date": _enc_date, "time": _enc_time, "timedelta": _enc_timedelta,
+    "timezone": _enc_timezone, "zone": _enc_zone, "uuid": _enc_uuid, "path": _enc_path,
+    "array": _enc_array, "pattern": _enc_pattern, "ndarray": _enc_ndarray,
+    "npscalar": _enc_npscalar,
+}
 
 
 def _function_name(fn):
@@ -288,7 +723,6 @@ def _function_name(fn):
 
 
 def _sort_key(encoded):
-    import json
     return json.dumps(encoded, sort_keys=True, ensure_ascii=False, allow_nan=False)
 
 

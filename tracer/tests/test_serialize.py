@@ -96,9 +96,14 @@ class SerializeTest(unittest.TestCase):
         lim = Limits(max_depth=2, max_items=3, max_str=5)
         self.assertEqual(serialize(list(range(10)), lim), [0, 1, 2, {"$more": 7}])
         self.assertEqual(serialize([[[1]]], lim), [[{"$depth": "list"}]])
-        self.assertEqual(serialize("abcdefgh", lim), {"$str": "abcde", "len": 8})
+        cut = serialize("abcdefgh", lim)
+        self.assertEqual((cut["$str"], cut["len"]), ("abcde", 8))
+        # what is past the cut still tells values apart
+        self.assertNotEqual(serialize("abcdefgX", lim), cut)
         self.assertEqual(serialize({i: i for i in range(5)}, lim),
                          {"$dict": [[0, 0], [1, 1], [2, 2], {"$more": 2}]})
+        # dicts are written in key order, whatever the insertion order
+        self.assertEqual(serialize({4: 4, 3: 3, 2: 2, 1: 1, 0: 0}, lim), serialize({i: i for i in range(5)}, lim))
 
     def test_huge_container_is_cheap(self):
         big = list(range(1_000_000))
@@ -127,7 +132,8 @@ class SerializeTest(unittest.TestCase):
         self.assertEqual(serialize(2 ** 70), {"$int": str(2 ** 70)})
         self.assertEqual(serialize(10 ** 300)["digits"], 301)
         # past the interpreter's int->str limit: the size, never a conversion error
-        self.assertEqual(serialize(10 ** 5000), {"$int": "<16610 bits>"})
+        self.assertEqual(serialize(10 ** 5000)["$int"], "<16610 bits>")
+        self.assertNotEqual(serialize(10 ** 5000), serialize(10 ** 5000 + 1))
         self.assertEqual(serialize(b"\x00\xffab"), {"$bytes": "\x00\xffab", "len": 4})
         # sets are sorted by encoding: same output whatever the hash seed
         self.assertEqual(serialize({"b", "a", 3}), {"$set": ["a", "b", 3]})

@@ -53,19 +53,54 @@ function render(v: Json): string {
   if ('$tuple' in v) return seq(v.$tuple as Json[], '(', ')', true);
   if ('$set' in v) return (v.$set as Json[]).length ? seq(v.$set as Json[], '{', '}') : 'set()';
   if ('$frozenset' in v) return `frozenset(${seq(v.$frozenset as Json[], '{', '}')})`;
-  if ('$dict' in v) return `{${(v.$dict as Json[]).map(pair => (Array.isArray(pair) ? `${render(pair[0]!)}: ${render(pair[1]!)}` : render(pair))).join(', ')}}`;
+  if ('$dict' in v) return pairs(v.$dict as Json[]);
+  if ('$decimal' in v) return `${typed(v, 'Decimal')}('${v.$decimal}')`;
+  if ('$fraction' in v) return `Fraction(${(v.$fraction as Json[]).map(render).join(', ')})`;
+  if ('$datetime' in v) return `${typed(v, 'datetime')}(${String(v.$datetime)}${v.tz ? ` ${render(v.tz)}` : ''})`;
+  if ('$date' in v) return `${typed(v, 'date')}(${String(v.$date)})`;
+  if ('$time' in v) return `${typed(v, 'time')}(${String(v.$time)}${v.tz ? ` ${render(v.tz)}` : ''})`;
+  if ('$timedelta' in v) {
+    const [d, s, us] = v.$timedelta as number[];
+    return `${typed(v, 'timedelta')}(days=${d}, seconds=${s}${us ? `, microseconds=${us}` : ''})`;
+  }
+  if ('$timezone' in v) {
+    const [s, us, name] = v.$timezone as [number, number, string];
+    return `timezone(${name ?? `${s}s${us ? `+${us}µs` : ''}`})`;
+  }
+  if ('$zone' in v) return `ZoneInfo('${v.$zone}')`;
+  if ('$uuid' in v) return `UUID('${v.$uuid}')`;
+  if ('$path' in v) return `${v.type ?? 'Path'}(${pyStr(String(v.$path))})`;
+  if ('$enum' in v) return `${String(v.$enum).split('.').at(-1)}.${v.name ?? render(v.value ?? null)}`;
+  if ('$deque' in v) return `deque(${seq(v.$deque as Json[], '[', ']')}${v.maxlen !== undefined ? `, maxlen=${v.maxlen}` : ''})`;
+  if ('$range' in v) return `range(${(v.$range as Json[]).map(render).join(', ')})`;
+  if ('$slice' in v) return `slice(${(v.$slice as Json[]).map(render).join(', ')})`;
+  if ('$array' in v) return `array('${v.$array}', ${seq(v.items as Json[], '[', ']')})`;
+  if ('$pattern' in v) return `re.compile(${render(v.$pattern)}${v.flags ? `, ${v.flags}` : ''})`;
+  if ('$memoryview' in v) return `memoryview(${typeof v.$memoryview === 'string' ? v.$memoryview : render(v.$memoryview)})`;
+  if ('$ndarray' in v) return `array(${seq(v.items as Json[], '[', ']')}, dtype='${v.$ndarray}', shape=(${(v.shape as number[]).join(', ')}${(v.shape as number[]).length === 1 ? ',' : ''}))`;
+  if ('$numpy' in v) return `${render(v.value ?? null)} (${v.$numpy})`;
   if ('$fn' in v) return `<function ${v.$fn}>`;
   if ('$type' in v) return `<class ${v.$type}>`;
   if ('$module' in v) return `<module ${v.$module}>`;
   if ('$depth' in v) return `<${v.$depth} …>`;
   if ('$obj' in v) {
     const name = String(v.$obj).split('.').at(-1);
-    if ('items' in v) return `${name}(${render(v.items!)})`;
+    if ('value' in v) return `${name}(${render(v.value!)})`;
+    if ('items' in v) return `${name}(${Array.isArray(v.items) && v.items.every(x => Array.isArray(x) || (isObj(x) && '$more' in x)) && /dict|Dict|Counter|KB/.test(name ?? '') ? pairs(v.items) : render(v.items!)})`;
     const attrs = isObj(v.attrs) ? Object.entries(v.attrs).map(([k, x]) => (k === '$more' ? `…+${x}` : `${k}=${render(x)}`)) : [];
     if ('args' in v) attrs.unshift(...((isObj(v.args) && Array.isArray(v.args.$tuple) ? v.args.$tuple : []) as Json[]).map(render));
     return `${name}(${attrs.join(', ')})`;
   }
   return JSON.stringify(v);
+}
+
+function pairs(items: Json[]): string {
+  return `{${items.map(pair => (Array.isArray(pair) ? `${render(pair[0]!)}: ${render(pair[1]!)}` : render(pair))).join(', ')}}`;
+}
+
+/** The class a value of a standard type was written with: the subclass when it is one. */
+function typed(v: Record<string, Json>, base: string): string {
+  return typeof v.type === 'string' ? String(v.type).split('.').at(-1)! : base;
 }
 
 export interface CompareOptions {

@@ -44,7 +44,7 @@ function seqOf(v: unknown): unknown[] | null {
   if (Array.isArray(v)) return v;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    for (const key of ['$tuple', 'items', '$set', '$frozenset']) if (Array.isArray(o[key])) return o[key] as unknown[];
+    for (const key of ['$tuple', 'items', '$set', '$frozenset', '$deque']) if (Array.isArray(o[key])) return o[key] as unknown[];
   }
   return null;
 }
@@ -66,7 +66,9 @@ export function evalWatch(plan: WatchPlan, locals: Locals): WatchResult {
       if (i < 0 || i >= real.length) return {error: real.length < items.length ? 'beyond the recorded items' : 'IndexError: index out of range'};
       cur = real[i];
     } else {
-      const pairs = (cur as {$dict?: unknown[]} | null)?.$dict;
+      // a dict, or a dict subclass ({"$obj", "items": [[k, v], …]})
+      const o = cur as {$dict?: unknown[]; items?: unknown[]} | null;
+      const pairs = o?.$dict ?? (Array.isArray(o?.items) && o!.items.every(p => Array.isArray(p) || (p && typeof p === 'object' && '$more' in (p as object))) ? o!.items : undefined);
       if (!Array.isArray(pairs)) return {error: 'not a recorded dict'};
       const hit = pairs.find(p => Array.isArray(p) && p[0] === step.index) as [unknown, unknown] | undefined;
       if (!hit) return {error: pairs.some(p => !Array.isArray(p)) ? 'key not among the recorded items' : `KeyError: '${step.index}'`};
