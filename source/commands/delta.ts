@@ -1,5 +1,5 @@
 import {say} from './output.js';
-import {collectNondeterminism, emptyNondeterminism, extractDelta} from '../core/trace/delta.js';
+import {collectNondeterminism, emptyNondeterminism, extractDelta, mergeNondeterminism} from '../core/trace/delta.js';
 import {LineMap} from '../core/trace/line-map.js';
 import {findPairByTraces, getTrace, saveDelta, StoredTrace} from '../store/traces.js';
 import {openStore} from './db-path.js';
@@ -43,7 +43,7 @@ async function deltaCommand(argv: string[]): Promise<number> {
     ]) {
       if (first && second && getTrace(db, first)?.status === 'complete' && getTrace(db, second)?.status === 'complete') {
         const n = collectNondeterminism(new StoredTrace(db, first), new StoredTrace(db, second), new LineMap(null));
-        nondet = {variables: new Set([...nondet.variables, ...n.variables]), functions: new Set([...nondet.functions, ...n.functions])};
+        nondet = mergeNondeterminism(nondet, n);
       }
     }
     const result = extractDelta({buggy: new StoredTrace(db, a), patched: new StoredTrace(db, b), map, options, nondeterminism: nondet});

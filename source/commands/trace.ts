@@ -52,6 +52,10 @@ Tracing:
   --no-rerun          trace each side once (values that differ between runs are then not
                       recognised as nondeterministic)
   --no-plugins        do not load installed pytest plugins (faster start)
+  --seed N            seed random, numpy's global generator and every generator the program
+                      makes without a seed, before each test, the same on both sides (default 0;
+                      stored with the pair)
+  --no-seed           leave randomness as the program has it (the re-runs then find what varies)
 
 Delta:
   --option NAME       a public ExplainBench behaviour (repeatable), off by default:
@@ -69,6 +73,12 @@ Stored as:
 
 Exit codes: 0 delta computed (found or ∅), 1 a trace is missing, crashed, timed out or
 truncated before any difference (the delta is then "incomplete"), 2 usage error.`;
+
+function integer(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number (got "${value}")`);
+  return Number(value);
+}
 
 export function parseDeltaOptions(values: string[] | undefined): DeltaOption[] {
   return (values ?? []).map(v => oneOf(v, Object.keys(DELTA_OPTIONS) as DeltaOption[], '--option')!);
@@ -99,6 +109,8 @@ export async function runTrace(argv: string[]): Promise<number> {
       option: {type: 'string', multiple: true},
       trajectory: {type: 'string'},
       'no-sandbox': {type: 'boolean'},
+      seed: {type: 'string'},
+      'no-seed': {type: 'boolean'},
       'pass-env': {type: 'string', multiple: true},
     },
     false,
@@ -129,6 +141,7 @@ export async function runTrace(argv: string[]): Promise<number> {
     throw new UsageError('say which trees to compare: --repo DIR with revisions or --patch, or --buggy-dir and --patched-dir');
   }
   const options = parseDeltaOptions(values.option);
+  if (values['no-seed'] && values.seed !== undefined) throw new UsageError('give --seed N or --no-seed, not both');
   let passEnv: string[];
   try {
     passEnv = parsePassEnv(values['pass-env']);
@@ -177,6 +190,7 @@ export async function runTrace(argv: string[]): Promise<number> {
       pytestPlugins: !values['no-plugins'],
       deltaOptions: options,
       sandbox: values['no-sandbox'] ? 'off' : 'require',
+      seed: values['no-seed'] ? null : (integer(values.seed, '--seed') ?? 0),
       passEnv,
       signal: controller.signal,
       onWarning: message => warn(`deltalens: warning: ${message}`),
@@ -197,6 +211,7 @@ export async function runTrace(argv: string[]): Promise<number> {
       nondeterministic: result.nondeterministic,
       workspace: result.workspace.kept ? {buggy: result.workspace.buggy, patched: result.workspace.patched} : null,
       sandbox: result.sandbox,
+      seed: values['no-seed'] ? null : (integer(values.seed, '--seed') ?? 0),
       db: dbPath,
     };
     if (values.json) printJson(deltaJson(result.delta, buggy, patched, extra));

@@ -8,6 +8,7 @@ import {existsSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {forget, makeTempDir} from './leftovers.js';
 import {pythonRunner, runPython, type PythonRunner} from './python.js';
+import {seedArgs} from './tracing.js';
 import type {SandboxPolicy} from './sandbox.js';
 import type {StepperModel, WatchValue} from './stepper.js';
 import {prepareWorkspace, type Workspace, type WorkspaceSpec} from './workspace.js';
@@ -68,7 +69,8 @@ export async function liveWatch(model: StepperModel, row: number, exprs: string[
     const side = async (which: 'b' | 'p'): Promise<Map<string, {value?: unknown; error?: string}> | string> => {
       const target = model.evalTarget(row, which);
       if (!target) return 'this row is not a finished line on this side';
-      const args = ['-m', 'deltatrace', 'eval', '--root', which === 'b' ? ws.buggy : ws.patched, '--at', `${target.file}:${target.line}`, '--hit', String(target.hit), '--timing', target.timing];
+      const seed = model.pair.workspace && 'seed' in model.pair.workspace ? (model.pair.workspace.seed as number | null) : null;
+      const args = ['-m', 'deltatrace', 'eval', '--root', which === 'b' ? ws.buggy : ws.patched, '--at', `${target.file}:${target.line}`, '--hit', String(target.hit), '--timing', target.timing, ...seedArgs(seed)];
       for (const e of exprs) args.push('--expr', e);
       args.push('--', model.pair.test);
       const tree = which === 'b' ? ws.buggy : ws.patched;

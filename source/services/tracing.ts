@@ -5,7 +5,7 @@
  */
 import {writeFileSync} from 'node:fs';
 import {basename, join} from 'node:path';
-import {collectNondeterminism, extractDelta, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
+import {collectNondeterminism, emptyNondeterminism, extractDelta, mergeNondeterminism, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
 import {LineMap, type Changes} from '../core/trace/line-map.js';
 import {writeTx, type Db} from '../store/db.js';
 import {createTrace, discardTraces, ensureTraceTarget, insertPair, saveDelta, StoredTrace, type TraceSummary} from '../store/traces.js';
@@ -39,6 +39,9 @@ export interface TracePairOptions {
   focus?: boolean;
   /** load installed pytest plugins (default on; off starts pytest ~1 s faster) */
   pytestPlugins?: boolean;
+  /** the seed for random, numpy and the generators a program makes without one, before each
+   * test, the same on both sides (default 0); null leaves randomness alone (--no-seed) */
+  seed?: number | null;
   /** require (default: untrusted code), prefer (the bundled demo), off (--no-sandbox) */
   sandbox?: SandboxPolicy;
   /** environment variables the project needs, passed into the sandbox by name */
@@ -70,6 +73,17 @@ export interface TracePairResult {
 }
 
 export class TraceRunError extends Error {}
+
+/** The seed a pair is traced with: 0 by default, null when randomness is left alone. */
+export function seedOf(seed: number | null | undefined): number | null {
+  return seed === undefined ? 0 : seed;
+}
+
+/** The tracer's arguments for it (every run of a pair, and its live re-runs, the same). */
+export function seedArgs(seed: number | null | undefined): string[] {
+  const s = seedOf(seed);
+  return s === null ? ['--no-seed'] : ['--seed', String(s)];
+}
 
 /** The run was stopped (Ctrl+C, SIGTERM): nothing of it is kept. */
 export class Interrupted extends Error {}
@@ -104,6 +118,7 @@ async function traceOnce(
   // the trace comes back over file descriptor 3 and goes into the store as it arrives
   const args = ['-m', 'deltatrace', 'run', '--root', root, '--out-fd', '3', '--max-events', String(limits.maxEvents), '--max-bytes', String(limits.maxBytes)];
   args.push('--timeout', String(Math.max(1, limits.timeoutS - 5)));
+  args.push(...seedArgs(o.seed));
   for (const f of o.focusList) args.push('--focus', f);
   if (o.onPathFile && o.focusList.length) args.push('--on-path', o.onPathFile);
   args.push('--', o.test);
@@ -158,10 +173,6 @@ async function both<T>(tasks: [Promise<T>, Promise<T>], stop: AbortController): 
   return [(a as PromiseFulfilledResult<T>).value, (b as PromiseFulfilledResult<T>).value];
 }
 
-function mergeNondet(a: Nondeterminism, b: Nondeterminism): Nondeterminism {
-  return {variables: new Set([...a.variables, ...b.variables]), functions: new Set([...a.functions, ...b.functions])};
-}
-
 export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions): Promise<TracePairResult> {
   const progress = o.onProgress ?? (() => {});
   const limits = {...DEFAULT_LIMITS, ...o.limits};
@@ -210,12 +221,12 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
 
     progress('extracting the delta…');
     const identity = new LineMap(null);
-    let nondet: Nondeterminism = {variables: new Set(), functions: new Set()};
+    let nondet: Nondeterminism = emptyNondeterminism();
     if (b2 && b1.summary.status === 'complete' && b2.summary.status === 'complete') {
-      nondet = mergeNondet(nondet, collectNondeterminism(new StoredTrace(db, b1.id), new StoredTrace(db, b2.id), identity));
+      nondet = mergeNondeterminism(nondet, collectNondeterminism(new StoredTrace(db, b1.id), new StoredTrace(db, b2.id), identity));
     }
     if (p2 && p1.summary.status === 'complete' && p2.summary.status === 'complete') {
-      nondet = mergeNondet(nondet, collectNondeterminism(new StoredTrace(db, p1.id), new StoredTrace(db, p2.id), identity));
+      nondet = mergeNondeterminism(nondet, collectNondeterminism(new StoredTrace(db, p1.id), new StoredTrace(db, p2.id), identity));
     }
     const options = [...(o.deltaOptions ?? [])];
     const result = extractDelta({buggy: new StoredTrace(db, b1.id), patched: new StoredTrace(db, p1.id), map: new LineMap(changes), options, nondeterminism: nondet});
@@ -234,7 +245,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
         trajectory: o.trajectory ?? null,
         changes,
         patch: diff,
-        workspace: {...ws.describe, kept, buggyDir: ws.buggy, patchedDir: ws.patched, python: o.python, sandbox: runner.confinement.label, sandboxPolicy: runner.policy},
+        workspace: {...ws.describe, kept, buggyDir: ws.buggy, patchedDir: ws.patched, python: o.python, sandbox: runner.confinement.label, sandboxPolicy: runner.policy, seed: seedOf(o.seed)},
       });
       const deltaId = saveDelta(db, b1.id, p1.id, id, result);
       return {id, deltaId};

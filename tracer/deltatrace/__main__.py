@@ -32,6 +32,10 @@ def _common(p):
     p.add_argument("--max-depth", type=int, default=4, help="serialization depth (default 4)")
     p.add_argument("--max-items", type=int, default=32, help="items per container (default 32)")
     p.add_argument("--max-str", type=int, default=200, help="characters per string (default 200)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed random (and numpy's global generator, and every generator the "
+                        "program makes without a seed) before each test (default 0)")
+    p.add_argument("--no-seed", action="store_true", help="leave randomness as the program has it")
     p.add_argument("target", nargs=argparse.REMAINDER, help="-- then pytest arguments or a script")
 
 
@@ -99,6 +103,21 @@ def _limits(args):
     return Limits(max_depth=args.max_depth, max_items=args.max_items, max_str=args.max_str)
 
 
+def _seeder(args):
+    from .seeding import Seeder
+    seeder = Seeder(None if args.no_seed else args.seed)
+    seeder.install()
+    return seeder
+
+
+def _seeded(seeder, start):
+    """``start`` (switching tracing on before each test), after seeding the randomness."""
+    def begin():
+        seeder.before_test()
+        start()
+    return begin
+
+
 def _enter_root(root):
     root = os.path.realpath(root)
     if not os.path.isdir(root):
@@ -121,6 +140,7 @@ def cmd_callers(args):
     from .target import run_target
     target = _target(args)
     root = _enter_root(args.root)
+    seeder = _seeder(args)
     main_file = target[0] if args.mode == "script" else None
     reg = CodeRegistry(root, main_file=main_file)
     focus = set(args.focus)
@@ -159,7 +179,7 @@ def cmd_callers(args):
             return None
         start = lambda: sys.settrace(global_trace)  # noqa: E731
         stop = lambda: sys.settrace(None)  # noqa: E731
-    outcome = run_target(target, start, stop, args.mode)
+    outcome = run_target(target, _seeded(seeder, start), stop, args.mode)
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump({"on_path": sorted([list(k) for k in on_path]), "focus_calls": hits[0],
                    "outcome": outcome.record()}, fh)
@@ -189,7 +209,7 @@ def cmd_run(args):
         os.close(fd)
         try:
             cmd = [sys.executable, "-m", "deltatrace", "callers", "--root", root, "--mode", args.mode,
-                   "--out", tmp]
+                   "--out", tmp] + (["--no-seed"] if args.no_seed else ["--seed", str(args.seed)])
             for f, q in sorted(focus):
                 cmd += ["--focus", "%s:%s" % (f, q)]
             t0 = time.monotonic()
@@ -221,6 +241,7 @@ def cmd_run(args):
         args.mode == "auto" and target[0].endswith(".py") and "::" not in target[0]
         and os.path.isfile(target[0])) else None
     reg = CodeRegistry(root, main_file=main_file)
+    seeder = _seeder(args)
     writer = Writer(out, args.max_events, args.max_bytes, args.timeout)
     header = {"t": "header", "format": FORMAT_VERSION, "tracer": "deltatrace " + __version__,
               "python": platform.python_version(), "implementation": platform.python_implementation(),
@@ -230,6 +251,7 @@ def cmd_run(args):
                              max_bytes=args.max_bytes, timeout=args.timeout),
               "snapshot_every": args.snapshot_every,
               "hash_seed": os.environ.get("PYTHONHASHSEED"),
+              "seed": seeder.seed,
               "nondeterministic": ["$ref numbering is per value; no ids or addresses are written"]}
     if prepass is not None:
         header["prepass"] = {"on_path": sorted([list(k) for k in on_path]),
@@ -244,7 +266,7 @@ def cmd_run(args):
         start, stop = rec.install_settrace, rec.uninstall_settrace
     t0 = time.monotonic()
     try:
-        outcome = run_target(target, start, stop, args.mode)
+        outcome = run_target(target, _seeded(seeder, start), stop, args.mode)
     finally:
         stop()
         if backend == "monitoring":
@@ -252,7 +274,7 @@ def cmd_run(args):
     writer.record(outcome.record())
     writer.record({"t": "end", "events": writer.events, "frames": rec.next_fid - 1,
                    "bytes": writer.bytes, "truncated": writer.truncated,
-                   "seconds": round(time.monotonic() - t0, 3)})
+                   "seconds": round(time.monotonic() - t0, 3), "seed": seeder.record()})
     writer.close()
     status = outcome.status()
     sys.stderr.write("deltatrace: %s, %d events, %d frames%s -> %s\n" % (
@@ -275,11 +297,12 @@ def cmd_eval(args):
         sys.exit("deltatrace: --at wants FILE:LINE, got %r" % args.at)
     out = os.path.abspath(args.out) if args.out else None
     root = _enter_root(args.root)
+    seeder = _seeder(args)
     reg = CodeRegistry(root)
     ev = Evaluator(reg, file.replace(os.sep, "/"), line, args.hit, args.timing, args.expr,
                    _limits(args), args.expr_timeout)
-    outcome = run_target(target, lambda: sys.settrace(ev.global_trace), lambda: sys.settrace(None),
-                         args.mode)
+    outcome = run_target(target, _seeded(seeder, lambda: sys.settrace(ev.global_trace)),
+                         lambda: sys.settrace(None), args.mode)
     result = {"at": {"file": file, "line": line}, "hit": args.hit, "timing": args.timing,
               "reached": ev.result is not None, "hits_seen": ev.hits, "function": ev.function,
               "results": ev.result or [], "outcome": outcome.record()}

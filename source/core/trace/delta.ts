@@ -69,11 +69,21 @@ export interface DeltaResult {
 export interface Nondeterminism {
   /** `${file}\u0000${function}\u0000${name}` of values that differ between two runs */
   variables: Set<string>;
-  /** functions whose control flow differs between two runs */
+  /** `${file}\u0000${function}` of functions whose control flow differs between two runs */
   functions: Set<string>;
+  /** functions whose frames end differently (result or exception) between two runs */
+  outcomes: Set<string>;
 }
 
-export const emptyNondeterminism = (): Nondeterminism => ({variables: new Set(), functions: new Set()});
+export const emptyNondeterminism = (): Nondeterminism => ({variables: new Set(), functions: new Set(), outcomes: new Set()});
+
+export function mergeNondeterminism(a: Nondeterminism, b: Nondeterminism): Nondeterminism {
+  return {
+    variables: new Set([...a.variables, ...b.variables]),
+    functions: new Set([...a.functions, ...b.functions]),
+    outcomes: new Set([...a.outcomes, ...b.outcomes]),
+  };
+}
 
 const PAGE = 512;
 
@@ -350,7 +360,11 @@ function walk(
       const side = ob === null ? 'buggy' : 'patched';
       return {stopped: false, steps, frames, ignored, incomplete: `the ${side} frame ${(ob === null ? cb : cp).frame.fn} never ended in its trace`};
     }
-    if (!sameOutcome(ob, op, cmp)) {
+    // A frame whose result differs between two runs of the same program (control flow that
+    // shuffles, a clock) is no evidence of a delta when it differs between the sides too.
+    const nondetOutcome = nondet?.outcomes.has(`${cb.frame.file}\u0000${cb.frame.fn}`) ?? false;
+    if (!sameOutcome(ob, op, cmp) && nondetOutcome) ignored += 1;
+    else if (!sameOutcome(ob, op, cmp)) {
       const verdict = onDiff(
         {
           status: 'found',
@@ -448,6 +462,7 @@ export function collectNondeterminism(first: TraceSource, second: TraceSource, m
         for (const v of found.variables) out.variables.add(`${frames.b.file}\u0000${frames.b.fn}\u0000${v.name}`);
       } else {
         out.functions.add(`${frames.b.file}\u0000${frames.b.fn}`);
+        out.outcomes.add(`${frames.b.file}\u0000${frames.b.fn}`);
       }
       return 'continue';
     },
