@@ -4,9 +4,7 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
-import tempfile
 import time
 
 from . import __version__
@@ -14,8 +12,6 @@ from .codeinfo import CodeRegistry
 from .serialize import Limits
 
 FORMAT_VERSION = 1
-# the exit code of a run stopped by its own --timeout before it could write a trace (as timeout(1))
-EXIT_TIMEOUT = 124
 
 
 def _focus_key(spec):
@@ -53,13 +49,19 @@ def parser():
                       help="write the trace to this open file descriptor (a pipe or socket the "
                            "caller reads as the trace is written; nothing goes to disk)")
     run.add_argument("--focus", action="append", type=_focus_key, default=[],
-                     metavar="FILE:FUNC", help="record state only on call paths to FUNC and below")
-    run.add_argument("--on-path", metavar="FILE",
-                     help="skip the focus pre-pass: read the call paths from FILE (the header's "
-                          "prepass.on_path list of an earlier run of the same test)")
+                     metavar="FILE:FUNC",
+                     help="record only frames of FUNC, frames below them and the callers that "
+                          "lead to them (from the moment FUNC starts)")
+    run.add_argument("--record", choices=("full", "skeleton", "plan"), default="full",
+                     help="full: every value; skeleton: control flow only; plan: values where "
+                          "--plan says Algorithm 1 compares them (default full)")
+    run.add_argument("--plan", metavar="FILE",
+                     help='--record plan: {"cuts": [c per frame id]}: -1 every item of the frame '
+                          "valued, k the first k items, 0 none")
     run.add_argument("--max-events", type=int, default=0, help="stop recording after N events")
     run.add_argument("--max-bytes", type=int, default=0, help="stop recording after B bytes")
-    run.add_argument("--timeout", type=float, default=0, help="stop recording after S seconds")
+    run.add_argument("--timeout", type=float, default=0,
+                     help="stop recording after S seconds, and the test %g s later (exit 124)" % 3.0)
     run.add_argument("--snapshot-every", type=int, default=50,
                      help="full locals snapshot every K steps of a frame (default 50; 0: never)")
     run.add_argument("--backend", choices=("auto", "settrace", "monitoring"), default="auto",
@@ -116,6 +118,27 @@ def _seeded(seeder, start):
         seeder.before_test()
         start()
     return begin
+
+
+# After --timeout the recording stops (a "truncated" record) and the test may still end on its
+# own; a test that does not end within this many seconds more is stopped: exit code 124.
+_GRACE = 3.0
+EXIT_TIMEOUT = 124
+
+
+def _watchdog(seconds):
+    import threading
+    # the real stderr, taken before pytest captures file descriptor 2
+    err = os.dup(2)
+
+    def expire():
+        os.write(err, b"deltatrace: the test did not end within --timeout (+%g s): stopped\n" % _GRACE)
+        os._exit(EXIT_TIMEOUT)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 def _enter_root(root):
@@ -194,42 +217,15 @@ def cmd_run(args):
     root = _enter_root(args.root)
     limits = _limits(args)
     focus = set(args.focus) if args.focus else None
-    on_path = set()
-    prepass = None
-    if focus and args.on_path:
+    plan = None
+    if args.record == "plan":
+        if not args.plan:
+            sys.exit("deltatrace: --record plan needs --plan FILE")
         try:
-            with open(args.on_path, encoding="utf-8") as fh:
-                on_path = {tuple(k) for k in json.load(fh)}
-        except (OSError, ValueError) as e:
-            sys.exit("deltatrace: --on-path %s: %s" % (args.on_path, e))
-        prepass = {"on_path": sorted([list(k) for k in on_path]), "focus_calls": None, "seconds": 0.0,
-                   "reused": True}
-    elif focus:
-        fd, tmp = tempfile.mkstemp(prefix="deltatrace-callers-", suffix=".json")
-        os.close(fd)
-        try:
-            cmd = [sys.executable, "-m", "deltatrace", "callers", "--root", root, "--mode", args.mode,
-                   "--out", tmp] + (["--no-seed"] if args.no_seed else ["--seed", str(args.seed)])
-            for f, q in sorted(focus):
-                cmd += ["--focus", "%s:%s" % (f, q)]
-            t0 = time.monotonic()
-            # the pre-pass runs the same test: it gets the same time budget, then it is killed
-            try:
-                proc = subprocess.run(cmd + ["--"] + target, stdout=sys.stderr, stderr=sys.stderr,
-                                      timeout=args.timeout or None)
-            except subprocess.TimeoutExpired:
-                sys.stderr.write("deltatrace: the focus pre-pass did not finish within %g s (the test "
-                                 "does not end)\n" % args.timeout)
-                sys.exit(EXIT_TIMEOUT)
-            with open(tmp, encoding="utf-8") as fh:
-                prepass = json.load(fh)
-            prepass["seconds"] = round(time.monotonic() - t0, 3)
-            prepass["exit_code"] = proc.returncode
-            on_path = {tuple(k) for k in prepass["on_path"]}
-        except (OSError, ValueError) as e:
-            sys.exit("deltatrace: the focus pre-pass failed: %s" % e)
-        finally:
-            os.unlink(tmp)
+            with open(args.plan, encoding="utf-8") as fh:
+                plan = json.load(fh)["cuts"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit("deltatrace: --plan %s: %s" % (args.plan, e))
 
     backend = args.backend
     if backend == "auto":
@@ -247,24 +243,23 @@ def cmd_run(args):
               "python": platform.python_version(), "implementation": platform.python_implementation(),
               "backend": backend, "root": root, "target": target,
               "focus": sorted("%s:%s" % k for k in focus) if focus else [],
+              "record": args.record,
               "limits": dict(limits.as_dict(), max_events=args.max_events,
                              max_bytes=args.max_bytes, timeout=args.timeout),
               "snapshot_every": args.snapshot_every,
               "hash_seed": os.environ.get("PYTHONHASHSEED"),
               "seed": seeder.seed,
               "nondeterministic": ["$ref numbering is per value; no ids or addresses are written"]}
-    if prepass is not None:
-        header["prepass"] = {"on_path": sorted([list(k) for k in on_path]),
-                             "focus_calls": prepass["focus_calls"], "seconds": prepass["seconds"],
-                             "reused": bool(prepass.get("reused"))}
     writer.record(header)
-    rec = Recorder(writer, reg, limits, args.snapshot_every, focus, on_path)
+    rec = Recorder(writer, reg, limits, args.snapshot_every, focus, args.record, plan)
     if backend == "monitoring":
         rec.install_monitoring()
         start, stop = rec.start_monitoring, rec.stop_monitoring
     else:
         start, stop = rec.install_settrace, rec.uninstall_settrace
     t0 = time.monotonic()
+    if args.timeout:
+        _watchdog(args.timeout + _GRACE)
     try:
         outcome = run_target(target, _seeded(seeder, start), stop, args.mode)
     finally:

@@ -9,6 +9,7 @@
 
 import ast
 import dis
+import json
 import os
 import sys
 
@@ -35,17 +36,68 @@ class FileInfo:
 
 
 class CodeInfo:
-    __slots__ = ("rel", "qualname", "def_line", "line_names", "kind", "namespace")
+    """What the recorder needs of a traced code object. Only `rel`, `kind` and `namespace` are
+    known at once; the qualified name (from the file's ast) and the names each line touches
+    (from dis) are worked out the first time a frame of the code is recorded — most code under
+    the root runs in frames no focus ever reaches, and parsing it all cost more than tracing."""
 
-    def __init__(self, rel, qualname, def_line, line_names, kind, namespace):
+    __slots__ = ("rel", "kind", "namespace", "focus", "_code", "_registry", "_qualname", "_def_line",
+                 "_line_names", "_head")
+
+    def __init__(self, rel, code, registry, kind, namespace):
         self.rel = rel
-        self.qualname = qualname
-        self.def_line = def_line
-        self.line_names = line_names
         self.kind = kind  # "function", "generator", "module"
         # module and class bodies: their dunder names are interpreter noise that differs
         # between Python versions, so they are not recorded
         self.namespace = namespace
+        self.focus = None  # set by the recorder: whether it is a focus function
+        self._code = code
+        self._registry = registry
+        self._qualname = None
+        self._def_line = None
+        self._line_names = None
+        self._head = None
+
+    def _names(self):
+        code = self._code
+        finfo = self._registry.file_info(code.co_filename, self.rel)
+        key = (code.co_firstlineno, code.co_name)
+        qual = finfo.qualnames.get(key)
+        if qual is None:
+            qual = getattr(code, "co_qualname", code.co_name)
+        self._qualname = qual
+        self._def_line = finfo.def_lines.get(key, code.co_firstlineno)
+
+    @property
+    def qualname(self):
+        if self._qualname is None:
+            self._names()
+        return self._qualname
+
+    @property
+    def def_line(self):
+        if self._def_line is None:
+            self._names()
+        return self._def_line
+
+    @property
+    def key(self):
+        return (self.rel, self.qualname)
+
+    @property
+    def line_names(self):
+        if self._line_names is None:
+            self._line_names = line_names(self._code)
+        return self._line_names
+
+    @property
+    def head(self):
+        """The constant part of its call records, JSON-encoded once."""
+        if self._head is None:
+            self._head = ',"fn":%s,"file":%s,"def":%d' % (
+                json.dumps(self.qualname, ensure_ascii=False), json.dumps(self.rel, ensure_ascii=False),
+                self.def_line)
+        return self._head
 
 
 def qualname_map(source):
@@ -188,16 +240,10 @@ class CodeRegistry:
         if rel is not None and name != "<module>" and not code.co_flags & 0x1:
             rel = None  # a class body: definition-time code, not behaviour
         if rel is not None and name not in COMPREHENSIONS:
-            finfo = self.file_info(code.co_filename, rel)
-            key = (code.co_firstlineno, name)
-            qual = finfo.qualnames.get(key)
-            if qual is None:
-                qual = getattr(code, "co_qualname", name)
-            def_line = finfo.def_lines.get(key, code.co_firstlineno)
             flags = code.co_flags
             kind = "module" if name == "<module>" else (
                 "generator" if flags & (0x20 | 0x80 | 0x200) else "function")
-            result = CodeInfo(rel, qual, def_line, line_names(code), kind,
+            result = CodeInfo(rel, code, self, kind,
                               not (flags & 0x1))  # CO_OPTIMIZED is unset for module/class bodies
         # Keyed by id (code objects compare by content, not file); the entry keeps the
         # code object alive so its id is never reused for another one.

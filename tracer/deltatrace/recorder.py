@@ -2,12 +2,26 @@
 
 Two backends feed one Recorder: ``sys.settrace`` (every version) and ``sys.monitoring``
 (Python >= 3.12). Both decide once per code object whether it can ever be traced (the
-CodeRegistry); with a focus, a frame is recorded only when its function is on a call path
-to a focus function (found by the pre-pass) or it runs below a recorded focus frame.
+CodeRegistry).
+
+With a focus (the patch-modified functions), a frame is recorded when it runs a focus
+function or runs below one, and the frames that called it — its path — are recorded from
+the moment the focus function starts: when a focus function starts outside every focus
+frame, its callers up the stack are attached (their line tracing switched on) right then.
+Only the paths a run really takes are recorded, in one run, without a pre-pass.
+
+What is recorded of each frame (``mode``):
+``full`` every item with the values (the locals a line changed, a frame's locals at its
+start, its result); ``skeleton`` control flow only: which lines ran in which frames and
+which calls they made, no values (cheap: a few microseconds an event); ``plan`` values
+where a plan says Algorithm 1 will compare them — per frame, the first k items (lines,
+calls, its end) — and control flow elsewhere. The plan comes from walking two skeleton
+runs (deltalens computes it), so the valued run serializes only what can decide the delta.
 
 Record kinds (one JSON object per line, ``t`` is the kind):
-``call`` a frame starts or a generator resumes; ``line`` a line of a frame finished and
-the listed locals changed; ``return`` (``kind`` return|yield) and ``exception`` a frame
+``call`` a frame starts or a generator resumes (``locals`` when valued; ``lazy`` for a path
+frame attached late); ``line`` a line of a frame finished (``ch`` the locals it changed, when
+valued); ``return`` (``kind`` return|yield; ``value`` when valued) and ``exception`` a frame
 ends; ``source`` a traced file's text (once per file); ``truncated`` a limit was hit.
 """
 
@@ -78,9 +92,9 @@ class Writer:
 
 
 class FrameState:
-    __slots__ = ("frame", "fid", "info", "line", "cache", "steps", "exc", "inside")
+    __slots__ = ("frame", "fid", "info", "line", "cache", "steps", "exc", "inside", "items", "cut")
 
-    def __init__(self, frame, fid, info, inside):
+    def __init__(self, frame, fid, info, inside, cut):
         self.frame = frame
         self.fid = fid
         self.info = info
@@ -88,7 +102,13 @@ class FrameState:
         self.cache = {}  # name -> encoded value last written
         self.steps = 0
         self.exc = None  # exception seen in this frame, not yet handled
-        self.inside = inside
+        self.inside = inside  # a focus frame or below one (not a path frame)
+        self.items = 0  # items written so far (calls it made, lines it finished)
+        self.cut = cut  # -1: every item valued; k > 0: the first k; 0: none
+
+    def valued(self, index):
+        c = self.cut
+        return c == -1 or index < c
 
 
 def exception_record(exc, limits):
@@ -107,19 +127,30 @@ def exception_record(exc, limits):
 
 
 class Recorder:
-    def __init__(self, writer, registry, limits, snapshot_every=50, focus=None, on_path=None):
+    def __init__(self, writer, registry, limits, snapshot_every=50, focus=None, mode="full", plan=None):
         self.w = writer
         self.reg = registry
         self.limits = limits
         self.k = snapshot_every
         self.focus = focus  # set of (file, qualname) or None
-        self.on_path = on_path or set()
+        self.focus_files = {f for f, _ in focus} if focus else set()
+        self.mode = mode  # full | skeleton | plan
+        self.plan = plan or []  # plan mode: cut per fid (index = fid)
         self.frames = {}  # id(frame) -> FrameState
+        self.inside = 0  # focus frames (and frames below them) now on the stack
         self.next_fid = 1
         self.seq = 0
         self.sources = set()
         self.generators = {}  # id(frame) -> frame, for resume detection under settrace
         self.stopped = False
+        self.attach = None  # backend: switch line events on for a frame attached late
+
+    def cut_of(self, fid):
+        if self.mode == "full":
+            return -1
+        if self.mode == "skeleton":
+            return 0
+        return self.plan[fid] if fid < len(self.plan) else 0
 
     # -- encoding -------------------------------------------------------------------
     def enc(self, value):
@@ -161,20 +192,53 @@ class Recorder:
             f = f.f_back
         return None
 
-    def enter(self, frame, info, resume):
+    def wants(self, info):
+        """Whether a frame starting now is recorded (and attaches its path when it is the first
+        focus frame on the stack)."""
+        if self.focus is None or self.inside:
+            return True
+        flag = info.focus
+        if flag is None:
+            flag = info.focus = self.is_focus(info)
+        return flag
+
+    def is_focus(self, info):
+        """Decided once per code object; the qualified name is looked up only in focus files."""
+        return info.rel in self.focus_files and info.key in self.focus
+
+    def attach_path(self, frame):
+        """A focus function starts outside every focus frame: its callers under the root, up to
+        the nearest recorded one, are recorded from now on (outermost first)."""
+        chain = []
+        f = frame.f_back
+        frames = self.frames
+        while f is not None:
+            st = frames.get(id(f))
+            if st is not None and st.frame is f:
+                break
+            info = self.reg.info(f.f_code)
+            if info is not None:
+                chain.append((f, info))
+            f = f.f_back
+        for f, info in reversed(chain):
+            st = self.enter(f, info, False, lazy=True)
+            if st is None:
+                return
+            st.line = f.f_lineno  # the line now running: it made the call
+            if self.attach is not None:
+                self.attach(f)
+
+    def enter(self, frame, info, resume, lazy=False):
         if self.stopped:
             return None
         parent = self.parent_of(frame)
-        inside = False
-        if self.focus is not None:
-            key = (info.rel, info.qualname)
-            inside = key in self.focus or (parent is not None and parent.inside)
-            if not inside and key not in self.on_path:
-                return None
+        inside = self.focus is not None and not lazy
         fid = self.next_fid
         self.next_fid += 1
-        st = FrameState(frame, fid, info, inside)
+        st = FrameState(frame, fid, info, inside, self.cut_of(fid))
         self.frames[id(frame)] = st
+        if inside:
+            self.inside += 1
         if info.rel not in self.sources:
             self.sources.add(info.rel)
             finfo = self.reg.file_info(frame.f_code.co_filename, info.rel)
@@ -188,16 +252,23 @@ class Recorder:
             else:
                 rec["text"] = text
             self.w.record(rec)
+        if parent is not None:
+            parent.items += 1  # the call is an item of its caller
         self.seq += 1
-        head = '{"t":"call","seq":%d,"fid":%d,"parent":%s,"fn":%s,"file":%s,"def":%d' % (
-            self.seq, fid, parent.fid if parent is not None else "null", _dumps(info.qualname),
-            _dumps(info.rel), info.def_line)
+        head = '{"t":"call","seq":%d,"fid":%d,"parent":%s%s' % (
+            self.seq, fid, parent.fid if parent is not None else "null", info.head)
         if parent is not None and parent.line is not None:
             head += ',"call_line":%d' % parent.line
         if resume:
             head += ',"resume":true'
-        body = self.enc_locals(st, frame.f_locals, False)
-        if not self.emit(head + ',"locals":{' + ",".join(body) + "}}"):
+        if lazy:
+            head += ',"lazy":true'
+        if st.cut != 0:
+            body = self.enc_locals(st, frame.f_locals, False)
+            ok = self.emit(head + ',"locals":{' + ",".join(body) + "}}")
+        else:
+            ok = self.emit(head + "}")
+        if not ok:
             return None
         return st
 
@@ -206,6 +277,12 @@ class Recorder:
         if line is None:
             return
         st.line = None
+        index = st.items
+        st.items += 1
+        self.seq += 1
+        if not st.valued(index):
+            self.emit('{"t":"line","seq":%d,"fid":%d,"line":%d}' % (self.seq, st.fid, line))
+            return
         st.steps += 1
         f_locals = frame.f_locals
         cache = st.cache
@@ -228,7 +305,6 @@ class Recorder:
             # Every K steps: catch changes made through aliases, and write a snapshot.
             parts.extend(self.enc_locals(st, f_locals, True))
             full = ",".join(_dumps(n) + ":" + e for n, e in cache.items())
-        self.seq += 1
         text = '{"t":"line","seq":%d,"fid":%d,"line":%d,"ch":{%s}' % (
             self.seq, st.fid, line, ",".join(parts))
         if deleted:
@@ -246,9 +322,22 @@ class Recorder:
         """kind: return | yield | exception. value: return value or exception."""
         self.finish_line(st, frame)
         self.frames.pop(id(frame), None)
+        if st.inside:
+            self.inside -= 1
         line = frame.f_lineno
         self.seq += 1
-        locals_part = ",".join(self.enc_locals(st, frame.f_locals, False))
+        st.items += 1
+        if st.cut == 0:
+            # control flow only: how the frame ended, not with what
+            if kind == "exception":
+                text = '{"t":"exception","seq":%d,"fid":%d,"line":%s,"exc":{"type":%s}}' % (
+                    self.seq, st.fid, line if line is not None else "null", _dumps(type_name(value)))
+            else:
+                text = '{"t":"return","seq":%d,"fid":%d,"line":%s,"kind":"%s"}' % (
+                    self.seq, st.fid, line if line is not None else "null", kind)
+            self.emit(text)
+            return
+        locals_part = ",".join(self.enc_locals(st, frame.f_locals, False)) if st.cut == -1 else ""
         if kind == "exception":
             text = '{"t":"exception","seq":%d,"fid":%d,"line":%s,"exc":%s,"locals":{%s}}' % (
                 self.seq, st.fid, line if line is not None else "null",
@@ -261,16 +350,23 @@ class Recorder:
 
     # -- settrace backend ----------------------------------------------------------------
     def settrace_global(self, frame, event, arg):
-        if self.stopped:
-            return None
+        # called for every Python call while tracing: the common answer (not recorded) is cheap
         info = self.reg.info(frame.f_code)
-        if info is None:
+        if info is None or self.stopped:
             return None
+        if not self.inside and self.focus is not None:
+            flag = info.focus
+            if flag is None:
+                flag = info.focus = self.is_focus(info)
+            if not flag:
+                return None
         resume = False
         if info.kind == "generator":
             seen = self.generators.get(id(frame))
             resume = seen is not None and seen is frame
             self.generators[id(frame)] = frame
+        if self.focus is not None and not self.inside:
+            self.attach_path(frame)
         st = self.enter(frame, info, resume)
         if st is None:
             return None
@@ -296,6 +392,10 @@ class Recorder:
         return self.settrace_local
 
     def install_settrace(self):
+        def attach(frame):
+            frame.f_trace_lines = True
+            frame.f_trace = self.settrace_local
+        self.attach = attach
         sys.settrace(self.settrace_global)
 
     def uninstall_settrace(self):
@@ -316,17 +416,27 @@ class Recorder:
         reg = self.reg
         getframe = sys._getframe
 
+        def enable(code):
+            if id(code) not in self.local_enabled:
+                self.local_enabled.add(id(code))
+                mon.set_local_events(tool, code, E.LINE | E.PY_RETURN | E.PY_YIELD)
+
+        self.attach = lambda frame: enable(frame.f_code)
+
         def started(code, offset, resume):
             if self.stopped:
                 return None
             info = reg.info(code)
             if info is None:
                 return DISABLE
+            if not self.wants(info):
+                return None  # not now: it may start inside a focus frame later
             frame = getframe(2)
+            if self.focus is not None and not self.inside:
+                self.attach_path(frame)
             st = self.enter(frame, info, resume)
-            if st is not None and id(code) not in self.local_enabled:
-                self.local_enabled.add(id(code))
-                mon.set_local_events(tool, code, E.LINE | E.PY_RETURN | E.PY_YIELD)
+            if st is not None:
+                enable(code)
             return None
 
         def on_start(code, offset):

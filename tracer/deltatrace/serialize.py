@@ -127,50 +127,66 @@ def _digest(data):
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
-def _instance_dict(obj):
-    """The instance dict through the interpreter's own ``__dict__`` descriptor, or None.
+# Per type (by id, the type kept alive beside it): the descriptor of its instances' dict and
+# its slot member descriptors, found once (walking the MRO per value was half the cost)
+_LAYOUTS = {}
 
-    A class that defines ``__dict__`` itself (a property, say) is not asked: the first
-    ``__dict__`` entry in the MRO must be the getset descriptor the interpreter made.
-    """
-    for cls in _mro(type(obj)):
+
+def _layout(t):
+    hit = _LAYOUTS.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1], hit[2]
+    dict_desc = None
+    for cls in _mro(t):
         desc = _class_dict(cls).get("__dict__")
         if desc is None:
             continue
-        if type(desc) is not _GETSET:
-            return None
-        try:
-            d = desc.__get__(obj, cls)
-        except Exception:
-            return None
-        return d if type(d) is dict else None
-    return None
+        # a class that defines __dict__ itself (a property, say) is not asked: only the
+        # getset descriptor the interpreter made reads the instance dict
+        dict_desc = (desc, cls) if type(desc) is _GETSET else None
+        break
+    slots = []
+    seen = set()
+    for cls in _mro(t):
+        cls_dict = _class_dict(cls)
+        names = cls_dict.get("__slots__")
+        if names is None:
+            continue
+        if type(names) is str:
+            names = (names,)
+        if type(names) not in (tuple, list):
+            continue
+        for name in names:
+            if type(name) is not str or name in seen or name in ("__dict__", "__weakref__"):
+                continue
+            seen.add(name)
+            desc = cls_dict.get(name)
+            if type(desc) is _MEMBER:
+                slots.append((name, desc, cls))
+    _LAYOUTS[id(t)] = (t, dict_desc, tuple(slots))
+    return dict_desc, tuple(slots)
+
+
+def _instance_dict(obj):
+    """The instance dict through the interpreter's own ``__dict__`` descriptor, or None."""
+    dict_desc, _ = _layout(type(obj))
+    if dict_desc is None:
+        return None
+    try:
+        d = dict_desc[0].__get__(obj, dict_desc[1])
+    except Exception:
+        return None
+    return d if type(d) is dict else None
 
 
 def _slot_values(obj):
     """(name, value) for every filled ``__slots__`` member, read via member descriptors."""
     out = []
-    seen = set()
-    for cls in _mro(type(obj)):
-        cls_dict = _class_dict(cls)
-        slots = cls_dict.get("__slots__")
-        if slots is None:
-            continue
-        if type(slots) is str:
-            slots = (slots,)
-        if type(slots) not in (tuple, list):
-            continue
-        for name in slots:
-            if type(name) is not str or name in seen or name in ("__dict__", "__weakref__"):
-                continue
-            seen.add(name)
-            desc = cls_dict.get(name)
-            if type(desc) is not _MEMBER:
-                continue
-            try:
-                out.append((name, desc.__get__(obj, cls)))
-            except AttributeError:
-                continue  # slot never assigned
+    for name, desc, cls in _layout(type(obj))[1]:
+        try:
+            out.append((name, desc.__get__(obj, cls)))
+        except AttributeError:
+            continue  # slot never assigned
     return out
 
 
@@ -456,14 +472,27 @@ def _float(x):
 
 def _canonical(pairs_or_items, limits, depth, bound, key=False):
     """(sort key, element) for up to ``bound`` elements, sorted by their encodings (each
-    encoded alone, so the keys do not depend on the order the elements were met in)."""
+    encoded alone, so the keys do not depend on the order the elements were met in). Plain
+    keys (str, int, float, bool, None) sort by their value; others by their JSON encoding."""
     out = []
     for x in pairs_or_items:
         k = x[0] if key else x
-        out.append((_sort_key(Serializer(limits).value(k, depth)), x))
+        t = type(k)
+        if t is str:
+            sk = (2, k)
+        elif t is int or t is float:
+            sk = (1, k) if k == k else (1, 0.0)
+        elif t is bool or k is None:
+            sk = (0, k is True)
+        else:
+            sk = (3, _sort_key(Serializer(limits).value(k, depth)))
+        out.append((sk, x))
         if len(out) >= bound:
             break
-    out.sort(key=lambda e: e[0])
+    try:
+        out.sort(key=lambda e: e[0])
+    except TypeError:  # a NaN-like or otherwise unordered mix: their encodings order them
+        out.sort(key=lambda e: _sort_key(Serializer(limits).value(e[1][0] if key else e[1], depth)))
     return out
 
 

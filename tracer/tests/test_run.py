@@ -168,21 +168,57 @@ class TracerRun(unittest.TestCase):
                           "inventory/pricing.py:make_rate.<locals>.apply", "--", "tests")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         recs = records(out)
-        names = sorted({r["fn"] for r in recs if r["t"] == "call"})
+        calls = [r for r in recs if r["t"] == "call"]
+        names = sorted({r["fn"] for r in calls})
+        # the focus function, and the frames that really called it (one run, no pre-pass)
         self.assertEqual(names, ["discounted", "make_rate.<locals>.apply", "test_discount"])
-        self.assertEqual(recs[0]["prepass"]["focus_calls"], 2)
-        self.assertEqual(recs[0]["prepass"]["on_path"], [["inventory/pricing.py", "discounted"],
-                                                         ["inventory/pricing.py", "make_rate.<locals>.apply"],
-                                                         ["tests/test_inventory.py", "test_discount"]])
-        # a re-run can skip the pre-pass with the same call paths, and records the same
-        paths = os.path.join(self.tmp, "paths.json")
-        with open(paths, "w", encoding="utf-8") as fh:
-            json.dump(recs[0]["prepass"]["on_path"], fh)
-        again = os.path.join(self.tmp, "focus2.jsonl")
-        deltatrace("run", "--root", FIXTURE, "--out", again, "--on-path", paths, "--focus",
-                   "inventory/pricing.py:make_rate.<locals>.apply", "--", "tests")
-        body = lambda rs: [r for r in rs if r["t"] not in ("header", "end")]  # noqa: E731
-        self.assertEqual(body(records(again)), body(recs))
+        lazy = sorted({r["fn"] for r in calls if r.get("lazy")})
+        self.assertEqual(lazy, ["discounted", "test_discount"])
+        self.assertNotIn("prepass", recs[0])
+        # a path frame is attached while its line runs: the call into the focus is its item
+        apply = next(r for r in calls if r["fn"] == "make_rate.<locals>.apply")
+        parent = next(r for r in calls if r["fid"] == apply["parent"])
+        self.assertEqual(parent["fn"], "discounted")
+        self.assertIn("call_line", apply)
+
+    def test_skeleton_and_plan_record_values_only_where_asked(self):
+        out = os.path.join(self.tmp, "skeleton.jsonl")
+        proc = deltatrace("run", "--root", FIXTURE, "--out", out, "--record", "skeleton", "--",
+                          "tests/test_inventory.py::test_price")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        skel = records(out)
+        full = [r for r in self.recs if r.get("fid") is not None]
+        lines = [r for r in skel if r["t"] == "line"]
+        self.assertTrue(lines)
+        self.assertTrue(all("ch" not in r for r in lines))
+        self.assertTrue(all("locals" not in r for r in skel if r["t"] == "call"))
+        self.assertTrue(all("value" not in r for r in skel if r["t"] == "return"))
+        # the plan: frame 1 all valued, frame 2 its first item, others none
+        frames = sorted({r["fid"] for r in skel if r["t"] == "call"})
+        plan = os.path.join(self.tmp, "plan.json")
+        with open(plan, "w") as fh:
+            json.dump({"cuts": [0, -1, 1] + [0] * len(frames)}, fh)
+        planned = os.path.join(self.tmp, "planned.jsonl")
+        proc = deltatrace("run", "--root", FIXTURE, "--out", planned, "--record", "plan", "--plan", plan,
+                          "--", "tests/test_inventory.py::test_price")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        recs = records(planned)
+        by_fid = {}
+        for r in recs:
+            if r["t"] in ("line", "return", "exception"):
+                by_fid.setdefault(r["fid"], []).append(r)
+        self.assertTrue(all("ch" in r for r in by_fid[1] if r["t"] == "line"))
+        two = [r for r in recs if r.get("fid") == 2 and r["t"] in ("line", "call")]
+        calls2 = [r for r in recs if r["t"] == "call" and r.get("parent") == 2]
+        items2 = sorted(two + calls2, key=lambda r: r["seq"])
+        first_line = next((r for r in items2 if r["t"] == "line"), None)
+        if items2 and items2[0]["t"] == "line":
+            self.assertIn("ch", first_line)
+        self.assertTrue(all("ch" not in r for r in by_fid.get(3, []) if r["t"] == "line"))
+        # the same control flow as the skeleton run: same records apart from the values
+        shape = lambda rs: [(r["t"], r.get("fid"), r.get("line")) for r in rs if r["t"] in ("call", "line", "return", "exception")]  # noqa: E731
+        self.assertEqual(shape(recs), shape(skel))
+        del full
 
     def test_out_fd_streams_the_same_trace_without_a_file(self):
         read, write = os.pipe()
@@ -200,7 +236,7 @@ class TracerRun(unittest.TestCase):
         self.assertEqual(body(streamed), body(self.recs))
         self.assertEqual(streamed[-1]["t"], "end")
 
-    def test_a_prepass_that_never_ends_is_stopped_by_the_timeout(self):
+    def test_a_test_that_never_ends_is_stopped_after_the_timeout(self):
         tmp = tempfile.mkdtemp(prefix="deltatrace-loop-")
         try:
             os.makedirs(os.path.join(tmp, "tests"))
@@ -208,10 +244,11 @@ class TracerRun(unittest.TestCase):
                 fh.write("def f():\n    return 1\n")
             with open(os.path.join(tmp, "tests", "test_loop.py"), "w") as fh:
                 fh.write("from lib import f\n\ndef test_loop():\n    while True:\n        f()\n")
-            proc = deltatrace("run", "--root", tmp, "--out", os.path.join(tmp, "t.jsonl"), "--timeout",
-                              "2", "--focus", "lib.py:f", "--", "tests/test_loop.py::test_loop")
+            out = os.path.join(tmp, "t.jsonl")
+            proc = deltatrace("run", "--root", tmp, "--out", out, "--timeout", "2", "--focus", "lib.py:f",
+                              "--", "tests/test_loop.py::test_loop")
             self.assertEqual(proc.returncode, 124, proc.stderr)
-            self.assertIn("pre-pass did not finish within 2 s", proc.stderr)
+            self.assertIn("did not end within --timeout", proc.stderr)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

@@ -136,7 +136,7 @@ class SerializeTest(unittest.TestCase):
         self.assertNotEqual(serialize(10 ** 5000), serialize(10 ** 5000 + 1))
         self.assertEqual(serialize(b"\x00\xffab"), {"$bytes": "\x00\xffab", "len": 4})
         # sets are sorted by encoding: same output whatever the hash seed
-        self.assertEqual(serialize({"b", "a", 3}), {"$set": ["a", "b", 3]})
+        self.assertEqual(serialize({"b", "a", 3}), {"$set": [3, "a", "b"]})
         self.assertEqual(serialize((1, 2.5)), {"$tuple": [1, 2.5]})
         self.assertTrue(math.isnan(float("nan")))
 
