@@ -56,6 +56,10 @@ Tracing:
                       makes without a seed, before each test, the same on both sides (default 0;
                       stored with the pair)
   --no-seed           leave randomness as the program has it (the re-runs then find what varies)
+  --values WHERE      planned (default): a first run per side records control flow only, then
+                      values are recorded only where the delta walk compares them (and a few
+                      steps past where control flow splits); all: values at every step, one run
+                      per side (larger and slower; every step can be inspected in the stepper)
 
 Delta:
   --option NAME       a public ExplainBench behaviour (repeatable), off by default:
@@ -69,7 +73,7 @@ Stored as:
   --db FILE           database (default ./deltalens.db, created when missing)
   --json              print the delta as JSON: {"status", "kind", "function", "file", "line",
                       "timing", "variables", "buggy_outcome", "patched_outcome", "traces",
-                      "events", "pair", …}
+                      "events", "pair", "values", …}
 
 Exit codes: 0 delta computed (found or ∅), 1 a trace is missing, crashed, timed out or
 truncated before any difference (the delta is then "incomplete"), 2 usage error.`;
@@ -111,6 +115,7 @@ export async function runTrace(argv: string[]): Promise<number> {
       'no-sandbox': {type: 'boolean'},
       seed: {type: 'string'},
       'no-seed': {type: 'boolean'},
+      values: {type: 'string'},
       'pass-env': {type: 'string', multiple: true},
     },
     false,
@@ -141,6 +146,7 @@ export async function runTrace(argv: string[]): Promise<number> {
     throw new UsageError('say which trees to compare: --repo DIR with revisions or --patch, or --buggy-dir and --patched-dir');
   }
   const options = parseDeltaOptions(values.option);
+  const valuesMode = oneOf(values.values ?? 'planned', ['planned', 'all'] as const, '--values')!;
   if (values['no-seed'] && values.seed !== undefined) throw new UsageError('give --seed N or --no-seed, not both');
   let passEnv: string[];
   try {
@@ -191,6 +197,7 @@ export async function runTrace(argv: string[]): Promise<number> {
       deltaOptions: options,
       sandbox: values['no-sandbox'] ? 'off' : 'require',
       seed: values['no-seed'] ? null : (integer(values.seed, '--seed') ?? 0),
+      values: valuesMode,
       passEnv,
       signal: controller.signal,
       onWarning: message => warn(`deltalens: warning: ${message}`),
@@ -212,6 +219,7 @@ export async function runTrace(argv: string[]): Promise<number> {
       workspace: result.workspace.kept ? {buggy: result.workspace.buggy, patched: result.workspace.patched} : null,
       sandbox: result.sandbox,
       seed: values['no-seed'] ? null : (integer(values.seed, '--seed') ?? 0),
+      values: result.values,
       db: dbPath,
     };
     if (values.json) printJson(deltaJson(result.delta, buggy, patched, extra));

@@ -9,7 +9,7 @@ import {LineMap} from '../core/trace/line-map.js';
 import {replayLocals, type Locals} from '../core/trace/locals.js';
 import {evalWatch, planWatch} from '../core/trace/watch.js';
 import type {Db} from '../store/db.js';
-import {frameStates, getPair, getTrace, latestDelta, lineHits, StoredTrace, type PairRow, type TraceRow} from '../store/traces.js';
+import {getPair, getTrace, latestDelta, StoredTrace, type PairRow, type TraceRow} from '../store/traces.js';
 
 export interface SideView {
   present: boolean;
@@ -20,6 +20,8 @@ export interface SideView {
   line: number | null;
   kind: Side['kind'] | null;
   locals: [string, unknown][];
+  /** whether the values here were recorded (a planned trace has them only around the delta) */
+  recorded: boolean;
   stack: {fn: string; file: string; line: number | null}[];
   source: string[] | null;
 }
@@ -63,20 +65,23 @@ export class StepperModel {
     return null;
   }
 
-  localsAt(row: number, which: 'b' | 'p'): Locals {
+  /** The side's variables at `row`; null where the values were not recorded (a planned trace). */
+  localsAt(row: number, which: 'b' | 'p'): Locals | null {
     const pos = this.position(row, which);
     if (!pos) return new Map();
     const trace = which === 'b' ? this.b : this.p;
     const frame = trace.frame(pos.side.fid);
     if (!frame) return new Map();
-    if (pos.side.kind === 'call') return replayLocals(frame.args, []);
-    return replayLocals(frame.args, frameStates(this.db, trace.id, frame.fid, pos.side.seq));
+    if (pos.side.kind === 'call') return frame.args === '' ? null : replayLocals(frame.args, []);
+    if (!trace.recordedAt(pos.side.seq)) return null;
+    return replayLocals(frame.args, trace.frameStates(frame.fid, pos.side.seq));
   }
 
   view(row: number, which: 'b' | 'p'): SideView {
     const pos = this.position(row, which);
     const trace = which === 'b' ? this.b : this.p;
-    if (!pos) return {present: false, waiting: true, fn: '', file: '', line: null, kind: null, locals: [], stack: [], source: null};
+    const locals = this.localsAt(row, which);
+    if (!pos) return {present: false, waiting: true, fn: '', file: '', line: null, kind: null, locals: [], recorded: true, stack: [], source: null};
     const stack: SideView['stack'] = [];
     let frame = trace.frame(pos.side.fid);
     let line: number | null = pos.side.line;
@@ -92,7 +97,8 @@ export class StepperModel {
       file: pos.side.file,
       line: pos.side.line,
       kind: pos.side.kind,
-      locals: [...this.localsAt(row, which)],
+      locals: [...(locals ?? [])],
+      recorded: locals !== null,
       stack,
       source: pos.side.file ? trace.sourceLines(pos.side.file) : null,
     };
@@ -103,7 +109,9 @@ export class StepperModel {
     const plan = planWatch(expr);
     if (!plan) return {expr, source: 'unavailable', note: 'not a plain read of recorded names: needs a live re-run (press L)'};
     const one = (which: 'b' | 'p') => {
-      const r = evalWatch(plan, this.localsAt(row, which));
+      const locals = this.localsAt(row, which);
+      if (!locals) return {error: 'values not recorded here: needs a live re-run (press L)'};
+      const r = evalWatch(plan, locals);
       return 'value' in r ? {value: r.value} : {error: r.error};
     };
     return {expr, source: 'recorded', buggy: one('b'), patched: one('p')};
@@ -125,14 +133,11 @@ export class StepperModel {
     };
     let best = -1;
     for (const [which, trace] of [
-      ['b', this.buggy],
-      ['p', this.patched],
+      ['b', this.b],
+      ['p', this.p],
     ] as const) {
       const rows = bySeq(which);
-      const seqs = this.db
-        .prepare(`SELECT seq FROM trace_step WHERE trace = ? AND kind = 'line' AND instr(state, ?) > 0 ORDER BY seq`)
-        .pluck()
-        .all(trace.id, `${JSON.stringify(text)}:`) as number[];
+      const seqs = trace.stepsChanging(text);
       for (const seq of seqs) {
         const row = rows.get(seq);
         if (row !== undefined && (best < 0 || row < best)) {
@@ -152,9 +157,9 @@ export class StepperModel {
   evalTarget(row: number, which: 'b' | 'p'): {file: string; line: number; hit: number; timing: 'before' | 'after'} | null {
     const pos = this.position(row, which);
     if (!pos || pos.side.line === null || !pos.side.file) return null;
-    const trace = which === 'b' ? this.buggy : this.patched;
+    const trace = which === 'b' ? this.b : this.p;
     if (pos.side.kind === 'line') {
-      return {file: pos.side.file, line: pos.side.line, hit: lineHits(this.db, trace.id, pos.side.file, pos.side.line, pos.side.seq), timing: 'after'};
+      return {file: pos.side.file, line: pos.side.line, hit: trace.lineHits(pos.side.file, pos.side.line, pos.side.seq), timing: 'after'};
     }
     return null;
   }

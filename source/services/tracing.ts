@@ -5,10 +5,10 @@
  */
 import {writeFileSync} from 'node:fs';
 import {basename, join} from 'node:path';
-import {collectNondeterminism, emptyNondeterminism, extractDelta, mergeNondeterminism, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
+import {collectNondeterminism, emptyNondeterminism, extractDelta, mergeNondeterminism, planValues, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
 import {LineMap, type Changes} from '../core/trace/line-map.js';
 import {writeTx, type Db} from '../store/db.js';
-import {createTrace, discardTraces, ensureTraceTarget, insertPair, saveDelta, StoredTrace, type TraceSummary} from '../store/traces.js';
+import {createTrace, discardTraces, ensureTraceTarget, insertPair, sameControlFlow, saveDelta, StoredTrace, type TraceSummary} from '../store/traces.js';
 import {forget, forgetTraces, makeTempDir, rememberTrace} from './leftovers.js';
 import {PythonError, pythonRunner, runPython, type PythonRunner, type RunResult} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
@@ -39,6 +39,11 @@ export interface TracePairOptions {
   focus?: boolean;
   /** load installed pytest plugins (default on; off starts pytest ~1 s faster) */
   pytestPlugins?: boolean;
+  /**
+   * planned (default): control flow first (a skeleton run per side), then values only where
+   * the walk compares them (a plan); all: values everywhere in one run per side
+   */
+  values?: 'planned' | 'all';
   /** the seed for random, numpy and the generators a program makes without one, before each
    * test, the same on both sides (default 0); null leaves randomness alone (--no-seed) */
   seed?: number | null;
@@ -70,7 +75,13 @@ export interface TracePairResult {
   nondeterministic: string[];
   /** how the runs were confined */
   sandbox: string;
+  /** where values were recorded */
+  values: {mode: 'planned'; frames: {buggy: number; patched: number}; valued: {buggy: number; patched: number}} | {mode: 'all'; reason: string};
 }
+
+type ValuesReport =
+  | {mode: 'planned'; skeleton: {buggy: number; patched: number}; frames: {buggy: number; patched: number}; valued: {buggy: number; patched: number}}
+  | {mode: 'all'; reason: string};
 
 export class TraceRunError extends Error {}
 
@@ -111,7 +122,7 @@ interface RunContext {
 async function traceOnce(
   ctx: RunContext,
   root: string,
-  o: Omit<TracePairOptions, 'focus'> & {side: 'buggy' | 'patched'; run: number; focusList: string[]; instance: string; patch: string | null; onPathFile?: string},
+  o: Omit<TracePairOptions, 'focus'> & {side: 'buggy' | 'patched'; run: number; focusList: string[]; instance: string; patch: string | null; record: 'full' | 'skeleton' | 'plan'; planFile?: string},
   limits: TraceLimits,
 ): Promise<{id: number; summary: TraceSummary; run: RunResult}> {
   const {db, runner} = ctx;
@@ -120,7 +131,8 @@ async function traceOnce(
   args.push('--timeout', String(Math.max(1, limits.timeoutS - 5)));
   args.push(...seedArgs(o.seed));
   for (const f of o.focusList) args.push('--focus', f);
-  if (o.onPathFile && o.focusList.length) args.push('--on-path', o.onPathFile);
+  args.push('--record', o.record);
+  if (o.planFile) args.push('--plan', o.planFile);
   args.push('--', o.test);
   const env: Record<string, string> = o.pytestPlugins === false ? {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'} : {};
   const id = createTrace(db, {
@@ -148,7 +160,7 @@ async function traceOnce(
       signal: controller.signal,
       env,
       writable: [root],
-      readable: o.onPathFile ? [o.onPathFile] : [],
+      readable: o.planFile ? [o.planFile] : [],
       onTrace: chunk => {
         stream.chunk(chunk);
         if (stream.failure) controller.abort(); // a corrupt trace: stop the run
@@ -198,25 +210,59 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     ctx.rows.instances.push(...target.instances);
     rememberTrace(db.name, {traces: [], ...target});
     const common = {...o, instance, patch: diff, signal: stopAll.signal};
-    const side = async (which: 'buggy' | 'patched', run: number, onPathFile?: string) => {
+    type Run = Awaited<ReturnType<typeof traceOnce>> & {ms: number};
+    const side = async (which: 'buggy' | 'patched', run: number, record: 'full' | 'skeleton' | 'plan', planFile?: string): Promise<Run> => {
       const started = Date.now();
-      progress(`tracing ${which} (run ${run})…`);
-      const r = await traceOnce(ctx, which === 'buggy' ? ws.buggy : ws.patched, {...common, side: which, run, focusList: focus[which], onPathFile}, limits);
+      const what = record === 'skeleton' ? 'control flow' : record === 'plan' ? 'planned values' : 'values';
+      progress(`tracing ${which} (run ${run}: ${what})…`);
+      const r = await traceOnce(ctx, which === 'buggy' ? ws.buggy : ws.patched, {...common, side: which, run, focusList: focus[which], record, planFile}, limits);
       progress(`${which} run ${run}: ${r.summary.status}, test ${r.summary.outcome?.status ?? '?'}, ${r.summary.events} events, ${r.summary.frames} frames (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       return {...r, ms: Date.now() - started};
     };
-    const [b1, p1] = await both([side('buggy', 1), side('patched', 1)], stopAll);
-    let b2: Awaited<ReturnType<typeof side>> | null = null;
-    let p2: Awaited<ReturnType<typeof side>> | null = null;
-    // the re-runs reuse the first runs' call paths (no second pre-pass)
-    const onPath = (r: typeof b1, which: string): string | undefined => {
-      const list = (r.summary.header as {prepass?: {on_path?: unknown}} | null)?.prepass?.on_path;
-      if (!Array.isArray(list)) return undefined;
-      const file = join(scratch, `${which}-on-path.json`);
-      writeFileSync(file, JSON.stringify(list));
-      return file;
+    // traces this pair does not keep (the skeletons, a plan that did not fit)
+    const drop = (ids: number[]) => {
+      discardTraces(db, {traces: ids});
+      ctx.rows.traces = ctx.rows.traces.filter(id => !ids.includes(id));
+      forgetTraces(db.name, {traces: ids});
     };
-    if (o.reruns !== false) [b2, p2] = await both([side('buggy', 2, onPath(b1, 'buggy')), side('patched', 2, onPath(p1, 'patched'))], stopAll);
+    const options = [...(o.deltaOptions ?? [])];
+    const map = new LineMap(changes);
+    let record: 'full' | 'plan' = 'full';
+    const planFiles: {buggy?: string; patched?: string} = {};
+    let planned: ValuesReport = {mode: 'all', reason: 'asked for (--values all)'};
+    if (o.values !== 'all') {
+      // control flow first: where the two runs can differ decides where values are needed
+      const [sb, sp] = await both([side('buggy', 0, 'skeleton'), side('patched', 0, 'skeleton')], stopAll);
+      const plan = planValues({buggy: new StoredTrace(db, sb.id), patched: new StoredTrace(db, sp.id), map, options});
+      for (const which of ['buggy', 'patched'] as const) {
+        const file = join(scratch, `${which}-plan.json`);
+        writeFileSync(file, JSON.stringify({cuts: plan[which]}));
+        planFiles[which] = file;
+      }
+      record = 'plan';
+      planned = {mode: 'planned', skeleton: {buggy: sb.id, patched: sp.id}, frames: {buggy: sb.summary.frames, patched: sp.summary.frames}, valued: plan.valued};
+      progress(`values planned in ${plan.valued.buggy} of ${sb.summary.frames} frames (buggy) and ${plan.valued.patched} of ${sp.summary.frames} (patched)`);
+    }
+    let [b1, p1] = await both([side('buggy', 1, record, planFiles.buggy), side('patched', 1, record, planFiles.patched)], stopAll);
+    if (planned.mode === 'planned') {
+      const {skeleton} = planned;
+      // the valued runs must follow the skeletons; if control flow varies from run to run, the
+      // plan does not fit: values everywhere instead (never a wrong ∅)
+      if (!sameControlFlow(db, skeleton.buggy, b1.id) || !sameControlFlow(db, skeleton.patched, p1.id)) {
+        progress('control flow differs between two runs of one side: tracing with values everywhere instead');
+        drop([b1.id, p1.id]);
+        planned = {mode: 'all', reason: 'control flow differed between the skeleton and the valued run'};
+        record = 'full';
+        planFiles.buggy = planFiles.patched = undefined;
+        [b1, p1] = await both([side('buggy', 1, 'full'), side('patched', 1, 'full')], stopAll);
+      }
+      if (planned.mode === 'planned') {
+        drop([skeleton.buggy, skeleton.patched]);
+      }
+    }
+    let b2: Run | null = null;
+    let p2: Run | null = null;
+    if (o.reruns !== false) [b2, p2] = await both([side('buggy', 2, record, planFiles.buggy), side('patched', 2, record, planFiles.patched)], stopAll);
     if (o.signal?.aborted) throw new Interrupted('interrupted');
 
     progress('extracting the delta…');
@@ -228,8 +274,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     if (p2 && p1.summary.status === 'complete' && p2.summary.status === 'complete') {
       nondet = mergeNondeterminism(nondet, collectNondeterminism(new StoredTrace(db, p1.id), new StoredTrace(db, p2.id), identity));
     }
-    const options = [...(o.deltaOptions ?? [])];
-    const result = extractDelta({buggy: new StoredTrace(db, b1.id), patched: new StoredTrace(db, p1.id), map: new LineMap(changes), options, nondeterminism: nondet});
+    const result = extractDelta({buggy: new StoredTrace(db, b1.id), patched: new StoredTrace(db, p1.id), map, options, nondeterminism: nondet});
     const failures = [b1, p1].filter(s => s.summary.status !== 'complete').map(s => s.summary.error).filter(Boolean);
     if (result.status === 'incomplete' && failures.length) result.reason = `${result.reason}: ${failures.join('; ')}`;
     const kept = Boolean(o.keep);
@@ -245,7 +290,17 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
         trajectory: o.trajectory ?? null,
         changes,
         patch: diff,
-        workspace: {...ws.describe, kept, buggyDir: ws.buggy, patchedDir: ws.patched, python: o.python, sandbox: runner.confinement.label, sandboxPolicy: runner.policy, seed: seedOf(o.seed)},
+        workspace: {
+          ...ws.describe,
+          kept,
+          buggyDir: ws.buggy,
+          patchedDir: ws.patched,
+          python: o.python,
+          sandbox: runner.confinement.label,
+          sandboxPolicy: runner.policy,
+          seed: seedOf(o.seed),
+          values: planned.mode === 'planned' ? {mode: 'planned', frames: planned.frames, valued: planned.valued} : planned,
+        },
       });
       const deltaId = saveDelta(db, b1.id, p1.id, id, result);
       return {id, deltaId};
@@ -263,6 +318,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       workspace: {buggy: ws.buggy, patched: ws.patched, kept},
       nondeterministic,
       sandbox: runner.confinement.label,
+      values: planned.mode === 'planned' ? {mode: 'planned', frames: planned.frames, valued: planned.valued} : planned,
     };
   } finally {
     o.signal?.removeEventListener('abort', onAbort);

@@ -1,9 +1,11 @@
-import {ROOT_FID, type FrameInfo, type Item, type Outcome, type TraceSource, type TraceStatus} from '../core/trace/model.js';
-import {testOutcome, toItem, type FrameRow, type OutcomeRecord, type StepRow} from '../core/trace/records.js';
+import {createHash} from 'node:crypto';
+import type {Outcome, TraceStatus} from '../core/trace/model.js';
+import type {FrameRow, OutcomeRecord, StepRow} from '../core/trace/records.js';
 import type {DeltaResult} from '../core/trace/delta.js';
 import type {Changes} from '../core/trace/line-map.js';
 import {writeTx, type Db} from './db.js';
 import {ensureInstance} from './instances.js';
+import {CHUNK, ChunkBuilder} from './trace-chunks.js';
 
 export interface NewTrace {
   instance: string;
@@ -60,6 +62,7 @@ export function discardTraces(db: Db, rows: {traces: number[]; tests?: number[];
         db.prepare('RELEASE discard_instance').run();
       }
     }
+    forgetUnusedSources(db);
     return deleted;
   });
 }
@@ -87,21 +90,31 @@ export function createTrace(db: Db, t: NewTrace): number {
   }).immediate();
 }
 
-/** Batched writers for one trace's rows; `flush` commits what is pending in one transaction. */
+/**
+ * Batched writers for one trace's rows (storage 2): frames, and chunks of items with their
+ * states compressed; `flush` commits what is pending in one transaction. A frame's row is
+ * written once, when it ends (or at `finish` for a frame that never ended).
+ */
 export function traceWriter(db: Db, traceId: number, batch = 5000) {
   const insFrame = db.prepare(
     `INSERT INTO frame (trace, fid, parent_fid, call_index, function, file, def_line, outcome, call_seq, end_seq, call_line, resume, args)
-     VALUES (?, ?, ?, NULL, ?, ?, ?, NULL, ?, NULL, ?, ?, ?)`,
+     VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const endFrame = db.prepare(`UPDATE frame SET outcome = ?, end_seq = ? WHERE trace = ? AND fid = ?`);
-  const insStep = db.prepare(`INSERT INTO trace_step (trace, seq, fid, kind, line, state, state_hash) VALUES (?, ?, ?, ?, ?, ?, ?)`);
-  const insSource = db.prepare(`INSERT OR REPLACE INTO trace_source (trace, file, text, truncated) VALUES (?, ?, ?, ?)`);
-  const insChunk = db.prepare(`INSERT INTO trace_chunk (trace, first_seq, last_seq, n, data) VALUES (?, ?, ?, ?, ?)`);
+  const insText = db.prepare(`INSERT OR IGNORE INTO source_text (hash, text) VALUES (?, ?)`);
+  const insSource = db.prepare(`INSERT OR REPLACE INTO trace_source (trace, file, text, truncated, hash) VALUES (?, ?, NULL, ?, ?)`);
+  const insMissing = db.prepare(`INSERT OR REPLACE INTO trace_source (trace, file, text, truncated, hash) VALUES (?, ?, NULL, ?, NULL)`);
+  const insChunk = db.prepare(`INSERT INTO trace_chunk (trace, first_seq, last_seq, n, data, states) VALUES (?, ?, ?, ?, ?, ?)`);
+  db.prepare('UPDATE trace SET storage = 2 WHERE id = ?').run(traceId);
   const chunk = new ChunkBuilder();
+  const open = new Map<number, FrameRow>();
+  const writeFrame = (f: FrameRow) =>
+    push(() =>
+      insFrame.run(traceId, f.fid, f.parent, f.fn, f.file, f.defLine, f.outcome ? JSON.stringify(f.outcome) : null, f.callSeq, f.endSeq, f.callLine, f.resume ? 1 : 0, f.args === '' ? null : f.args),
+    );
   const writeChunk = () => {
     if (!chunk.n) return;
     const packed = chunk.take();
-    push(() => insChunk.run(traceId, packed.first, packed.last, packed.n, packed.data));
+    push(() => insChunk.run(traceId, packed.first, packed.last, packed.n, packed.data, packed.states));
   };
   let pending: (() => void)[] = [];
   const flushTx = db.transaction((ops: (() => void)[]) => {
@@ -116,95 +129,38 @@ export function traceWriter(db: Db, traceId: number, batch = 5000) {
     pending = [];
   };
   return {
-    frame: (f: FrameRow) =>
-      push(() => insFrame.run(traceId, f.fid, f.parent, f.fn, f.file, f.defLine, f.callSeq, f.callLine, f.resume ? 1 : 0, f.args)),
-    frameEnd: (fid: number, outcome: Outcome, endSeq: number) => push(() => endFrame.run(JSON.stringify(outcome), endSeq, traceId, fid)),
-    step: (s: StepRow) => {
-      push(() => insStep.run(traceId, s.seq, s.fid, s.kind, s.line, s.state, s.hash ?? null));
-      chunk.add(s);
-      if (chunk.n >= CHUNK) writeChunk();
+    frame: (f: FrameRow) => open.set(f.fid, {...f}),
+    frameEnd: (fid: number, outcome: Outcome, endSeq: number) => {
+      const f = open.get(fid);
+      if (!f) return;
+      open.delete(fid);
+      writeFrame({...f, outcome, endSeq});
     },
-    source: (file: string, text: string | null, truncated: boolean) => push(() => insSource.run(traceId, file, text, truncated ? 1 : 0)),
+    step: (s: StepRow) => {
+      chunk.add(s);
+      // a chunk of huge values is written early, so memory stays bounded
+      if (chunk.n >= CHUNK || chunk.stateBytes >= 8 * 1024 * 1024) writeChunk();
+    },
+    source: (file: string, text: string | null, truncated: boolean) => {
+      if (text === null) {
+        push(() => insMissing.run(traceId, file, truncated ? 1 : 0));
+        return;
+      }
+      const hash = createHash('sha256').update(text).digest('hex');
+      push(() => {
+        insText.run(hash, text);
+        insSource.run(traceId, file, truncated ? 1 : 0, hash);
+      });
+    },
     flush,
-    /** writes the last partial chunk and commits everything */
+    /** writes the frames that never ended, the last partial chunk, and commits everything */
     finish: () => {
+      for (const f of open.values()) writeFrame(f);
+      open.clear();
       writeChunk();
       flush();
     },
   };
-}
-
-const CHUNK = 1024;
-const KIND_CODE = {line: 0, call: 1, return: 2, exception: 3} as const;
-const KIND_NAME = ['line', 'call', 'return', 'exception'] as const;
-
-/** Packs consecutive items column-wise (see trace_chunk in db/003_traces.sql). */
-class ChunkBuilder {
-  private seq: number[] = [];
-  private fid: number[] = [];
-  private line: number[] = [];
-  private aux: number[] = [];
-  private kind: number[] = [];
-
-  get n(): number {
-    return this.seq.length;
-  }
-
-  add(s: StepRow): void {
-    this.seq.push(s.seq);
-    this.fid.push(s.fid);
-    this.line.push(s.line ?? 0);
-    this.kind.push(KIND_CODE[s.kind]);
-    this.aux.push(s.kind === 'call' ? Number(s.state.slice(10, -1)) : (s.hash ?? 0));
-  }
-
-  take(): {first: number; last: number; n: number; data: Buffer} {
-    const n = this.n;
-    const data = Buffer.alloc(n * 21);
-    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    for (let i = 0; i < n; i++) {
-      view.setFloat64(i * 8, this.aux[i]!, true);
-      view.setInt32(n * 8 + i * 4, this.seq[i]!, true);
-      view.setInt32(n * 12 + i * 4, this.fid[i]!, true);
-      view.setInt32(n * 16 + i * 4, this.line[i]!, true);
-      view.setUint8(n * 20 + i, this.kind[i]!);
-    }
-    const out = {first: this.seq[0]!, last: this.seq[n - 1]!, n, data};
-    this.seq = [];
-    this.fid = [];
-    this.line = [];
-    this.aux = [];
-    this.kind = [];
-    return out;
-  }
-}
-
-/** Decoded chunks: columns over a run of consecutive items. */
-interface Window {
-  n: number;
-  seq: Int32Array;
-  fid: Int32Array;
-  line: Int32Array;
-  aux: Float64Array;
-  kind: Uint8Array;
-}
-
-function decodeChunks(blobs: {n: number; data: Buffer}[]): Window {
-  const n = blobs.reduce((sum, b) => sum + b.n, 0);
-  const w: Window = {n, seq: new Int32Array(n), fid: new Int32Array(n), line: new Int32Array(n), aux: new Float64Array(n), kind: new Uint8Array(n)};
-  let at = 0;
-  for (const {n: m, data} of blobs) {
-    // copy into an aligned buffer, then view each column
-    const buf = new ArrayBuffer(data.byteLength);
-    new Uint8Array(buf).set(data);
-    w.aux.set(new Float64Array(buf, 0, m), at);
-    w.seq.set(new Int32Array(buf, m * 8, m), at);
-    w.fid.set(new Int32Array(buf, m * 12, m), at);
-    w.line.set(new Int32Array(buf, m * 16, m), at);
-    w.kind.set(new Uint8Array(buf, m * 20, m), at);
-    at += m;
-  }
-  return w;
 }
 
 export interface TraceSummary {
@@ -240,6 +196,12 @@ export function finishTrace(db: Db, traceId: number, s: TraceSummary): void {
 
 export function deleteTrace(db: Db, traceId: number): void {
   db.prepare('DELETE FROM trace WHERE id = ?').run(traceId);
+  forgetUnusedSources(db);
+}
+
+/** Source texts no trace refers to any more. */
+export function forgetUnusedSources(db: Db): void {
+  db.prepare('DELETE FROM source_text WHERE NOT EXISTS (SELECT 1 FROM trace_source s WHERE s.hash = source_text.hash)').run();
 }
 
 export interface TraceRow {
@@ -284,165 +246,7 @@ export function getTrace(db: Db, id: number): TraceRow | null {
   return r ? toTraceRow(r) : null;
 }
 
-/** A step whose state text is read from the store only when asked for. */
-class LazyStep {
-  constructor(
-    private readonly source: StoredTrace,
-    readonly kind: 'line' | 'return' | 'exception',
-    readonly seq: number,
-    readonly line: number | null,
-    readonly hash: number,
-  ) {}
-
-  get state(): string {
-    return this.source.stateOf(this.seq);
-  }
-}
-
-type WindowRow = [number, number, StepRow['kind'], number | null, string | null, number | null];
-const WINDOW_CHUNKS = 8;
-
-function lowerBound(a: Int32Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-const FRAME_BATCH = 1024;
-
-/** Algorithm 1's view of a stored trace: pages of items per frame, frames cached. */
-export class StoredTrace implements TraceSource {
-  readonly status: TraceStatus;
-  readonly outcome: Outcome | null;
-  private readonly frameCache = new Map<number, FrameInfo & {endSeq: number | null}>();
-  private readonly sourceCache = new Map<string, string[] | null>();
-  private readonly qItems;
-  private readonly qFind;
-  private readonly qSource;
-  private readonly qChunkAt;
-  private readonly qChunks;
-  private readonly qState;
-  private readonly qFrames;
-  private window: Window | null = null;
-
-  constructor(
-    private readonly db: Db,
-    readonly id: number,
-  ) {
-    const row = db.prepare('SELECT status, outcome FROM trace WHERE id = ?').get(id) as {status: TraceStatus; outcome: string | null} | undefined;
-    if (!row) throw new Error(`no trace with id ${id}`);
-    this.status = row.status === ('ingesting' as TraceStatus) ? 'crashed' : row.status;
-    this.outcome = testOutcome(row.outcome ? (JSON.parse(row.outcome) as OutcomeRecord) : null);
-    this.qItems = db
-      .prepare(
-        `SELECT seq, fid, kind, line, CASE kind WHEN 'call' THEN state END, state_hash FROM trace_step INDEXED BY trace_step_frame
-         WHERE trace = ? AND fid = ? AND seq > ? ORDER BY seq LIMIT ?`,
-      )
-      .raw();
-    // the state text is read only for calls (their callee); other states are compared by
-    // hash and read lazily when they differ
-    this.qChunkAt = db.prepare(`SELECT first_seq FROM trace_chunk WHERE trace = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1`).pluck();
-    this.qChunks = db.prepare(`SELECT n, data FROM trace_chunk WHERE trace = ? AND first_seq >= ? ORDER BY first_seq LIMIT ?`);
-    this.qState = db.prepare(`SELECT state FROM trace_step WHERE trace = ? AND seq = ?`).pluck();
-    this.qFrames = db
-      .prepare(`SELECT fid, parent_fid, function, file, def_line, call_seq, call_line, resume, args, outcome, end_seq FROM frame WHERE trace = ? AND fid >= ? ORDER BY fid LIMIT ?`)
-      .raw();
-    this.qFind = db.prepare(`SELECT fid FROM frame WHERE trace = ? AND file = ? AND function = ? ORDER BY call_seq LIMIT 1`).pluck();
-    this.qSource = db.prepare(`SELECT text FROM trace_source WHERE trace = ? AND file = ?`).pluck();
-  }
-
-  frame(fid: number): (FrameInfo & {endSeq: number | null}) | undefined {
-    if (fid === ROOT_FID) return undefined;
-    const cached = this.frameCache.get(fid);
-    if (cached) return cached;
-    // frames are numbered in call order, so the next ones are usually needed next
-    if (this.frameCache.size > 8 * FRAME_BATCH) this.frameCache.clear();
-    for (const r of this.qFrames.all(this.id, fid, FRAME_BATCH) as unknown[][]) {
-      this.frameCache.set(r[0] as number, {
-        fid: r[0] as number,
-        parent: r[1] as number | null,
-        fn: r[2] as string,
-        file: r[3] as string,
-        defLine: r[4] as number,
-        callSeq: r[5] as number,
-        callLine: r[6] as number | null,
-        resume: r[7] === 1,
-        args: (r[8] as string | null) ?? '{}',
-        outcome: r[9] ? (JSON.parse(r[9] as string) as Outcome) : null,
-        endSeq: r[10] as number | null,
-      });
-    }
-    return this.frameCache.get(fid);
-  }
-
-  items(fid: number, afterSeq: number, limit: number): Item[] {
-    // The walk reads items in seq order almost always (into a call, out of it, on), so a
-    // window of consecutive items (decoded trace_chunk rows) serves most requests.
-    const from = afterSeq + 1;
-    let w = this.window;
-    if (!w || from < w.seq[0]! || from > w.seq[w.n - 1]!) {
-      if (!w || from === w.seq[w.n - 1]! + 1 || from > w.seq[w.n - 1]!) w = this.loadWindow(from);
-    }
-    if (w && w.n && from >= w.seq[0]! && from <= w.seq[w.n - 1]!) {
-      const out: Item[] = [];
-      const end = fid === ROOT_FID ? null : this.frame(fid)?.endSeq;
-      const last = end === undefined || end === null ? Infinity : end;
-      let i = lowerBound(w.seq, from);
-      for (; i < w.n && w.seq[i]! <= last && out.length < limit; i++) {
-        if (w.fid[i] === fid) out.push(this.windowItem(w, i));
-      }
-      if (out.length) return out;
-      if (last <= w.seq[w.n - 1]!) return [];
-    }
-    return (this.qItems.all(this.id, fid, afterSeq, limit) as WindowRow[]).map(r => this.item(r));
-  }
-
-  private loadWindow(from: number): Window | null {
-    const start = (this.qChunkAt.get(this.id, from) as number | undefined) ?? from;
-    const blobs = this.qChunks.all(this.id, start, WINDOW_CHUNKS) as {n: number; data: Buffer}[];
-    this.window = blobs.length ? decodeChunks(blobs) : null;
-    return this.window;
-  }
-
-  private windowItem(w: Window, i: number): Item {
-    const kind = KIND_NAME[w.kind[i]!]!;
-    const line = w.line[i] === 0 ? null : w.line[i]!;
-    if (kind === 'call') return {kind, seq: w.seq[i]!, line, callee: w.aux[i]!};
-    return new LazyStep(this, kind, w.seq[i]!, kind === 'line' ? (line ?? 0) : line, w.aux[i]!) as Item;
-  }
-
-  private item(r: WindowRow): Item {
-    const [seq, , kind, line, callState, hash] = r;
-    if (kind === 'call') return toItem({seq, fid: r[1], kind, line, state: callState!});
-    return new LazyStep(this, kind, seq, kind === 'line' ? (line ?? 0) : line, hash ?? 0) as Item;
-  }
-
-  /** The state text of one step (read only when a comparison or a view needs it). */
-  stateOf(seq: number): string {
-    return (this.qState.get(this.id, seq) as string | undefined) ?? '{}';
-  }
-
-  findFrame(file: string, fn: string): FrameInfo | undefined {
-    const fid = this.qFind.get(this.id, file, fn) as number | undefined;
-    return fid === undefined ? undefined : this.frame(fid);
-  }
-
-  sourceLines(file: string): string[] | null {
-    if (!this.sourceCache.has(file)) {
-      const text = this.qSource.get(this.id, file) as string | null | undefined;
-      this.sourceCache.set(file, text == null ? null : text.split('\n'));
-    }
-    return this.sourceCache.get(file) ?? null;
-  }
-
-  sourceLine(file: string, line: number): string | undefined {
-    return this.sourceLines(file)?.[line - 1];
-  }
-}
+export {sameControlFlow, StoredTrace} from './stored-trace.js';
 
 // ---- pairs and deltas -------------------------------------------------------------
 
@@ -546,25 +350,6 @@ export function latestDelta(db: Db, pair: number): (DeltaResult & {id: number}) 
     seqP: r.seq_p,
     options: JSON.parse(r.options as string),
   } as DeltaResult & {id: number};
-}
-
-/** A frame's recorded states (line changes and its end) up to and including `uptoSeq`. */
-export function frameStates(db: Db, traceId: number, fid: number, uptoSeq: number): string[] {
-  return db
-    .prepare(`SELECT state FROM trace_step INDEXED BY trace_step_frame WHERE trace = ? AND fid = ? AND seq <= ? AND kind != 'call' ORDER BY seq`)
-    .pluck()
-    .all(traceId, fid, uptoSeq) as string[];
-}
-
-/** How many times a line of a file ran on one side up to `uptoSeq` (for deltatrace eval --hit). */
-export function lineHits(db: Db, traceId: number, file: string, line: number, uptoSeq: number): number {
-  return db
-    .prepare(
-      `SELECT count(*) FROM trace_step s JOIN frame f ON f.trace = s.trace AND f.fid = s.fid
-       WHERE s.trace = ? AND s.kind = 'line' AND s.line = ? AND f.file = ? AND s.seq <= ?`,
-    )
-    .pluck()
-    .get(traceId, line, file, uptoSeq) as number;
 }
 
 export function setTraceFormat(db: Db, traceId: number, format: string): void {

@@ -33,7 +33,7 @@ export interface AppProps {
  * terminal (a full-height Ink frame clears the scrollback on every render). Only the visible
  * rows are queried and rendered.
  */
-const emptySide = {present: false, waiting: true, fn: '', file: '', line: null, kind: null, locals: [], stack: [], source: null};
+const emptySide = {present: false, waiting: true, fn: '', file: '', line: null, kind: null, locals: [], recorded: true, stack: [], source: null};
 
 export function App({data, theme, initial, onQuit}: AppProps) {
   const {exit} = useApp();

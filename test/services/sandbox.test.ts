@@ -39,7 +39,7 @@ function setting(name: string) {
   return {dir, tmp, home, db, before, mark, env: {TMPDIR: tmp, HOME: home}};
 }
 
-const TRACE_TABLES = new Set(['trace', 'frame', 'trace_step', 'trace_chunk', 'trace_source', 'trace_pair', 'delta', 'program_version', 'test', 'instance']);
+const TRACE_TABLES = new Set(['trace', 'frame', 'trace_step', 'trace_chunk', 'trace_source', 'source_text', 'trace_pair', 'delta', 'program_version', 'test', 'instance']);
 
 function rowsOutsideTraces(db: string): Record<string, unknown[]> {
   const store = openDb(db, {mode: 'read'});
@@ -102,20 +102,28 @@ describe.skipIf(!BWRAP)('a hostile patch inside the sandbox', () => {
     }
   }, 120_000);
 
-  it('an infinite loop in the focus pre-pass is stopped by the timeout: the trace is "timeout", nothing keeps running', async () => {
+  it('an infinite loop is stopped by the timeout: both traces are "timeout", the delta is only what was seen before the cut, nothing keeps running', async () => {
     const s = setting('loop');
     const body = `import time, subprocess, sys\nfrom lib import f\n\ndef test_hostile():\n    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", ${JSON.stringify(s.mark)}])\n    while True:\n        f()\n`;
     const repo = hostileRepo(s.dir, {db: s.db, home: s.home, mark: s.mark, body});
     const started = Date.now();
     const r = runCli(traceArgs(repo, s.db, ['--timeout', '8', '--no-rerun']), s.env);
-    expect(Date.now() - started).toBeLessThan(60_000);
-    expect(r.code).toBe(1);
-    const out = JSON.parse(r.stdout) as {status: string; reason: string};
-    expect(out.status).toBe('incomplete');
-    expect(out.reason).toMatch(/timeout|timed out|did not finish/);
+    expect(Date.now() - started).toBeLessThan(90_000);
+    const out = JSON.parse(r.stdout) as {status: string; reason: string; function: string; trace_status: {buggy: string; patched: string}};
+    expect(out.trace_status).toEqual({buggy: 'timeout', patched: 'timeout'});
+    // the patch changes f's result, which the loop reaches at once: found before the cut, or
+    // "incomplete" (never ∅) if nothing differed yet
+    if (out.status === 'found') {
+      expect(r.code).toBe(0);
+      expect(out.function).toBe('f');
+    } else {
+      expect(r.code).toBe(1);
+      expect(out.status).toBe('incomplete');
+      expect(out.reason).toMatch(/timeout|timed out|did not finish/);
+    }
     expect(await noProcessesLeft(s.mark)).toEqual([]);
     expect(leftovers(s.tmp)).toEqual([]);
-  }, 120_000);
+  }, 150_000);
 });
 
 describe.skipIf(!BWRAP)('deltalens killed mid-trace', () => {

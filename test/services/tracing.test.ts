@@ -38,7 +38,7 @@ describe('tracePair on the demo projects', () => {
     // stored: the pair, four traces, frames and steps in SQLite; the trees are gone
     expect(listPairs(db)).toHaveLength(1);
     expect(db.prepare('SELECT count(*) FROM trace').pluck().get()).toBe(4);
-    expect(db.prepare('SELECT count(*) FROM trace_step WHERE trace = ?').pluck().get(r.buggy.trace)).toBe(r.buggy.summary.events);
+    expect(db.prepare('SELECT sum(n) FROM trace_chunk WHERE trace = ?').pluck().get(r.buggy.trace)).toBe(r.buggy.summary.events);
     expect(existsSync(r.workspace.buggy)).toBe(false);
   });
 
@@ -142,14 +142,18 @@ describe('what can go wrong', () => {
     expect(getTrace(db, r.buggy.trace)?.status).toBe('error');
   });
 
-  it('a test that never ends is killed at the wall-clock timeout and stored as timed out', async () => {
+  it('a test that never ends is stopped at the timeout and stored as timed out: incomplete, or a difference found before the cut', async () => {
     const {db} = freshDb();
     const started = Date.now();
-    const r = await tracePair(db, tiny('    f()\n    while True:\n        pass'), {...fast, python: PY, test: 'tests/test_it.py::test_it', reruns: false, limits: {timeoutS: 4}});
+    const r = await tracePair(db, tiny('    while True:\n        pass'), {...fast, python: PY, test: 'tests/test_it.py::test_it', reruns: false, limits: {timeoutS: 4}});
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(r.buggy.summary.status).toBe('timeout');
     expect(r.delta.status).toBe('incomplete');
     expect(r.delta.reason).toMatch(/timeout/);
+    // the changed function ran (and returned differently) before the loop: that is the delta
+    const early = await tracePair(db, tiny('    f()\n    while True:\n        pass'), {...fast, python: PY, test: 'tests/test_it.py::test_it', reruns: false, limits: {timeoutS: 4}});
+    expect(early.buggy.summary.status).toBe('timeout');
+    expect(early.delta).toMatchObject({status: 'found', kind: 'outcome', function: 'f', buggyOutcome: {value: '1'}, patchedOutcome: {value: '2'}});
   });
 
   it('a missing Python is a clear error', async () => {

@@ -14,7 +14,7 @@
  */
 
 import type {LineMap} from './line-map.js';
-import {ROOT_FID, type EndState, type FrameInfo, type Item, type Outcome, type StepState, type TraceSource} from './model.js';
+import {recorded, ROOT_FID, type EndState, type FrameInfo, type Item, type Outcome, type StepState, type TraceSource} from './model.js';
 import {sameValue, type CompareOptions} from './values.js';
 
 /** The public ExplainBench code's departures from the paper, each off by default. */
@@ -92,6 +92,8 @@ class Cursor {
   private pos = 0;
   private last: number;
   private exhausted = false;
+  /** items taken (matched) so far */
+  taken = 0;
 
   constructor(
     private readonly source: TraceSource,
@@ -118,6 +120,7 @@ class Cursor {
     const item = this.peek()!;
     this.pos += 1;
     this.last = item.seq;
+    this.taken += 1;
     return item;
   }
 }
@@ -218,7 +221,19 @@ export interface WalkContext {
   map: LineMap;
   options?: DeltaOption[];
   nondeterminism?: Nondeterminism;
+  /** values that were not recorded are passed over (comparing two runs of one side, where a
+   * plan made for the two sides left them out), instead of stopping the walk */
+  skipUnrecorded?: boolean;
 }
+
+/**
+ * How far the walk went into each frame: `taken` items matched, then it left the frame at a
+ * mismatch (`ended` false) or both frames ran out (`ended` true). `outcomeOnly`: a callee
+ * compared by its outcome alone (no-step-into).
+ */
+type Leave = (side: 'b' | 'p', frame: FrameInfo, taken: number, ended: boolean, outcomeOnly?: boolean) => void;
+
+class Unrecorded extends Error {}
 
 type Found = Omit<DeltaResult, 'stepsCompared' | 'framesEntered' | 'ignoredNondeterministic' | 'options'>;
 
@@ -230,7 +245,29 @@ function walk(
   ctx: WalkContext,
   onDiff: (found: Found, frames: {b: FrameInfo; p: FrameInfo}) => 'stop' | 'continue',
   onMismatch?: (frame: FrameInfo) => void,
+  plan?: {onLeave: Leave},
 ): {stopped: boolean; incomplete?: string; steps: number; frames: number; ignored: number} {
+  try {
+    return walkInner(ctx, onDiff, onMismatch, plan);
+  } catch (error) {
+    if (!(error instanceof Unrecorded)) throw error;
+    return {stopped: false, steps: 0, frames: 0, ignored: 0, incomplete: error.message};
+  }
+}
+
+function walkInner(
+  ctx: WalkContext,
+  onDiff: (found: Found, frames: {b: FrameInfo; p: FrameInfo}) => 'stop' | 'continue',
+  onMismatch?: (frame: FrameInfo) => void,
+  plan?: {onLeave: Leave},
+): {stopped: boolean; incomplete?: string; steps: number; frames: number; ignored: number} {
+  // planning: every value is taken as equal (the skeleton runs have none); the walk then visits
+  // every item a walk over the values could, and `onLeave` says how far into each frame
+  const assumeEqual = plan !== undefined;
+  const skip = ctx.skipUnrecorded === true;
+  const unrecorded = (what: string, frame: FrameInfo, line: number | null) => {
+    throw new Unrecorded(`values were not recorded where the walk compares them (${what} in ${frame.fn}${line !== null ? `:${line}` : ''}); trace again with values everywhere (--values all)`);
+  };
   const options = new Set(ctx.options ?? []);
   const cmp: CompareOptions = {roundFloats: options.has('round-floats')};
   const {buggy: B, patched: P, map} = ctx;
@@ -276,6 +313,8 @@ function walk(
     const nb = cb.peek();
     const np = cp.peek();
     if (!nb && !np) {
+      plan?.onLeave('b', cb.frame, cb.taken, true);
+      plan?.onLeave('p', cp.frame, cp.taken, true);
       stackB.pop();
       stackP.pop();
       continue;
@@ -303,7 +342,9 @@ function walk(
       const ip = cp.take();
       steps += 1;
       if (ib.kind === 'call' && calleeB && calleeP) {
-        const argDiffs = filterNondet(calleeB, argsDiff(calleeB.args, calleeP.args, cmp));
+        const argsMissing = calleeB.args === '' || calleeP.args === '';
+        if (!assumeEqual && !skip && argsMissing) unrecorded('arguments', calleeB, calleeB.defLine);
+        const argDiffs = assumeEqual || argsMissing ? [] : filterNondet(calleeB, argsDiff(calleeB.args, calleeP.args, cmp));
         if (argDiffs.length) {
           const verdict = onDiff(
             {
@@ -323,7 +364,11 @@ function walk(
           if (verdict === 'stop') return {stopped: true, steps, frames, ignored};
         }
         if (options.has('no-step-into') && cb.fid !== ROOT_FID) {
-          if (!sameOutcome(calleeB.outcome, calleeP.outcome, cmp)) {
+          plan?.onLeave('b', calleeB, 0, false, true);
+          plan?.onLeave('p', calleeP, 0, false, true);
+          const resultMissing = Boolean(calleeB.outcome?.unrecorded || calleeP.outcome?.unrecorded);
+          if (!assumeEqual && !skip && resultMissing) unrecorded('a result', calleeB, calleeB.defLine);
+          if (!assumeEqual && !resultMissing && !sameOutcome(calleeB.outcome, calleeP.outcome, cmp)) {
             const verdict = onDiff(
               {status: 'found', kind: 'outcome', ...at(cb.frame, ib, ip), timing: 'after', variables: [], buggyOutcome: calleeB.outcome, patchedOutcome: calleeP.outcome},
               {b: cb.frame, p: cp.frame},
@@ -338,6 +383,11 @@ function walk(
         continue;
       }
       if (ib.kind === 'call' || ip.kind === 'call') continue;
+      if (assumeEqual) continue;
+      if (!recorded(ib) || !recorded(ip)) {
+        if (skip) continue;
+        unrecorded(ib.kind === 'line' ? 'a line' : 'a result', cb.frame, ib.line);
+      }
       // equal hashes: equal states, without reading either text
       const sameHash = 'hash' in ib && 'hash' in ip && ib.hash === ip.hash;
       const diffs = sameHash
@@ -356,12 +406,26 @@ function walk(
     // Control-flow mismatch: compare the frames' outcomes, else return to the callers.
     const ob = cb.frame.outcome;
     const op = cp.frame.outcome;
+    plan?.onLeave('b', cb.frame, cb.taken, false);
+    plan?.onLeave('p', cp.frame, cp.taken, false);
+    if (assumeEqual) {
+      stackB.pop();
+      stackP.pop();
+      continue;
+    }
     if (ob === null || op === null) {
       const side = ob === null ? 'buggy' : 'patched';
       return {stopped: false, steps, frames, ignored, incomplete: `the ${side} frame ${(ob === null ? cb : cp).frame.fn} never ended in its trace`};
     }
     // A frame whose result differs between two runs of the same program (control flow that
     // shuffles, a clock) is no evidence of a delta when it differs between the sides too.
+    if (cb.fid !== ROOT_FID && (ob.unrecorded || op.unrecorded)) {
+      if (!skip) unrecorded('a result', cb.frame, nb?.line ?? null);
+      onMismatch?.(cb.frame);
+      stackB.pop();
+      stackP.pop();
+      continue;
+    }
     const nondetOutcome = nondet?.outcomes.has(`${cb.frame.file}\u0000${cb.frame.fn}`) ?? false;
     if (!sameOutcome(ob, op, cmp) && nondetOutcome) ignored += 1;
     else if (!sameOutcome(ob, op, cmp)) {
@@ -456,7 +520,7 @@ export function extractDelta(ctx: WalkContext): DeltaResult {
 export function collectNondeterminism(first: TraceSource, second: TraceSource, map: LineMap): Nondeterminism {
   const out = emptyNondeterminism();
   walk(
-    {buggy: first, patched: second, map},
+    {buggy: first, patched: second, map, skipUnrecorded: true},
     (found, frames) => {
       if (found.kind === 'state') {
         for (const v of found.variables) out.variables.add(`${frames.b.file}\u0000${frames.b.fn}\u0000${v.name}`);
@@ -471,4 +535,39 @@ export function collectNondeterminism(first: TraceSource, second: TraceSource, m
     },
   );
   return out;
+}
+
+/**
+ * Where a valued run must record values for the walk over two traces to be exact: walking two
+ * skeleton traces (control flow only) with every value taken as equal visits every item a walk
+ * over the values could (that walk stops at its first difference, earlier or at the same place).
+ * Per side and frame: -1 every item and the result, k the first k items and the result, -2 the
+ * arguments and the result (a callee compared by outcome), 0 nothing. Where control flow splits
+ * inside a frame, PLAN_MARGIN items past the split get values too, for the person who steps there.
+ */
+export interface ValuePlan {
+  buggy: number[];
+  patched: number[];
+  /** frames that get values, per side */
+  valued: {buggy: number; patched: number};
+}
+
+export const PLAN_MARGIN = 64;
+
+export function planValues(ctx: WalkContext): ValuePlan {
+  const cuts = {b: new Map<number, number>(), p: new Map<number, number>()};
+  walk(ctx, () => 'continue', undefined, {
+    onLeave: (side, frame, taken, ended, outcomeOnly) => {
+      if (frame.fid === ROOT_FID) return;
+      cuts[side].set(frame.fid, outcomeOnly ? -2 : ended ? -1 : taken + PLAN_MARGIN);
+    },
+  });
+  const dense = (m: Map<number, number>): number[] => {
+    let max = 0;
+    for (const fid of m.keys()) if (fid > max) max = fid;
+    const out = new Array<number>(max + 1).fill(0);
+    for (const [fid, cut] of m) out[fid] = cut;
+    return out;
+  };
+  return {buggy: dense(cuts.b), patched: dense(cuts.p), valued: {buggy: cuts.b.size, patched: cuts.p.size}};
 }

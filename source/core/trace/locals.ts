@@ -7,8 +7,10 @@ import type {StepState, EndState} from './model.js';
 export type Locals = Map<string, unknown>;
 
 export function replayLocals(args: string, states: string[]): Locals {
-  const locals: Locals = new Map(Object.entries(JSON.parse(args) as Record<string, unknown>));
+  // '' : the frame's values were not recorded (a skeleton run, or outside a value plan)
+  const locals: Locals = new Map(args ? Object.entries(JSON.parse(args) as Record<string, unknown>) : []);
   for (const text of states) {
+    if (!text) continue;
     const s = JSON.parse(text) as StepState & EndState;
     if (s.full) {
       locals.clear();

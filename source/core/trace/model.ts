@@ -16,6 +16,8 @@ export interface Outcome {
   /** exception type and message */
   exception?: {type: string; message?: string};
   line?: number | null;
+  /** the frame's result was not recorded (a skeleton run, or outside what a plan asked for) */
+  unrecorded?: boolean;
 }
 
 export interface FrameInfo {
@@ -27,7 +29,7 @@ export interface FrameInfo {
   callSeq: number;
   callLine: number | null;
   resume: boolean;
-  /** JSON text of {name: encoded} at entry */
+  /** JSON text of {name: encoded} at entry; '' when not recorded */
   args: string;
   outcome: Outcome | null;
 }
@@ -40,6 +42,14 @@ export type Item =
   | {kind: 'line'; seq: number; line: number; hash: number; readonly state: string}
   | {kind: 'call'; seq: number; line: number | null; callee: number}
   | {kind: 'return' | 'exception'; seq: number; line: number | null; hash: number; readonly state: string};
+
+/** The hash of an item whose value was not recorded (its state text is ''). */
+export const UNRECORDED = -1;
+
+/** Whether an item's value was recorded: line and end items carry a state hash, -1 when not. */
+export function recorded(item: Item): boolean {
+  return item.kind === 'call' || item.hash !== UNRECORDED;
+}
 
 /** 53-bit FNV-1a of a state's JSON text (two 32-bit lanes), so equal states compare as numbers. */
 export function stateHash(text: string): number {

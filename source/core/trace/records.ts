@@ -4,7 +4,7 @@
  * writes what it returns; tests build in-memory traces with it.
  */
 
-import {ROOT_FID, stateHash, type FrameInfo, type Item, type Outcome, type TraceSource, type TraceStatus} from './model.js';
+import {ROOT_FID, stateHash, UNRECORDED, type FrameInfo, type Item, type Outcome, type TraceSource, type TraceStatus} from './model.js';
 
 export interface TestResult {
   nodeid: string;
@@ -116,7 +116,8 @@ export class TraceAssembler {
           callSeq: seq,
           callLine,
           resume: rec.resume === true,
-          args: JSON.stringify(rec.locals ?? {}),
+          // a frame whose values were not recorded (skeleton, or outside a plan) has no arguments
+          args: rec.locals === undefined ? '' : JSON.stringify(rec.locals),
           outcome: null,
           endSeq: null,
         });
@@ -125,6 +126,11 @@ export class TraceAssembler {
       }
       case 'line': {
         this.events += 1;
+        if (rec.ch === undefined) {
+          // control flow only: which line ran, not what it changed
+          this.sink.step({seq: need(num(rec.seq), 'seq', rec), fid: need(num(rec.fid), 'fid', rec), kind: 'line', line: need(num(rec.line), 'line', rec), state: '', hash: UNRECORDED});
+          return;
+        }
         const state: Rec = {ch: rec.ch ?? {}};
         if (rec.del) state.del = rec.del;
         if (rec.full) state.full = rec.full;
@@ -147,6 +153,14 @@ export class TraceAssembler {
         const line = num(rec.line);
         let outcome: Outcome;
         let state: Rec;
+        if (rec.locals === undefined && (rec.t === 'exception' || !('value' in rec))) {
+          // how the frame ended, not with what
+          const exc = (rec.exc ?? {}) as {type?: string};
+          outcome = rec.t === 'return' ? {kind: rec.kind === 'yield' ? 'yield' : 'return', line, unrecorded: true} : {kind: 'exception', exception: {type: exc.type ?? '?'}, line, unrecorded: true};
+          this.sink.step({seq, fid, kind: rec.t, line, state: '', hash: UNRECORDED});
+          this.sink.frameEnd(fid, outcome, seq);
+          return;
+        }
         if (rec.t === 'return') {
           const kind = rec.kind === 'yield' ? 'yield' : 'return';
           outcome = {kind, value: JSON.stringify(rec.value ?? null), line};

@@ -165,7 +165,13 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
           ))}
         </Box>
         <Box flexDirection="column" height={l.locals}>
-          {loc.length === 0 ? <Text color={theme.muted}>(no locals)</Text> : null}
+          {!v.recorded && v.present ? (
+            <Text color={theme.muted} wrap="truncate-end">
+              {fit('(values not recorded here: trace with --values all)', paneW)}
+            </Text>
+          ) : loc.length === 0 ? (
+            <Text color={theme.muted}>(no locals)</Text>
+          ) : null}
           {loc.map((x, i) => (
             <Text key={i} wrap="truncate-end" color={x.differs ? theme.warn : undefined} bold={x.differs && !theme.color}>
               {x.text}
