@@ -1,8 +1,8 @@
 """Facts about code objects, computed once per code object and cached.
 
 - which files are traced (under the root, outside site-packages and deltatrace itself);
-- a code object's qualified name and ``def`` line, from the file's ``ast`` (so every
-  Python version reports the same names: ``Outer.method.<locals>.inner``);
+- a code object's qualified name (``Outer.method.<locals>.inner``): ``co_qualname`` from 3.11,
+  the file's ``ast`` before (the same names), and its ``def`` line;
 - per line, the local names the line's bytecode loads, stores or deletes — the only
   names a finished line can have rebound or (through a method call) mutated.
 """
@@ -26,13 +26,15 @@ def _excluded_dirs():
 
 
 class FileInfo:
-    __slots__ = ("rel", "qualnames", "def_lines", "text")
+    __slots__ = ("rel", "qualnames", "def_lines", "text", "raw", "lines")
 
     def __init__(self, rel, qualnames, def_lines, text):
         self.rel = rel
-        self.qualnames = qualnames  # first line (decorator or def) -> qualname
+        self.qualnames = qualnames  # first line (decorator or def) -> qualname; None until asked
         self.def_lines = def_lines  # first line -> def line
         self.text = text
+        self.raw = None
+        self.lines = None
 
 
 class CodeInfo:
@@ -60,12 +62,16 @@ class CodeInfo:
 
     def _names(self):
         code = self._code
-        finfo = self._registry.file_info(code.co_filename, self.rel)
+        qual = getattr(code, "co_qualname", None)
+        if qual is not None:
+            # 3.11+: the interpreter's own qualified name (the ast's, without parsing the file);
+            # the def line is the first line from co_firstlineno (a decorator) that starts a def
+            self._qualname = qual
+            self._def_line = self._registry.def_line(code, self.rel)
+            return
+        finfo = self._registry.file_info(code.co_filename, self.rel, names=True)
         key = (code.co_firstlineno, code.co_name)
-        qual = finfo.qualnames.get(key)
-        if qual is None:
-            qual = getattr(code, "co_qualname", code.co_name)
-        self._qualname = qual
+        self._qualname = finfo.qualnames.get(key, code.co_name)
         self._def_line = finfo.def_lines.get(key, code.co_firstlineno)
 
     @property
@@ -212,19 +218,40 @@ class CodeRegistry:
         self.path_cache[filename] = rel
         return rel or None
 
-    def file_info(self, filename, rel):
+    def file_info(self, filename, rel, names=False):
+        """The file's text; with `names`, also its qualified names from the ast (Python < 3.11,
+        whose code objects have no co_qualname: parsing is the costly part, done only then)."""
         info = self.files.get(filename)
         if info is None:
             try:
                 with open(filename, "rb") as fh:
                     raw = fh.read()
                 text = raw.decode("utf-8", errors="replace")
-                qualnames, defs = qualname_map(raw)
-            except (OSError, SyntaxError, ValueError):
-                text, qualnames, defs = None, {}, {}
-            info = FileInfo(rel, qualnames, defs, text)
+            except OSError:
+                raw, text = None, None
+            info = FileInfo(rel, None, None, text)
+            info.raw = raw
             self.files[filename] = info
+        if names and info.qualnames is None:
+            try:
+                info.qualnames, info.def_lines = qualname_map(info.raw) if info.raw is not None else ({}, {})
+            except (SyntaxError, ValueError):
+                info.qualnames, info.def_lines = {}, {}
         return info
+
+    def def_line(self, code, rel):
+        first = code.co_firstlineno
+        if code.co_name.startswith("<"):
+            return first
+        info = self.file_info(code.co_filename, rel)
+        if info.lines is None:
+            info.lines = info.text.split("\n") if info.text is not None else []
+        lines = info.lines
+        # a decorated function's code starts at its first decorator; the def follows them
+        for n in range(first, min(first + 100, len(lines)) + 1):
+            if lines[n - 1].lstrip().startswith(("def ", "async def ")):
+                return n
+        return first
 
     def info(self, code):
         """CodeInfo, or None when the code object is not traced."""
