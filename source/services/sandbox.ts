@@ -187,7 +187,6 @@ export function runEnv(o: {python: PythonInstall; confined: boolean; tracerDir: 
   if (o.python.userBase) env.PYTHONUSERBASE = o.python.userBase;
   env.PYTHONPATH = o.confined ? SANDBOX_TRACER : o.tracerDir;
   env.PYTHONHASHSEED = '0';
-  env.PYTHONDONTWRITEBYTECODE = '1';
   env.PYTHONUNBUFFERED = '1';
   return {...env, ...o.extra};
 }

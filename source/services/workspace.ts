@@ -32,7 +32,9 @@ export interface Workspace {
   temporary: boolean;
 }
 
-const SKIP = new Set(['.git', '__pycache__', '.pytest_cache', '.mypy_cache', '.tox', '.venv', 'node_modules']);
+// __pycache__ is copied (with every file's times, so the bytecode stays valid): a library
+// imported from the tree is then not compiled again on every run
+const SKIP = new Set(['.git', '.pytest_cache', '.mypy_cache', '.tox', '.venv', 'node_modules']);
 const GIT_TIMEOUT_MS = 300_000;
 
 /** git on the user's repository: reads only (rev-parse, read-tree into a private index, checkout-index into our folder). */
@@ -61,7 +63,7 @@ function needDir(path: string, flag: string): string {
 }
 
 function copyTree(from: string, to: string): void {
-  cpSync(from, to, {recursive: true, filter: src => !SKIP.has(basename(src)), verbatimSymlinks: true});
+  cpSync(from, to, {recursive: true, filter: src => !SKIP.has(basename(src)), verbatimSymlinks: true, preserveTimestamps: true});
 }
 
 /** The files of `rev` as plain files under `dest`; the repository is only read. */
