@@ -1,4 +1,4 @@
-"""Command line: ``python -m deltatrace {run,eval,callers,changes} ...``."""
+"""Command line: ``python -m deltatrace {run,eval,changes,scopes} ...``."""
 
 import argparse
 import json
@@ -76,11 +76,6 @@ def parser():
     ev.add_argument("--expr-timeout", type=float, default=10.0)
     ev.add_argument("--out", help="write the JSON result here instead of stdout")
 
-    ca = sub.add_parser("callers", help="pre-pass: functions on call paths to the focus functions")
-    _common(ca)
-    ca.add_argument("--focus", action="append", type=_focus_key, required=True, metavar="FILE:FUNC")
-    ca.add_argument("--out", required=True)
-
     ch = sub.add_parser("changes", help="files, line mapping and functions changed between two trees")
     ch.add_argument("--buggy", required=True)
     ch.add_argument("--patched", required=True)
@@ -157,56 +152,6 @@ def _ensure_hash_seed():
         here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         os.execve(sys.executable, [sys.executable, "-m", "deltatrace"] + sys.argv[1:], env)
-
-
-def cmd_callers(args):
-    from .target import run_target
-    target = _target(args)
-    root = _enter_root(args.root)
-    seeder = _seeder(args)
-    main_file = target[0] if args.mode == "script" else None
-    reg = CodeRegistry(root, main_file=main_file)
-    focus = set(args.focus)
-    on_path = set()
-    hits = [0]
-
-    def mark(frame):
-        hits[0] += 1
-        f = frame
-        while f is not None:
-            info = reg.info(f.f_code)
-            if info is not None:
-                on_path.add((info.rel, info.qualname))
-            f = f.f_back
-
-    use_monitoring = hasattr(sys, "monitoring")
-    if use_monitoring:
-        mon = sys.monitoring
-        tool = mon.PROFILER_ID
-        mon.use_tool_id(tool, "deltatrace-callers")
-
-        def on_start(code, offset):
-            info = reg.info(code)
-            if info is None or (info.rel, info.qualname) not in focus:
-                return mon.DISABLE
-            mark(sys._getframe(1))
-
-        mon.register_callback(tool, mon.events.PY_START, on_start)
-        start = lambda: mon.set_events(tool, mon.events.PY_START)  # noqa: E731
-        stop = lambda: mon.set_events(tool, 0)  # noqa: E731
-    else:
-        def global_trace(frame, event, arg):
-            info = reg.info(frame.f_code)
-            if info is not None and (info.rel, info.qualname) in focus:
-                mark(frame)
-            return None
-        start = lambda: sys.settrace(global_trace)  # noqa: E731
-        stop = lambda: sys.settrace(None)  # noqa: E731
-    outcome = run_target(target, _seeded(seeder, start), stop, args.mode)
-    with open(args.out, "w", encoding="utf-8") as fh:
-        json.dump({"on_path": sorted([list(k) for k in on_path]), "focus_calls": hits[0],
-                   "outcome": outcome.record()}, fh)
-    return 0
 
 
 def cmd_run(args):
@@ -347,9 +292,9 @@ def cmd_scopes(args):
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    if args.command in ("run", "callers", "eval"):
+    if args.command in ("run", "eval"):
         _ensure_hash_seed()
-    return {"run": cmd_run, "eval": cmd_eval, "callers": cmd_callers,
+    return {"run": cmd_run, "eval": cmd_eval,
             "changes": cmd_changes, "scopes": cmd_scopes}[args.command](args)
 
 

@@ -57,11 +57,23 @@ class Writer:
         self.events = 0
         self.bytes = 0
         self.truncated = None
+        self.buf = []
+        # the common case in one comparison each (0 means no limit)
+        self.event_room = max_events or float("inf")
+        self.byte_room = max_bytes or float("inf")
 
     def raw(self, text):
-        self.fh.write(text)
-        self.fh.write("\n")
+        buf = self.buf
+        buf.append(text)
         self.bytes += len(text) + 1
+        if len(buf) >= 512:
+            self.flush()
+
+    def flush(self):
+        if self.buf:
+            self.buf.append("")
+            self.fh.write("\n".join(self.buf))
+            self.buf = []
 
     def record(self, obj):
         self.raw(_dumps(obj))
@@ -70,24 +82,33 @@ class Writer:
         """Write one event line; returns False once a limit is hit (and records why)."""
         if self.truncated is not None:
             return False
+        events = self.events
+        if events < self.event_room and self.bytes + len(text) <= self.byte_room and (
+                events & 255 or self.deadline is None or time.monotonic() <= self.deadline):
+            self.events = events + 1
+            self.raw(text)
+            return True
+        return self.limit_hit(text)
+
+    def limit_hit(self, text):
         reason = None
         if self.max_events and self.events >= self.max_events:
             reason, limit = "max-events", self.max_events
         elif self.max_bytes and self.bytes + len(text) > self.max_bytes:
             reason, limit = "max-bytes", self.max_bytes
-        elif self.deadline is not None and (self.events & 255) == 0 \
-                and time.monotonic() > self.deadline:
+        elif self.deadline is not None and time.monotonic() > self.deadline:
             reason, limit = "timeout", None
-        if reason is not None:
-            self.truncated = reason
-            self.record({"t": "truncated", "reason": reason, "limit": limit,
-                         "events": self.events, "bytes": self.bytes})
-            return False
-        self.events += 1
-        self.raw(text)
-        return True
+        if reason is None:  # pragma: no cover - event() only calls this past a limit
+            self.events += 1
+            self.raw(text)
+            return True
+        self.truncated = reason
+        self.record({"t": "truncated", "reason": reason, "limit": limit,
+                     "events": self.events, "bytes": self.bytes})
+        return False
 
     def close(self):
+        self.flush()
         self.fh.close()
 
 
@@ -349,54 +370,92 @@ class Recorder:
         self.emit(text)
 
     # -- settrace backend ----------------------------------------------------------------
-    def settrace_global(self, frame, event, arg):
-        # called for every Python call while tracing: the common answer (not recorded) is cheap
-        info = self.reg.info(frame.f_code)
-        if info is None or self.stopped:
-            return None
-        if not self.inside and self.focus is not None:
-            flag = info.focus
-            if flag is None:
-                flag = info.focus = self.is_focus(info)
-            if not flag:
-                return None
-        resume = False
-        if info.kind == "generator":
-            seen = self.generators.get(id(frame))
-            resume = seen is not None and seen is frame
-            self.generators[id(frame)] = frame
-        if self.focus is not None and not self.inside:
-            self.attach_path(frame)
-        st = self.enter(frame, info, resume)
-        if st is None:
-            return None
-        return self.settrace_local
-
-    def settrace_local(self, frame, event, arg):
-        st = self.frames.get(id(frame))
-        if st is None or st.frame is not frame or self.stopped:
-            return None
-        if event == "line":
-            self.start_line(st, frame, frame.f_lineno)
-        elif event == "return":
-            if st.exc is not None:
-                self.generators.pop(id(frame), None)
-                self.leave(st, frame, "exception", st.exc)
-            elif st.info.kind == "generator" and _is_yielding(frame):
-                self.leave(st, frame, "yield", arg)
-            else:
-                self.generators.pop(id(frame), None)
-                self.leave(st, frame, "return", arg)
-        elif event == "exception":
-            st.exc = arg[1] if arg[1] is not None else arg[0]
-        return self.settrace_local
-
+    # The hot path (every Python call, and every line of a recorded frame) is inlined into two
+    # closures: fewer Python frames per event is faster, and on 3.11 each extra frame can cross
+    # a data-stack chunk boundary (an mmap and munmap per event when the program sits there).
     def install_settrace(self):
+        rec = self
+        frames = self.frames
+        frames_get = frames.get
+        codes_get = self.reg.codes.get
+        reg_info = self.reg.info
+        generators = self.generators
+        w = self.w
+        focus = self.focus
+        is_focus = self.is_focus
+
+        def local(frame, event, arg):
+            st = frames_get(id(frame))
+            if st is None or st.frame is not frame or rec.stopped:
+                return None
+            if event == "line":
+                st.exc = None
+                line = st.line
+                if line is not None:
+                    index = st.items
+                    cut = st.cut
+                    if cut != -1 and index >= cut:
+                        # control flow only (the writer inlined: the common case)
+                        st.items = index + 1
+                        seq = rec.seq + 1
+                        rec.seq = seq
+                        text = '{"t":"line","seq":%d,"fid":%d,"line":%d}' % (seq, st.fid, line)
+                        if w.truncated is None and w.events < w.event_room and \
+                                w.bytes + len(text) <= w.byte_room and (w.events & 255 or w.deadline is None):
+                            w.events += 1
+                            buf = w.buf
+                            buf.append(text)
+                            w.bytes += len(text) + 1
+                            if len(buf) >= 512:
+                                w.flush()
+                        elif not w.event(text):
+                            rec.stopped = True
+                    else:
+                        rec.finish_line(st, frame)
+                st.line = frame.f_lineno
+            elif event == "return":
+                if st.exc is not None:
+                    generators.pop(id(frame), None)
+                    rec.leave(st, frame, "exception", st.exc)
+                elif st.info.kind == "generator" and _is_yielding(frame):
+                    rec.leave(st, frame, "yield", arg)
+                else:
+                    generators.pop(id(frame), None)
+                    rec.leave(st, frame, "return", arg)
+            elif event == "exception":
+                st.exc = arg[1] if arg[1] is not None else arg[0]
+            return local
+
+        def call(frame, event, arg):
+            # called for every Python call while tracing: the common answer (not recorded) is cheap
+            code = frame.f_code
+            hit = codes_get(id(code))
+            info = hit[1] if hit is not None and hit[0] is code else reg_info(code)
+            if info is None or rec.stopped:
+                return None
+            if focus is not None and not rec.inside:
+                flag = info.focus
+                if flag is None:
+                    flag = info.focus = is_focus(info)
+                if not flag:
+                    return None
+                rec.attach_path(frame)
+            resume = False
+            if info.kind == "generator":
+                seen = generators.get(id(frame))
+                resume = seen is not None and seen is frame
+                generators[id(frame)] = frame
+            st = rec.enter(frame, info, resume)
+            if st is None:
+                return None
+            return local
+
         def attach(frame):
             frame.f_trace_lines = True
-            frame.f_trace = self.settrace_local
+            frame.f_trace = local
+
         self.attach = attach
-        sys.settrace(self.settrace_global)
+        sys.settrace(call)
 
     def uninstall_settrace(self):
         sys.settrace(None)
