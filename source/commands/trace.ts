@@ -9,7 +9,7 @@ import {NotFound} from './show.js';
 import {DELTA_OPTIONS, type DeltaOption} from '../core/trace/delta.js';
 import {getTrace} from '../store/traces.js';
 import {PythonError} from '../services/python.js';
-import {Interrupted, tracePair, TraceRunError, DEFAULT_LIMITS} from '../services/tracing.js';
+import {CONFIRM_ROUNDS, Interrupted, tracePair, TraceRunError, DEFAULT_LIMITS} from '../services/tracing.js';
 import {WorkspaceError, type WorkspaceSpec} from '../services/workspace.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson, UsageError} from './args.js';
 import {deltaJson, describeDelta} from './trace-json.js';
@@ -49,8 +49,12 @@ Tracing:
   --max-bytes B       stop recording after B bytes of trace (default ${DEFAULT_LIMITS.maxBytes})
   --no-focus          record every function under the tree, not only the call paths to the
                       patch-modified functions
-  --no-rerun          trace each side once (values that differ between runs are then not
-                      recognised as nondeterministic)
+  --no-rerun          do not confirm a found delta with a second run per side (by default the
+                      second runs record values at the delta point, and a difference whose
+                      values also vary between two runs of one side is no evidence)
+  --confirm-rounds N  when the difference at the delta point varies, confirm the next point the
+                      walk finds with another targeted run, up to N points in all, before
+                      re-running with values wherever the first runs have them (default ${CONFIRM_ROUNDS})
   --no-plugins        do not load installed pytest plugins (faster start)
   --seed N            seed random, numpy's global generator and every generator the program
                       makes without a seed, before each test, the same on both sides (default 0;
@@ -73,10 +77,16 @@ Stored as:
   --db FILE           database (default ./deltalens.db, created when missing)
   --json              print the delta as JSON: {"status", "kind", "function", "file", "line",
                       "timing", "variables", "buggy_outcome", "patched_outcome", "traces",
-                      "events", "pair", "values", …}
+                      "events", "pair", "values", "confirmation", …}
 
 Exit codes: 0 delta computed (found or ∅), 1 a trace is missing, crashed, timed out or
 truncated before any difference (the delta is then "incomplete"), 2 usage error.`;
+
+function confirmRounds(value: string | undefined): number | undefined {
+  const n = positiveInt(value, '--confirm-rounds');
+  if (n === 0) throw new UsageError('--confirm-rounds takes 1 or more (--no-rerun turns confirmation off)');
+  return n;
+}
 
 function integer(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -109,6 +119,7 @@ export async function runTrace(argv: string[]): Promise<number> {
       'max-bytes': {type: 'string'},
       'no-focus': {type: 'boolean'},
       'no-rerun': {type: 'boolean'},
+      'confirm-rounds': {type: 'string'},
       'no-plugins': {type: 'boolean'},
       option: {type: 'string', multiple: true},
       trajectory: {type: 'string'},
@@ -192,6 +203,7 @@ export async function runTrace(argv: string[]): Promise<number> {
       versionKind: 'agent',
       keep: values.keep,
       reruns: !values['no-rerun'],
+      confirmRounds: confirmRounds(values['confirm-rounds']),
       focus: !values['no-focus'],
       pytestPlugins: !values['no-plugins'],
       deltaOptions: options,
@@ -220,6 +232,7 @@ export async function runTrace(argv: string[]): Promise<number> {
       sandbox: result.sandbox,
       seed: values['no-seed'] ? null : (integer(values.seed, '--seed') ?? 0),
       values: result.values,
+      confirmation: result.confirmation,
       db: dbPath,
     };
     if (values.json) printJson(deltaJson(result.delta, buggy, patched, extra));

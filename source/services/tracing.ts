@@ -5,7 +5,7 @@
  */
 import {writeFileSync} from 'node:fs';
 import {basename, join} from 'node:path';
-import {collectNondeterminism, emptyNondeterminism, extractDelta, mergeNondeterminism, planValues, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
+import {collectNondeterminism, confirmationPlan, emptyNondeterminism, extractDelta, mergeNondeterminism, planValues, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
 import {LineMap, type Changes} from '../core/trace/line-map.js';
 import {writeTx, type Db} from '../store/db.js';
 import {createTrace, discardTraces, ensureTraceTarget, insertPair, sameControlFlow, saveDelta, StoredTrace, type TraceSummary} from '../store/traces.js';
@@ -32,8 +32,12 @@ export interface TracePairOptions {
   versionKind?: 'gold' | 'agent';
   limits?: Partial<TraceLimits>;
   keep?: boolean;
-  /** trace each side a second time to find nondeterministic values (default on) */
+  /** confirm a found delta with a second run per side: values that differ between two runs of
+   * one side are no evidence (default on) */
   reruns?: boolean;
+  /** delta points confirmed by targeted runs before the re-runs record values wherever run 1
+   * did (default CONFIRM_ROUNDS) */
+  confirmRounds?: number;
   deltaOptions?: DeltaOption[];
   /** record state only on call paths to the patch-modified functions (default on) */
   focus?: boolean;
@@ -75,9 +79,21 @@ export interface TracePairResult {
   nondeterministic: string[];
   /** how the runs were confined */
   sandbox: string;
+  /** how the second runs confirmed the delta */
+  confirmation: Confirmation;
   /** where values were recorded */
   values: {mode: 'planned'; frames: {buggy: number; patched: number}; valued: {buggy: number; patched: number}} | {mode: 'all'; reason: string};
 }
+
+/** how the delta was confirmed by second runs (off: --no-rerun; not needed: ∅ or incomplete) */
+export type Confirmation = 'off' | 'not needed' | 'at the delta point' | `at the delta point, after ${number} rounds` | `everywhere (${string})`;
+
+/**
+ * Targeted confirmation rounds before the re-runs record values wherever run 1 did. One: on a
+ * real sympy test whose hashes depend on object addresses, each round found one more varying
+ * value and cost more than the whole-plan re-run saves (3 rounds: 47 s against 35 s).
+ */
+export const CONFIRM_ROUNDS = 1;
 
 type ValuesReport =
   | {mode: 'planned'; skeleton: {buggy: number; patched: number}; frames: {buggy: number; patched: number}; valued: {buggy: number; patched: number}}
@@ -228,7 +244,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     const options = [...(o.deltaOptions ?? [])];
     const map = new LineMap(changes);
     let record: 'full' | 'plan' = 'full';
-    const planFiles: {buggy?: string; patched?: string} = {};
+    const planFiles: {buggy?: string; patched?: string; buggyConfirm?: string; patchedConfirm?: string} = {};
     let planned: ValuesReport = {mode: 'all', reason: 'asked for (--values all)'};
     if (o.values !== 'all') {
       // control flow first: where the two runs can differ decides where values are needed
@@ -260,21 +276,78 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
         drop([skeleton.buggy, skeleton.patched]);
       }
     }
-    let b2: Run | null = null;
-    let p2: Run | null = null;
-    if (o.reruns !== false) [b2, p2] = await both([side('buggy', 2, record, planFiles.buggy), side('patched', 2, record, planFiles.patched)], stopAll);
     if (o.signal?.aborted) throw new Interrupted('interrupted');
 
     progress('extracting the delta…');
     const identity = new LineMap(null);
+    let result = extractDelta({buggy: new StoredTrace(db, b1.id), patched: new StoredTrace(db, p1.id), map, options});
+    // Re-runs only confirm a difference: values that vary between two runs of one side are no
+    // evidence, and nondeterminism can only take evidence away — so ∅ and incomplete stand as
+    // they are. A found delta is confirmed by a second run per side with values at the delta
+    // point; only if the difference there varies do the re-runs record values wherever run 1 did.
+    let b2: Run | null = null;
+    let p2: Run | null = null;
     let nondet: Nondeterminism = emptyNondeterminism();
-    if (b2 && b1.summary.status === 'complete' && b2.summary.status === 'complete') {
-      nondet = mergeNondeterminism(nondet, collectNondeterminism(new StoredTrace(db, b1.id), new StoredTrace(db, b2.id), identity));
+    let confirmation: Confirmation = o.reruns === false ? 'off' : 'not needed';
+    const collect = () => {
+      nondet = emptyNondeterminism();
+      if (b2 && b1.summary.status === 'complete' && b2.summary.status === 'complete') {
+        nondet = mergeNondeterminism(nondet, collectNondeterminism(new StoredTrace(db, b1.id), new StoredTrace(db, b2.id), identity));
+      }
+      if (p2 && p1.summary.status === 'complete' && p2.summary.status === 'complete') {
+        nondet = mergeNondeterminism(nondet, collectNondeterminism(new StoredTrace(db, p1.id), new StoredTrace(db, p2.id), identity));
+      }
+      return extractDelta({buggy: new StoredTrace(db, b1.id), patched: new StoredTrace(db, p1.id), map, options, nondeterminism: nondet});
+    };
+    if (o.reruns !== false && result.status === 'found') {
+      // Each round re-runs both sides with values at every delta point found so far; when the
+      // difference at the newest one varies between runs, the walk moves on to a later point
+      // and the next round confirms that too. After CONFIRM_ROUNDS the re-runs record values
+      // wherever run 1 did. Nondeterminism always comes from one re-run per side against run 1,
+      // so `delta` recomputed from the stored pair sees what this run saw.
+      const maxRounds = o.confirmRounds ?? CONFIRM_ROUNDS;
+      const points: {b: number | null; p: number | null}[] = [];
+      let rounds = 0;
+      for (;;) {
+        const current = result;
+        points.push({b: current.seqB, p: current.seqP});
+        rounds++;
+        for (const [which, trace] of [
+          ['buggy', b1],
+          ['patched', p1],
+        ] as const) {
+          const source = new StoredTrace(db, trace.id);
+          const seqs = points.map(pt => (which === 'buggy' ? pt.b : pt.p));
+          const file = join(scratch, `${which}-confirm.json`);
+          writeFileSync(file, JSON.stringify({cuts: confirmationPlan(source, seqs.map(seq => (seq === null ? null : source.itemAt(seq))))}));
+          planFiles[which === 'buggy' ? 'buggyConfirm' : 'patchedConfirm'] = file;
+        }
+        progress(
+          rounds === 1
+            ? 'confirming the delta: a second run per side with values at the delta point…'
+            : `the difference there varies between runs; confirming the next one (round ${rounds} of ${maxRounds})…`,
+        );
+        if (b2) drop([b2.id, p2!.id]);
+        [b2, p2] = await both([side('buggy', 2, 'plan', planFiles.buggyConfirm), side('patched', 2, 'plan', planFiles.patchedConfirm)], stopAll);
+        result = collect();
+        if (o.signal?.aborted) throw new Interrupted('interrupted');
+        const moved = result.status === 'found' && (result.seqB !== current.seqB || result.seqP !== current.seqP);
+        if (!moved) {
+          confirmation = rounds === 1 ? 'at the delta point' : `at the delta point, after ${rounds} rounds`;
+          break;
+        }
+        if (rounds >= maxRounds) {
+          // the walk goes on past the points, where the confirming runs have no values
+          progress(`the difference at the delta point varies between runs: re-running with values wherever the first runs have them…`);
+          drop([b2.id, p2.id]);
+          [b2, p2] = await both([side('buggy', 2, record, planFiles.buggy), side('patched', 2, record, planFiles.patched)], stopAll);
+          result = collect();
+          confirmation = `everywhere (the difference varied between runs at ${rounds === 1 ? 'the delta point' : `${rounds} delta points`})`;
+          break;
+        }
+      }
+      if (o.signal?.aborted) throw new Interrupted('interrupted');
     }
-    if (p2 && p1.summary.status === 'complete' && p2.summary.status === 'complete') {
-      nondet = mergeNondeterminism(nondet, collectNondeterminism(new StoredTrace(db, p1.id), new StoredTrace(db, p2.id), identity));
-    }
-    const result = extractDelta({buggy: new StoredTrace(db, b1.id), patched: new StoredTrace(db, p1.id), map, options, nondeterminism: nondet});
     const failures = [b1, p1].filter(s => s.summary.status !== 'complete').map(s => s.summary.error).filter(Boolean);
     if (result.status === 'incomplete' && failures.length) result.reason = `${result.reason}: ${failures.join('; ')}`;
     const kept = Boolean(o.keep);
@@ -299,6 +372,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
           sandbox: runner.confinement.label,
           sandboxPolicy: runner.policy,
           seed: seedOf(o.seed),
+          confirmation,
           values: planned.mode === 'planned' ? {mode: 'planned', frames: planned.frames, valued: planned.valued} : planned,
         },
       });
@@ -318,6 +392,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       workspace: {buggy: ws.buggy, patched: ws.patched, kept},
       nondeterministic,
       sandbox: runner.confinement.label,
+      confirmation,
       values: planned.mode === 'planned' ? {mode: 'planned', frames: planned.frames, valued: planned.valued} : planned,
     };
   } finally {

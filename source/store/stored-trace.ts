@@ -10,7 +10,7 @@
 import {ROOT_FID, UNRECORDED, type FrameInfo, type Item, type Outcome, type TraceSource, type TraceStatus} from '../core/trace/model.js';
 import {testOutcome, toItem, type OutcomeRecord, type StepRow} from '../core/trace/records.js';
 import type {Db} from './db.js';
-import {decodeChunk, decodeChunks, KIND_NAME, lowerBound, stateAt, UNRECORDED_FLAG, type Window} from './trace-chunks.js';
+import {decodeChunk, decodeChunks, KIND_NAME, lowerBound, stateAt, UNRECORDED_FLAG, unpackText, type Window} from './trace-chunks.js';
 
 /** A step whose state text is read from the store only when asked for. */
 class LazyStep {
@@ -32,6 +32,15 @@ const WINDOW_CHUNKS = 8;
 const FRAME_BATCH = 1024;
 const CHUNK_CACHE = 32;
 
+interface FrameTree {
+  /** children of frame f are kids[start[f]] … kids[start[f + 1] - 1] (f = 0: the top frames) */
+  start: Int32Array;
+  kids: Int32Array;
+  callSeq: Float64Array;
+  /** -1: never ended */
+  endSeq: Float64Array;
+}
+
 interface Child {
   callSeq: number;
   /** the seq of the child's end item; null for a frame that never ended */
@@ -52,9 +61,8 @@ export class StoredTrace implements TraceSource {
   private readonly qChunkAt;
   private readonly qChunks;
   private readonly qFrames;
-  private readonly qChildren;
-  private readonly qTopFrames;
   private window: Window | null = null;
+  private tree: FrameTree | null = null;
   private recent: (Window & {first: number; last: number}) | null = null;
   private lastSeq: number | null = null;
 
@@ -72,8 +80,6 @@ export class StoredTrace implements TraceSource {
     this.qFrames = db
       .prepare(`SELECT fid, parent_fid, function, file, def_line, call_seq, call_line, resume, args, outcome, end_seq FROM frame WHERE trace = ? AND fid >= ? ORDER BY fid LIMIT ?`)
       .raw();
-    this.qChildren = db.prepare(`SELECT call_seq, end_seq FROM frame INDEXED BY frame_children WHERE trace = ? AND parent_fid = ? ORDER BY call_seq`).raw();
-    this.qTopFrames = db.prepare(`SELECT call_seq, end_seq FROM frame INDEXED BY frame_children WHERE trace = ? AND parent_fid IS NULL ORDER BY call_seq`).raw();
     this.qFind = db.prepare(`SELECT fid FROM frame WHERE trace = ? AND file = ? AND function = ? ORDER BY call_seq LIMIT 1`).pluck();
     this.qSource = db.prepare(`SELECT coalesce(s.text, t.text) FROM trace_source s LEFT JOIN source_text t ON t.hash = s.hash WHERE s.trace = ? AND s.file = ?`).pluck();
   }
@@ -94,8 +100,8 @@ export class StoredTrace implements TraceSource {
         callSeq: r[5] as number,
         callLine: r[6] as number | null,
         resume: r[7] === 1,
-        args: (r[8] as string | null) ?? (this.storage === 1 ? '{}' : ''),
-        outcome: r[9] ? (JSON.parse(r[9] as string) as Outcome) : null,
+        args: r[8] === null ? (this.storage === 1 ? '{}' : '') : unpackText(r[8] as string | Buffer),
+        outcome: r[9] ? (JSON.parse(unpackText(r[9] as string | Buffer)) as Outcome) : null,
         endSeq: r[10] as number | null,
       });
     }
@@ -112,11 +118,43 @@ export class StoredTrace implements TraceSource {
     let kids = this.childCache.get(fid);
     if (!kids) {
       if (this.childCache.size > 4096) this.childCache.clear();
-      const rows = (fid === ROOT_FID ? this.qTopFrames.all(this.id) : this.qChildren.all(this.id, fid)) as [number, number | null][];
-      kids = rows.map(([callSeq, endSeq]) => ({callSeq, endSeq}));
+      const t = this.frameTree();
+      kids = [];
+      if (fid < t.start.length - 1) {
+        for (let i = t.start[fid]!; i < t.start[fid + 1]!; i++) {
+          const k = t.kids[i]!;
+          kids.push({callSeq: t.callSeq[k]!, endSeq: t.endSeq[k]! < 0 ? null : t.endSeq[k]!});
+        }
+      }
       this.childCache.set(fid, kids);
     }
     return kids;
+  }
+
+  /**
+   * Every frame's children, read in one pass (a query per frame cost more than the walk
+   * itself on traces of 40,000 frames). Frames are numbered in call order, so each parent's
+   * children come out ordered by their call.
+   */
+  private frameTree(): FrameTree {
+    if (this.tree) return this.tree;
+    const maxFid = (this.db.prepare('SELECT max(fid) FROM frame WHERE trace = ?').pluck().get(this.id) as number | null) ?? 0;
+    const parent = new Int32Array(maxFid + 1).fill(-1);
+    const callSeq = new Float64Array(maxFid + 1);
+    const endSeq = new Float64Array(maxFid + 1).fill(-1);
+    const count = new Int32Array(maxFid + 2);
+    for (const [fid, par, call, end] of this.db.prepare('SELECT fid, coalesce(parent_fid, 0), call_seq, end_seq FROM frame WHERE trace = ? ORDER BY fid').raw().iterate(this.id) as Iterable<[number, number, number, number | null]>) {
+      parent[fid] = par;
+      callSeq[fid] = call;
+      if (end !== null) endSeq[fid] = end;
+      count[par + 1]!++;
+    }
+    const start = new Int32Array(maxFid + 2);
+    for (let f = 0; f <= maxFid; f++) start[f + 1] = start[f]! + count[f + 1]!;
+    const fill = start.slice(0, maxFid + 1);
+    const kids = new Int32Array(start[maxFid + 1]!);
+    for (let fid = 1; fid <= maxFid; fid++) if (parent[fid]! >= 0) kids[fill[parent[fid]!]!++] = fid;
+    return (this.tree = {start, kids, callSeq, endSeq});
   }
 
   private maxSeq(): number {
@@ -233,6 +271,20 @@ export class StoredTrace implements TraceSource {
     if (!w) return '';
     const i = lowerBound(w.seq, seq, w.n);
     return w.seq[i] === seq ? stateAt(w, i) : '';
+  }
+
+  /** The frame that holds the item at `seq`, and the callee when the item is a call. */
+  itemAt(seq: number): {fid: number; callee: number | null} | null {
+    if (this.storage === 1) {
+      const r = this.db.prepare('SELECT fid, kind, state FROM trace_step WHERE trace = ? AND seq = ?').get(this.id, seq) as {fid: number; kind: string; state: string} | undefined;
+      if (!r) return null;
+      return {fid: r.fid, callee: r.kind === 'call' ? Number(r.state.slice(10, -1)) : null};
+    }
+    const w = this.chunkAt(seq);
+    if (!w) return null;
+    const i = lowerBound(w.seq, seq, w.n);
+    if (w.seq[i] !== seq) return null;
+    return {fid: w.fid[i]!, callee: (w.kind[i]! & 3) === 1 ? w.aux[i]! : null};
   }
 
   /** Whether the values at a step were recorded (a planned trace records them only where the walk compares). */

@@ -157,3 +157,18 @@ export function lowerBound(a: Int32Array, x: number, n = a.length): number {
   }
   return lo;
 }
+
+/**
+ * A frame's arguments and outcome (JSON) as stored: texts of PACK_MIN characters or more are
+ * deflated into a BLOB (sympy values compress about 4.5×: 35 MB of them to 7.6 MB on a real
+ * test), shorter ones stay TEXT. unpackText reads both.
+ */
+export const PACK_MIN = 256;
+
+export function packText(text: string): string | Buffer {
+  return text.length < PACK_MIN ? text : deflateRawSync(Buffer.from(text, 'utf8'), DEFLATE);
+}
+
+export function unpackText(value: string | Buffer): string {
+  return typeof value === 'string' ? value : inflateRawSync(value).toString('utf8');
+}

@@ -5,7 +5,7 @@ import type {DeltaResult} from '../core/trace/delta.js';
 import type {Changes} from '../core/trace/line-map.js';
 import {writeTx, type Db} from './db.js';
 import {ensureInstance} from './instances.js';
-import {CHUNK, ChunkBuilder} from './trace-chunks.js';
+import {CHUNK, ChunkBuilder, packText} from './trace-chunks.js';
 
 export interface NewTrace {
   instance: string;
@@ -109,7 +109,7 @@ export function traceWriter(db: Db, traceId: number, batch = 5000) {
   const open = new Map<number, FrameRow>();
   const writeFrame = (f: FrameRow) =>
     push(() =>
-      insFrame.run(traceId, f.fid, f.parent, f.fn, f.file, f.defLine, f.outcome ? JSON.stringify(f.outcome) : null, f.callSeq, f.endSeq, f.callLine, f.resume ? 1 : 0, f.args === '' ? null : f.args),
+      insFrame.run(traceId, f.fid, f.parent, f.fn, f.file, f.defLine, f.outcome ? packText(JSON.stringify(f.outcome)) : null, f.callSeq, f.endSeq, f.callLine, f.resume ? 1 : 0, f.args === '' ? null : packText(f.args)),
     );
   const writeChunk = () => {
     if (!chunk.n) return;

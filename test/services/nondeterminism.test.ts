@@ -8,7 +8,10 @@ import {mkdirSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {tracePair, type TracePairOptions} from '../../source/services/tracing.js';
-import {getTrace} from '../../source/store/traces.js';
+import {getPair, getTrace} from '../../source/store/traces.js';
+import {StoredTrace} from '../../source/store/stored-trace.js';
+import {collectNondeterminism, extractDelta, mergeNondeterminism} from '../../source/core/trace/delta.js';
+import {LineMap} from '../../source/core/trace/line-map.js';
 import {freshDb} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
 
@@ -91,4 +94,61 @@ describe('nondeterminism', () => {
     const r = await tracePair(db, project(lib, 'import lib\n\n\ndef test_it():\n    kb = lib.facts()\n    assert kb["positive"]\n'), {...base, test: 'tests/test_it.py::test_it'});
     expect(r.delta.status).toBe('none');
   }, 120_000);
+
+  it('a found delta is confirmed by a second run per side with values at the delta point; ∅ needs no second run', async () => {
+    const {db} = freshDb();
+    const r = await tracePair(db, project(SHUFFLING, TEST), {...base, test: 'tests/test_it.py::test_it'});
+    expect(r.confirmation).toBe('at the delta point');
+    expect(r.delta).toMatchObject({status: 'found', function: 'scale'});
+    // the confirming runs record values only on the delta's path: far fewer than run 1
+    const recorded = (trace: number) => db.prepare("SELECT count(*) FROM frame WHERE trace = ? AND args IS NOT NULL").pluck().get(trace) as number;
+    expect(recorded(r.buggy.rerun!)).toBeLessThan(recorded(r.buggy.trace));
+
+    const same = (side: 'buggy' | 'patched') => `def f(x):\n    return x + 1\n\n\ndef g(x):\n    return x${side === 'buggy' ? '' : ' '}\n`;
+    const none = await tracePair(db, project(same, 'import lib\n\n\ndef test_it():\n    assert lib.f(1) == 2\n'), {...base, test: 'tests/test_it.py::test_it'});
+    expect(none.delta.status).toBe('none');
+    expect(none.confirmation).toBe('not needed');
+    expect(none.buggy.rerun).toBeNull();
+  }, 120_000);
+
+  it('a difference at the delta point that varies between runs (os.urandom) is no evidence: the delta moves on to the changed function', async () => {
+    const {db} = freshDb();
+    const lib = (side: 'buggy' | 'patched') =>
+      `import os\n\n\ndef token():\n    return os.urandom(8).hex()\n\n\ndef bump(x):\n    return x + ${side === 'buggy' ? 1 : 2}\n`;
+    const test = 'import lib\n\n\ndef test_it():\n    t = lib.token()\n    n = lib.bump(1)\n    assert len(t) == 16 and n > 0\n';
+    const r = await tracePair(db, project(lib, test), {...base, test: 'tests/test_it.py::test_it'});
+    // by default one targeted round: the token varies, so the re-runs record values everywhere
+    expect(r.confirmation).toBe('everywhere (the difference varied between runs at the delta point)');
+    expect(r.delta).toMatchObject({status: 'found', function: 'bump'});
+    // with two rounds, round 1 finds the token varying and round 2 confirms bump
+    const two = await tracePair(db, project(lib, test), {...base, test: 'tests/test_it.py::test_it', confirmRounds: 2});
+    expect(two.confirmation).toBe('at the delta point, after 2 rounds');
+    expect(two.delta).toMatchObject({status: 'found', function: 'bump'});
+    expect(r.delta.ignoredNondeterministic).toBeGreaterThan(0);
+    // without the second runs the random token is taken for the delta (the control)
+    const control = await tracePair(db, project(lib, test), {...base, test: 'tests/test_it.py::test_it', reruns: false});
+    expect(control.confirmation).toBe('off');
+    expect(control.delta.function).not.toBe('bump');
+  }, 120_000);
+
+  it('differences that keep varying past the last targeted round (--confirm-rounds 3): the re-runs record values wherever run 1 did', async () => {
+    const {db} = freshDb();
+    const names = ['a', 'b', 'c', 'd'];
+    const lib = (side: 'buggy' | 'patched') =>
+      `import os\n\n\n${names.map(n => `def token_${n}():\n    return os.urandom(8).hex()\n\n\n`).join('')}def bump(x):\n    return x + ${side === 'buggy' ? 1 : 2}\n`;
+    const test = `import lib\n\n\ndef test_it():\n${names.map(n => `    t_${n} = lib.token_${n}()\n`).join('')}    n = lib.bump(1)\n    assert len(t_a) == 16 and n > 0\n`;
+    const r = await tracePair(db, project(lib, test), {...base, test: 'tests/test_it.py::test_it', confirmRounds: 3});
+    expect(r.confirmation).toBe('everywhere (the difference varied between runs at 3 delta points)');
+    expect(r.delta).toMatchObject({status: 'found', function: 'bump'});
+    // the pair keeps one re-run per side, and recomputing from the store (as `delta` does) agrees
+    expect(db.prepare('SELECT count(*) FROM trace').pluck().get()).toBe(4);
+    const pair = getPair(db, r.pair)!;
+    const t = (id: number | null) => new StoredTrace(db, id!);
+    const nondet = mergeNondeterminism(
+      collectNondeterminism(t(pair.buggyTrace), t(pair.buggyRerun), new LineMap(null)),
+      collectNondeterminism(t(pair.patchedTrace), t(pair.patchedRerun), new LineMap(null)),
+    );
+    const again = extractDelta({buggy: t(pair.buggyTrace), patched: t(pair.patchedTrace), map: new LineMap(pair.changes), nondeterminism: nondet});
+    expect([again.function, again.seqB, again.seqP]).toEqual([r.delta.function, r.delta.seqB, r.delta.seqP]);
+  }, 180_000);
 });

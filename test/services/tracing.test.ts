@@ -123,6 +123,28 @@ describe('a real library under pytest', () => {
   }, 120_000);
 });
 
+describe('how a trace is stored', () => {
+  it('long arguments and results are kept deflated and read back whole: the delta shows the full value', async () => {
+    const dir = tempDir();
+    for (const side of ['buggy', 'patched']) {
+      mkdirSync(join(dir, side, 'tests'), {recursive: true});
+      // 30 parts in, 30 words out: well over the 256 characters from which a value is deflated
+      writeFileSync(join(dir, side, 'lib.py'), `def words(parts):\n    return [p + "-word-%05d" % i for i, p in enumerate(parts)]${side === 'buggy' ? '[:-1]' : ''}\n`);
+      writeFileSync(join(dir, side, 'tests', 'test_it.py'), 'from lib import words\n\n\ndef test_it():\n    assert len(words(["part%03d" % i for i in range(30)])) == 30\n');
+    }
+    const {db} = freshDb();
+    const r = await tracePair(db, {kind: 'dirs', buggyDir: join(dir, 'buggy'), patchedDir: join(dir, 'patched')}, {...fast, python: PY, test: 'tests/test_it.py::test_it', reruns: false});
+    expect(r.delta).toMatchObject({status: 'found', kind: 'outcome', function: 'words'});
+    const blobs = (column: string) => db.prepare(`SELECT count(*) FROM frame WHERE trace = ? AND typeof(${column}) = 'blob'`).pluck().get(r.buggy.trace) as number;
+    expect(blobs('args')).toBeGreaterThan(0);
+    expect(blobs('outcome')).toBeGreaterThan(0);
+    // read back whole: the patched result holds all 30 items, the buggy one 29
+    expect(r.delta.patchedOutcome?.value).toContain('part029-word-00029');
+    expect(r.delta.buggyOutcome?.value).toContain('part028-word-00028');
+    expect(r.delta.buggyOutcome?.value).not.toContain('-word-00029');
+  });
+});
+
 describe('what can go wrong', () => {
   const tiny = (body: string) => {
     const dir = tempDir();

@@ -571,3 +571,29 @@ export function planValues(ctx: WalkContext): ValuePlan {
   };
   return {buggy: dense(cuts.b), patched: dense(cuts.p), valued: {buggy: cuts.b.size, patched: cuts.p.size}};
 }
+
+/**
+ * Values only where found deltas are, for the re-run that confirms them: for each point, every
+ * frame from the one holding the delta's item up to the test (their items and results), and
+ * the callee when the item is a call. Everything else is control flow only. Dense cuts as in
+ * planValues.
+ */
+export function confirmationPlan(source: TraceSource, points: readonly ({fid: number; callee: number | null} | null)[]): number[] {
+  const fids = new Set<number>();
+  const chains = new Set<number>();
+  for (const at of points) {
+    if (!at) continue;
+    if (at.callee !== null) fids.add(at.callee);
+    // chains meet on the way up: the rest of the way is already in
+    for (let fid: number | null = at.fid; fid !== null && fid !== ROOT_FID && !chains.has(fid); ) {
+      chains.add(fid);
+      fids.add(fid);
+      fid = source.frame(fid)?.parent ?? null;
+    }
+  }
+  let max = -1;
+  for (const fid of fids) if (fid > max) max = fid;
+  const out = new Array<number>(max + 1).fill(0);
+  for (const fid of fids) out[fid] = -1;
+  return out;
+}
