@@ -19,6 +19,7 @@ import {benchDelta, benchTracer} from './traces.js';
 import {benchLens} from './lens.js';
 import {benchScoring} from './scoring.js';
 import {benchSandbox} from './sandbox.js';
+import {benchHeavy} from './heavy.js';
 
 const OUT = join(ROOT, 'test', 'bench', 'out');
 const CORPUS = join(OUT, 'corpus');
@@ -229,6 +230,7 @@ async function main() {
     benchTracer(OUT, log);
   }
   if (!only || only === 'traces' || only === 'sandbox') await benchSandbox(OUT, log);
+  if (!only || only === 'traces' || only === 'heavy') await benchHeavy(OUT, log);
   if (!process.env['BENCH_KEEP']) rmSync(CORPUS, {recursive: true, force: true});
 }
 

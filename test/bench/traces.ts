@@ -69,8 +69,8 @@ export function benchTracer(out: string, log: (line: string) => void): void {
   const all = trace('all', []);
   const base = median(plain);
   log(`tracer on a copy of sympy (import ${importTime.toFixed(2)} s) under pytest, ${PY}:`);
-  log(`  untraced pytest run: ${base.toFixed(2)} s (median of 3)`);
-  log(`  traced with --focus Float.__eq__ (pre-pass included): ${focus.s.toFixed(2)} s = ${(focus.s / base).toFixed(2)}× untraced; ${focus.events} events, ${(focus.bytes / Math.max(1, focus.events)).toFixed(0)} bytes/event (+ ${((focus.total - focus.bytes) / 1024).toFixed(0)} KiB of source text), peak RSS ${focus.rss} MB`);
+  log(`  untraced pytest run: ${base.toFixed(2)} s (median of 3; bytecode not cached, so sympy compiles on each run)`);
+  log(`  traced with --focus Float.__eq__ (no bytecode cache, as the untraced run): ${focus.s.toFixed(2)} s = ${(focus.s / base).toFixed(2)}× untraced; ${focus.events} events, ${(focus.bytes / Math.max(1, focus.events)).toFixed(0)} bytes/event (+ ${((focus.total - focus.bytes) / 1024).toFixed(0)} KiB of source text), peak RSS ${focus.rss} MB`);
   log(`  traced without focus (every sympy frame in the test): ${all.s.toFixed(2)} s = ${(all.s / base).toFixed(2)}× untraced; ${all.events} events at ${(all.events / Math.max(0.001, all.traced)).toFixed(0)} events/s while tracing, ${(all.bytes / Math.max(1, all.events)).toFixed(0)} bytes/event, ${(all.total / 2 ** 20).toFixed(1)} MB in all, peak RSS ${all.rss} MB`);
 }
 

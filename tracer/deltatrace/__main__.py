@@ -57,7 +57,9 @@ def parser():
                           "--plan says Algorithm 1 compares them (default full)")
     run.add_argument("--plan", metavar="FILE",
                      help='--record plan: {"cuts": [c per frame id]}: -1 every item of the frame '
-                          "valued, k the first k items, 0 none")
+                          "valued, k > 0 the first k items, -2 only its arguments and result, "
+                          "0 none (its end still says return or which exception); frames past "
+                          "the list get 0")
     run.add_argument("--max-events", type=int, default=0, help="stop recording after N events")
     run.add_argument("--max-bytes", type=int, default=0, help="stop recording after B bytes")
     run.add_argument("--timeout", type=float, default=0,
