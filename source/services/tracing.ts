@@ -289,6 +289,9 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     let p2: Run | null = null;
     let nondet: Nondeterminism = emptyNondeterminism();
     let confirmation: Confirmation = o.reruns === false ? 'off' : 'not needed';
+    /** the re-runs took the same path as run 1 on both sides (complete runs only) */
+    const followsRun1 = (b: Run, p: Run) =>
+      [[b1, b] as const, [p1, p] as const].every(([first, second]) => first.summary.status !== 'complete' || second.summary.status !== 'complete' || sameControlFlow(db, first.id, second.id));
     const collect = () => {
       nondet = emptyNondeterminism();
       if (b2 && b1.summary.status === 'complete' && b2.summary.status === 'complete') {
@@ -329,8 +332,17 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
         );
         if (b2) drop([b2.id, p2!.id]);
         [b2, p2] = await both([side('buggy', 2, 'plan', planFiles.buggyConfirm), side('patched', 2, 'plan', planFiles.patchedConfirm)], stopAll);
-        result = collect();
         if (o.signal?.aborted) throw new Interrupted('interrupted');
+        if (!followsRun1(b2, p2)) {
+          // a plan names frames by their number in call order: it fits only the same control flow
+          progress('control flow differs between two runs of one side: re-running with values everywhere…');
+          drop([b2.id, p2.id]);
+          [b2, p2] = await both([side('buggy', 2, 'full'), side('patched', 2, 'full')], stopAll);
+          result = collect();
+          confirmation = 'everywhere (control flow varied between runs)';
+          break;
+        }
+        result = collect();
         const moved = result.status === 'found' && (result.seqB !== current.seqB || result.seqP !== current.seqP);
         if (!moved) {
           confirmation = rounds === 1 ? 'at the delta point' : `at the delta point, after ${rounds} rounds`;
@@ -341,6 +353,10 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
           progress(`the difference at the delta point varies between runs: re-running with values wherever the first runs have them…`);
           drop([b2.id, p2.id]);
           [b2, p2] = await both([side('buggy', 2, record, planFiles.buggy), side('patched', 2, record, planFiles.patched)], stopAll);
+          if (record === 'plan' && !followsRun1(b2, p2)) {
+            drop([b2.id, p2.id]);
+            [b2, p2] = await both([side('buggy', 2, 'full'), side('patched', 2, 'full')], stopAll);
+          }
           result = collect();
           confirmation = `everywhere (the difference varied between runs at ${rounds === 1 ? 'the delta point' : `${rounds} delta points`})`;
           break;

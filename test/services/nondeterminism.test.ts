@@ -151,4 +151,16 @@ describe('nondeterminism', () => {
     const again = extractDelta({buggy: t(pair.buggyTrace), patched: t(pair.patchedTrace), map: new LineMap(pair.changes), nondeterminism: nondet});
     expect([again.function, again.seqB, again.seqP]).toEqual([r.delta.function, r.delta.seqB, r.delta.seqP]);
   }, 180_000);
+
+  it('a program whose control flow changes from run to run: planned and confirming runs that do not follow run 1 are replaced by runs with values everywhere', async () => {
+    const {db} = freshDb();
+    // each run of a side counts itself in a file of its tree (the test runs in it), and takes the other branch
+    const lib = (side: 'buggy' | 'patched') =>
+      `import os\n\n\ndef runs():\n    n = int(open("count.txt").read()) if os.path.exists("count.txt") else 0\n    with open("count.txt", "w") as fh:\n        fh.write(str(n + 1))\n    return n\n\n\ndef even():\n    return 0\n\n\ndef odd():\n    return 1\n\n\ndef bump(x):\n    return x + ${side === 'buggy' ? 1 : 2}\n`;
+    const test = 'import lib\n\n\ndef test_it():\n    k = lib.even() if lib.runs() % 2 == 0 else lib.odd()\n    n = lib.bump(1)\n    assert n > 0 and k in (0, 1)\n';
+    const r = await tracePair(db, project(lib, test), {...base, test: 'tests/test_it.py::test_it'});
+    expect(r.values).toMatchObject({mode: 'all'});
+    expect(r.confirmation).toBe('everywhere (control flow varied between runs)');
+    expect(r.delta).toMatchObject({status: 'found', function: 'bump'});
+  }, 180_000);
 });
