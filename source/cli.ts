@@ -19,6 +19,7 @@ const COMMANDS: Record<string, Command> = {
   show: {summary: 'print one trajectory (show trajectory ID)', load: async () => import('./commands/show.js').then(m => ({run: m.runShow, help: m.SHOW_HELP}))},
   trace: {summary: 'trace a test on buggy and patched code; print the delta', load: async () => import('./commands/trace.js').then(m => ({run: m.runTrace, help: m.TRACE_HELP}))},
   delta: {summary: 'recompute the delta of two stored traces', load: async () => import('./commands/delta.js').then(m => ({run: m.runDelta, help: m.DELTA_HELP}))},
+  steps: {summary: "a traced pair's aligned stepper rows (locals, stacks, what differs)", load: async () => import('./commands/steps.js').then(m => ({run: m.runSteps, help: m.STEPS_HELP}))},
   traces: {summary: 'list traced patch pairs and their deltas; import trace files', load: async () => import('./commands/traces.js').then(m => ({run: m.runTraces, help: m.TRACES_HELP}))},
   questions: {summary: 'import, export or list questions (JSONL)', load: async () => import('./commands/questions.js').then(m => ({run: m.runQuestions, help: m.QUESTIONS_HELP}))},
   explanations: {summary: 'list or import explanations', load: async () => import('./commands/questions.js').then(m => ({run: m.runExplanations, help: m.EXPLANATIONS_HELP}))},

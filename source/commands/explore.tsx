@@ -2,7 +2,6 @@ import {say, warn} from './output.js';
 import {render} from 'ink';
 import React from 'react';
 import {basename} from 'node:path';
-import {openDb} from '../store/db.js';
 import {App} from '../ui/app.js';
 import {storeData} from '../ui/data.js';
 import {themeFromEnv} from '../ui/theme.js';
@@ -10,9 +9,7 @@ import {COMMON_OPTIONS, EXIT, parse, positiveInt, UsageError} from './args.js';
 import {parsePassEnv} from '../services/sandbox.js';
 import {stepperScreen} from '../ui/state.js';
 import {EXPLORE_HELP} from './explore-help.js';
-import {openStore} from './db-path.js';
-import {ensureDemo} from './demo.js';
-import {DEMO_DB} from '../services/demo.js';
+import {openDemoStore, openStore} from './db-path.js';
 
 export async function runExplore(argv: string[]): Promise<number> {
   const {values} = parse(
@@ -34,7 +31,7 @@ export async function runExplore(argv: string[]): Promise<number> {
     warn('deltalens: the explorer needs an interactive terminal; for scripts use `deltalens trajectories --json` (see deltalens --help)');
     return EXIT.failed;
   }
-  const {db, ...target} = values.demo ? {db: openDb((await ensureDemo({path: DEMO_DB, demo: true})).path, {mode: 'read'}), path: DEMO_DB, demo: true} : await openStore(values.db, 'read');
+  const {db, ...target} = values.demo ? await openDemoStore() : await openStore(values.db, 'read');
   try {
     const label = target.demo ? 'demo data' : basename(target.path);
     const pair = positiveInt(values.pair, '--pair');

@@ -2,6 +2,11 @@ import {pad} from '../core/text/sanitize.js';
 import {cell, say, warn} from './output.js';
 import {RANKING_HEADER, rankingRow, type LensResult, type RunScore} from '../core/lens/build.js';
 import {labelAll, loadLensResult, removeStageOverride, setStageOverride, stageAgreement} from '../store/lens.js';
+import {labelledStage, stageCounts} from '../store/trajectories.js';
+import {referenceView} from '../services/lens.js';
+import {describeState} from '../core/lens/quality.js';
+import type {PtaNode} from '../core/lens/pta.js';
+import {NotFound} from './show.js';
 import {existsSync} from 'node:fs';
 import {join, resolve} from 'node:path';
 import {runLensBuildWithSources} from '../services/lens.js';
@@ -15,6 +20,7 @@ export const LENS_HELP = `Usage: deltalens lens label [--json]
        deltalens lens override TRAJECTORY STEP STAGE --annotator NAME [--note TEXT] [--json]
        deltalens lens override TRAJECTORY STEP --remove --annotator NAME
        deltalens lens agreement [--json]
+       deltalens lens reference TRAJECTORY [--json]
 
 AgentLens: how a run passed, not only whether it did (readme.md "Process lens").
 
@@ -38,6 +44,12 @@ AgentLens: how a run passed, not only whether it did (readme.md "Process lens").
   override   record a person's stage for a step (the labeller's stays; lens build uses the
              person's); --remove takes it back.
   agreement  Cohen's κ between the labeller and the people who corrected stages.
+  reference  the reference a run was scored against (its task's other passing runs merged
+             into a prefix tree, the Lucky runs lens build left out excluded), the run's path
+             through it and where it leaves — what P shows in the explorer. With --json:
+             {"trajectory", "instance", "agent", "resolved", "reference_runs", "excluded_lucky",
+             "leaves_at": {"state", "step", "what"} | null, "states": [{"step", "what", "on_path"}],
+             "tree": {"id", "what", "support", "runs", "on_path", "children": […]}}.
 
 Options:
   --db FILE   the database (default: the demo, built if needed)
@@ -49,9 +61,9 @@ export async function runLens(argv: string[]): Promise<number> {
     say(LENS_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
-  const commands: Record<string, (rest: string[]) => Promise<number>> = {label, build, report, override, agreement};
+  const commands: Record<string, (rest: string[]) => Promise<number>> = {label, build, report, override, agreement, reference};
   const run = commands[sub];
-  if (!run) throw new UsageError(`lens takes label, build, report, override or agreement (got "${sub}")`);
+  if (!run) throw new UsageError(`lens takes label, build, report, override, agreement or reference (got "${sub}")`);
   return run(rest);
 }
 
@@ -66,7 +78,7 @@ async function label(argv: string[]): Promise<number> {
   if (help(values)) return EXIT.ok;
   return withDb(values.db, 'write', db => {
     const r = labelAll(db);
-    const stages = db.prepare('SELECT intent_stage AS stage, count(*) AS n FROM step GROUP BY intent_stage ORDER BY intent_stage').all() as {stage: string | null; n: number}[];
+    const stages = stageCounts(db);
     if (values.json) printJson({trajectories: r.trajectories, steps: r.steps, stages: Object.fromEntries(stages.map(s => [s.stage ?? 'none', s.n]))});
     else say(`labelled ${r.steps} steps of ${r.trajectories} trajectories: ${stages.map(s => `${s.stage ?? 'none'} ${s.n}`).join(', ')}`);
     return EXIT.ok;
@@ -178,7 +190,7 @@ async function override(argv: string[]): Promise<number> {
       if (error instanceof RangeError) throw new UsageError(error.message);
       throw error;
     }
-    const labeller = db.prepare('SELECT intent_stage FROM step WHERE trajectory = ? AND idx = ?').pluck().get(id, idx) as string | null;
+    const labeller = labelledStage(db, id, idx);
     if (values.json) printJson({trajectory: id, step: idx, annotator, stage: stage!.toUpperCase(), labeller});
     else say(`#${id} step ${idx}: ${annotator} says ${stage!.toUpperCase()} (labeller: ${labeller ?? 'none'}); run lens build to rescore`);
     return EXIT.ok;
@@ -252,3 +264,52 @@ function printRankings(rows: LensResult['rankings']): void {
 
 const pct = (x: number | null) => (x === null ? '-' : `${Math.round(x * 100)}%`);
 const fmt = (x: number | null) => (x === null ? 'undefined' : x.toFixed(3));
+
+async function reference(argv: string[]): Promise<number> {
+  const {values, positionals} = parse(argv, {...COMMON_OPTIONS});
+  if (help(values)) return EXIT.ok;
+  if (positionals.length !== 1 || !/^\d+$/.test(positionals[0]!)) throw new UsageError('lens reference takes one trajectory id');
+  const id = Number(positionals[0]);
+  return withDb(values.db, 'read', db => {
+    const v = referenceView(db, id);
+    if (!v) throw new NotFound(`no lens run with id ${id} (a stored trajectory, labelled; lens label labels a database)`);
+    const tree = (n: PtaNode): unknown => ({
+      id: n.id,
+      what: n.state ? describeState(n.state) : 'start',
+      support: n.support,
+      runs: n.runs,
+      on_path: v.path.has(n.id),
+      children: n.children.map(tree),
+    });
+    const leaves = v.leftAt === null ? null : {state: v.leftAt + 1, step: v.states[v.leftAt]!.idx + 1, what: describeState(v.states[v.leftAt]!.state)};
+    if (values.json) {
+      printJson({
+        trajectory: v.trajectory,
+        instance: v.instance,
+        agent: v.agent,
+        resolved: v.resolved,
+        reference_runs: v.refRuns,
+        excluded_lucky: v.excluded,
+        leaves_at: leaves,
+        states: v.states.map((s, i) => ({step: s.idx + 1, what: describeState(s.state), on_path: v.leftAt === null || i < v.leftAt})),
+        tree: tree(v.root),
+      });
+      return EXIT.ok;
+    }
+    say(`#${v.trajectory} ${v.agent} on ${v.instance} (${v.resolved === null ? 'status unknown' : v.resolved ? 'resolved' : 'unresolved'}): reference from ${v.refRuns.length} passing run(s) ${v.refRuns.map(r => `#${r}`).join(' ')}${v.excluded.length ? `; Lucky runs left out: ${v.excluded.map(r => `#${r}`).join(' ')}` : ''}`);
+    say(leaves ? `the run leaves the reference at its state ${leaves.state} (step ${leaves.step}: ${leaves.what})` : 'the run stays on the reference to its end');
+    // a chain of single children stays at one indentation; the branches of a fork indent
+    const walk = (n: PtaNode, depth: number) => {
+      const at = n.children.length > 1 ? depth + 1 : depth;
+      for (const c of n.children) {
+        const mark = v.path.has(c.id) ? '▶' : ' ';
+        // ├ starts each branch of a fork
+        say(`${mark} ${'  '.repeat(Math.min(at, 30))}${n.children.length > 1 ? '├ ' : '  '}${c.state ? describeState(c.state) : 'start'}  (${c.support} run${c.support === 1 ? '' : 's'})`);
+        walk(c, at);
+      }
+    };
+    walk(v.root, -1);
+    if (leaves) say(`◆ the run goes on with: ${leaves.what}`);
+    return EXIT.ok;
+  });
+}

@@ -4,6 +4,7 @@ import {writeFileSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {QUESTION_TYPES, QuestionError, questionRecord, validateQuestion, type Question, type QuestionType} from '../core/questions/model.js';
 import {ensureExplanation, insertQuestion, listExplanations, listQuestions} from '../store/questions.js';
+import {writeTx} from '../store/db.js';
 import {readLines} from '../services/text-file.js';
 import {FormatError} from '../core/trajectory/model.js';
 import {openStore} from './db-path.js';
@@ -81,7 +82,7 @@ export async function runQuestions(argv: string[]): Promise<number> {
     }
     const {db} = await openStore(dbPath, 'create');
     try {
-      db.transaction(() => questions.forEach(q => insertQuestion(db, q, {source: resolve(positionals[0]!)}))).immediate();
+      writeTx(db, () => questions.forEach(q => insertQuestion(db, q, {source: resolve(positionals[0]!)})));
     } finally {
       db.close();
     }
@@ -175,7 +176,7 @@ async function importExplanations(argv: string[]): Promise<number> {
   }
   const {db, path: dbPath} = await openStore(values.db, 'create');
   try {
-    db.transaction(() => rows.forEach(r => ensureExplanation(db, {...r, source: resolve(positionals[0]!)}))).immediate();
+    writeTx(db, () => rows.forEach(r => ensureExplanation(db, {...r, source: resolve(positionals[0]!)})));
   } finally {
     db.close();
   }

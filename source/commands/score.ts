@@ -1,6 +1,6 @@
 import {say} from './output.js';
 import {openStore} from './db-path.js';
-import {lexicalModel, LEXICAL, openAiModel, type QaModel} from '../services/qa-models.js';
+import {qaModelFrom, QaModelChoiceError, type QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ExplanationKind, type ScoreProgress} from '../services/scoring.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson, UsageError} from './args.js';
 
@@ -82,22 +82,20 @@ export async function runScore(argv: string[]): Promise<number> {
   if (samples < 1 || concurrency < 1) throw new UsageError('--samples and --concurrency are at least 1');
   const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
   if (temperature !== undefined && !Number.isFinite(temperature)) throw new UsageError(`--temperature takes a number (got "${values.temperature}")`);
-  const name = values.model ?? LEXICAL;
   let model: QaModel;
-  if (name === LEXICAL) model = lexicalModel();
-  else {
-    const keyVar = values['api-key-env'] ?? 'OPENAI_API_KEY';
-    const apiKey = process.env[keyVar];
-    if (!apiKey) throw new UsageError(`--model ${name} needs an API key in $${keyVar} (or --api-key-env VAR)`);
-    model = openAiModel({
-      model: name,
-      baseURL: values['base-url'] ?? process.env.OPENAI_BASE_URL,
-      apiKey,
+  try {
+    model = qaModelFrom({
+      model: values.model,
+      baseUrl: values['base-url'],
+      apiKeyEnv: values['api-key-env'],
       temperature,
       reasoningEffort: values['reasoning-effort'],
       maxRetries: positiveInt(values['max-retries'], '--max-retries'),
       timeoutMs: timeoutMs(values.timeout),
     });
+  } catch (error) {
+    if (error instanceof QaModelChoiceError) throw new UsageError(error.message);
+    throw error;
   }
   const {db, path: dbPath} = await openStore(values.db, 'write');
   const controller = new AbortController();

@@ -1,4 +1,6 @@
+import {existsSync, statSync} from 'node:fs';
 import {cell, say, warn} from './output.js';
+import {NotFound} from './show.js';
 import {FormatError} from '../core/trajectory/model.js';
 import {getTrace, latestDelta, listPairs} from '../store/traces.js';
 import {importTracePair} from '../services/trace-ingest.js';
@@ -89,6 +91,11 @@ async function importPair(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 2) throw new UsageError('traces import takes two files: BUGGY PATCHED');
   const options = parseDeltaOptions(values.option);
+  // checked before the store is opened: a mistyped path must not create a database
+  for (const file of positionals) {
+    if (!existsSync(file)) throw new NotFound(`no such file: ${file}`);
+    if (!statSync(file).isFile()) throw new UsageError(`${file} is not a file`);
+  }
   const {db, path: dbPath} = await openStore(values.db, 'create');
   try {
     let imported;

@@ -17,8 +17,8 @@ import {
 import type {QuestionType} from '../core/questions/model.js';
 import {cohenKappa, fleissKappa} from '../core/scoring/agreement.js';
 import {flaggedQuestions, listAdjudications, listAnnotations, saveAnnotation, type AnnotationRow, type NewAnnotation} from '../store/annotations.js';
-import type {Db} from '../store/db.js';
-import {answerModels, getQuestion, listAnswers, listExplanations, listQuestions} from '../store/questions.js';
+import {writeTx, type Db} from '../store/db.js';
+import {answerModels, explanationText, getQuestion, listAnswers, listExplanations, listQuestions} from '../store/questions.js';
 import {defaultModel} from './report.js';
 import {applies} from './scoring.js';
 
@@ -93,8 +93,8 @@ export interface BlindItem {
 
 export function blindItem(db: Db, item: AnnotationItem): BlindItem | null {
   const q = getQuestion(db, item.question);
-  const e = db.prepare('SELECT text FROM explanation WHERE id = ?').pluck().get(item.explanation) as string | null | undefined;
-  if (!q || e === undefined || e === null) return null;
+  const e = explanationText(db, item.explanation);
+  if (!q || e === null) return null;
   return {
     question: q.id,
     explanation: item.explanation,
@@ -346,7 +346,7 @@ export function importAnnotations(db: Db, file: string): ImportResult {
     lines.push({question: o.question, explanation: o.explanation as number, annotator: o.annotator, letters: o.letters as string[], rationale: (o.rationale as string | null | undefined) ?? null, seconds: (o.seconds as number | null | undefined) ?? null, line: i + 1});
   });
   const result: ImportResult = {added: 0, updated: 0, unchanged: 0};
-  db.transaction(() => {
+  writeTx(db, () => {
     for (const l of lines) {
       const before = listAnnotations(db, {annotator: l.annotator, question: l.question, explanation: l.explanation})[0];
       if (before && JSON.stringify(before.letters) === JSON.stringify(l.letters) && (before.rationale ?? null) === (l.rationale ?? null)) {
@@ -361,7 +361,7 @@ export function importAnnotations(db: Db, file: string): ImportResult {
       if (before) result.updated += 1;
       else result.added += 1;
     }
-  }).immediate();
+  });
   return result;
 }
 

@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto';
 import {existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {join, relative} from 'node:path';
 import {packageRoot} from '../package-root.js';
-import {MIGRATIONS_DIR, openDb, type Db} from '../store/db.js';
+import {checkpoint, MIGRATIONS_DIR, openDb, writeTx, type Db} from '../store/db.js';
 import {upsertInstance} from '../store/instances.js';
 import {importPaths, type ImportReport} from './importer.js';
 import {runLensBuildWithSources} from './lens.js';
@@ -173,7 +173,7 @@ export async function importDemoQuestions(db: Db, onProgress?: (message: string)
   const explanations = join(QUESTIONS_DIR, 'demo-explanations.jsonl');
   if (!existsSync(questions)) return;
   onProgress?.('importing the demo questions and scoring them with the lexical baseline…');
-  db.transaction(() => {
+  writeTx(db, () => {
     for (const line of readFileSync(questions, 'utf8').split('\n').filter(Boolean)) insertQuestion(db, validateQuestion(JSON.parse(line)), {source: relative(ROOT, questions)});
     if (existsSync(explanations)) {
       for (const line of readFileSync(explanations, 'utf8').split('\n').filter(Boolean)) {
@@ -181,7 +181,7 @@ export async function importDemoQuestions(db: Db, onProgress?: (message: string)
         ensureExplanation(db, {...e, source: relative(ROOT, explanations)});
       }
     }
-  }).immediate();
+  });
   await scoreExplanations(db, {model: lexicalModel(), samples: 5, concurrency: 1, kinds: ['original', 'blank']});
 }
 
@@ -203,7 +203,7 @@ export async function buildDemo(onProgress?: (message: string) => void): Promise
     await importDemoQuestions(db, onProgress);
     onProgress?.('scoring process quality (lens build)');
     await runLensBuildWithSources(db, {}, new Map(demoProjects().map(p => [p.instance, join(p.dir, 'repo')] as const)));
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    checkpoint(db);
   } finally {
     db.close();
   }

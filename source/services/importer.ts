@@ -11,10 +11,10 @@ import {parseOpenHands} from '../core/trajectory/openhands.js';
 import {parseSweAgent} from '../core/trajectory/swe-agent.js';
 import {instanceRecordFrom} from '../core/trajectory/swe-bench-instance.js';
 import {ensureAgent} from '../store/agents.js';
-import {writeTx, type Db} from '../store/db.js';
+import {streamTx, writeTx, type Db} from '../store/db.js';
 import {streamingLabels} from '../store/lens.js';
 import {ensureInstance, upsertInstance} from '../store/instances.js';
-import {finishTrajectory, hasContentHash, insertTrajectory, stepWriter} from '../store/trajectories.js';
+import {finishTrajectory, hasContentHash, insertTrajectory, setContentHash, stepWriter} from '../store/trajectories.js';
 import {ResolutionFinder} from './resolution-finder.js';
 import {parseJson, readLines, readUtf8File} from './text-file.js';
 
@@ -332,7 +332,7 @@ function streamGeneric(
   const handle = (events: ReturnType<GenericJsonlReader['push']>) => {
     for (const event of events) {
       if (event.kind === 'start') {
-        db.exec('BEGIN IMMEDIATE');
+        streamTx.begin(db);
         const placeholder = `pending:${randomUUID()}`;
         const {header, agentId} = resolveHeader(db, event.header, {path, locator: null, hash: placeholder, ...context});
         const id = insertTrajectory(db, {header, agentId, sourcePath: path, sourceLocator: null, contentHash: placeholder, resolvedSource: null});
@@ -346,15 +346,15 @@ function streamGeneric(
         const locator = `lines ${current.startLine}-${event.line}`;
         const existing = hasContentHash(db, hash);
         if (existing !== null) {
-          db.exec('ROLLBACK');
+          streamTx.rollback(db);
           report.skipped.push({path, locator, reason: 'already imported (same content)', existing});
           continue;
         }
         const storeContext = {path, locator, hash, ...context};
         const {header, agentId, resolvedSource} = resolveHeader(db, event.header, storeContext);
-        db.prepare('UPDATE trajectory SET content_hash = ?, source_locator = ? WHERE id = ?').run(hash, locator, current.id);
+        setContentHash(db, current.id, hash, locator);
         finishTrajectory(db, current.id, {nSteps: current.count, explanation: header.explanation, header, agentId, resolvedSource});
-        db.exec('COMMIT');
+        streamTx.commit(db);
         report.added.push(added(current.id, header, storeContext, current.count, resolvedSource));
       }
     }
@@ -374,7 +374,7 @@ function streamGeneric(
     handle(reader.close(lastLine));
   } catch (error) {
     // the trajectory being read is dropped whole; the ones before it are stored
-    if (db.inTransaction) db.exec('ROLLBACK');
+    streamTx.rollback(db);
     throw error;
   }
 }

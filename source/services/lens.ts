@@ -1,9 +1,12 @@
 import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
-import {buildLens, type LensOptions, type LensResult, type LensRun} from '../core/lens/build.js';
+import {buildLens, referenceSteps, referenceTree, type LensOptions, type LensResult, type LensRun} from '../core/lens/build.js';
+import {followPath, type PtaNode} from '../core/lens/pta.js';
+import type {ActionState} from '../core/lens/state.js';
 import {withScopes, type Scope} from '../core/lens/scope.js';
 import type {Db} from '../store/db.js';
-import {loadLensRuns, saveLensResult, scopesOf} from '../store/lens.js';
+import {applyStoredScopes, lensScoreOf, loadLensRuns, saveLensResult, scopesOf} from '../store/lens.js';
+import {actionTextReader, getTrajectory} from '../store/trajectories.js';
 
 export interface LensBuildReport extends LensResult {
   /** steps whose stage came from a person's correction instead of the labeller */
@@ -39,7 +42,7 @@ export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string
   const runner = await pythonRunner(python, 'prefer');
   const problems: string[] = [];
   let states = 0;
-  const actionText = db.prepare('SELECT action_text FROM step WHERE trajectory = ? AND idx = ?').pluck();
+  const actionText = actionTextReader(db);
   for (const [instance, dir] of sources) {
     const own = runs.filter(r => r.instance === instance);
     const files = [...new Set(own.flatMap(r => r.steps.flatMap(s => s.state.files.map(f => f.path))))].filter(p => !p.startsWith('/') && !p.includes('..') && p.endsWith('.py'));
@@ -57,7 +60,7 @@ export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string
       for (const [path, v] of Object.entries(parsed)) if (v.scopes) known.set(path, {scopes: v.scopes, text: readFileSync(join(dir, path), 'utf8')});
       for (const run of own) {
         for (const step of run.steps) {
-          const next = withScopes(step.state, step.state.kind === 'edit' || step.state.kind === 'create' ? (actionText.get(run.id, step.idx) as string | null) : null, known);
+          const next = withScopes(step.state, step.state.kind === 'edit' || step.state.kind === 'create' ? actionText(run.id, step.idx) : null, known);
           if (next !== step.state) {
             step.state = next;
             states += 1;
@@ -79,4 +82,50 @@ export async function runLensBuildWithSources(db: Db, options: LensOptions, sour
   if (options.instance && !runs.length) throw new RangeError(`no stored trajectory of instance "${options.instance}"`);
   const scopes = sources.size ? await resolveScopes(db, runs, sources) : {states: 0, problems: []};
   return {...buildAndSave(db, runs, overridden, options), scopes};
+}
+
+/** A run's reference (its PTA) and the run's path through it: what the explorer's P shows. */
+export interface PtaView {
+  trajectory: number;
+  instance: string;
+  agent: string;
+  resolved: boolean | null;
+  root: PtaNode;
+  refRuns: number[];
+  excluded: number[];
+  /** nodes the run follows, and the index (among its reference states) where it leaves */
+  path: Set<number>;
+  leftAt: number | null;
+  /** the run's reference states with their step indices */
+  states: {idx: number; state: ActionState}[];
+}
+
+/**
+ * The reference tree a run was scored against (leave-one-out: the task's other passing runs,
+ * without the Lucky runs lens build left out, with the scopes it placed the states in) and the
+ * run's path through it. null: no such trajectory, or it is not among its task's lens runs.
+ */
+export function referenceView(db: Db, id: number): PtaView | null {
+  const t = getTrajectory(db, id);
+  if (!t) return null;
+  const {runs} = loadLensRuns(db, t.instance);
+  applyStoredScopes(db, runs);
+  const run = runs.find(r => r.id === id);
+  if (!run) return null;
+  const excluded = lensScoreOf(db, id)?.reference.excluded_lucky ?? [];
+  const tree = referenceTree({runs}, id, new Set(excluded));
+  const states = referenceSteps(run.steps);
+  const follow = followPath(tree.root, states.map(s => s.state));
+  return {
+    trajectory: id,
+    instance: t.instance,
+    agent: t.agent,
+    resolved: t.resolved,
+    root: tree.root,
+    refRuns: tree.runs,
+    excluded,
+    path: new Set(follow.path.map(n => n.id)),
+    leftAt: follow.leftAt,
+    states: states.map(s => ({idx: s.idx, state: s.state})),
+  };
 }

@@ -106,3 +106,46 @@ export function openAiModel(o: OpenAiOptions): QaModel {
     },
   };
 }
+
+/** What picks a QA model: the same for `score` (flags) and the explorer (environment). */
+export interface QaModelChoice {
+  /** the model name; lexical (the default) is the offline baseline */
+  model?: string;
+  /** the OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI's) */
+  baseUrl?: string;
+  /** the variable holding the key (default OPENAI_API_KEY) */
+  apiKeyEnv?: string;
+  temperature?: number;
+  reasoningEffort?: string;
+  maxRetries?: number;
+  timeoutMs?: number;
+}
+
+/** A choice that cannot make a model (no key): one line saying what to set. */
+export class QaModelChoiceError extends Error {}
+
+/**
+ * The QA model a choice names: lexical offline, anything else through the openai package at
+ * an OpenAI-compatible endpoint. A model without its key is refused here, before any call.
+ */
+export function qaModelFrom(choice: QaModelChoice, env: NodeJS.ProcessEnv = process.env, hint = '(or --api-key-env VAR)'): QaModel {
+  const name = choice.model ?? LEXICAL;
+  if (name === LEXICAL) return lexicalModel();
+  const keyVar = choice.apiKeyEnv ?? 'OPENAI_API_KEY';
+  const apiKey = env[keyVar];
+  if (!apiKey) throw new QaModelChoiceError(`the QA model ${name} needs an API key in $${keyVar} ${hint}`);
+  return openAiModel({
+    model: name,
+    baseURL: choice.baseUrl ?? env.OPENAI_BASE_URL,
+    apiKey,
+    temperature: choice.temperature,
+    reasoningEffort: choice.reasoningEffort,
+    maxRetries: choice.maxRetries,
+    timeoutMs: choice.timeoutMs,
+  });
+}
+
+/** The explorer's choice: $DELTALENS_QA_MODEL, $DELTALENS_QA_KEY_ENV, $OPENAI_BASE_URL. */
+export function explorerQaChoice(env: NodeJS.ProcessEnv = process.env): QaModelChoice {
+  return {model: env.DELTALENS_QA_MODEL || undefined, apiKeyEnv: env.DELTALENS_QA_KEY_ENV || undefined};
+}

@@ -8,7 +8,8 @@
 import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
 import {explanationScores, mean, overconfidence, ranks, sem, type AgentScore} from '../core/scoring/metrics.js';
 import type {Db} from '../store/db.js';
-import {answerModels, listAnswers, listPublished, listQuestions, type PublishedMetric} from '../store/questions.js';
+import {answerModels, answerPositions, blankCorrect, listAnswers, listPublished, listQuestions, type PublishedMetric} from '../store/questions.js';
+import {resolvedById, resolvedRunsOf} from '../store/trajectories.js';
 
 export interface ReportAgent {
   agent: string;
@@ -105,16 +106,11 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
   // efficacy: resolved rate of the agent's stored runs on the same instances
   const efficacyOf = (agent: string, instances: Set<string>): number | null => {
     if (!instances.size) return null;
-    const rows = db
-      .prepare(`SELECT t.instance, t.resolved FROM trajectory t JOIN agent a ON a.id = t.agent WHERE a.name = ? AND t.resolved IS NOT NULL`)
-      .all(agent) as {instance: string; resolved: number}[];
-    const hit = rows.filter(r => instances.has(r.instance));
-    return hit.length ? hit.filter(r => r.resolved === 1).length / hit.length : null;
+    const hit = resolvedRunsOf(db, agent).filter(r => instances.has(r.instance));
+    return hit.length ? hit.filter(r => r.resolved).length / hit.length : null;
   };
 
-  const runResolved = new Map(
-    (db.prepare('SELECT id, resolved FROM trajectory WHERE resolved IS NOT NULL').all() as {id: number; resolved: number}[]).map(r => [r.id, r.resolved === 1]),
-  );
+  const runResolved = resolvedById(db);
   const agents: ReportAgent[] = scores.map(s => {
     const mine = answers.filter(a => a.agent === s.agent && a.explanations === s.explanations);
     const instances = new Set(mine.map(a => a.instance));
@@ -218,7 +214,7 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
   }
   // artifact checks: every model's accuracy by key position (position bias), baselines marked;
   // questions that a blank explanation answers correctly (a question-quality defect)
-  const perm = db.prepare('SELECT question, model, letters, verdict, permutation FROM qa_answer').all() as {question: string; model: string; letters: string | null; verdict: string | null; permutation: string | null}[];
+  const perm = answerPositions(db);
   const LETTERS = 'ABCDEFGHIJ';
   const artifacts: ModelArtifacts[] = models.map(({model: m}) => {
     const rows = perm.filter(r => r.model === m);
@@ -241,12 +237,7 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
       position_bias: [...byPos].sort(([a], [b]) => a.localeCompare(b)).map(([position, b]) => ({position, n: b.n, accuracy: round(b.ok / b.n)})),
     };
   });
-  const blank = db
-    .prepare(
-      `SELECT x.question, x.model, sum(x.verdict = 'correct') AS correct, count(*) AS n FROM qa_answer x JOIN explanation e ON e.id = x.explanation
-       WHERE e.kind = 'blank' GROUP BY x.question, x.model HAVING correct > 0 ORDER BY x.question`,
-    )
-    .all() as {question: string; model: string; correct: number; n: number}[];
+  const blank = blankCorrect(db);
   if (blank.length) notes.push(`${blank.length} questions are answered correctly from a blank explanation (see artifacts.blank_correct): a question-quality defect`);
   return {
     artifacts: {models: artifacts, blank_correct: blank.map(b => ({question: b.question, model: b.model, correct: b.correct, of: b.n}))},

@@ -9,8 +9,8 @@ import {setMaxListeners} from 'node:events';
 import {parseAnswer, verdictFor} from '../core/questions/answers.js';
 import {isEffect, type Question} from '../core/questions/model.js';
 import {buildPrompt, PROMPT_VERSION, seedOf} from '../core/questions/prompt.js';
-import type {Db} from '../store/db.js';
-import {ensureExplanation, insertAnswer, listExplanations, listQuestions, type ExplanationRow} from '../store/questions.js';
+import {writeTx, type Db} from '../store/db.js';
+import {answerStored, ensureExplanation, explanationTexts, insertAnswer, listExplanations, listQuestions, type ExplanationRow} from '../store/questions.js';
 import type {QaModel} from './qa-models.js';
 
 export type ExplanationKind = 'original' | 'audited' | 'blank' | 'custom';
@@ -91,18 +91,18 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
   const questions = listQuestions(db).filter(q => !o.excludeQuestions?.has(q.id));
   if (o.kinds.includes('blank')) {
     // a blank explanation beside every original one: must score 0 with a sound QA model
-    db.transaction(() => {
+    writeTx(db, () => {
       for (const e of listExplanations(db).filter(x => x.kind === 'original' && x.instance && x.agent)) {
         ensureExplanation(db, {instance: e.instance!, agent: e.agent!, kind: 'blank', text: '', source: 'deltalens score --explanations blank'});
       }
-    }).immediate();
+    });
   }
-  const texts = new Map((db.prepare('SELECT id, text FROM explanation').all() as {id: number; text: string | null}[]).map(r => [r.id, r.text]));
+  const texts = explanationTexts(db);
   const explanations = listExplanations(db).filter(
     e => o.kinds.includes(e.kind as ExplanationKind) && (!o.agent || e.agent === o.agent) && (o.explanation === undefined || e.id === o.explanation),
   );
   let withoutText = 0;
-  const exists = db.prepare('SELECT 1 FROM qa_answer WHERE question = ? AND explanation = ? AND model = ? AND sample = ? AND prompt_hash = ?').pluck();
+  const stored = answerStored(db);
   const tasks: (Task & {prompt: ReturnType<typeof buildPrompt>; hash: string; seed: number})[] = [];
   let cached = 0;
   for (const e of explanations) {
@@ -116,7 +116,7 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
         const seed = seedOf(q.id, e.id, sample);
         const prompt = buildPrompt(q, text, seed, {choicesOnly: o.choicesOnly});
         const hash = createHash('sha256').update(`${PROMPT_VERSION}\u0000${prompt.text}`).digest('hex');
-        if (exists.get(q.id, e.id, name, sample, hash)) {
+        if (stored({question: q.id, explanation: e.id, model: name, sample, promptHash: hash})) {
           cached += 1;
           continue;
         }

@@ -34,6 +34,28 @@ export interface WatchValue {
   note?: string;
 }
 
+export interface StepRowData {
+  /** 1-based, as the stepper shows it */
+  row: number;
+  depth: number;
+  what: string;
+  delta: boolean;
+  differs: string[];
+  buggy: StepSideData | null;
+  patched: StepSideData | null;
+}
+
+export interface StepSideData {
+  fn: string;
+  file: string;
+  line: number | null;
+  kind: Side['kind'] | null;
+  waiting: boolean;
+  recorded: boolean;
+  locals: Record<string, unknown>;
+  stack: {fn: string; file: string; line: number | null}[];
+}
+
 export class StepperModel {
   readonly rows: AlignedRow[];
   readonly truncated: boolean;
@@ -102,6 +124,48 @@ export class StepperModel {
       stack,
       source: pos.side.file ? trace.sourceLines(pos.side.file) : null,
     };
+  }
+
+  /** What a row is, in words: the stepper's status line and `steps`' "what". */
+  rowWhat(row: number): string {
+    const r = this.rows[row];
+    if (!r) return 'no rows';
+    return r.kind === 'match'
+      ? r.same
+        ? 'same statement, same state'
+        : 'same statement, state differs'
+      : r.kind === 'buggy-only'
+        ? `control flow split: only buggy runs ${r.b?.kind} ${r.b?.line ?? ''}`.trimEnd()
+        : `control flow split: only patched runs ${r.p?.kind} ${r.p?.line ?? ''}`.trimEnd();
+  }
+
+  /** The variables whose values differ between the two sides at a row (both recorded). */
+  differing(row: number): string[] {
+    const b = this.localsAt(row, 'b');
+    const p = this.localsAt(row, 'p');
+    if (!b || !p) return [];
+    const names = new Set([...b.keys(), ...p.keys()]);
+    return [...names].filter(n => JSON.stringify(b.get(n)) !== JSON.stringify(p.get(n))).sort();
+  }
+
+  /** One row as data: both sides (where they are, their locals, their stacks) and what differs. */
+  rowData(row: number): StepRowData {
+    const r = this.rows[row]!;
+    const side = (which: 'b' | 'p') => {
+      const v = this.view(row, which);
+      if (!v.present) return null;
+      return {
+        fn: v.fn,
+        file: v.file,
+        line: v.line,
+        kind: v.kind,
+        waiting: v.waiting,
+        recorded: v.recorded,
+        locals: Object.fromEntries(v.locals),
+        stack: v.stack,
+      };
+    };
+    return {row: row + 1, depth: r.depth, what: this.rowWhat(row), delta: row === this.deltaRow, differs: this.differing(row), buggy: side('b'), patched: side('p')};
   }
 
   /** Watch from recorded state when the expression only reads captured names and attributes. */

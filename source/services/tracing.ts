@@ -5,9 +5,10 @@
  */
 import {writeFileSync} from 'node:fs';
 import {basename, join} from 'node:path';
-import {collectNondeterminism, confirmationPlan, emptyNondeterminism, extractDelta, mergeNondeterminism, planValues, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
+import {confirmationPlan, emptyNondeterminism, extractDelta, planValues, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
 import {LineMap, type Changes} from '../core/trace/line-map.js';
 import {writeTx, type Db} from '../store/db.js';
+import {rerunNondeterminism} from './delta.js';
 import {createTrace, discardTraces, ensureTraceTarget, insertPair, sameControlFlow, saveDelta, StoredTrace, type TraceSummary} from '../store/traces.js';
 import {forget, forgetTraces, makeTempDir, rememberTrace} from './leftovers.js';
 import {PythonError, pythonRunner, runPython, type PythonRunner, type RunResult} from './python.js';
@@ -279,7 +280,6 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     if (o.signal?.aborted) throw new Interrupted('interrupted');
 
     progress('extracting the delta…');
-    const identity = new LineMap(null);
     let result = extractDelta({buggy: new StoredTrace(db, b1.id), patched: new StoredTrace(db, p1.id), map, options});
     // Re-runs only confirm a difference: values that vary between two runs of one side are no
     // evidence, and nondeterminism can only take evidence away — so ∅ and incomplete stand as
@@ -293,13 +293,10 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     const followsRun1 = (b: Run, p: Run) =>
       [[b1, b] as const, [p1, p] as const].every(([first, second]) => first.summary.status !== 'complete' || second.summary.status !== 'complete' || sameControlFlow(db, first.id, second.id));
     const collect = () => {
-      nondet = emptyNondeterminism();
-      if (b2 && b1.summary.status === 'complete' && b2.summary.status === 'complete') {
-        nondet = mergeNondeterminism(nondet, collectNondeterminism(new StoredTrace(db, b1.id), new StoredTrace(db, b2.id), identity));
-      }
-      if (p2 && p1.summary.status === 'complete' && p2.summary.status === 'complete') {
-        nondet = mergeNondeterminism(nondet, collectNondeterminism(new StoredTrace(db, p1.id), new StoredTrace(db, p2.id), identity));
-      }
+      nondet = rerunNondeterminism(db, [
+        {first: b1.id, second: b2?.id ?? null},
+        {first: p1.id, second: p2?.id ?? null},
+      ]);
       return extractDelta({buggy: new StoredTrace(db, b1.id), patched: new StoredTrace(db, p1.id), map, options, nondeterminism: nondet});
     };
     if (o.reruns !== false && result.status === 'found') {

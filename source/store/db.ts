@@ -94,6 +94,24 @@ export function writeTx<T>(db: Db, fn: () => T): T {
   return db.transaction(fn).immediate();
 }
 
+/**
+ * A write transaction held open across callbacks (a streamed import writes one trajectory's
+ * steps as they are read): begin, then commit or roll back. writeTx is the usual form.
+ */
+export const streamTx = {
+  begin: (db: Db): void => void db.exec('BEGIN IMMEDIATE'),
+  commit: (db: Db): void => void db.exec('COMMIT'),
+  /** rolls back the open transaction, if there is one */
+  rollback: (db: Db): void => {
+    if (db.inTransaction) db.exec('ROLLBACK');
+  },
+};
+
+/** Folds the write-ahead log into the database file (a store about to be moved or shipped). */
+export function checkpoint(db: Db): void {
+  db.pragma('wal_checkpoint(TRUNCATE)');
+}
+
 type Found = {kind: 'absent'} | {kind: 'empty'} | {kind: 'store'; pending: Migration[]};
 
 /** Looks at `file` without changing it: what it is, and which of our migrations it lacks. */

@@ -216,3 +216,86 @@ export function listPublished(db: Db): PublishedMetric[] {
       .all() as (Omit<PublishedMetric, 'runValues' | 'perInstance'> & {runValues: string | null; perInstance: string | null})[]
   ).map(r => ({...r, runValues: r.runValues ? JSON.parse(r.runValues) : null, perInstance: r.perInstance ? JSON.parse(r.perInstance) : null}));
 }
+
+/** One explanation's id, kind and text. */
+export function getExplanation(db: Db, id: number): {id: number; kind: string; text: string | null} | null {
+  return (db.prepare('SELECT id, kind, text FROM explanation WHERE id = ?').get(id) as {id: number; kind: string; text: string | null} | undefined) ?? null;
+}
+
+/** The first explanation of this kind an agent wrote for an instance (directly, or through its run). */
+export function findExplanation(db: Db, instance: string, agent: string, kind: string): {id: number; kind: string; text: string | null} | null {
+  return (
+    (db
+      .prepare(
+        `SELECT e.id, e.kind, e.text FROM explanation e LEFT JOIN agent a ON a.id = e.agent LEFT JOIN trajectory t ON t.id = e.trajectory
+         LEFT JOIN agent ta ON ta.id = t.agent WHERE coalesce(e.instance, t.instance) = ? AND coalesce(a.name, ta.name) = ? AND e.kind = ? ORDER BY e.id LIMIT 1`,
+      )
+      .get(instance, agent, kind) as {id: number; kind: string; text: string | null} | undefined) ?? null
+  );
+}
+
+export function explanationText(db: Db, id: number): string | null {
+  return (db.prepare('SELECT text FROM explanation WHERE id = ?').pluck().get(id) as string | null | undefined) ?? null;
+}
+
+/** Every explanation's text by id (null: imported without its text). */
+export function explanationTexts(db: Db): Map<number, string | null> {
+  return new Map((db.prepare('SELECT id, text FROM explanation').all() as {id: number; text: string | null}[]).map(r => [r.id, r.text]));
+}
+
+/**
+ * Replaces an explanation's text; the answers to the old text no longer describe it and go.
+ * Returns whether the text changed. Call inside a write transaction.
+ */
+export function replaceExplanationText(db: Db, id: number, text: string): boolean {
+  if (explanationText(db, id) === text) return false;
+  db.prepare('DELETE FROM qa_answer WHERE explanation = ?').run(id);
+  db.prepare('UPDATE explanation SET text = ?, n_chars = ? WHERE id = ?').run(text, [...text].length, id);
+  return true;
+}
+
+export interface SampleAnswer {
+  model: string;
+  sample: number;
+  letters: string[] | null;
+  verdict: string | null;
+  raw: string | null;
+  permutation: string | null;
+  /** the choice order the model was shown (from the stored permutation) */
+  order: string[] | null;
+}
+
+/** Every stored answer to one question about one explanation, per model and sample. */
+export function answersFor(db: Db, question: string, explanation: number): SampleAnswer[] {
+  return (
+    db.prepare('SELECT model, sample, letters, verdict, raw, permutation FROM qa_answer WHERE question = ? AND explanation = ? ORDER BY model, sample, id').all(question, explanation) as {
+      model: string;
+      sample: number;
+      letters: string | null;
+      verdict: string | null;
+      raw: string | null;
+      permutation: string | null;
+    }[]
+  ).map(a => ({...a, letters: a.letters ? (JSON.parse(a.letters) as string[]) : null, order: a.permutation ? (JSON.parse(a.permutation) as string[]) : null}));
+}
+
+/** A checker: is this sample of this model's answer (for this prompt) already stored? */
+export function answerStored(db: Db): (a: {question: string; explanation: number; model: string; sample: number; promptHash: string}) => boolean {
+  const q = db.prepare('SELECT 1 FROM qa_answer WHERE question = ? AND explanation = ? AND model = ? AND sample = ? AND prompt_hash = ?').pluck();
+  return a => q.get(a.question, a.explanation, a.model, a.sample, a.promptHash) !== undefined;
+}
+
+/** Every stored answer's question, model, letters, verdict and the choice order it was shown. */
+export function answerPositions(db: Db): {question: string; model: string; letters: string | null; verdict: string | null; permutation: string | null}[] {
+  return db.prepare('SELECT question, model, letters, verdict, permutation FROM qa_answer').all() as {question: string; model: string; letters: string | null; verdict: string | null; permutation: string | null}[];
+}
+
+/** Questions some model answered correctly from a blank explanation, per model. */
+export function blankCorrect(db: Db): {question: string; model: string; correct: number; n: number}[] {
+  return db
+    .prepare(
+      `SELECT x.question, x.model, sum(x.verdict = 'correct') AS correct, count(*) AS n FROM qa_answer x JOIN explanation e ON e.id = x.explanation
+       WHERE e.kind = 'blank' GROUP BY x.question, x.model HAVING correct > 0 ORDER BY x.question`,
+    )
+    .all() as {question: string; model: string; correct: number; n: number}[];
+}

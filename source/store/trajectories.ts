@@ -304,3 +304,36 @@ export function getStepHeads(db: Db, trajectoryId: number, offset: number, limit
     )
     .all(trajectoryId, offset, limit) as StepHead[];
 }
+
+/** A reader of one step's action text (the command or edit an agent ran), by trajectory and index. */
+export function actionTextReader(db: Db): (trajectory: number, idx: number) => string | null {
+  const q = db.prepare('SELECT action_text FROM step WHERE trajectory = ? AND idx = ?').pluck();
+  return (trajectory, idx) => (q.get(trajectory, idx) as string | null | undefined) ?? null;
+}
+
+/** A reader of the stage the labeller gave one step. */
+export function labelledStage(db: Db, trajectory: number, idx: number): string | null {
+  return (db.prepare('SELECT intent_stage FROM step WHERE trajectory = ? AND idx = ?').pluck().get(trajectory, idx) as string | null | undefined) ?? null;
+}
+
+/** Steps per labelled stage over the whole store (null: not labelled). */
+export function stageCounts(db: Db): {stage: string | null; n: number}[] {
+  return db.prepare('SELECT intent_stage AS stage, count(*) AS n FROM step GROUP BY intent_stage ORDER BY intent_stage').all() as {stage: string | null; n: number}[];
+}
+
+/** An agent's runs with a known resolved status: instance and whether it was resolved. */
+export function resolvedRunsOf(db: Db, agent: string): {instance: string; resolved: boolean}[] {
+  return (
+    db.prepare(`SELECT t.instance, t.resolved FROM trajectory t JOIN agent a ON a.id = t.agent WHERE a.name = ? AND t.resolved IS NOT NULL`).all(agent) as {instance: string; resolved: number}[]
+  ).map(r => ({instance: r.instance, resolved: r.resolved === 1}));
+}
+
+/** Every run with a known resolved status, by id. */
+export function resolvedById(db: Db): Map<number, boolean> {
+  return new Map((db.prepare('SELECT id, resolved FROM trajectory WHERE resolved IS NOT NULL').all() as {id: number; resolved: number}[]).map(r => [r.id, r.resolved === 1]));
+}
+
+/** Sets a trajectory's content hash and where in its file it came from (known once it is read). */
+export function setContentHash(db: Db, id: number, hash: string, locator: string | null): void {
+  db.prepare('UPDATE trajectory SET content_hash = ?, source_locator = ? WHERE id = ?').run(hash, locator, id);
+}

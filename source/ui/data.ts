@@ -1,9 +1,8 @@
 import {userInfo} from 'node:os';
-import {referenceSteps, referenceTree} from '../core/lens/build.js';
-import {followPath} from '../core/lens/pta.js';
 import {writeTx, type Db} from '../store/db.js';
-import {applyStoredScopes, lensRankings, lensScoreOf, loadLensRuns, removeStageOverride, setStageOverride, whyNotScored} from '../store/lens.js';
-import type {LensScore, PtaView} from './screens/lens.js';
+import {lensRankings, lensScoreOf, removeStageOverride, setStageOverride, whyNotScored} from '../store/lens.js';
+import type {LensScore} from './screens/lens.js';
+import {referenceView, type PtaView} from '../services/lens.js';
 import type {AutoFlag} from '../core/questions/annotation.js';
 import {listFlags, setFlag, type FlagRow} from '../store/annotations.js';
 import {agreementReport, automaticFlags, type AgreementReport} from '../services/annotation.js';
@@ -12,7 +11,7 @@ import {openStepper, type StepperModel, type WatchValue} from '../services/stepp
 import {buildReport, defaultModel, type Report} from '../services/report.js';
 import type {QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ScoreResult} from '../services/scoring.js';
-import {ensureExplanation, getQuestion, listAnswers, answerModels} from '../store/questions.js';
+import {answerModels, answersFor, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, listAnswers, replaceExplanationText} from '../store/questions.js';
 import {buildPrompt, seedOf} from '../core/questions/prompt.js';
 import type {AgentQuestionRow, QuestionView} from './screens/scores.js';
 import {
@@ -74,12 +73,11 @@ export function annotatorName(env: NodeJS.ProcessEnv = process.env): string {
   }
 }
 
-/** Loaded on first use: the openai package is not needed to draw the explorer. */
+/** Loaded on first use: the openai package is not needed to draw the explorer. The model is
+ * chosen as `score` chooses it (services/qa-models.ts), from the environment. */
 export async function liveQaModel(env: NodeJS.ProcessEnv = process.env): Promise<QaModel> {
-  const {lexicalModel, openAiModel} = await import('../services/qa-models.js');
-  const name = env.DELTALENS_QA_MODEL;
-  if (!name || name === 'lexical') return lexicalModel();
-  return openAiModel({model: name, baseURL: env.OPENAI_BASE_URL, apiKey: env[env.DELTALENS_QA_KEY_ENV ?? 'OPENAI_API_KEY'] ?? ''});
+  const {explorerQaChoice, qaModelFrom} = await import('../services/qa-models.js');
+  return qaModelFrom(explorerQaChoice(env), env, '(or name another variable in $DELTALENS_QA_KEY_ENV)');
 }
 
 export interface PairListRow {
@@ -174,25 +172,8 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
     question: (id, agent, explanations, explanationId) => {
       const q = getQuestion(db, id);
       if (!q) return null;
-      const e = (
-        explanationId !== null
-          ? db.prepare('SELECT id, kind, text FROM explanation WHERE id = ?').get(explanationId)
-          : db
-              .prepare(
-                `SELECT e.id, e.kind, e.text FROM explanation e LEFT JOIN agent a ON a.id = e.agent LEFT JOIN trajectory t ON t.id = e.trajectory
-                 LEFT JOIN agent ta ON ta.id = t.agent WHERE coalesce(e.instance, t.instance) = ? AND coalesce(a.name, ta.name) = ? AND e.kind = ? ORDER BY e.id LIMIT 1`,
-              )
-              .get(q.instance, agent, explanations)
-      ) as {id: number; kind: string; text: string | null} | undefined;
-      const answers = e
-        ? (db
-            .prepare('SELECT model, sample, letters, verdict, raw, permutation FROM qa_answer WHERE question = ? AND explanation = ? ORDER BY model, sample, id')
-            .all(id, e.id) as {model: string; sample: number; letters: string | null; verdict: string | null; raw: string | null; permutation: string | null}[]).map(a => ({
-            ...a,
-            letters: a.letters ? (JSON.parse(a.letters) as string[]) : null,
-            order: a.permutation ? (JSON.parse(a.permutation) as string[]) : null,
-          }))
-        : [];
+      const e = explanationId !== null ? getExplanation(db, explanationId) : findExplanation(db, q.instance, agent, explanations);
+      const answers = e ? answersFor(db, id, e.id) : [];
       const prompt = e && e.text !== null ? buildPrompt(q, e.text, seedOf(q.id, e.id, 0)).text : null;
       return {q, explanation: e ?? null, answers, prompt, status: null};
     },
@@ -214,47 +195,18 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
       reports.clear();
       return writeTx(db, () => {
         const id = ensureExplanation(db, {instance, agent, kind: 'custom', text, source: 'edited in the explorer'});
-        const before = db.prepare('SELECT text FROM explanation WHERE id = ?').pluck().get(id) as string | null;
-        if (before !== text) {
-          // a new text: the answers to the old one no longer describe it
-          db.prepare('DELETE FROM qa_answer WHERE explanation = ?').run(id);
-          db.prepare('UPDATE explanation SET text = ?, n_chars = ? WHERE id = ?').run(text, [...text].length, id);
-        }
+        replaceExplanationText(db, id, text);
         return id;
       });
     },
-    explanationText: id => (db.prepare('SELECT text FROM explanation WHERE id = ?').pluck().get(id) as string | null | undefined) ?? null,
+    explanationText: id => explanationText(db, id),
     lens: id => {
       const score = lensScoreOf(db, id);
       if (score) return {score, why: ''};
       const t = getTrajectory(db, id);
       return {score: null, why: t ? whyNotScored(db, t.instance) : 'not scored'};
     },
-    pta: id => {
-      const t = getTrajectory(db, id);
-      if (!t) return null;
-      const {runs} = loadLensRuns(db, t.instance);
-      // the scopes lens build placed the states in, so the tree is the one the run was scored against
-      applyStoredScopes(db, runs);
-      const run = runs.find(r => r.id === id);
-      if (!run) return null;
-      const excluded = lensScoreOf(db, id)?.reference.excluded_lucky ?? [];
-      const tree = referenceTree({runs}, id, new Set(excluded));
-      const states = referenceSteps(run.steps);
-      const follow = followPath(tree.root, states.map(s => s.state));
-      return {
-        trajectory: id,
-        instance: t.instance,
-        agent: t.agent,
-        resolved: t.resolved,
-        root: tree.root,
-        refRuns: tree.runs,
-        excluded,
-        path: new Set(follow.path.map(n => n.id)),
-        leftAt: follow.leftAt,
-        states: states.map(s => ({idx: s.idx, state: s.state})),
-      };
-    },
+    pta: id => referenceView(db, id),
     rankings: () => lensRankings(db),
     agreement: () => agreementReport(db),
     flags: question => ({people: listFlags(db).filter(f => f.question === question), automatic: automaticFlags(db, question)}),

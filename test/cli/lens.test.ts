@@ -69,6 +69,27 @@ describe('deltalens lens on the real multi-run mini-SWE-agent set', () => {
     expect(again.runs.map(x => [x.trajectory, x.quality, x.tier])).toEqual(r.runs.map(x => [x.trajectory, x.quality, x.tier]));
   });
 
+  it('lens reference prints the tree a run was scored against: the same reference runs as the build, the run\'s path, where it leaves', () => {
+    const built = JSON.parse(run(['lens', 'build', '--db', db, '--json']).stdout) as LensJson;
+    const scored = built.runs.find(r => r.resolved)!;
+    const ref = run(['lens', 'reference', String(scored.trajectory), '--db', db, '--json']);
+    expect(ref.code, ref.stderr).toBe(0);
+    const v = JSON.parse(ref.stdout) as {trajectory: number; reference_runs: number[]; excluded_lucky: number[]; leaves_at: {state: number; step: number} | null; states: {step: number; on_path: boolean}[]; tree: {on_path: boolean; children: unknown[]}};
+    expect(v.trajectory).toBe(scored.trajectory);
+    expect([...v.reference_runs].sort()).toEqual([...scored.reference.runs].sort());
+    expect(v.reference_runs).not.toContain(scored.trajectory); // leave-one-out
+    expect(v.excluded_lucky).toEqual(scored.reference.excluded_lucky);
+    expect(v.states.length).toBeGreaterThan(0);
+    // the states on the path are exactly those before the one where the run leaves
+    const onPath = v.states.filter(s => s.on_path).length;
+    expect(onPath).toBe(v.leaves_at ? v.leaves_at.state - 1 : v.states.length);
+    expect(v.tree.children.length).toBeGreaterThan(0);
+    const text = run(['lens', 'reference', String(scored.trajectory), '--db', db]);
+    expect(text.stdout).toContain(`reference from ${v.reference_runs.length} passing run(s)`);
+    expect(run(['lens', 'reference', '99999', '--db', db])).toMatchObject({code: 1, stderr: expect.stringContaining('no lens run with id 99999')});
+    expect(run(['lens', 'reference', '--db', db]).code).toBe(2);
+  });
+
   it('--min-passing 4 skips tasks with fewer passing runs and says why; --instance limits the build', () => {
     const r = JSON.parse(run(['lens', 'build', '--db', db, '--min-passing', '4', '--json']).stdout) as LensJson;
     expect(r.skipped.map(s => s.instance).sort()).toEqual(['astropy__astropy-7166', 'django__django-11095', 'django__django-11206', 'django__django-11239']);

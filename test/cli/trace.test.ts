@@ -58,6 +58,23 @@ describe('deltalens trace / delta / traces', () => {
     // a named option is stored with the delta and shown
     const opt = run(['delta', String(d.traces.buggy), String(d.traces.patched), '--option', 'round-floats', '--save'], cwd);
     expect(opt.stdout).toContain('options: round-floats');
+
+    // the stepper's rows as JSON: the delta row is where the two sides part, in to_cents
+    const steps = run(['steps', '1', '--delta', '--limit', '2', '--json'], cwd);
+    expect(steps.code, steps.stderr).toBe(0);
+    const s = JSON.parse(steps.stdout);
+    expect(s.delta_row).toBeGreaterThan(0);
+    expect(s.from).toBe(s.delta_row);
+    expect(s.steps[0]).toMatchObject({row: s.delta_row, delta: true, what: expect.stringMatching(/^control flow split/)});
+    const side = s.steps[0].buggy ?? s.steps[0].patched;
+    expect(side).toMatchObject({fn: 'to_cents', file: 'ledger/money.py', recorded: true});
+    expect(side.stack.at(-1).fn).toMatch(/^test_/);
+    expect(Object.keys(side.locals)).toContain('amount');
+    const all = JSON.parse(run(['steps', '1', '--limit', '0', '--json'], cwd).stdout);
+    expect(all.steps).toHaveLength(all.rows);
+    expect(all.steps.filter((r: {delta: boolean}) => r.delta)).toHaveLength(1);
+    expect(run(['steps', '1', '--delta'], cwd).stdout).toMatch(/^◆ /m);
+    expect(run(['steps', '7'], cwd)).toMatchObject({code: 1, stderr: expect.stringContaining('no traced pair #7')});
   }, 120_000);
 
   it('traces the patch an agent submitted in a stored trajectory, linked to it', () => {
@@ -128,6 +145,28 @@ describe('deltalens trace / delta / traces', () => {
     expect(list.pairs).toHaveLength(1); // the failed import left no trace and no pair
     const traces = spawnSync('sqlite3', [join(cwd, 'deltalens.db'), 'SELECT count(*) FROM trace'], {encoding: 'utf8'});
     if (traces.status === 0) expect(traces.stdout.trim()).toBe('2');
+  });
+
+  it('delta refuses two traces of different programs; traces import of a missing file creates no database', () => {
+    const cwd = tempDir();
+    const dir = join(ROOT, 'sample-data', 'traces', 'sympy__sympy-20801');
+    const first = JSON.parse(run(['traces', 'import', join(dir, 'buggy.jsonl'), join(dir, 'fixed.jsonl'), '--instance', 'one', '--json'], cwd).stdout);
+    const second = JSON.parse(run(['traces', 'import', join(dir, 'buggy.jsonl'), join(dir, 'fixed.jsonl'), '--instance', 'two', '--json'], cwd).stdout);
+    const third = JSON.parse(run(['traces', 'import', join(dir, 'buggy.jsonl'), join(dir, 'fixed.jsonl'), '--instance', 'one', '--test', 'tests/other.py::test_x', '--json'], cwd).stdout);
+    const mixed = run(['delta', String(first.traces.buggy), String(second.traces.patched)], cwd);
+    expect(mixed).toMatchObject({code: 2, stderr: expect.stringContaining('different instances (one, two)')});
+    expect(mixed.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run(['delta', String(first.traces.buggy), String(third.traces.patched)], cwd)).toMatchObject({code: 2, stderr: expect.stringContaining('ran different tests')});
+    // the same test of the same instance, not traced together: computed, and said so
+    const fourth = JSON.parse(run(['traces', 'import', join(dir, 'buggy.jsonl'), join(dir, 'fixed.jsonl'), '--instance', 'one', '--json'], cwd).stdout);
+    const loose = run(['delta', String(first.traces.buggy), String(fourth.traces.patched)], cwd);
+    expect(loose.code, loose.stderr).toBe(0);
+    expect(loose.stdout).toContain('not traced as a pair');
+
+    const empty = tempDir();
+    const missing = run(['traces', 'import', join(empty, 'nope.jsonl'), join(dir, 'fixed.jsonl')], empty);
+    expect(missing).toMatchObject({code: 1, stderr: expect.stringContaining('no such file')});
+    expect(existsSync(join(empty, 'deltalens.db'))).toBe(false);
   });
 
   it('says what is wrong: usage errors exit 2, a missing Python or patch exits 1', () => {

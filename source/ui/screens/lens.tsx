@@ -3,10 +3,12 @@ import React from 'react';
 import {RANKING_HEADER, rankingRow, type AgentRanking, type LensResult, type RunScore} from '../../core/lens/build.js';
 import {followPath, toDag, type PtaNode} from '../../core/lens/pta.js';
 import {describeState} from '../../core/lens/quality.js';
-import type {ActionState} from '../../core/lens/state.js';
 import {fit} from '../../core/text/sanitize.js';
 import {textBlock, type DisplayLine} from '../components/text-view.js';
 import type {Theme} from '../theme.js';
+import type {PtaView} from '../../services/lens.js';
+
+export type {PtaView};
 
 export type LensScore = RunScore & {threshold: LensResult['threshold']};
 
@@ -76,21 +78,6 @@ export function lensInfoLines(score: LensScore | null, why: string, width: numbe
   );
   if (r.missing_key_states.length) lines.push(...textBlock(`not covered   ${r.missing_key_states.join('; ')}`, width));
   return lines;
-}
-
-export interface PtaView {
-  trajectory: number;
-  instance: string;
-  agent: string;
-  resolved: boolean | null;
-  root: PtaNode;
-  refRuns: number[];
-  excluded: number[];
-  /** nodes the run follows, and the index (among its reference states) where it leaves */
-  path: Set<number>;
-  leftAt: number | null;
-  /** the run's reference states with their step indices */
-  states: {idx: number; state: ActionState}[];
 }
 
 /**

@@ -54,16 +54,8 @@ export function summaryLines(model: StepperModel, width: number): string[] {
 function rowStatus(model: StepperModel, screen: StepperScreen): string {
   const r = model.rows[screen.row];
   if (!r) return 'no rows';
-  const what =
-    r.kind === 'match'
-      ? r.same
-        ? 'same statement, same state'
-        : 'same statement, state differs'
-      : r.kind === 'buggy-only'
-        ? `control flow split: only buggy runs ${r.b?.kind} ${r.b?.line ?? ''}`
-        : `control flow split: only patched runs ${r.p?.kind} ${r.p?.line ?? ''}`;
   const here = screen.row === model.deltaRow ? ' · ◆ DELTA POINT' : '';
-  return `row ${screen.row + 1}/${model.rows.length} · depth ${r.depth} · ${what}${here}`;
+  return `row ${screen.row + 1}/${model.rows.length} · depth ${r.depth} · ${model.rowWhat(screen.row)}${here}`;
 }
 
 interface Layout {

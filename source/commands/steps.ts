@@ -1,0 +1,58 @@
+import {say} from './output.js';
+import {openStepper, type StepRowData} from '../services/stepper.js';
+import {openStore} from './db-path.js';
+import {COMMON_OPTIONS, EXIT, NotFound, parse, positiveInt, printJson, UsageError} from './args.js';
+
+export const STEPS_HELP = `Usage: deltalens steps PAIR [--from ROW | --delta] [--limit N] [--json] [--db FILE]
+
+The stepper's aligned rows of a traced pair, as the explorer shows them: each row is one
+statement on both sides, or on one side where control flow split (the other side waits where
+it last was). Per row: what it is, whether it is the delta point, which variables differ, and
+for each side the function, file, line, whether it waits, whether values were recorded there,
+its locals and its call stack.
+
+  --from ROW   the first row to print (1-based; default 1)
+  --delta      start at the delta point's row
+  --limit N    rows to print (default 50; 0: all)
+
+With --json: {"pair", "rows", "truncated", "delta_row", "from", "steps": [{"row", "depth",
+"what", "delta", "differs": [name], "buggy": {"fn", "file", "line", "kind", "waiting",
+"recorded", "locals": {name: value}, "stack": [{"fn", "file", "line"}]} | null,
+"patched": {…} | null}]} — values in the tracer's encoding (docs/traces.md).`;
+
+export async function runSteps(argv: string[]): Promise<number> {
+  const {values, positionals} = parse(argv, {...COMMON_OPTIONS, from: {type: 'string'}, delta: {type: 'boolean'}, limit: {type: 'string'}});
+  if (values.help) {
+    say(STEPS_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 1 || !/^\d+$/.test(positionals[0]!)) throw new UsageError('steps takes one pair id: deltalens steps PAIR');
+  if (values.from !== undefined && values.delta) throw new UsageError('--from and --delta both say where to start: give one');
+  const pair = Number(positionals[0]);
+  const from = positiveInt(values.from, '--from');
+  if (from === 0) throw new UsageError('--from counts rows from 1');
+  const limit = positiveInt(values.limit, '--limit') ?? 50;
+  const {db} = await openStore(values.db, 'read');
+  try {
+    const model = openStepper(db, pair);
+    if ('error' in model) throw new NotFound(model.error);
+    const start = values.delta ? Math.max(0, model.deltaRow) : (from ?? 1) - 1;
+    const end = limit === 0 ? model.rows.length : Math.min(model.rows.length, start + limit);
+    const steps: StepRowData[] = [];
+    for (let r = start; r < end; r++) steps.push(model.rowData(r));
+    if (values.json) {
+      printJson({pair, rows: model.rows.length, truncated: model.truncated, delta_row: model.deltaRow < 0 ? null : model.deltaRow + 1, from: start + 1, steps});
+      return EXIT.ok;
+    }
+    say(`pair #${pair}: ${model.rows.length} aligned rows${model.truncated ? ' (cut: the stepper reads at most that many)' : ''}; delta ${model.deltaRow < 0 ? 'none' : `at row ${model.deltaRow + 1}`}`);
+    if (values.delta && model.deltaRow < 0) say('(no delta point: starting at row 1)');
+    for (const s of steps) {
+      const where = (side: StepRowData['buggy']) => (side ? `${side.waiting ? '(waits) ' : ''}${side.fn} ${side.file}:${side.line ?? '-'}` : '—');
+      say(`${s.delta ? '◆' : ' '} ${String(s.row).padStart(5)}  ${'  '.repeat(Math.min(s.depth, 10))}${where(s.buggy)}  ↔  ${where(s.patched)}  · ${s.what}${s.differs.length ? ` · differs: ${s.differs.join(', ')}` : ''}`);
+    }
+    if (end < model.rows.length) say(`… ${model.rows.length - end} more rows (--from ${end + 1})`);
+    return EXIT.ok;
+  } finally {
+    db.close();
+  }
+}
