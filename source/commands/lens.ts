@@ -1,4 +1,4 @@
-import {pad} from '../core/text/sanitize.js';
+import {pad, padMiddle} from '../core/text/sanitize.js';
 import {cell, say, warn} from './output.js';
 import {RANKING_HEADER, rankingRow, type LensResult, type RunScore} from '../core/lens/build.js';
 import {labelAll, loadLensResult, removeStageOverride, setStageOverride, stageAgreement} from '../store/lens.js';
@@ -252,7 +252,7 @@ function printRuns(runs: RunScore[]): void {
   for (const r of runs) {
     const s = r.signals;
     say(
-      `${`#${r.trajectory}`.padStart(5)}  ${pad(cell(r.instance), 24)} ${pad(cell(r.agent), 28)} ${r.resolved === null ? ' ? ' : r.resolved ? 'yes' : 'no '}  ${r.quality.toFixed(1).padStart(4)} ${[s.coherence, s.alignment, s.coverage, s.temporal].map(x => x.toFixed(2).padStart(4)).join(' ')}  ${(r.tier ?? '-').padEnd(6)} ${(r.mechanism?.id ?? '-').padEnd(4)}  ${r.waste.map(w => w.signal).join(', ') || '-'}`,
+      `${`#${r.trajectory}`.padStart(5)}  ${pad(cell(r.instance), 24)} ${padMiddle(cell(r.agent), 28)} ${r.resolved === null ? ' ? ' : r.resolved ? 'yes' : 'no '}  ${r.quality.toFixed(1).padStart(4)} ${[s.coherence, s.alignment, s.coverage, s.temporal].map(x => x.toFixed(2).padStart(4)).join(' ')}  ${(r.tier ?? '-').padEnd(6)} ${(r.mechanism?.id ?? '-').padEnd(4)}  ${r.waste.map(w => w.signal).join(', ') || '-'}`,
     );
   }
 }

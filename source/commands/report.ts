@@ -2,8 +2,9 @@ import {maxOf} from '../core/arrays.js';
 import {cell, say} from './output.js';
 import {QUESTION_TYPES} from '../core/questions/model.js';
 import {buildReport, type Report} from '../services/report.js';
+import {answerModels} from '../store/questions.js';
 import {openStore} from './db-path.js';
-import {COMMON_OPTIONS, EXIT, parse, printJson} from './args.js';
+import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
 
 export const REPORT_HELP = `Usage: deltalens report [--model NAME] [--exclude-flagged] [--exclude-auto-flags] [--json] [--db FILE]
 
@@ -129,6 +130,12 @@ export async function runReport(argv: string[]): Promise<number> {
   }
   const {db} = await openStore(values.db, 'read');
   try {
+    if (values.model !== undefined) {
+      const stored = answerModels(db).map(m => m.model);
+      if (!stored.includes(values.model)) {
+        throw new UsageError(`no answers from model "${values.model}" in this store${stored.length ? ` (stored: ${stored.join(', ')})` : ' (none stored: deltalens score first)'}`);
+      }
+    }
     const flagged = values['exclude-flagged'] || values['exclude-auto-flags'];
     const exclude = flagged ? (await import('../services/annotation.js')).exclusions(db, {people: true, auto: values['exclude-auto-flags']}) : undefined;
     const report = buildReport(db, {model: values.model, exclude});

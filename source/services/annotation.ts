@@ -245,7 +245,9 @@ export function agreementReport(db: Db): AgreementReport {
   const notes = [
     "labels are categories: one letter, or 'before,after' for end-to-end effect",
     'human_vs_model compares each person with the majority of the model\'s samples on the same items (items where the samples tie are left out)',
-    `fleiss_kappa uses the items labelled by ${fleiss.raters || 'the same number of'} people${fleiss.left_out ? ` (${fleiss.left_out} items with another number of labels left out)` : ''}`,
+    byAnnotator.size < 2
+      ? `agreement between people needs two people labelling the same items; only ${[...byAnnotator.keys()].join(', ') || 'nobody'} has labelled, so pairs and fleiss_kappa are empty (human_vs_model still compares that person with the models)`
+      : `fleiss_kappa uses the items labelled by ${fleiss.raters || 'the same number of'} people${fleiss.left_out ? ` (${fleiss.left_out} items with another number of labels left out)` : ''}`,
   ];
   return {
     annotators: [...byAnnotator.keys()].sort(),
@@ -386,7 +388,12 @@ export function agreementText(r: AgreementReport): {text: string; role?: 'headin
   const row = (name: string, width: number, n: number, raw: number | null, kappa: number | null) => `${name.padEnd(width)} ${String(n).padStart(5)}  ${pct(raw).padStart(4)}  ${k3(kappa).padStart(6)}`;
   const lines: {text: string; role?: 'heading' | 'muted'}[] = [
     {text: `${r.items_labelled} items labelled by ${r.annotators.length} people: ${r.annotators.join(', ')}`},
-    {text: `Fleiss' κ ${k3(r.fleiss_kappa)} over ${r.fleiss.n} items with ${r.fleiss.raters} labels each${r.fleiss.left_out ? ` (${r.fleiss.left_out} left out)` : ''}`},
+    {
+      text:
+        r.annotators.length < 2
+          ? `κ between people: none — it needs two people on the same items (only ${r.annotators.join(', ')} so far)`
+          : `Fleiss' κ ${k3(r.fleiss_kappa)} over ${r.fleiss.n} items with ${r.fleiss.raters} labels each${r.fleiss.left_out ? ` (${r.fleiss.left_out} left out)` : ''}`,
+    },
     {text: ''},
     {text: `${'people, pairwise'.padEnd(30)} items   raw      κ`, role: 'heading'},
     ...r.pairs.map(p => ({text: row(`${p.a} – ${p.b}`, 30, p.n, p.raw, p.cohen_kappa)})),

@@ -44,13 +44,18 @@ interface Machine {
   message: string | null;
 }
 
-export function contextLines(context: Record<string, unknown>, width: number): DisplayLine[] {
+/** Context entries the question points into (a local question's `line`): kept on screen with the
+ * question, not in the reading pane that scrolls away. */
+const PINNED_CONTEXT = new Set(['line']);
+
+export function contextLines(context: Record<string, unknown>, width: number, pinned = false): DisplayLine[] {
   const out: DisplayLine[] = [];
   for (const [k, v] of Object.entries(context)) {
+    if (PINNED_CONTEXT.has(k) !== pinned) continue;
     const text = typeof v === 'string' ? v : JSON.stringify(v, null, 1);
     out.push(...textBlock(`${k}: ${text}`, width, k.includes('code') || k.includes('patch') || k.includes('line') ? 'python' : 'plain'));
   }
-  return out.length ? out : [{text: '(none)', role: 'muted'}];
+  return out.length || pinned ? out : [{text: '(none)', role: 'muted'}];
 }
 
 /** What a person reads to answer (scrolls): the explanation and the context. */
@@ -66,7 +71,7 @@ export function readingLines(v: BlindItem, width: number): DisplayLine[] {
 
 /** The question and its choices (always on screen, under the reading). */
 export function questionBlock(v: BlindItem, width: number): DisplayLine[] {
-  return [{text: `Question (${v.type})`, role: 'heading'}, ...textBlock(v.text, width), ...v.choices.flatMap(c => textBlock(`  ${c.label}. ${c.text}`, width))];
+  return [{text: `Question (${v.type})`, role: 'heading'}, ...contextLines(v.context, width, true), ...textBlock(v.text, width), ...v.choices.flatMap(c => textBlock(`  ${c.label}. ${c.text}`, width))];
 }
 
 /** The item as shown to the person labelling it: explanation, context, question, choices. Nothing else. */
@@ -223,6 +228,16 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
       s.scroll = Math.max(0, s.scroll - (key.upArrow || input === 'k' ? 1 : bodyHeight));
       return;
     }
+    // g / G: the top / the end of the reading (Home / End too, for an item with a choice G)
+    const choiceG = current ? Boolean(viewOf(current)?.choices.some(c => c.label === 'G')) : false;
+    if (key.home || (input === 'g' && !choiceG)) {
+      s.scroll = 0;
+      return;
+    }
+    if (key.end || (input === 'G' && !choiceG)) {
+      s.scroll = Number.MAX_SAFE_INTEGER; // clamped to the last line when drawn
+      return;
+    }
     if (key.escape || key.backspace) {
       s.letters = [];
       return;
@@ -256,7 +271,9 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
   const need = view?.type === 'e2e_effect' ? 2 : 1;
   const prompt =
     !item
-      ? `All ${total} items of this queue are labelled (${done} in this session). q quits.`
+      ? total === 0
+        ? 'No items in this queue: nothing matches its --queue, --type and --agent (or no explanation has a question yet). q quits.'
+        : `All ${total} items of this queue are labelled (${done} in this session). q quits.`
       : s.phase === 'note'
         ? `saved ${s.letters.join(' → ')}. Rationale (one line; Enter keeps it, Esc skips): ${s.note}▏`
         : need === 2

@@ -12,6 +12,7 @@ import {IntentTimeline, StepRows, stepLines, TabBar, tabBarWidth, tabLines, Traj
 import {PairRows, PairsHeader} from './screens/trace-pairs.js';
 import {deltaLine, StepperBody, stepperTitle} from './screens/stepper.js';
 import {AgentQuestionRows, BoardHeader, BoardRows, questionLines} from './screens/scores.js';
+import {QUESTION_TYPES} from '../core/questions/model.js';
 import {LensLine, lensInfoLines, ptaLines, rankingLines} from './screens/lens.js';
 import {agreementLines, flagLines} from './screens/agreement.js';
 import {FLAG_KEYS} from './state.js';
@@ -135,6 +136,8 @@ export function App({data, theme, initial, onQuit}: AppProps) {
   const agentQs = screen?.kind === 'agentQuestions' ? screen : null;
   const questionScreen = screen?.kind === 'question' ? screen : null;
   const models = useMemo(() => (board || agentQs || questionScreen ? data.models() : []), [data, Boolean(board || agentQs || questionScreen)]);
+  // the model a screen shows when it has not chosen one: the report's default
+  const shownDefault = useMemo(() => (board || agentQs || questionScreen ? data.report(null).model : null), [data, Boolean(board || agentQs || questionScreen)]);
   const [scoreTick, setScoreTick] = useState(0);
   // a status line belongs to the screen it was made on
   useEffect(() => setStatus(null), [state.stack.length, screen?.kind]);
@@ -171,10 +174,15 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     let cancelled = false;
     setStatus('re-scoring…');
     void data
-      .rescore(questionScreen.id, explanation, (done, total) => !cancelled && setStatus(`re-scoring: ${done}/${total}`))
+      .rescore(questionScreen.id, explanation, (done, total) => !cancelled && setStatus(`re-scoring: ${done}/${total}`), questionScreen.fresh)
       .then(r => {
         if (cancelled) return;
-        setStatus(`${r.modelName}${r.modelName === 'lexical' ? ' (baseline)' : ''}: ${r.done} new answers, ${r.cached} already stored, ${r.failed} failed${r.errors[0] ? ` (${r.errors[0]})` : ''}`);
+        const name = `${r.modelName}${r.modelName === 'lexical' ? ' (baseline)' : ''}`;
+        setStatus(
+          r.done === 0 && r.failed === 0 && r.cached > 0
+            ? `${name}: all ${r.cached} samples are already stored — R asks the model 5 more times`
+            : `${name}: ${r.done} new answers, ${r.cached} already stored, ${r.failed} failed${r.errors[0] ? ` (${r.errors[0]})` : ''}`,
+        );
         setScoreTick(t => t + 1);
       })
       .catch((e: Error) => !cancelled && setStatus(`re-score failed: ${e.message}`));
@@ -209,14 +217,14 @@ export function App({data, theme, initial, onQuit}: AppProps) {
       : screen.kind === 'pairs'
         ? {total: pairs.length, page: bodyHeight, pairAt: r => pairs[r]?.pair}
       : screen.kind === 'board'
-        ? {total: report?.agents.length ?? 0, page: bodyHeight, models, agentAt: r => {
+        ? {total: report?.agents.length ?? 0, page: bodyHeight, models, shownModel: shownDefault, agentAt: r => {
             const a = report?.agents[r];
             return a ? {agent: a.agent, explanations: a.explanations} : undefined;
           }}
       : screen.kind === 'agentQuestions'
-        ? {total: agentRows.length, page: bodyHeight, models, questionAt: r => agentRows[r]?.question}
+        ? {total: agentRows.length, page: bodyHeight, models, shownModel: shownDefault, questionAt: r => agentRows[r]?.question}
       : screen.kind === 'question'
-        ? {total: qLines.length, page: bodyHeight, models}
+        ? {total: qLines.length, page: bodyHeight, models, shownModel: shownDefault}
       : screen.kind === 'stepper'
         ? {
             total: model?.rows.length ?? 0,
@@ -271,7 +279,9 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     subheader = <ListHeader width={width} sort={list.sort} descending={list.descending} theme={theme} />;
     body = <TrajectoryRows rows={rowsOnScreen} top={list.top} cursor={list.cursor} width={width} height={bodyHeight} theme={theme} />;
   } else if (screen.kind === 'board') {
-    title = `Leaderboard · ${report?.model ?? 'no answers'}${report?.model === 'lexical' ? ' (baseline)' : ''}`;
+    const typeCounts = (report?.agents ?? []).map(a => QUESTION_TYPES.filter(t => a.types[t].score !== null).length);
+    const partial = typeCounts.some(n => n < Math.max(...typeCounts)) ? ' · * scored on fewer question types' : '';
+    title = `Leaderboard · ${report?.model ?? 'no answers'}${report?.model === 'lexical' ? ' (baseline)' : ''}${partial}`;
     subheader = <BoardHeader width={width} theme={theme} />;
     body = <BoardRows rows={report?.agents ?? []} top={screen.list.top} cursor={screen.list.cursor} width={width} height={bodyHeight} theme={theme} />;
   } else if (screen.kind === 'agentQuestions') {

@@ -47,7 +47,8 @@ export interface ExplorerData {
   agentQuestions(agent: string, explanations: string, model: string | null): AgentQuestionRow[];
   question(id: string, agent: string, explanations: string, explanationId: number | null): QuestionView | null;
   /** the live QA model: $DELTALENS_QA_MODEL through an OpenAI-compatible endpoint, else lexical */
-  rescore(questionId: string, explanationId: number, onProgress?: (done: number, total: number) => void): Promise<ScoreResult & {modelName: string}>;
+  /** answers the samples not stored yet; fresh: 5 new samples past the stored ones */
+  rescore(questionId: string, explanationId: number, onProgress?: (done: number, total: number) => void, fresh?: boolean): Promise<ScoreResult & {modelName: string}>;
   saveCustom(instance: string, agent: string, text: string): number;
   explanationText(id: number): string | null;
   /** the run's stored lens score, or why it has none */
@@ -177,11 +178,14 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
       const prompt = e && e.text !== null ? buildPrompt(q, e.text, seedOf(q.id, e.id, 0)).text : null;
       return {q, explanation: e ?? null, answers, prompt, status: null};
     },
-    rescore: async (questionId, explanationId, onProgress) => {
+    rescore: async (questionId, explanationId, onProgress, fresh) => {
       const model = await liveQaModel();
+      // samples are numbered per model; fresh ones start past the last stored
+      const stored = answersFor(db, questionId, explanationId).filter(a => a.model === model.name);
+      const samples = fresh ? Math.max(-1, ...stored.map(a => a.sample)) + 1 + 5 : 5;
       const r = await scoreExplanations(db, {
         model,
-        samples: 5,
+        samples,
         concurrency: 5,
         kinds: ['original', 'audited', 'blank', 'custom'],
         question: questionId,

@@ -44,6 +44,7 @@ export type CommandId =
   | 'toggleKey'
   | 'togglePrompt'
   | 'rescore'
+  | 'rescoreFresh'
   | 'editExplanation'
   | 'correctStage'
   | 'reference'
@@ -107,6 +108,7 @@ export const BINDINGS: Binding[] = [
   {id: 'toggleKey', label: 'key', keys: 'v', description: 'show or hide the answer key', scopes: ['question'], hint: ['question'], match: input => input === 'v'},
   {id: 'togglePrompt', label: 'prompt', keys: 'p', description: 'show the prompt exactly as sent (sample 1)', scopes: ['question'], hint: ['question'], match: input => input === 'p'},
   {id: 'rescore', label: 're-score', keys: 'r', description: 're-score this question × explanation live with the QA model ($DELTALENS_QA_MODEL, default lexical)', scopes: ['question'], hint: ['question'], match: input => input === 'r'},
+  {id: 'rescoreFresh', keys: 'R', description: 're-score with new samples (r answers only the samples not stored yet; R asks the model 5 more times)', scopes: ['question'], match: input => input === 'R'},
   {id: 'flagQuestion', label: 'flag', keys: 'f', description: 'flag the question (valid, ambiguous, wrong key, guessable, leaks the answer, broken context) with a note, under $DELTALENS_ANNOTATOR', scopes: ['question'], hint: ['question'], match: input => input === 'f'},
   {id: 'editExplanation', label: 'edit', keys: 'e', description: 'edit the explanation in $EDITOR and keep it as a custom explanation', scopes: ['question'], hint: ['question'], match: input => input === 'e'},
 ];

@@ -38,6 +38,8 @@ export interface QuestionScreen {
   showPrompt: boolean;
   /** bumped by r / e: the screen runs the re-score / the editor */
   rescore: number;
+  /** R: the re-score asks for new samples beyond the stored ones */
+  fresh?: boolean;
   edit: number;
   /** a custom explanation made here replaces the shown one */
   explanationId: number | null;
@@ -104,6 +106,8 @@ export interface Extent {
   agentAt?: (row: number) => {agent: string; explanations: string} | undefined;
   questionAt?: (row: number) => string | undefined;
   models?: string[];
+  /** the model shown while a screen has chosen none (the report's default) */
+  shownModel?: string | null;
 }
 
 export type Action =
@@ -292,7 +296,8 @@ function command(state: State, id: CommandId, extent: Extent): State {
   const nextModel = (current: string | null) => {
     const models = extent.models ?? [];
     if (!models.length) return current;
-    const i = current === null ? 0 : models.indexOf(current);
+    // from the model on screen: a screen that chose none shows the report's default
+    const i = models.indexOf(current ?? extent.shownModel ?? models[0]!);
     return models[(i + 1) % models.length]!;
   };
   if (screen.kind === 'board') {
@@ -318,7 +323,8 @@ function command(state: State, id: CommandId, extent: Extent): State {
     if (MOVES.has(id)) return replace({...screen, scroll: moveScroll(screen.scroll, id, extent)});
     if (id === 'toggleKey') return replace({...screen, showKey: !screen.showKey});
     if (id === 'togglePrompt') return replace({...screen, showPrompt: !screen.showPrompt, scroll: 0});
-    if (id === 'rescore') return replace({...screen, rescore: screen.rescore + 1});
+    if (id === 'rescore') return replace({...screen, rescore: screen.rescore + 1, fresh: false});
+    if (id === 'rescoreFresh') return replace({...screen, rescore: screen.rescore + 1, fresh: true});
     if (id === 'editExplanation') return replace({...screen, edit: screen.edit + 1});
     if (id === 'flagQuestion') return replace({...screen, flag: {phase: 'verdict', verdict: null, note: ''}});
     if (id === 'nextModel') return replace({...screen, model: nextModel(screen.model)});

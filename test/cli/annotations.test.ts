@@ -123,6 +123,19 @@ describe('annotations export / import, agreement, flags', () => {
     ]);
   });
 
+  it('agreement with one person says κ between people needs two, not a wrong reason', async () => {
+    const {db, path} = await questionsDb();
+    for (const it of annotationItems(db).slice(0, 3)) label(db, it, 'solo', 'A');
+    db.close();
+    const text = run(['agreement', '--db', path]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('κ between people: none — it needs two people on the same items (only solo so far)');
+    expect(text.stdout).not.toContain("Fleiss' κ");
+    const r = JSON.parse(run(['agreement', '--json', '--db', path]).stdout) as {pairs: unknown[]; notes: string[]};
+    expect(r.pairs).toEqual([]);
+    expect(r.notes.join(' ')).toContain('only solo has labelled');
+  });
+
   it('--exclude-flagged leaves flagged questions out of the scores and counts them by reason', async () => {
     const {db, path} = await questionsDb();
     const questions = db.prepare("SELECT id FROM question WHERE type = 'e2e_intent' ORDER BY id").pluck().all() as string[];

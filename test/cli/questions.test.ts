@@ -64,5 +64,10 @@ describe('questions, explanations, score and report commands', () => {
     expect(report.agents.find((a: {agent: string}) => a.agent === '20250807_mini-v1.7.0_gpt-5-mini').types.e2e_effect).toMatchObject({n: 5});
     expect(report.checks.published_per_instance).toMatchObject({compared: 1150, agree: 1150});
     expect(run(['score', '--model', 'gpt-x'], cwd)).toMatchObject({code: 2, stderr: expect.stringContaining('needs an API key in $OPENAI_API_KEY')});
+    // a model with no stored answers is a usage error, not an empty report
+    const nope = run(['report', '--model', 'nope'], cwd);
+    expect(nope).toMatchObject({code: 2, stdout: ''});
+    expect(nope.stderr).toContain('no answers from model "nope" in this store (stored: ');
+    expect(run(['report', '--model', 'lexical', '--json'], cwd).code).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import {render} from 'ink-testing-library';
 import React from 'react';
 import {describe, expect, it} from 'vitest';
 import {parseQueue} from '../../source/core/questions/annotation.js';
+import type {QuestionType} from '../../source/core/questions/model.js';
 import {blindItem, conflicts, sessionQueue} from '../../source/services/annotation.js';
 import {deleteAnnotation, listAdjudications, listAnnotations, saveAdjudication, saveAnnotation, setAdjudicationNote, setRationale} from '../../source/store/annotations.js';
 import type {Db} from '../../source/store/db.js';
@@ -10,8 +11,8 @@ import {AdjudicateApp, AnnotateApp} from '../../source/ui/annotate.js';
 import {NO_COLOR_THEME} from '../../source/ui/theme.js';
 import {questionsDb} from '../helpers/db.js';
 
-function session(db: Db, annotator: string, queue = 'all', seed = 0, type?: 'e2e_effect') {
-  const items = sessionQueue(db, {annotator, queue: parseQueue(queue)!, seed, type});
+function session(db: Db, annotator: string, queue = 'all', seed = 0, type?: QuestionType, agent?: string) {
+  const items = sessionQueue(db, {annotator, queue: parseQueue(queue)!, seed, type, agent});
   let clock = 1000;
   const app = render(
     <AnnotateApp
@@ -98,6 +99,27 @@ describe('annotate: blind labelling', () => {
     // the frames before each label was saved never showed the key or a model answer
     for (const frame of s.frames) expect(frame).not.toMatch(/lexical|Answer key/);
     s.app.unmount();
+  });
+
+  it('a local question keeps its line on screen while the reading scrolls; g goes back to the top; an empty queue says so', async () => {
+    const {db} = await questionsDb();
+    const s = session(db, 'ann', 'all', 0, 'local_intent');
+    let f = await s.ready();
+    expect(s.items.length).toBeGreaterThan(0);
+    expect(f).toContain('line: ');
+    expect(f).toContain('Explanation (');
+    for (let i = 0; i < 4; i++) f = await s.press('\x1b[6~'); // PgDn past the explanation and the context
+    expect(f).toContain('line: ');
+    expect(f).not.toContain('Explanation (');
+    f = await s.press('g');
+    expect(f).toContain('Explanation (');
+    s.app.unmount();
+    const none = session(db, 'ann', 'all', 0, undefined, 'no-such-agent');
+    f = await none.ready();
+    expect(none.items).toEqual([]);
+    expect(f).toContain('No items in this queue');
+    expect(f).not.toContain('All 0 items');
+    none.app.unmount();
   });
 
   it('end-to-end effect takes two letters, before then after', async () => {

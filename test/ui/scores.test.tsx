@@ -5,7 +5,7 @@ import {validateQuestion} from '../../source/core/questions/model.js';
 import {lexicalModel} from '../../source/services/qa-models.js';
 import {scoreExplanations} from '../../source/services/scoring.js';
 import type {Db} from '../../source/store/db.js';
-import {ensureExplanation, insertQuestion} from '../../source/store/questions.js';
+import {ensureExplanation, insertAnswer, insertQuestion} from '../../source/store/questions.js';
 import {storeData} from '../../source/ui/data.js';
 import {freshDb} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
@@ -112,5 +112,42 @@ describe('question review and agreement in the explorer', () => {
     frame = await app.press('A');
     expect(frame).toContain("Agreement · people's labels");
     expect(frame).toContain('No labels yet');
+  });
+});
+
+describe('what the leaderboard and the question screen must not hide or repeat', () => {
+  it('v hides every trace of the key; the first m moves off the model on screen; r with everything stored offers R, which asks again', async () => {
+    // a second model, sorting after the baseline: the leaderboard shows it first (non-baseline default)
+    const explanation = db.prepare("SELECT id FROM explanation WHERE kind = 'original'").pluck().get() as number;
+    insertAnswer(db, {question: 'demo/q1', explanation, model: 'zz-model', sample: 0, promptHash: 'h', raw: 'B', letters: ['B'], verdict: 'misaligned', latencyMs: null, tokens: null, origin: 'imported', permutation: ['B', 'A', 'C'], seed: null});
+    const app = renderApp({data: storeData(db, 'test.db')});
+    await app.ready();
+    let frame = await app.press('l');
+    expect(frame).toContain('Leaderboard · zz-model');
+    frame = await app.press('m');
+    expect(frame).toContain('Leaderboard · lexical (baseline)');
+    frame = await app.press('m');
+    expect(frame).toContain('Leaderboard · zz-model');
+    await app.press('m');
+    await app.press(KEYS.enter);
+    frame = await app.press(KEYS.enter);
+    expect(frame).toContain('Question · demo/q1');
+    frame = await app.press('v');
+    for (const role of ['[correct]', '[distractor]', '[insufficient]', '✓', 'correct']) expect(frame).not.toContain(role);
+    expect(frame).toContain('verdicts hidden');
+    await app.press('v');
+    const until = async (text: string) => {
+      const deadline = Date.now() + 10_000;
+      while (!app.frame().includes(text) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20));
+      return app.frame();
+    };
+    const before = db.prepare("SELECT count(*) FROM qa_answer WHERE model = 'lexical' AND question = 'demo/q1'").pluck().get() as number;
+    await app.press('r');
+    frame = await until('R asks the model 5 more times');
+    expect(frame).toContain('samples are already stored');
+    await app.press('R');
+    frame = await until('5 new answers');
+    expect(db.prepare("SELECT count(*) FROM qa_answer WHERE model = 'lexical' AND question = 'demo/q1'").pluck().get()).toBe(before + 5);
+    app.unmount();
   });
 });

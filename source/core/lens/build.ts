@@ -5,7 +5,7 @@
  * previous round classed Lucky, until the Lucky set stops changing (at most MAX_ROUNDS).
  */
 import {ranks} from '../scoring/metrics.js';
-import {fit} from '../text/sanitize.js';
+import {padMiddle} from '../text/sanitize.js';
 import {bestPath, buildPta, divergence, equivalent, type PtaNode} from './pta.js';
 import {
   alignment,
@@ -319,5 +319,5 @@ export function rankingRow(a: AgentRanking): string {
   const shift = a.shift === null ? '-' : a.shift > 0 ? `▲${a.shift}` : a.shift < 0 ? `▼${-a.shift}` : '=';
   const passRate = a.pass_rate === null ? '-' : `${Math.round(a.pass_rate * 100)}%`;
   const quality = a.mean_quality === null ? '-' : a.mean_quality.toFixed(1);
-  return `${fit(a.agent, 30).padEnd(30)} ${String(a.runs).padStart(4)}  ${passRate.padStart(4)}  ${String(a.pass_rank ?? '-').padStart(4)}   ${quality.padStart(7)}  ${String(a.quality_rank ?? '-').padStart(4)}  ${shift.padStart(5)}  ${a.passing_scored ? `${a.lucky}/${a.passing_scored}` : '-'}`;
+  return `${padMiddle(a.agent, 30)} ${String(a.runs).padStart(4)}  ${passRate.padStart(4)}  ${String(a.pass_rank ?? '-').padStart(4)}   ${quality.padStart(7)}  ${String(a.quality_rank ?? '-').padStart(4)}  ${shift.padStart(5)}  ${a.passing_scored ? `${a.lucky}/${a.passing_scored}` : '-'}`;
 }

@@ -51,6 +51,27 @@ export function fit(text: string, width: number): string {
   return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
 }
 
+/**
+ * Like fit, but cut in the middle: names that differ only at their end (two runs of one agent,
+ * `…-baseline-truncated-16k` and `…-audited`) stay distinct. The tail keeps a third of the width.
+ */
+export function fitMiddle(text: string, width: number): string {
+  // sanitized, on one line; a name longer than 64 widths keeps its first 64 (fit's bound)
+  const whole = fit(text, Math.max(1, width) * 64);
+  const chars = [...whole];
+  if (chars.length <= width) return whole;
+  if (width <= 4) return fit(text, width);
+  const tail = Math.max(1, Math.floor((width - 1) / 3));
+  const head = width - 1 - tail;
+  return `${chars.slice(0, head).join('')}…${chars.slice(chars.length - tail).join('')}`;
+}
+
+/** fitMiddle, padded to `width`. */
+export function padMiddle(text: string, width: number): string {
+  const fitted = fitMiddle(text, width);
+  return fitted + ' '.repeat(Math.max(0, width - [...fitted].length));
+}
+
 export function pad(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   const fitted = fit(text, width);
   const gap = ' '.repeat(Math.max(0, width - [...fitted].length));

@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import React from 'react';
-import {oneLine, pad, sanitize, wrapLines} from '../../core/text/sanitize.js';
+import {oneLine, pad, padMiddle, sanitize, wrapLines} from '../../core/text/sanitize.js';
 import {QUESTION_TYPES, type Question} from '../../core/questions/model.js';
 import type {ReportAgent} from '../../services/report.js';
 import type {DisplayLine} from '../components/text-view.js';
@@ -30,6 +30,9 @@ export function BoardHeader({width, theme}: {width: number; theme: Theme}) {
 
 export function BoardRows({rows, top, cursor, width, height, theme}: {rows: ReportAgent[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
   const c = columns(width - 1);
+  // an agent scored on fewer question types than the best-covered one is ranked on less: marked *
+  const typesOf = (a: ReportAgent) => QUESTION_TYPES.filter(t => a.types[t].score !== null).length;
+  const most = Math.max(0, ...rows.map(typesOf));
   return (
     <Box flexDirection="column" height={height}>
       {rows.length === 0 ? <Text color={theme.muted}>No answers stored for this model. `deltalens score` or `deltalens import --format explainbench DIR`.</Text> : null}
@@ -37,11 +40,12 @@ export function BoardRows({rows, top, cursor, width, height, theme}: {rows: Repo
         const selected = top + i === cursor;
         const filled = a.s_exp === null ? 0 : Math.round(a.s_exp * c.bar);
         const shift = a.rank_shift === null ? '' : a.rank_shift > 0 ? ` ↑${a.rank_shift}` : a.rank_shift < 0 ? ` ↓${-a.rank_shift}` : ' =';
-        const ranks = `#${a.rank_explanation ?? '—'}/${a.rank_efficacy === null ? '—' : `#${a.rank_efficacy}`}${shift}`;
+        const fewer = typesOf(a) < most ? '*' : '';
+        const ranks = `${fewer}#${a.rank_explanation ?? '—'}/${a.rank_efficacy === null ? '—' : `#${a.rank_efficacy}`}${shift}`;
         return (
           <Text key={`${a.agent}/${a.explanations}`} wrap="truncate-end" {...(selected ? theme.selected : {})}>
             {selected ? '›' : ' '}
-            {pad(oneLine(`${a.agent}${a.explanations !== 'original' ? ` (${a.explanations})` : ''}`, c.agent), c.agent)}{' '}
+            {padMiddle(`${a.agent}${a.explanations !== 'original' ? ` (${a.explanations})` : ''}`, c.agent)}{' '}
             {QUESTION_TYPES.map(t => pad(f(a.types[t].score), 7, 'right')).join(' ')} {pad(`${f(a.s_exp)} ± ${f(a.s_exp_sem)}`, 15, 'right')}{' '}
             {c.bar ? <Text color={selected ? undefined : theme.accent}>{'█'.repeat(filled)}{' '.repeat(Math.max(0, c.bar - filled))} </Text> : null}
             {c.efficacy ? `${pad(f(a.efficacy), 8, 'right')} ` : ''}
@@ -113,7 +117,7 @@ export function questionLines(v: QuestionView, o: {showKey: boolean; showPrompt:
   heading(`Choices${o.showKey ? ' (✓ the key)' : ' (key hidden: v shows it)'}`);
   for (const c of v.q.choices) {
     const key = v.q.answer.map((k, i) => (k === c.label ? (v.q.type === 'e2e_effect' ? (i === 0 ? 'before' : 'after') : '✓') : null)).filter(Boolean);
-    out.push({text: `  ${o.showKey && key.length ? `✓${key.join('+') === '✓' ? '' : ` ${key.join('+')}`}` : ' '} ${c.label}. ${oneLine(c.text, o.width - 12)}  [${c.role}]`, role: o.showKey && key.length ? 'added' : undefined});
+    out.push({text: `  ${o.showKey && key.length ? `✓${key.join('+') === '✓' ? '' : ` ${key.join('+')}`}` : ' '} ${c.label}. ${oneLine(c.text, o.width - 12)}${o.showKey ? `  [${c.role}]` : ''}`, role: o.showKey && key.length ? 'added' : undefined});
   }
   heading(`Explanation${v.explanation ? ` (${v.explanation.kind}, #${v.explanation.id})` : ''}`);
   if (!v.explanation) text('(no explanation of this agent for this instance)');
@@ -121,14 +125,16 @@ export function questionLines(v: QuestionView, o: {showKey: boolean; showPrompt:
   else text(v.explanation.text || '(blank)');
   heading('Answers (every sample, per model)');
   if (!v.answers.length) text('none yet — r scores this question live');
+  else out.push({text: '  letters are mapped back to the labels above; raw is the reply to the options in the order that sample showed them (shown as: …)', role: 'muted'});
   const models = [...new Set(v.answers.map(a => a.model))];
   for (const m of models) {
     const rows = v.answers.filter(a => a.model === m);
     const ok = rows.filter(a => a.verdict === 'correct').length;
-    out.push({text: `  ${m}${m === 'lexical' ? ' (baseline)' : ''}: ${ok}/${rows.length} correct`, role: 'muted'});
+    out.push({text: `  ${m}${m === 'lexical' ? ' (baseline)' : ''}: ${o.showKey ? `${ok}/${rows.length} correct` : `${rows.length} sample(s), verdicts hidden`}`, role: 'muted'});
     for (const a of rows) {
       const verdict = o.showKey ? (a.verdict ?? 'unparseable') : 'verdict hidden';
-      out.push({text: `    sample ${a.sample + 1}: ${a.letters ? a.letters.join(', ') : '—'} · ${verdict} · raw ${oneLine(a.raw ?? '', Math.max(10, o.width - 50))}`, role: a.verdict === 'correct' && o.showKey ? 'added' : a.verdict && o.showKey ? 'removed' : undefined});
+      const shown = a.order ? ` · shown as ${a.order.join('')}` : '';
+      out.push({text: `    sample ${a.sample + 1}: ${a.letters ? a.letters.join(', ') : '—'} · ${verdict}${shown} · raw ${oneLine(a.raw ?? '', Math.max(10, o.width - 50 - shown.length))}`, role: a.verdict === 'correct' && o.showKey ? 'added' : a.verdict && o.showKey ? 'removed' : undefined});
     }
   }
   return out;

@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import React from 'react';
-import {oneLine, pad} from '../../core/text/sanitize.js';
+import {oneLine, pad, padMiddle} from '../../core/text/sanitize.js';
 import type {TrajectorySummary} from '../../store/trajectories.js';
 import type {Theme} from '../theme.js';
 
@@ -61,7 +61,7 @@ export function TrajectoryRows({rows, top, cursor, width, height, theme}: {rows:
         const cells = (
           <>
             {selected ? '›' : ' '}
-            {pad(String(row.id), c.id, 'right')} {pad(oneLine(row.instance, c.instance), c.instance)} {pad(oneLine(row.agent, c.agent), c.agent)}{' '}
+            {pad(String(row.id), c.id, 'right')} {pad(oneLine(row.instance, c.instance), c.instance)} {padMiddle(row.agent, c.agent)}{' '}
             <Text color={selected ? undefined : resolvedColor}>{pad(resolved, c.resolved)}</Text> {pad(String(row.steps), c.steps, 'right')}{' '}
             {pad(formatChars(row.explanationChars), c.explanation, 'right')}{' '}
             <Text color={selected ? undefined : row.lens?.tier === 'Lucky' ? theme.bad : row.lens?.tier === 'Ideal' ? theme.good : theme.muted}>{pad(lensCell(row.lens), c.lens, 'right')}</Text>
