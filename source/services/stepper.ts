@@ -78,11 +78,21 @@ export class StepperModel {
     this.deltaRow = delta ? rowOfDelta(this.rows, delta.seqB, delta.seqP) : -1;
   }
 
-  /** The side's last position at or before `row`. */
+  /**
+   * The side's position at `row`: its own item, or — waiting — where it last was. A side whose
+   * last item ended a frame (return, exception) is back in the caller, on the line that made the
+   * call: that is where it waits, not in the callee that already returned.
+   */
   private position(row: number, which: 'b' | 'p'): {side: Side; waiting: boolean} | null {
     for (let r = row; r >= 0; r--) {
       const s = this.rows[r]?.[which];
-      if (s) return {side: s, waiting: r !== row};
+      if (!s) continue;
+      if (r === row || (s.kind !== 'return' && s.kind !== 'exception')) return {side: s, waiting: r !== row};
+      const trace = which === 'b' ? this.b : this.p;
+      const ended = trace.frame(s.fid);
+      const caller = ended?.parent !== null && ended?.parent !== undefined ? trace.frame(ended.parent) : undefined;
+      if (!ended || !caller) return {side: s, waiting: true};
+      return {side: {seq: s.seq, fid: caller.fid, kind: 'line', line: ended.callLine, file: caller.file, fn: caller.fn}, waiting: true};
     }
     return null;
   }
@@ -139,8 +149,12 @@ export class StepperModel {
         : `control flow split: only patched runs ${r.p?.kind} ${r.p?.line ?? ''}`.trimEnd();
   }
 
-  /** The variables whose values differ between the two sides at a row (both recorded). */
+  /** The variables whose values differ between the two sides at a row (both recorded, in the same function). */
   differing(row: number): string[] {
+    // locals of two different functions are not comparable
+    const vb = this.position(row, 'b');
+    const vp = this.position(row, 'p');
+    if (!vb || !vp || vb.side.fn !== vp.side.fn || vb.side.file !== vp.side.file) return [];
     const b = this.localsAt(row, 'b');
     const p = this.localsAt(row, 'p');
     if (!b || !p) return [];

@@ -102,6 +102,13 @@ export function ptaLines(v: PtaView, width: number, dag = false): DisplayLine[] 
   const path = new Set(follow.ids);
   const leaveParent = follow.leftAt === null ? null : follow.leftAt === 0 ? root.id : (follow.ids.at(-1) ?? null);
   const printed = new Set<number>();
+  // ◆ goes right under the node the run leaves from, before that node's children: at the
+  // root it is the first line of the tree, never after the last branch's subtree
+  const leaves = (indent: number) => {
+    if (follow.leftAt === null) return;
+    const s = v.states[follow.leftAt]!;
+    lines.push({text: fit(`${' '.repeat(indent)}◆ #${v.trajectory} leaves here at step ${s.idx + 1}: ${describeState(s.state)} — no equivalent child${leaveParent === root.id ? ' of the root' : ''}`, width), role: 'removed'});
+  };
   const walk = (node: PtaNode, indent: number) => {
     const many = node.children.length > 1;
     node.children.forEach((c, i) => {
@@ -115,14 +122,13 @@ export function ptaLines(v: PtaView, width: number, dag = false): DisplayLine[] 
       printed.add(c.id);
       const runs = c.runs.length <= 6 ? c.runs.map(r => `#${r}`).join(' ') : `${c.runs.slice(0, 5).map(r => `#${r}`).join(' ')} …`;
       lines.push({text: fit(`${prefix}${on ? '▶ ' : '  '}${describeState(c.state!)}  ×${c.support}  ${runs}`, width), ...(on ? {role: 'added' as const} : {})});
-      walk(c, indent + (many ? 2 : 0));
+      const inner = indent + (many ? 2 : 0);
+      if (c.id === leaveParent) leaves(inner + (c.children.length > 1 ? 2 : 0));
+      walk(c, inner);
     });
-    if (node.id === leaveParent && follow.leftAt !== null) {
-      const s = v.states[follow.leftAt]!;
-      lines.push({text: fit(`${' '.repeat(indent + (many ? 2 : 0))}◆ #${v.trajectory} leaves here at step ${s.idx + 1}: ${describeState(s.state)} — no equivalent child`, width), role: 'removed'});
-    }
   };
   lines.push({text: `root  ×${root.support}`, role: 'heading'});
+  if (leaveParent === root.id) leaves(2);
   walk(root, 2);
   if (follow.leftAt === null) lines.push({text: `#${v.trajectory} follows the reference to its end.`, role: 'muted'});
   return lines;
