@@ -7,14 +7,30 @@ import {storeData} from '../ui/data.js';
 import {themeFromEnv} from '../ui/theme.js';
 import {COMMON_OPTIONS, EXIT, parse, positiveInt, UsageError} from './args.js';
 import {parsePassEnv} from '../services/sandbox.js';
-import {stepperScreen} from '../ui/state.js';
+import {linkStack, type DeepLink} from '../ui/state.js';
+import {getTrajectory} from '../store/trajectories.js';
+import {getPair} from '../store/traces.js';
+import {getQuestion, listExplanations} from '../store/questions.js';
+import type {Db} from '../store/db.js';
+import {NotFound} from './show.js';
 import {EXPLORE_HELP} from './explore-help.js';
 import {openDemoStore, openStore} from './db-path.js';
 
 export async function runExplore(argv: string[]): Promise<number> {
   const {values} = parse(
     argv,
-    {db: COMMON_OPTIONS.db, help: COMMON_OPTIONS.help, demo: {type: 'boolean'}, pair: {type: 'string'}, 'no-sandbox': {type: 'boolean'}, 'pass-env': {type: 'string', multiple: true}},
+    {
+      db: COMMON_OPTIONS.db,
+      help: COMMON_OPTIONS.help,
+      demo: {type: 'boolean'},
+      pair: {type: 'string'},
+      trajectory: {type: 'string'},
+      step: {type: 'string'},
+      question: {type: 'string'},
+      agent: {type: 'string'},
+      'no-sandbox': {type: 'boolean'},
+      'pass-env': {type: 'string', multiple: true},
+    },
     false,
   );
   let passEnv: string[];
@@ -27,6 +43,14 @@ export async function runExplore(argv: string[]): Promise<number> {
     say(EXPLORE_HELP);
     return EXIT.ok;
   }
+  const pair = positiveInt(values.pair, '--pair');
+  const trajectory = positiveInt(values.trajectory, '--trajectory');
+  const step = positiveInt(values.step, '--step');
+  const links = [pair, trajectory, values.question].filter(x => x !== undefined).length;
+  if (links > 1) throw new UsageError('open one place: --pair, --trajectory or --question');
+  if (step !== undefined && trajectory === undefined) throw new UsageError('--step goes with --trajectory N');
+  if (step === 0) throw new UsageError('--step counts steps from 1');
+  if (values.agent !== undefined && values.question === undefined) throw new UsageError('--agent goes with --question ID');
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     warn('deltalens: the explorer needs an interactive terminal; for scripts use `deltalens trajectories --json` (see deltalens --help)');
     return EXIT.failed;
@@ -34,8 +58,8 @@ export async function runExplore(argv: string[]): Promise<number> {
   const {db, ...target} = values.demo ? await openDemoStore() : await openStore(values.db, 'read');
   try {
     const label = target.demo ? 'demo data' : basename(target.path);
-    const pair = positiveInt(values.pair, '--pair');
-    const initial = pair === undefined ? undefined : {stack: [{kind: 'pairs' as const, list: {cursor: 0, top: 0}}, stepperScreen(pair)]};
+    const link = resolveLink(db, {pair, trajectory, step, question: values.question, agent: values.agent});
+    const initial = link ? {stack: linkStack(link)} : undefined;
     if (values['no-sandbox']) warn('deltalens: warning: --no-sandbox: live re-runs (L) of patches run unconfined, outside the sandbox');
     const instance = render(<App data={storeData(db, label, {noSandbox: values['no-sandbox'], passEnv})} theme={themeFromEnv()} initial={initial} />, {exitOnCtrlC: false});
     await instance.waitUntilExit();
@@ -43,4 +67,29 @@ export async function runExplore(argv: string[]): Promise<number> {
     db.close();
   }
   return EXIT.ok;
+}
+
+/** A deep link checked against the store: what it names must exist (else one line, exit 1). */
+export function resolveLink(db: Db, o: {pair?: number; trajectory?: number; step?: number; question?: string; agent?: string}): DeepLink | undefined {
+  if (o.pair !== undefined) {
+    if (!getPair(db, o.pair)) throw new NotFound(`no traced pair #${o.pair} (deltalens traces lists them)`);
+    return {kind: 'pair', pair: o.pair};
+  }
+  if (o.trajectory !== undefined) {
+    const t = getTrajectory(db, o.trajectory, 0);
+    if (!t) throw new NotFound(`no trajectory with id ${o.trajectory}`);
+    if (o.step !== undefined && o.step > t.steps) throw new NotFound(`trajectory ${o.trajectory} has ${t.steps} steps (asked for step ${o.step})`);
+    return {kind: 'trajectory', trajectory: o.trajectory, step: o.step === undefined ? undefined : o.step - 1};
+  }
+  if (o.question !== undefined) {
+    const q = getQuestion(db, o.question);
+    if (!q) throw new NotFound(`no question ${o.question} (deltalens questions list)`);
+    // the explanation the question screen shows: the agent's, original first
+    const mine = listExplanations(db)
+      .filter(e => e.instance === q.instance && e.agent !== null && (o.agent === undefined || e.agent === o.agent))
+      .sort((a, b) => Number(b.kind === 'original') - Number(a.kind === 'original') || a.id - b.id);
+    if (!mine.length) throw new NotFound(o.agent ? `${o.agent} has no explanation for ${q.instance}` : `no agent has an explanation for ${q.instance}`);
+    return {kind: 'question', question: q.id, agent: mine[0]!.agent!, explanations: mine[0]!.kind};
+  }
+  return undefined;
 }

@@ -72,6 +72,26 @@ export function stepperScreen(pair: number, row = 0): StepperScreen {
   return {kind: 'stepper', pair, row, summary: false, watches: [], input: null, lastSearch: '', message: null, live: 0};
 }
 
+/** Where `deltalens explore` opens (deep links); each is checked against the store first. */
+export type DeepLink =
+  | {kind: 'pair'; pair: number}
+  | {kind: 'trajectory'; trajectory: number; step?: number}
+  | {kind: 'question'; question: string; agent: string; explanations: string};
+
+/** The screen stack a deep link opens, with the screens a person would have passed on the way
+ * (so Esc goes back as if they had walked there). Steps are 0-based here. */
+export function linkStack(link: DeepLink): Screen[] {
+  if (link.kind === 'pair') return [{kind: 'pairs', list: {cursor: 0, top: 0}}, stepperScreen(link.pair)];
+  if (link.kind === 'trajectory') {
+    const trajectory: Screen = {kind: 'trajectory', id: link.trajectory, tab: 'steps', steps: {cursor: link.step ?? 0, top: Math.max(0, (link.step ?? 0) - 2)}, scroll: 0};
+    return link.step === undefined ? [trajectory] : [trajectory, {kind: 'step', id: link.trajectory, idx: link.step, scroll: 0}];
+  }
+  return [
+    {kind: 'board', model: null, list: {cursor: 0, top: 0}},
+    {kind: 'question', id: link.question, agent: link.agent, explanations: link.explanations, model: null, scroll: 0, showKey: true, showPrompt: false, rescore: 0, edit: 0, explanationId: null},
+  ];
+}
+
 export interface State {
   list: Cursor & {filter: string; editingFilter: boolean; sort: SortKey; descending: boolean};
   stack: Screen[];

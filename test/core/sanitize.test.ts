@@ -15,3 +15,18 @@ describe('sanitize', () => {
     expect(wrapLines('x'.repeat(25), 10)).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5)]);
   });
 });
+
+describe('fitMiddle: names that differ only at the end stay distinct', () => {
+  it('keeps the head and the tail around one ellipsis, within the width', async () => {
+    const {fitMiddle, padMiddle} = await import('../../source/core/text/sanitize.js');
+    const a = fitMiddle('results-baseline-truncated-16k (original)', 24);
+    const b = fitMiddle('results-baseline-truncated-16k (audited)', 24);
+    expect([...a].length).toBeLessThanOrEqual(24);
+    expect(a).not.toBe(b);
+    expect(a).toMatch(/^results-baseline.*…/);
+    expect(b).toMatch(/…\S*dited\)$/);
+    expect(fitMiddle('short', 24)).toBe('short');
+    expect([...padMiddle('x'.repeat(50), 10)].length).toBe(10);
+    expect(fitMiddle('\x1b[31mred\x1b[0m-name', 24)).toBe('red-name');
+  });
+});
