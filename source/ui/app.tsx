@@ -252,17 +252,34 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     exit();
   }, [state.quitting, exit, onQuit]);
 
+  // Keys typed faster than a render (or sent by tmux) arrive as one chunk ("4G", "jj\r") or
+  // as events closer together than a render. They are handled one per render: each key sees
+  // the sizes of the screen the key before it left (after "4" switches to the Info tab, "G"
+  // goes to the end of the Info text, not to the end of the previous tab's).
+  type InputKey = Parameters<Parameters<typeof useInput>[0]>[1];
+  const pending = useRef<{input: string; key: InputKey}[]>([]);
+  // a key was dispatched and its render has not happened yet
+  const unrendered = useRef(false);
+  const [, rerender] = useReducer((x: number) => x + 1, 0);
+  const send = (input: string, key: InputKey) => {
+    unrendered.current = true;
+    dispatch({type: 'key', input, key, extent: extentRef.current});
+    // a key that changes nothing renders nothing: ask for the render that takes the next one
+    rerender();
+  };
+  useEffect(() => {
+    unrendered.current = false;
+    const next = pending.current.shift();
+    if (next) send(next.input, next.key);
+  });
   useInput(
     (input, key) => {
-      // Keys typed faster than a render (or sent by tmux) arrive as one chunk, e.g. "jj\r";
-      // each goes through the reducer, which always sees the state the previous key left.
-      if (input.length > 1 && !key.ctrl && !key.meta && !/[\x1b]/.test(input)) {
-        for (const char of input) {
-          dispatch({type: 'key', input: char === '\r' ? '' : char, key: {...key, return: char === '\r'}, extent: extentRef.current});
-        }
-        return;
+      const keys = input.length > 1 && !key.ctrl && !key.meta && !/[\x1b]/.test(input) ? [...input].map(char => ({input: char === '\r' ? '' : char, key: {...key, return: char === '\r'}})) : [{input, key}];
+      pending.current.push(...keys);
+      if (!unrendered.current && pending.current.length === keys.length) {
+        const first = pending.current.shift()!;
+        send(first.input, first.key);
       }
-      dispatch({type: 'key', input, key, extent: extentRef.current});
     },
     {isActive: Boolean(isRawModeSupported)},
   );

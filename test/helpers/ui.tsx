@@ -19,6 +19,15 @@ export function renderApp(props: Omit<AppProps, 'theme'> & Partial<Pick<AppProps
       if (frame() !== before) break;
     }
     if (expectChange && frame() === before) throw new Error(`key ${JSON.stringify(key)} changed nothing:\n${before}`);
+    // several keys in one chunk are handled one per render: wait until the screen settles
+    if ([...key].length > 1 && !key.startsWith('\x1b')) {
+      let last = frame();
+      let still = Date.now();
+      while (Date.now() - still < 40 && Date.now() < deadline + 1000) {
+        await new Promise(resolve => setTimeout(resolve, 5));
+        if (frame() !== last) [last, still] = [frame(), Date.now()];
+      }
+    }
     return frame();
   }
 

@@ -84,6 +84,30 @@ describe('explorer', () => {
     expect(frame).toContain(byInstance.at(-1)!.instance);
   });
 
+  it('keys in one chunk after a tab switch act on the new tab: "1G" from the patch ends where "1" then "G" does', async () => {
+    const open = async () => {
+      const e = explorer();
+      await e.app.ready();
+      await e.app.press('/');
+      for (const char of 'pydicom') await e.app.press(char);
+      await e.app.press(KEYS.enter);
+      await e.app.press(KEYS.enter);
+      await e.app.press('3'); // the patch: a few dozen lines; the steps tab has more rows
+      return e.app;
+    };
+    const slow = await open();
+    await slow.press('1');
+    const apart = await slow.press('G');
+    expect(apart).toMatch(/›\s*\d+/); // a step row is selected
+    slow.unmount();
+    const fast = await open();
+    await fast.press('1G');
+    const deadline = Date.now() + 2000;
+    while (fast.frame() !== apart && Date.now() < deadline) await new Promise(r => setTimeout(r, 20));
+    expect(fast.frame()).toBe(apart);
+    fast.unmount();
+  });
+
   it('lists every key in the help overlay and closes it with Esc', async () => {
     const {app} = explorer();
     await app.ready();
