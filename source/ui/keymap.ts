@@ -26,6 +26,7 @@ export type CommandId =
   | 'tabPatch'
   | 'tabInfo'
   | 'nextTab'
+  | 'prevTab'
   | 'nextStep'
   | 'prevStep'
   | 'traces'
@@ -88,7 +89,8 @@ export const BINDINGS: Binding[] = [
   {id: 'tabExplanation', label: 'explanation', keys: '2', description: 'final explanation', scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === '2'},
   {id: 'tabPatch', label: 'patch', keys: '3', description: 'submitted patch (coloured diff)', scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === '3'},
   {id: 'tabInfo', keys: '4', description: 'run details: status, source, cost', scopes: ['trajectory', 'step'], match: input => input === '4'},
-  {id: 'nextTab', keys: 'Tab', description: 'next tab', scopes: ['trajectory'], match: (_, key) => key.tab},
+  {id: 'nextTab', keys: 'Tab, l, →', description: 'next tab', scopes: ['trajectory'], match: (input, key) => (key.tab && !key.shift) || input === 'l' || key.rightArrow},
+  {id: 'prevTab', keys: 'Shift+Tab, h, ←', description: 'previous tab', scopes: ['trajectory'], match: (input, key) => (key.tab && key.shift) || input === 'h' || key.leftArrow},
   {id: 'nextStep', label: 'next step', keys: 'n, ]', description: 'next step', scopes: ['step'], hint: ['step'], match: input => input === 'n' || input === ']'},
   {id: 'prevStep', label: 'previous', keys: 'p, [', description: 'previous step', scopes: ['step'], hint: ['step'], match: input => input === 'p' || input === '['},
   {id: 'reference', label: 'reference', keys: 'P', description: "the run's PTA reference: the other passing runs merged, its path and where it leaves", scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === 'P'},

@@ -379,6 +379,7 @@ function command(state: State, id: CommandId, extent: Extent): State {
     if (id === 'traces') return {...state, stack: [...state.stack, {kind: 'pairs', list: {cursor: 0, top: 0}, trajectory: screen.id}]};
     if (tab) return replace({...screen, tab, scroll: 0});
     if (id === 'nextTab') return replace({...screen, tab: TABS[(TABS.indexOf(screen.tab) + 1) % TABS.length]!, scroll: 0});
+    if (id === 'prevTab') return replace({...screen, tab: TABS[(TABS.indexOf(screen.tab) + TABS.length - 1) % TABS.length]!, scroll: 0});
     if (screen.tab === 'steps') {
       if (MOVES.has(id)) return replace({...screen, steps: moveCursor(screen.steps, id, extent)});
       if (id === 'open' && extent.total > 0) {

@@ -108,6 +108,27 @@ describe('explorer', () => {
     fast.unmount();
   });
 
+  it('h/l, ←/→ and Shift+Tab/Tab move between tabs, and the active tab is bracketed without colour', async () => {
+    const {app} = explorer();
+    await app.ready();
+    let frame = await app.press(KEYS.enter);
+    expect(frame).toContain('[1 Steps]');
+    frame = await app.press('l');
+    expect(frame).toContain('[2 Expl');
+    frame = await app.press('\x1b[C'); // →
+    expect(frame).toContain('[3 Patch]');
+    frame = await app.press('h');
+    expect(frame).toContain('[2 Expl');
+    frame = await app.press('\x1b[Z'); // Shift+Tab
+    expect(frame).toContain('[1 Steps]');
+    frame = await app.press('\x1b[Z'); // wraps to the last tab
+    expect(frame).toContain('[4 Info]');
+    frame = await app.press('\t');
+    expect(frame).toContain('[1 Steps]');
+    frame = await app.press('\x1b[D'); // ←
+    expect(frame).toContain('[4 Info]');
+  });
+
   it('lists every key in the help overlay and closes it with Esc', async () => {
     const {app} = explorer();
     await app.ready();

@@ -40,7 +40,8 @@ export function TabBar({tab, width, theme}: {tab: Tab; width: number; theme: The
     <Text wrap="truncate-end">
       {TABS.map((t, i) => (
         <Text key={t} {...(t === tab ? theme.selected : {color: theme.muted})}>
-          {` ${i + 1} ${labels[t]} `}
+          {/* without colour (NO_COLOR, a capture) the active tab is bracketed, same width */}
+          {t === tab && !theme.color ? `[${i + 1} ${labels[t]}]` : ` ${i + 1} ${labels[t]} `}
         </Text>
       ))}
     </Text>
