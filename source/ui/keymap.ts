@@ -10,6 +10,7 @@ export type Scope = 'global' | 'list' | 'trajectory' | 'step' | 'pairs' | 'stepp
 export type CommandId =
   | 'help'
   | 'quit'
+  | 'quitNow'
   | 'back'
   | 'down'
   | 'up'
@@ -69,8 +70,9 @@ const all: Scope[] = ['list', 'trajectory', 'step', 'pairs', 'stepper', 'board',
 
 export const BINDINGS: Binding[] = [
   {id: 'help', label: 'help', keys: '?', description: 'show or hide this help', scopes: ['global'], hint: all, match: input => input === '?'},
-  {id: 'quit', label: 'quit', keys: 'q, Ctrl+C', description: 'quit', scopes: ['global'], hint: all, match: (input, key) => input === 'q' || (key.ctrl && input === 'c')},
-  {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter)', scopes: all, hint: ['trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking', 'agreement'], match: (_, key) => key.escape || key.backspace || key.delete},
+  {id: 'quitNow', keys: 'Ctrl+C', description: 'quit at once, from any screen', scopes: ['global'], match: (input, key) => key.ctrl && input === 'c'},
+  {id: 'quit', label: 'quit', keys: 'q', description: 'back one screen; quit from the trajectory list', scopes: ['global'], hint: ['list'], match: input => input === 'q'},
+  {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter); q too', scopes: all, hint: ['trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking', 'agreement'], match: (_, key) => key.escape || key.backspace || key.delete},
   {id: 'down', keys: 'j, ↓', description: 'next row / scroll down (the stepper: next aligned row, into calls)', scopes: all, match: (input, key) => input === 'j' || key.downArrow},
   {id: 'up', keys: 'k, ↑', description: 'previous row / scroll up', scopes: all, match: (input, key) => input === 'k' || key.upArrow},
   {id: 'pageDown', keys: 'PgDn, Ctrl+F, Space', description: 'one page down', scopes: all, match: (input, key) => key.pageDown || (key.ctrl && input === 'f') || input === ' '},

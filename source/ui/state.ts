@@ -284,7 +284,9 @@ function stepperMove(screen: StepperScreen, id: CommandId, extent: Extent): Step
 }
 
 function command(state: State, id: CommandId, extent: Extent): State {
-  if (id === 'quit') return {...state, quitting: true};
+  if (id === 'quitNow') return {...state, quitting: true};
+  // q goes back one screen (closes help); it quits only from the top, as in k9s and lazygit
+  if (id === 'quit') return state.help ? {...state, help: false} : state.stack.length ? {...state, stack: state.stack.slice(0, -1)} : {...state, quitting: true};
   if (id === 'help') return {...state, help: !state.help, helpScroll: 0};
   if (state.help) {
     if (MOVES.has(id)) return {...state, helpScroll: moveScroll(state.helpScroll, id, extent)};

@@ -129,6 +129,26 @@ describe('explorer', () => {
     expect(frame).toContain('[4 Info]');
   });
 
+  it('q goes back one screen and quits only from the list; Ctrl+C quits from anywhere', async () => {
+    const first = explorer();
+    await first.app.ready();
+    await first.app.press(KEYS.enter);
+    let frame = await first.app.press(KEYS.enter);
+    expect(frame).toMatch(/step 1 of/);
+    frame = await first.app.press('q');
+    expect(frame).toMatch(/1 Steps/);
+    frame = await first.app.press('q');
+    expect(frame).toContain('Trajectories (');
+    expect(first.onQuit).not.toHaveBeenCalled();
+    await first.app.press('q', {expectChange: false});
+    expect(first.onQuit).toHaveBeenCalledTimes(1);
+    const second = explorer();
+    await second.app.ready();
+    await second.app.press(KEYS.enter);
+    await second.app.press(KEYS.ctrlC, {expectChange: false});
+    expect(second.onQuit).toHaveBeenCalledTimes(1);
+  });
+
   it('lists every key in the help overlay and closes it with Esc', async () => {
     const {app} = explorer();
     await app.ready();
