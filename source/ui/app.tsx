@@ -9,7 +9,7 @@ import type {ExplorerData} from './data.js';
 import type {Scope} from './keymap.js';
 import {ListHeader, TrajectoryRows} from './screens/trajectory-list.js';
 import {IntentTimeline, StepRows, stepLines, TabBar, tabBarWidth, tabLines, TrajectoryTitle} from './screens/trajectory-view.js';
-import {PairRows, PairsHeader} from './screens/trace-pairs.js';
+import {PairRows, PairsHeader, shortTest, TEST_COLUMN_WIDTH} from './screens/trace-pairs.js';
 import {deltaLine, StepperBody, stepperTitle} from './screens/stepper.js';
 import {AgentQuestionRows, BoardHeader, BoardRows, questionLines} from './screens/scores.js';
 import {QUESTION_TYPES} from '../core/questions/model.js';
@@ -315,7 +315,10 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     );
     body = qView ? <TextView lines={qLines} scroll={screen.scroll} height={bodyHeight} theme={theme} /> : <Text color={theme.bad}>No question {screen.id}. Esc goes back.</Text>;
   } else if (screen.kind === 'pairs') {
-    title = `Traced pairs (${pairs.length})${screen.trajectory !== undefined ? ` of trajectory #${screen.trajectory}` : ''}`;
+    const selected = pairs[screen.list.cursor];
+    // narrow: the test column is left out, so the title names the selected pair's test
+    const test = selected && width < TEST_COLUMN_WIDTH ? ` · #${selected.pair} runs ${shortTest(selected.test, 60)}` : '';
+    title = `Traced pairs (${pairs.length})${screen.trajectory !== undefined ? ` of trajectory #${screen.trajectory}` : ''}${test}`;
     subheader = <PairsHeader width={width} theme={theme} />;
     body = <PairRows rows={pairs} top={screen.list.top} cursor={screen.list.cursor} width={width} height={bodyHeight} theme={theme} />;
   } else if (screen.kind === 'stepper') {

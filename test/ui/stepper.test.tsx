@@ -31,7 +31,8 @@ describe('trace stepper', () => {
     await app.ready();
     let frame = await app.press('t');
     expect(frame).toContain('Traced pairs (2)');
-    expect(frame).toMatch(/gold\s+test_\S+\s+failed→passed\s+outcome · parse_duration:21/); // the test each pair ran, cut in the middle
+    expect(frame).toMatch(/gold\s+failed→passed\s+outcome · parse_duration:21/);
+    expect(frame).toContain('#1 runs test_parse.py::test_compound_duration'); // narrow: the selected pair's test in the title
     expect(frame).toContain('∅ no effect');
 
     frame = await app.press(KEYS.enter);

@@ -16,7 +16,8 @@ const SHORT_LABELS: Record<Tab, string> = {steps: 'Steps', explanation: 'Expl', 
 /** Width the tab bar takes at a terminal width (short labels below 120 columns). */
 export function tabBarWidth(width: number): number {
   const labels = width < 120 ? SHORT_LABELS : TAB_LABELS;
-  return TABS.reduce((sum, t) => sum + labels[t].length + 4, 0);
+  // one space before the bar, so a bracketed active first tab never touches the title
+  return 1 + TABS.reduce((sum, t) => sum + labels[t].length + 4, 0);
 }
 
 export function statusWord(resolved: boolean | null): string {
@@ -38,6 +39,7 @@ export function TabBar({tab, width, theme}: {tab: Tab; width: number; theme: The
   const labels = width < 120 ? SHORT_LABELS : TAB_LABELS;
   return (
     <Text wrap="truncate-end">
+      {' '}
       {TABS.map((t, i) => (
         <Text key={t} {...(t === tab ? theme.selected : {color: theme.muted})}>
           {/* without colour (NO_COLOR, a capture) the active tab is bracketed, same width */}
