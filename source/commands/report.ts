@@ -1,12 +1,14 @@
 import {maxOf} from '../core/arrays.js';
 import {cell, say} from './output.js';
 import {QUESTION_TYPES} from '../core/questions/model.js';
-import {buildReport, type Report} from '../services/report.js';
+import {agentQuestions, buildReport, type Report} from '../services/report.js';
+import {NotFound} from './show.js';
 import {answerModels} from '../store/questions.js';
 import {openStore} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
 
 export const REPORT_HELP = `Usage: deltalens report [--model NAME] [--exclude-flagged] [--exclude-auto-flags] [--json] [--db FILE]
+       deltalens report --agent NAME [--explanations KIND] [--model NAME] [--json] [--db FILE]
 
 Explanation scores from the stored answers of one QA model (default: the non-baseline model
 with the most answers), as ExplainBench reports them: per agent and explanation kind, the four question
@@ -29,7 +31,12 @@ opens with an exclusion table by reason (like ExplainBench Table 2).
 "rank_efficacy", "rank_shift", "overconfidence", "gain_vs_original"?}], "published": [{"agent",
 "explanations", "model", "types", "s_exp", "s_exp_sem", "gain_vs_original"?}], "checks",
 "exclusions": null | {"questions", "answers", "by_reason": [{"reason", "questions", "answers"}]},
-"notes"}`;
+"notes"}
+
+--agent NAME: the questions that agent's explanations (--explanations, default original) were
+scored on, with every sample's verdict — the leaderboard's drill-down. --json: {"agent",
+"explanations", "model", "questions": [{"question", "type", "instance", "correct", "total",
+"samples": [{"sample", "letters", "verdict"}]}]}.`;
 
 const SHORT: Record<string, string> = {e2e_intent: 'E2E int', e2e_effect: 'E2E eff', local_intent: 'Loc int', local_effect: 'Loc eff'};
 
@@ -123,7 +130,12 @@ export function printReport(r: Report): void {
 }
 
 export async function runReport(argv: string[]): Promise<number> {
-  const {values} = parse(argv, {...COMMON_OPTIONS, model: {type: 'string'}, 'exclude-flagged': {type: 'boolean'}, 'exclude-auto-flags': {type: 'boolean'}}, false);
+  const {values} = parse(
+    argv,
+    {...COMMON_OPTIONS, model: {type: 'string'}, agent: {type: 'string'}, explanations: {type: 'string'}, 'exclude-flagged': {type: 'boolean'}, 'exclude-auto-flags': {type: 'boolean'}},
+    false,
+  );
+  if (values.explanations !== undefined && values.agent === undefined) throw new UsageError('--explanations goes with --agent NAME');
   if (values.help) {
     say(REPORT_HELP);
     return EXIT.ok;
@@ -135,6 +147,19 @@ export async function runReport(argv: string[]): Promise<number> {
       if (!stored.includes(values.model)) {
         throw new UsageError(`no answers from model "${values.model}" in this store${stored.length ? ` (stored: ${stored.join(', ')})` : ' (none stored: deltalens score first)'}`);
       }
+    }
+    if (values.agent !== undefined) {
+      const kind = values.explanations ?? 'original';
+      const r = agentQuestions(db, values.agent, kind, values.model ?? null);
+      if (!r.questions.length) throw new NotFound(`no answers about ${values.agent}'s ${kind} explanations${r.model ? ` from ${r.model}` : ''} (the leaderboard lists the agents: deltalens report)`);
+      if (values.json) printJson({agent: values.agent, explanations: kind, model: r.model, questions: r.questions});
+      else {
+        say(`${values.agent} (${kind}) · ${r.model}: ${r.questions.length} questions`);
+        const mark = (v: string | null) => (v === 'correct' ? '✓' : v === 'uninformative' ? '?' : v === 'misaligned' ? '✗' : '·');
+        say(table(['type', 'right', 'samples', 'question', 'instance'], r.questions.map(q => [q.type, `${q.correct}/${q.total}`, q.samples.map(x => mark(x.verdict)).join(''), q.question, q.instance])));
+        say('✓ correct · ✗ misaligned · ? not informative · · unparseable');
+      }
+      return EXIT.ok;
     }
     const flagged = values['exclude-flagged'] || values['exclude-auto-flags'];
     const exclude = flagged ? (await import('../services/annotation.js')).exclusions(db, {people: true, auto: values['exclude-auto-flags']}) : undefined;

@@ -250,3 +250,33 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
     notes,
   };
 }
+
+/** One question an agent's explanation was scored on: every sample's verdict, in sample order. */
+export interface AgentQuestion {
+  question: string;
+  type: string;
+  instance: string;
+  correct: number;
+  total: number;
+  /** per sample, per model answer order: correct | misaligned | uninformative | null (unparseable) */
+  samples: {sample: number; letters: string[] | null; verdict: string | null}[];
+}
+
+/**
+ * The questions an agent's explanations (of one kind) were scored on by a model (default: the
+ * report's), with every sample's verdict: the leaderboard's drill-down, and `report --agent`.
+ */
+export function agentQuestions(db: Db, agent: string, explanations: string, model: string | null): {model: string | null; questions: AgentQuestion[]} {
+  const m = model ?? defaultModel(db);
+  const rows = new Map<string, AgentQuestion>();
+  for (const a of listAnswers(db, m ?? undefined)) {
+    if (a.agent !== agent || a.explanations !== explanations) continue;
+    const r = rows.get(a.question) ?? {question: a.question, type: a.type, instance: a.instance, correct: 0, total: 0, samples: []};
+    r.total += 1;
+    if (a.verdict === 'correct') r.correct += 1;
+    r.samples.push({sample: a.sample, letters: a.letters, verdict: a.verdict});
+    rows.set(a.question, r);
+  }
+  for (const r of rows.values()) r.samples.sort((x, y) => x.sample - y.sample);
+  return {model: m, questions: [...rows.values()].sort((x, y) => x.type.localeCompare(y.type) || x.instance.localeCompare(y.instance))};
+}

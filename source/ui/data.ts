@@ -8,10 +8,10 @@ import {listFlags, setFlag, type FlagRow} from '../store/annotations.js';
 import {agreementReport, automaticFlags, type AgreementReport} from '../services/annotation.js';
 import {getTrace, latestDelta, listPairs} from '../store/traces.js';
 import {openStepper, type StepperModel, type WatchValue} from '../services/stepper.js';
-import {buildReport, defaultModel, type Report} from '../services/report.js';
+import {agentQuestions, buildReport, type Report} from '../services/report.js';
 import type {QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ScoreResult} from '../services/scoring.js';
-import {answerModels, answersFor, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, listAnswers, replaceExplanationText} from '../store/questions.js';
+import {answerModels, answersFor, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, replaceExplanationText} from '../store/questions.js';
 import {buildPrompt, seedOf} from '../core/questions/prompt.js';
 import type {AgentQuestionRow, QuestionView} from './screens/scores.js';
 import {
@@ -157,19 +157,15 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
       }
       return r;
     },
-    agentQuestions: (agent, explanations, model) => {
-      const rows = new Map<string, AgentQuestionRow>();
-      const m = model ?? defaultModel(db);
-      for (const a of listAnswers(db, m ?? undefined)) {
-        if (a.agent !== agent || a.explanations !== explanations) continue;
-        const r = rows.get(a.question) ?? {question: a.question, type: a.type, instance: a.instance, correct: 0, total: 0, verdicts: ''};
-        r.total += 1;
-        if (a.verdict === 'correct') r.correct += 1;
-        r.verdicts += a.verdict === 'correct' ? '✓' : a.verdict === 'uninformative' ? '?' : a.verdict === 'misaligned' ? '✗' : '·';
-        rows.set(a.question, r);
-      }
-      return [...rows.values()].sort((x, y) => x.type.localeCompare(y.type) || x.instance.localeCompare(y.instance));
-    },
+    agentQuestions: (agent, explanations, model) =>
+      agentQuestions(db, agent, explanations, model).questions.map(q => ({
+        question: q.question,
+        type: q.type,
+        instance: q.instance,
+        correct: q.correct,
+        total: q.total,
+        verdicts: q.samples.map(x => (x.verdict === 'correct' ? '✓' : x.verdict === 'uninformative' ? '?' : x.verdict === 'misaligned' ? '✗' : '·')).join(''),
+      })),
     question: (id, agent, explanations, explanationId) => {
       const q = getQuestion(db, id);
       if (!q) return null;

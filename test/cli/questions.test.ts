@@ -69,5 +69,19 @@ describe('questions, explanations, score and report commands', () => {
     expect(nope).toMatchObject({code: 2, stdout: ''});
     expect(nope.stderr).toContain('no answers from model "nope" in this store (stored: ');
     expect(run(['report', '--model', 'lexical', '--json'], cwd).code).toBe(0);
+    // an agent's questions with every sample's verdict (the leaderboard's drill-down)
+    const mine = JSON.parse(run(['report', '--agent', '20250807_mini-v1.7.0_gpt-5-mini', '--json'], cwd).stdout) as {
+      model: string;
+      questions: {type: string; correct: number; total: number; samples: {sample: number; verdict: string | null}[]}[];
+    };
+    expect(mine.model).toBe('gpt-5-mini-2025-08-07');
+    expect(mine.questions.length).toBeGreaterThan(0);
+    for (const q of mine.questions) {
+      expect(q.total).toBe(q.samples.length);
+      expect(q.correct).toBe(q.samples.filter(x => x.verdict === 'correct').length);
+      expect(q.samples.map(x => x.sample)).toEqual([...q.samples.map(x => x.sample)].sort((a, b) => a - b));
+    }
+    expect(mine.questions.filter(q => q.type === 'e2e_effect')).toHaveLength(5);
+    expect(run(['report', '--agent', 'nobody'], cwd)).toMatchObject({code: 1, stderr: expect.stringContaining("no answers about nobody's original explanations")});
   });
 });
