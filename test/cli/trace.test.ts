@@ -74,6 +74,10 @@ describe('deltalens trace / delta / traces', () => {
     expect(all.steps).toHaveLength(all.rows);
     expect(all.steps.filter((r: {delta: boolean}) => r.delta)).toHaveLength(1);
     expect(run(['steps', '1', '--delta'], cwd).stdout).toMatch(/^◆ /m);
+    // watches, from the recorded values, on both sides at every row printed
+    const watched = JSON.parse(run(['steps', '1', '--delta', '--limit', '1', '--watch', 'amount', '--watch', 'amount * 100', '--json'], cwd).stdout);
+    expect(watched.steps[0].watches[0]).toMatchObject({expr: 'amount', source: 'recorded', buggy: {value: 0.29}, patched: {value: 0.29}});
+    expect(watched.steps[0].watches[1]).toMatchObject({expr: 'amount * 100', source: 'unavailable'});
     expect(run(['steps', '7'], cwd)).toMatchObject({code: 1, stderr: expect.stringContaining('no traced pair #7')});
   }, 120_000);
 
