@@ -21,6 +21,20 @@ import {initialState, reducer, type Extent, type State} from './state.js';
 import type {Theme} from './theme.js';
 import {useTerminalSize} from './use-terminal-size.js';
 
+/** Case-insensitive search over display lines, for `/` in a text view. */
+function findIn(lines: {text: string}[]): (text: string, from: number, dir: 1 | -1) => number {
+  return (text, from, dir) => {
+    const needle = text.toLowerCase();
+    for (let i = from; i >= 0 && i < lines.length; i += dir) if (lines[i]!.text.toLowerCase().includes(needle)) return i;
+    return -1;
+  };
+}
+
+function countIn(lines: {text: string}[], text: string): number {
+  const needle = text.toLowerCase();
+  return lines.filter(l => l.text.toLowerCase().includes(needle)).length;
+}
+
 export interface AppProps {
   data: ExplorerData;
   theme: Theme;
@@ -241,7 +255,7 @@ export function App({data, theme, initial, onQuit}: AppProps) {
         ? {total: agreementText.length, page: bodyHeight}
       : screen.kind === 'trajectory' && screen.tab === 'steps'
         ? {total: detail?.steps ?? 0, page: bodyHeight - 2}
-        : {total: textLines.length, page: bodyHeight, steps: detail?.steps ?? 0};
+        : {total: textLines.length, page: bodyHeight, steps: detail?.steps ?? 0, findLine: findIn(textLines), matches: text => countIn(textLines, text)};
   // Keys read the latest sizes through a ref: a handler closure can be one render old.
   const extentRef = useRef(extent);
   extentRef.current = extent;
@@ -378,6 +392,7 @@ export function App({data, theme, initial, onQuit}: AppProps) {
   }
 
   const prompting = trajScreen?.stagePrompt ?? null;
+  const finding = trajScreen?.find ?? null;
   const flagging = questionScreen?.flag ?? null;
   const filterLine =
     list.editingFilter && !screen && !state.help
@@ -388,6 +403,10 @@ export function App({data, theme, initial, onQuit}: AppProps) {
           : `flag ${flagging.verdict}: note (Enter saves, Esc cancels): ${flagging.note}▏`
       : prompting !== null && !state.help
         ? `stage for step ${prompting + 1}: e explore · i implement · v verify · o orchestrate · x remove yours · Esc cancel`
+      : finding && !state.help
+        ? finding.editing
+          ? `find: ${finding.text}▏  Enter find · Esc cancel`
+          : (finding.message ?? '')
       : status && trajScreen && !state.help
         ? status
       : stepper?.input && !state.help

@@ -29,6 +29,9 @@ export type CommandId =
   | 'nextTab'
   | 'prevTab'
   | 'nextStep'
+  | 'findText'
+  | 'findNext'
+  | 'findPrev'
   | 'prevStep'
   | 'traces'
   | 'stepOver'
@@ -93,6 +96,9 @@ export const BINDINGS: Binding[] = [
   {id: 'tabInfo', keys: '4', description: 'run details: status, source, cost', scopes: ['trajectory', 'step'], match: input => input === '4'},
   {id: 'nextTab', keys: 'Tab, l, →', description: 'next tab', scopes: ['trajectory'], match: (input, key) => (key.tab && !key.shift) || input === 'l' || key.rightArrow},
   {id: 'prevTab', keys: 'Shift+Tab, h, ←', description: 'previous tab', scopes: ['trajectory'], match: (input, key) => (key.tab && key.shift) || input === 'h' || key.leftArrow},
+  {id: 'findText', label: 'find', keys: '/', description: "find text in the step (thought, action, observation) or in the explanation, patch or info tab", scopes: ['trajectory', 'step'], hint: ['step'], match: input => input === '/'},
+  {id: 'findNext', keys: 'n', description: 'next match of the text being found (on a step without a search: next step)', scopes: ['trajectory', 'step'], match: input => input === 'n'},
+  {id: 'findPrev', keys: 'N', description: 'previous match of the text being found', scopes: ['trajectory', 'step'], match: input => input === 'N'},
   {id: 'nextStep', label: 'next step', keys: 'n, ]', description: 'next step', scopes: ['step'], hint: ['step'], match: input => input === 'n' || input === ']'},
   {id: 'prevStep', label: 'previous', keys: 'p, [', description: 'previous step', scopes: ['step'], hint: ['step'], match: input => input === 'p' || input === '['},
   {id: 'reference', label: 'reference', keys: 'P', description: "the run's PTA reference: the other passing runs merged, its path and where it leaves", scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === 'P'},

@@ -60,12 +60,22 @@ export type Screen =
   | {kind: 'pairs'; list: Cursor; trajectory?: number}
   | StepperScreen;
 
-/** c then e/i/v/o (x: remove) on a step: the screen asks, then hands the correction to the app to store. */
+/** c then e/i/v/o (x: remove) on a step: the screen asks, then hands the correction to the app to store.
+ * Also `/` text search on a step or a text tab (n/N between matches, Esc clears). */
 export interface StageCorrection {
+  find?: TextFind | null;
   /** waiting for the stage key for this step */
   stagePrompt?: number | null;
   /** bumped with each correction; the app stores it */
   correct?: {idx: number; stage: string | null; seq: number} | null;
+}
+
+export interface TextFind {
+  text: string;
+  editing: boolean;
+  message: string | null;
+  /** the line of the current match (the view may scroll less near the end of the text) */
+  line?: number;
 }
 
 export function stepperScreen(pair: number, row = 0): StepperScreen {
@@ -122,6 +132,9 @@ export interface Extent {
   depthAt?: (row: number) => number;
   deltaRow?: number;
   findRow?: (text: string, from: number) => number;
+  /** A text view: the next line at or after `from` (dir 1) or before it (dir -1) holding `text`, or -1. */
+  findLine?: (text: string, from: number, dir: 1 | -1) => number;
+  matches?: (text: string) => number;
   /** Leaderboard and questions: the row's agent / question, and the stored models. */
   agentAt?: (row: number) => {agent: string; explanations: string} | undefined;
   questionAt?: (row: number) => string | undefined;
@@ -172,6 +185,9 @@ export function reducer(state: State, action: Action): State {
   if (top?.kind === 'stepper' && top.input && !state.help) return stepperInput(state, top, input, key, extent);
   if (top?.kind === 'question' && top.flag && !state.help) return flagKey(state, top, input, key);
   if ((top?.kind === 'trajectory' || top?.kind === 'step') && top.stagePrompt !== undefined && top.stagePrompt !== null && !state.help) return stageKey(state, top, input, key);
+  if ((top?.kind === 'trajectory' || top?.kind === 'step') && top.find?.editing && !state.help) return findKey(state, top, input, key, extent);
+  // Esc with a search kept clears it before going back
+  if ((top?.kind === 'trajectory' || top?.kind === 'step') && top.find && key.escape && !state.help) return {...state, stack: [...state.stack.slice(0, -1), {...top, find: null}]};
   const scope: Scope = top?.kind ?? 'list';
   const id = commandFor(scope, input, key);
   // Esc on the list clears a kept filter before anything else.
@@ -207,6 +223,42 @@ function stepperInput(state: State, screen: StepperScreen, input: string, key: K
   const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
   if (!typed || key.ctrl || key.meta) return state;
   return replace({...screen, input: {...edit, text: edit.text + typed}});
+}
+
+/** Typing the text of a `/` search in a text view; Enter jumps to the first match from here. */
+function findKey(state: State, screen: Extract<Screen, {kind: 'trajectory' | 'step'}>, input: string, key: Key, extent: Extent): State {
+  const replace = (next: Screen): State => ({...state, stack: [...state.stack.slice(0, -1), next]});
+  const find = screen.find!;
+  if (key.ctrl && input === 'c') return {...state, quitting: true};
+  if (key.escape) return replace({...screen, find: null});
+  if (key.backspace || key.delete) return replace({...screen, find: {...find, text: [...find.text].slice(0, -1).join('')}});
+  if (key.return) {
+    const text = find.text.trim();
+    if (!text) return replace({...screen, find: null});
+    return replace(findMove({...screen, find: {text, editing: false, message: null}}, 1, extent, true));
+  }
+  const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
+  if (!typed || key.ctrl || key.meta) return state;
+  return replace({...screen, find: {...find, text: find.text + typed}});
+}
+
+/** Scrolls a text view to the next (dir 1) or previous (dir -1) match, wrapping around. */
+function findMove<S extends Extract<Screen, {kind: 'trajectory' | 'step'}>>(screen: S, dir: 1 | -1, extent: Extent, here = false): S {
+  const find = screen.find!;
+  const at = extent.findLine;
+  if (!at) return screen;
+  const from = here ? screen.scroll : (find.line ?? screen.scroll) + dir;
+  let line = at(find.text, from, dir);
+  let wrapped = false;
+  if (line < 0) {
+    line = at(find.text, dir === 1 ? 0 : Math.max(0, extent.total - 1), dir);
+    wrapped = line >= 0;
+  }
+  if (line < 0) return {...screen, find: {...find, message: `"${find.text}" is not in this text`}};
+  const count = extent.matches?.(find.text) ?? 0;
+  // the match on screen: at the top, or lower when the text ends before a page would
+  const scroll = Math.min(line, Math.max(0, extent.total - extent.page));
+  return {...screen, scroll, find: {...find, line, message: `"${find.text}" at line ${line + 1}${count ? ` (${count} line${count === 1 ? '' : 's'} match)` : ''}${wrapped ? ', wrapped' : ''} · n next · N previous · Esc clears`}};
 }
 
 function stageKey(state: State, screen: Extract<Screen, {kind: 'trajectory' | 'step'}>, input: string, key: Key): State {
@@ -377,11 +429,15 @@ function command(state: State, id: CommandId, extent: Extent): State {
     const idx = screen.kind === 'step' ? screen.idx : screen.tab === 'steps' && extent.total > 0 ? screen.steps.cursor : null;
     return idx === null ? state : replace({...screen, stagePrompt: idx});
   }
+  if ((screen.kind === 'step' || (screen.kind === 'trajectory' && screen.tab !== 'steps')) && (id === 'findText' || ((id === 'findNext' || id === 'findPrev') && screen.find))) {
+    if (id === 'findText') return replace({...screen, find: {text: '', editing: true, message: null}});
+    return replace(findMove(screen, id === 'findNext' ? 1 : -1, extent));
+  }
   if (screen.kind === 'trajectory') {
     if (id === 'traces') return {...state, stack: [...state.stack, {kind: 'pairs', list: {cursor: 0, top: 0}, trajectory: screen.id}]};
-    if (tab) return replace({...screen, tab, scroll: 0});
-    if (id === 'nextTab') return replace({...screen, tab: TABS[(TABS.indexOf(screen.tab) + 1) % TABS.length]!, scroll: 0});
-    if (id === 'prevTab') return replace({...screen, tab: TABS[(TABS.indexOf(screen.tab) + TABS.length - 1) % TABS.length]!, scroll: 0});
+    if (tab) return replace({...screen, tab, scroll: 0, find: null});
+    if (id === 'nextTab') return replace({...screen, tab: TABS[(TABS.indexOf(screen.tab) + 1) % TABS.length]!, scroll: 0, find: null});
+    if (id === 'prevTab') return replace({...screen, tab: TABS[(TABS.indexOf(screen.tab) + TABS.length - 1) % TABS.length]!, scroll: 0, find: null});
     if (screen.tab === 'steps') {
       if (MOVES.has(id)) return replace({...screen, steps: moveCursor(screen.steps, id, extent)});
       if (id === 'open' && extent.total > 0) {
@@ -401,11 +457,13 @@ function command(state: State, id: CommandId, extent: Extent): State {
     return state;
   }
   if (MOVES.has(id)) return replace({...screen, scroll: moveScroll(screen.scroll, id, extent)});
-  if (id === 'nextStep' || id === 'prevStep') {
+  if (id === 'nextStep' || id === 'prevStep' || id === 'findNext') {
+    // n without a search is the next step
+    if (id === 'findNext') id = 'nextStep';
     const parent = state.stack.at(-2);
     const count = extent.steps ?? 0;
     const idx = Math.min(Math.max(0, screen.idx + (id === 'nextStep' ? 1 : -1)), Math.max(0, count - 1));
-    const stack = [...state.stack.slice(0, -1), {...screen, idx, scroll: 0}];
+    const stack = [...state.stack.slice(0, -1), {...screen, idx, scroll: 0, find: null}];
     // Keep the timeline's cursor on the step being read, so Esc lands where you are.
     if (parent?.kind === 'trajectory') {
       stack[stack.length - 2] = {...parent, steps: followCursor(parent.steps, idx, extent.page)};
