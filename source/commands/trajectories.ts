@@ -12,6 +12,8 @@ Options:
   --agent A           only this agent (name, model, or "name model")
   --instance I        only this instance id
   --resolved R        yes | no | unknown
+  --tier T            lucky | solid | ideal | none (the last lens build's tier; none: scored
+                      without one)
   --sort KEY          ${SORT_KEYS.join(' | ')} (default id); --desc to reverse
   --desc              descending order
   --limit N           at most N rows (default all)
@@ -23,7 +25,7 @@ Options:
 export async function runTrajectories(argv: string[]): Promise<number> {
   const {values} = parse(
     argv,
-    {...COMMON_OPTIONS, agent: {type: 'string'}, instance: {type: 'string'}, resolved: {type: 'string'}, sort: {type: 'string'}, desc: {type: 'boolean'}, limit: {type: 'string'}, offset: {type: 'string'}},
+    {...COMMON_OPTIONS, agent: {type: 'string'}, instance: {type: 'string'}, resolved: {type: 'string'}, tier: {type: 'string'}, sort: {type: 'string'}, desc: {type: 'boolean'}, limit: {type: 'string'}, offset: {type: 'string'}},
     false,
   );
   if (values.help) {
@@ -31,7 +33,9 @@ export async function runTrajectories(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const resolvedFlag = oneOf(values.resolved, ['yes', 'no', 'unknown'] as const, '--resolved');
+  const tierFlag = oneOf(values.tier, ['lucky', 'solid', 'ideal', 'none'] as const, '--tier');
   const query = {
+    ...(tierFlag === undefined ? {} : {tier: tierFlag === 'none' ? null : tierFlag[0]!.toUpperCase() + tierFlag.slice(1)}),
     agent: values.agent,
     instance: values.instance,
     resolved: resolvedFlag === undefined ? undefined : resolvedFlag === 'unknown' ? null : resolvedFlag === 'yes',

@@ -99,13 +99,15 @@ export function finishTrajectory(
   ).run(id, h.instance, fields.agentId, fields.explanation, fields.explanation === null ? 0 : [...fields.explanation].length);
 }
 
-export type SortKey = 'id' | 'instance' | 'agent' | 'resolved' | 'steps' | 'explanation';
-export const SORT_KEYS: SortKey[] = ['id', 'instance', 'agent', 'resolved', 'steps', 'explanation'];
+export type SortKey = 'id' | 'instance' | 'agent' | 'resolved' | 'steps' | 'explanation' | 'lens';
+export const SORT_KEYS: SortKey[] = ['id', 'instance', 'agent', 'resolved', 'steps', 'explanation', 'lens'];
 
 export interface TrajectoryQuery {
   agent?: string;
   instance?: string;
   resolved?: boolean | null;
+  /** the process-lens tier of the last build (Lucky, Solid, Ideal); null: scored without a tier */
+  tier?: string | null;
   /** Free text matched against instance, agent and model (the explorer's `/` filter). */
   text?: string;
   sort?: SortKey;
@@ -136,6 +138,8 @@ const SORT_SQL: Record<SortKey, string> = {
   resolved: 't.resolved',
   steps: 't.n_steps',
   explanation: 'coalesce(e.n_chars, 0)',
+  // unscored runs sort before every scored one
+  lens: 'coalesce((SELECT ls.quality FROM lens_score ls WHERE ls.trajectory = t.id), -1)',
 };
 
 function where(query: TrajectoryQuery): {sql: string; params: unknown[]} {
@@ -152,6 +156,10 @@ function where(query: TrajectoryQuery): {sql: string; params: unknown[]} {
   if (query.resolved !== undefined) {
     clauses.push(query.resolved === null ? 't.resolved IS NULL' : 't.resolved = ?');
     if (query.resolved !== null) params.push(query.resolved ? 1 : 0);
+  }
+  if (query.tier !== undefined) {
+    clauses.push(query.tier === null ? 't.id IN (SELECT trajectory FROM lens_score WHERE tier IS NULL)' : 't.id IN (SELECT trajectory FROM lens_score WHERE tier = ?)');
+    if (query.tier !== null) params.push(query.tier);
   }
   if (query.text) {
     clauses.push("(t.instance LIKE ? ESCAPE '\\' OR a.name LIKE ? ESCAPE '\\' OR a.model LIKE ? ESCAPE '\\')");

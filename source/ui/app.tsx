@@ -13,6 +13,7 @@ import {PairRows, PairsHeader, shortTest, TEST_COLUMN_WIDTH} from './screens/tra
 import {deltaLine, StepperBody, stepperTitle} from './screens/stepper.js';
 import {AgentQuestionRows, BoardHeader, BoardRows, questionLines} from './screens/scores.js';
 import {QUESTION_TYPES} from '../core/questions/model.js';
+import {parseListFilter} from '../core/trajectory/list-filter.js';
 import {LensLine, lensInfoLines, ptaLines, rankingLines} from './screens/lens.js';
 import {agreementLines, flagLines} from './screens/agreement.js';
 import {FLAG_KEYS} from './state.js';
@@ -62,7 +63,11 @@ export function App({data, theme, initial, onQuit}: AppProps) {
   const screen = state.stack.at(-1);
   const scope: Scope = screen?.kind ?? 'list';
   const {list} = state;
-  const query = useMemo(() => ({text: list.filter || undefined, sort: list.sort, descending: list.descending}), [list.filter, list.sort, list.descending]);
+  const parsedFilter = useMemo(() => parseListFilter(list.filter), [list.filter]);
+  const query = useMemo(() => {
+    const {unknown: _unknown, ...conditions} = parsedFilter;
+    return {...conditions, sort: list.sort, descending: list.descending};
+  }, [parsedFilter, list.sort, list.descending]);
   const total = useMemo(() => data.count(query), [data, query]);
   const rowsOnScreen = useMemo(
     () => (screen ? [] : data.list({...query, offset: list.top, limit: bodyHeight})),
@@ -306,7 +311,7 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     subheader = <Text bold>Keys</Text>;
     body = <HelpOverlay lines={help} scroll={state.helpScroll} height={bodyHeight} />;
   } else if (!screen) {
-    title = `Trajectories (${total}${list.filter ? ` matching "${list.filter}"` : ''})`;
+    title = `Trajectories (${total}${list.filter ? ` matching "${list.filter}"` : ''})${parsedFilter.unknown.length ? ` · not a condition: ${parsedFilter.unknown.join(' ')} (resolved: tier: agent:)` : ''}`;
     subheader = <ListHeader width={width} sort={list.sort} descending={list.descending} theme={theme} />;
     body = <TrajectoryRows rows={rowsOnScreen} top={list.top} cursor={list.cursor} width={width} height={bodyHeight} theme={theme} />;
   } else if (screen.kind === 'board') {

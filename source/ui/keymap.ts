@@ -87,7 +87,7 @@ export const BINDINGS: Binding[] = [
   {id: 'leaderboard', label: 'leaderboard', keys: 'l', description: 'explanation-score leaderboard (ExplainBench)', scopes: ['list'], hint: ['list'], match: input => input === 'l'},
   {id: 'rankings', label: 'rankings', keys: 'R', description: 'process-quality rankings: rank by pass rate vs rank by quality (AgentLens)', scopes: ['list'], hint: ['list'], match: input => input === 'R'},
   {id: 'agreement', label: 'agreement', keys: 'A', description: "agreement on people's labels: Cohen's and Fleiss' κ, people vs models", scopes: ['list'], hint: ['list'], match: input => input === 'A'},
-  {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model (Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: input => input === '/'},
+  {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model, and resolved:yes/no/unknown, tier:lucky/solid/ideal/none, agent:NAME (Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: input => input === '/'},
   {id: 'sort', label: 'sort', keys: 's', description: 'sort by the next column', scopes: ['list'], hint: ['list'], match: input => input === 's'},
   {id: 'reverse', keys: 'S', description: 'reverse the sort order', scopes: ['list'], match: input => input === 'S'},
   {id: 'tabSteps', label: 'steps', keys: '1', description: 'steps timeline', scopes: ['trajectory', 'step'], hint: ['trajectory'], match: input => input === '1'},

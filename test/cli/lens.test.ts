@@ -88,6 +88,16 @@ describe('deltalens lens on the real multi-run mini-SWE-agent set', () => {
     expect(text.stdout).toContain(`reference from ${v.reference_runs.length} passing run(s)`);
     expect(run(['lens', 'reference', '99999', '--db', db])).toMatchObject({code: 1, stderr: expect.stringContaining('no lens run with id 99999')});
     expect(run(['lens', 'reference', '--db', db]).code).toBe(2);
+    // trajectories --tier lists the runs the build gave that tier; --sort lens orders by quality
+    const lucky = built.runs.filter(r => r.tier === 'Lucky').map(r => r.trajectory).sort((a, b) => a - b);
+    const listed = JSON.parse(run(['trajectories', '--tier', 'lucky', '--json', '--db', db]).stdout) as {trajectories: {id: number}[]};
+    expect(listed.trajectories.map(t => t.id).sort((a, b) => a - b)).toEqual(lucky);
+    const byQuality = JSON.parse(run(['trajectories', '--sort', 'lens', '--desc', '--json', '--db', db]).stdout) as {trajectories: {id: number}[]};
+    const quality = new Map(built.runs.map(r => [r.trajectory, r.quality]));
+    const qualities = byQuality.trajectories.map(t => quality.get(t.id)).filter((q): q is number => q !== undefined);
+    expect(qualities.length).toBeGreaterThan(1);
+    expect(qualities).toEqual([...qualities].sort((a, b) => b - a));
+    expect(run(['trajectories', '--tier', 'great', '--db', db]).code).toBe(2);
   });
 
   it('--min-passing 4 skips tasks with fewer passing runs and says why; --instance limits the build', () => {

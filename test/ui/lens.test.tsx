@@ -111,4 +111,29 @@ describe('explorer: process lens', () => {
     expect(frame).toMatch(/intent EIVIVVVIVO/);
     expect(db.prepare('SELECT count(*) FROM stage_annotation').pluck().get()).toBe(0);
   });
+
+  it('the list filters by tier and resolved status and sorts by the lens column', async () => {
+    const {db, app} = explorer();
+    await app.ready();
+    await app.press('/');
+    for (const c of 'tier:lucky') await app.press(c);
+    let frame = await app.press(KEYS.enter);
+    const lucky = listTrajectories(db, {tier: 'Lucky'});
+    expect(lucky.length).toBeGreaterThan(0);
+    expect(frame).toContain(`Trajectories (${lucky.length} matching "tier:lucky")`);
+    const rows = frame.split('\n').filter(l => /^[›\s]\s+\d+ /.test(l));
+    expect(rows).toHaveLength(lucky.length);
+    for (const r of rows) expect(r).toMatch(/L \d+\s*$/);
+    // sort by lens quality, descending: the first row has the highest quality
+    for (let i = 0; i < 6; i++) frame = await app.press('s');
+    expect(frame).toMatch(/lens↑/);
+    frame = await app.press('S');
+    const qualities = frame.split('\n').map(l => /L (\d+)\s*$/.exec(l)?.[1]).filter(Boolean).map(Number);
+    expect(qualities).toEqual([...qualities].sort((a, b) => b - a));
+    await app.press(KEYS.escape);
+    await app.press('/');
+    for (const c of 'resolved:no') await app.press(c);
+    frame = await app.press(KEYS.enter);
+    expect(frame).toContain(`Trajectories (${listTrajectories(db, {resolved: false}).length} matching "resolved:no")`);
+  });
 });

@@ -33,7 +33,7 @@ export function ListHeader({width, sort, descending, theme}: {width: number; sor
     pad(mark('resolved', 'res'), c.resolved),
     pad(mark('steps', 'steps'), c.steps, 'right'),
     pad(mark('explanation', 'expl'), c.explanation, 'right'),
-    pad('lens', c.lens, 'right'),
+    pad(mark('lens', 'lens'), c.lens, 'right'),
   ].join(' ');
   return (
     <Text bold underline={!theme.color} color={theme.muted}>
