@@ -120,7 +120,16 @@ export function App({data, theme, initial, onQuit}: AppProps) {
   }, [data, detail, lens, stageTick, trajScreen?.kind, trajScreen?.kind === 'step' ? trajScreen.idx : trajScreen?.kind === 'trajectory' ? trajScreen.tab : null, width]);
 
   const pairsOf = screen?.kind === 'pairs' ? (screen.trajectory ?? -1) : null;
-  const pairs = useMemo(() => (pairsOf === null ? [] : data.pairs(pairsOf === -1 ? undefined : pairsOf)), [data, pairsOf]);
+  // a trajectory's pairs: those traced from its patch, else (no such pair) its instance's
+  const pairsView = useMemo(() => {
+    if (pairsOf === null) return {rows: [], instance: null as string | null};
+    if (pairsOf === -1) return {rows: data.pairs(), instance: null};
+    const own = data.pairs(pairsOf);
+    if (own.length) return {rows: own, instance: null};
+    const instance = data.trajectory(pairsOf)?.instance ?? null;
+    return {rows: instance ? data.pairs().filter(p => p.instance === instance) : [], instance};
+  }, [data, pairsOf]);
+  const pairs = pairsView.rows;
   const stepper = screen?.kind === 'stepper' ? screen : null;
   const opened = useMemo(() => (stepper ? data.stepper(stepper.pair) : null), [data, stepper?.pair]);
   const model: StepperModel | null = opened && !('error' in opened) ? opened : null;
@@ -337,7 +346,8 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     const selected = pairs[screen.list.cursor];
     // narrow: the test column is left out, so the title names the selected pair's test
     const test = selected && width < TEST_COLUMN_WIDTH ? ` · #${selected.pair} runs ${shortTest(selected.test, 60)}` : '';
-    title = `Traced pairs (${pairs.length})${screen.trajectory !== undefined ? ` of trajectory #${screen.trajectory}` : ''}${test}`;
+    const scope = screen.trajectory === undefined ? '' : pairsView.instance ? ` of ${pairsView.instance} (none from #${screen.trajectory}'s own patch)` : ` of trajectory #${screen.trajectory}`;
+    title = `Traced pairs (${pairs.length})${scope}${test}`;
     subheader = <PairsHeader width={width} theme={theme} />;
     body = <PairRows rows={pairs} top={screen.list.top} cursor={screen.list.cursor} width={width} height={bodyHeight} theme={theme} />;
   } else if (screen.kind === 'stepper') {

@@ -86,6 +86,20 @@ describe('trace stepper', () => {
     app.unmount();
   });
 
+  it('t on a run whose own patch was never traced shows its instance\'s pairs, and says so', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'run.jsonl');
+    writeFileSync(file, [{type: 'trajectory', instance: 'demo__durations-1', agent: 'agent-y'}, {type: 'step', tool: 'bash', action: 'ls'}, {type: 'end'}].map(x => JSON.stringify(x)).join('\n') + '\n');
+    importInto(db, [file]);
+    const app = renderApp({data: storeData(db, 'test.db')});
+    await app.ready();
+    await app.press(KEYS.enter);
+    const frame = await app.press('t');
+    expect(frame).toMatch(/Traced pairs \(2\) of demo__durations-1 \(none from #\d+'s own patch\)/);
+    expect(frame).toMatch(/gold\s+failed→passed/);
+    app.unmount();
+  });
+
   it('opens the traced pairs of a trajectory\'s patch from the trajectory (t)', async () => {
     const {db: own} = freshDb();
     const dir = tempDir();
