@@ -40,6 +40,8 @@ export interface AppProps {
   data: ExplorerData;
   theme: Theme;
   initial?: Partial<State>;
+  /** Where y sends a copied text (default: the terminal's clipboard through OSC 52). */
+  clipboard?: (text: string) => void;
   /** Called once when the user quits, after the reducer decided to. */
   onQuit?: () => void;
 }
@@ -51,7 +53,12 @@ export interface AppProps {
  */
 const emptySide = {present: false, waiting: true, fn: '', file: '', line: null, kind: null, locals: [], recorded: true, stack: [], source: null};
 
-export function App({data, theme, initial, onQuit}: AppProps) {
+/** OSC 52: the terminal puts the text on the clipboard (tmux needs set-clipboard on). */
+export function osc52(text: string): void {
+  if (process.stdout.isTTY) process.stdout.write(`\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`);
+}
+
+export function App({data, theme, initial, onQuit, clipboard = osc52}: AppProps) {
   const {exit} = useApp();
   const {isRawModeSupported, setRawMode} = useStdin();
   const {columns, rows} = useTerminalSize();
@@ -238,6 +245,41 @@ export function App({data, theme, initial, onQuit}: AppProps) {
     }
   }, [questionScreen?.edit]);
 
+  useEffect(() => {
+    if (!state.copy) return;
+    const text = copyText();
+    if (!text) {
+      setStatus('nothing to copy here');
+      return;
+    }
+    clipboard(text);
+    setStatus(`copied: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`);
+  }, [state.copy]);
+  /** What y copies on this screen: the thing under the cursor, as a person would paste it. */
+  function copyText(): string | null {
+    if (!screen) {
+      const id = data.list({...query, offset: list.cursor, limit: 1})[0]?.id;
+      return id === undefined ? null : (data.trajectory(id)?.sourcePath ?? null);
+    }
+    if (screen.kind === 'trajectory') {
+      if (screen.tab !== 'steps') return detail?.sourcePath ?? null;
+      return detail ? (data.step(detail.id, screen.steps.cursor)?.actionText ?? null) : null;
+    }
+    if (screen.kind === 'step') return detail ? (data.step(detail.id, screen.idx)?.actionText ?? null) : null;
+    if (screen.kind === 'pairs') {
+      const p = pairs[screen.list.cursor];
+      return p ? `deltalens steps ${p.pair} --delta` : null;
+    }
+    if (screen.kind === 'stepper') {
+      const side = sideViews?.b.present ? sideViews.b : sideViews?.p;
+      return side?.present && side.line !== null ? `${side.file}:${side.line}` : null;
+    }
+    if (screen.kind === 'board') return report?.agents[screen.list.cursor]?.agent ?? null;
+    if (screen.kind === 'agentQuestions') return agentRows[screen.list.cursor]?.question ?? null;
+    if (screen.kind === 'question') return screen.id;
+    return null;
+  }
+
   const extent: Extent = state.help
     ? {total: help.length, page: bodyHeight}
     : !screen
@@ -422,7 +464,7 @@ export function App({data, theme, initial, onQuit}: AppProps) {
         ? finding.editing
           ? `find: ${finding.text}▏  Enter find · Esc cancel`
           : (finding.message ?? '')
-      : status && trajScreen && !state.help
+      : status && !questionScreen && !state.help
         ? status
       : stepper?.input && !state.help
         ? `${stepper.input.mode === 'search' ? 'find variable or function' : 'watch expression'}: ${stepper.input.text}▏  Enter ${stepper.input.mode === 'search' ? 'find' : 'add'} · Esc cancel`

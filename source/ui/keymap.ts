@@ -29,6 +29,7 @@ export type CommandId =
   | 'nextTab'
   | 'prevTab'
   | 'nextStep'
+  | 'copy'
   | 'findText'
   | 'findNext'
   | 'findPrev'
@@ -96,6 +97,7 @@ export const BINDINGS: Binding[] = [
   {id: 'tabInfo', keys: '4', description: 'run details: status, source, cost', scopes: ['trajectory', 'step'], match: input => input === '4'},
   {id: 'nextTab', keys: 'Tab, l, →', description: 'next tab', scopes: ['trajectory'], match: (input, key) => (key.tab && !key.shift) || input === 'l' || key.rightArrow},
   {id: 'prevTab', keys: 'Shift+Tab, h, ←', description: 'previous tab', scopes: ['trajectory'], match: (input, key) => (key.tab && key.shift) || input === 'h' || key.leftArrow},
+  {id: 'copy', label: 'copy', keys: 'y', description: 'copy what is under the cursor — a run\'s file, a step\'s command, a pair\'s steps command, a file:line, an agent or a question id — to the clipboard (OSC 52; the status line shows it too)', scopes: ['list', 'trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question'], match: input => input === 'y'},
   {id: 'findText', label: 'find', keys: '/', description: "find text in the step (thought, action, observation) or in the explanation, patch or info tab", scopes: ['trajectory', 'step'], hint: ['step'], match: input => input === '/'},
   {id: 'findNext', keys: 'n', description: 'next match of the text being found (on a step without a search: next step)', scopes: ['trajectory', 'step'], match: input => input === 'n'},
   {id: 'findPrev', keys: 'N', description: 'previous match of the text being found', scopes: ['trajectory', 'step'], match: input => input === 'N'},

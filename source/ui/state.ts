@@ -108,6 +108,8 @@ export interface State {
   help: boolean;
   helpScroll: number;
   quitting: boolean;
+  /** bumped by y: the app copies what is under the cursor */
+  copy?: number;
 }
 
 export const initialState: State = {
@@ -340,6 +342,7 @@ function command(state: State, id: CommandId, extent: Extent): State {
   // q goes back one screen (closes help); it quits only from the top, as in k9s and lazygit
   if (id === 'quit') return state.help ? {...state, help: false} : state.stack.length ? {...state, stack: state.stack.slice(0, -1)} : {...state, quitting: true};
   if (id === 'help') return {...state, help: !state.help, helpScroll: 0};
+  if (id === 'copy' && !state.help) return {...state, copy: (state.copy ?? 0) + 1};
   if (state.help) {
     if (MOVES.has(id)) return {...state, helpScroll: moveScroll(state.helpScroll, id, extent)};
     return id === 'back' ? {...state, help: false} : state;

@@ -149,6 +149,26 @@ describe('explorer', () => {
     expect(second.onQuit).toHaveBeenCalledTimes(1);
   });
 
+  it('y copies what is under the cursor: a run\'s file on the list, the step\'s command on the timeline', async () => {
+    const {db} = freshDb();
+    importInto(db, [join(SAMPLES, 'swe-agent')]);
+    const copied: string[] = [];
+    const app = renderApp({data: storeData(db, 'test.db'), clipboard: text => void copied.push(text)});
+    await app.ready();
+    let frame = await app.press('y');
+    const t = listTrajectories(db, {})[0]!;
+    expect(copied).toEqual([expect.stringContaining('pydicom__pydicom-1458.traj')]);
+    expect(frame).toContain(`copied: ${copied[0]}`);
+    await app.press(KEYS.enter);
+    await app.press('y', {expectChange: false});
+    frame = await app.until('copied: ');
+    expect(copied).toHaveLength(2);
+    expect(copied[1]).toBe('create reproduce_bug.py'); // the first step's command
+    expect(copied[1]!.length).toBeGreaterThan(0);
+    expect(t.id).toBeGreaterThan(0);
+    app.unmount();
+  });
+
   it('lists every key in the help overlay and closes it with Esc', async () => {
     const {app} = explorer();
     await app.ready();

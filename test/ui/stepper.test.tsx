@@ -34,6 +34,14 @@ describe('trace stepper', () => {
     expect(frame).toMatch(/gold\s+failed→passed\s+outcome · parse_duration:21/);
     expect(frame).toContain('#1 runs test_parse.py::test_compound_duration'); // narrow: the selected pair's test in the title
     expect(frame).toContain('∅ no effect');
+    // y on a pair copies the command that prints its rows
+    const copied: string[] = [];
+    const other = renderApp({data: storeData(db, 'test.db'), clipboard: text => void copied.push(text)});
+    await other.ready();
+    await other.press('t');
+    expect(await other.press('y')).toContain('copied: deltalens steps 1 --delta');
+    expect(copied).toEqual(['deltalens steps 1 --delta']);
+    other.unmount();
 
     frame = await app.press(KEYS.enter);
     expect(frame).toContain('Trace stepper · pair #1');
