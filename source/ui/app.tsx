@@ -127,15 +127,17 @@ export function App({data, theme, initial, onQuit, clipboard = osc52}: AppProps)
   }, [data, detail, lens, stageTick, trajScreen?.kind, trajScreen?.kind === 'step' ? trajScreen.idx : trajScreen?.kind === 'trajectory' ? trajScreen.tab : null, width]);
 
   const pairsOf = screen?.kind === 'pairs' ? (screen.trajectory ?? -1) : null;
+  const pairsInstance = screen?.kind === 'pairs' ? (screen.instance ?? null) : null;
   // a trajectory's pairs: those traced from its patch, else (no such pair) its instance's
   const pairsView = useMemo(() => {
     if (pairsOf === null) return {rows: [], instance: null as string | null};
+    if (pairsInstance !== null) return {rows: data.pairs().filter(p => p.instance === pairsInstance), instance: pairsInstance};
     if (pairsOf === -1) return {rows: data.pairs(), instance: null};
     const own = data.pairs(pairsOf);
     if (own.length) return {rows: own, instance: null};
     const instance = data.trajectory(pairsOf)?.instance ?? null;
     return {rows: instance ? data.pairs().filter(p => p.instance === instance) : [], instance};
-  }, [data, pairsOf]);
+  }, [data, pairsOf, pairsInstance]);
   const pairs = pairsView.rows;
   const stepper = screen?.kind === 'stepper' ? screen : null;
   const opened = useMemo(() => (stepper ? data.stepper(stepper.pair) : null), [data, stepper?.pair]);
@@ -294,7 +296,7 @@ export function App({data, theme, initial, onQuit, clipboard = osc52}: AppProps)
       : screen.kind === 'agentQuestions'
         ? {total: agentRows.length, page: bodyHeight, models, shownModel: shownDefault, questionAt: r => agentRows[r]?.question}
       : screen.kind === 'question'
-        ? {total: qLines.length, page: bodyHeight, models, shownModel: shownDefault}
+        ? {total: qLines.length, page: bodyHeight, models, shownModel: shownDefault, instance: qView?.q.instance}
       : screen.kind === 'stepper'
         ? {
             total: model?.rows.length ?? 0,
@@ -388,7 +390,7 @@ export function App({data, theme, initial, onQuit, clipboard = osc52}: AppProps)
     const selected = pairs[screen.list.cursor];
     // narrow: the test column is left out, so the title names the selected pair's test
     const test = selected && width < TEST_COLUMN_WIDTH ? ` · #${selected.pair} runs ${shortTest(selected.test, 60)}` : '';
-    const scope = screen.trajectory === undefined ? '' : pairsView.instance ? ` of ${pairsView.instance} (none from #${screen.trajectory}'s own patch)` : ` of trajectory #${screen.trajectory}`;
+    const scope = screen.instance !== undefined ? ` of ${screen.instance}` : screen.trajectory === undefined ? '' : pairsView.instance ? ` of ${pairsView.instance} (none from #${screen.trajectory}'s own patch)` : ` of trajectory #${screen.trajectory}`;
     title = `Traced pairs (${pairs.length})${scope}${test}`;
     subheader = <PairsHeader width={width} theme={theme} />;
     body = <PairRows rows={pairs} top={screen.list.top} cursor={screen.list.cursor} width={width} height={bodyHeight} theme={theme} />;

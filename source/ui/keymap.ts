@@ -84,7 +84,7 @@ export const BINDINGS: Binding[] = [
   {id: 'top', keys: 'g, Home', description: 'first row / top', scopes: all, match: (input, key) => input === 'g' || key.home},
   {id: 'bottom', keys: 'G, End', description: 'last row / bottom', scopes: all, match: (input, key) => input === 'G' || key.end},
   {id: 'open', label: 'open', keys: 'Enter', description: 'open the selected trajectory, step, traced pair, agent or question', scopes: ['list', 'trajectory', 'pairs', 'board', 'agentQuestions'], hint: ['list', 'trajectory', 'pairs', 'board', 'agentQuestions'], match: (_, key) => key.return},
-  {id: 'traces', label: 'traces', keys: 't', description: "traced patch pairs (buggy vs patched executions); on a trajectory, its patch's", scopes: ['list', 'trajectory'], hint: ['list'], match: input => input === 't'},
+  {id: 'traces', label: 'traces', keys: 't', description: "traced patch pairs (buggy vs patched executions); on a trajectory, its patch's (else its instance's); on a question, its instance's", scopes: ['list', 'trajectory', 'question'], hint: ['list'], match: input => input === 't'},
   {id: 'leaderboard', label: 'leaderboard', keys: 'l', description: 'explanation-score leaderboard (ExplainBench)', scopes: ['list'], hint: ['list'], match: input => input === 'l'},
   {id: 'rankings', label: 'rankings', keys: 'R', description: 'process-quality rankings: rank by pass rate vs rank by quality (AgentLens)', scopes: ['list'], hint: ['list'], match: input => input === 'R'},
   {id: 'agreement', label: 'agreement', keys: 'A', description: "agreement on people's labels: Cohen's and Fleiss' κ, people vs models", scopes: ['list'], hint: ['list'], match: input => input === 'A'},

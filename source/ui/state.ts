@@ -57,7 +57,7 @@ export type Screen =
   | {kind: 'pta'; id: number; scroll: number; dag?: boolean}
   | {kind: 'ranking'; scroll: number}
   | {kind: 'agreement'; scroll: number}
-  | {kind: 'pairs'; list: Cursor; trajectory?: number}
+  | {kind: 'pairs'; list: Cursor; trajectory?: number; instance?: string}
   | StepperScreen;
 
 /** c then e/i/v/o (x: remove) on a step: the screen asks, then hands the correction to the app to store.
@@ -141,6 +141,8 @@ export interface Extent {
   agentAt?: (row: number) => {agent: string; explanations: string} | undefined;
   questionAt?: (row: number) => string | undefined;
   models?: string[];
+  /** the question screen's instance (t: its traced pairs) */
+  instance?: string;
   /** the model shown while a screen has chosen none (the report's default) */
   shownModel?: string | null;
 }
@@ -400,6 +402,7 @@ function command(state: State, id: CommandId, extent: Extent): State {
     if (MOVES.has(id)) return replace({...screen, scroll: moveScroll(screen.scroll, id, extent)});
     if (id === 'toggleKey') return replace({...screen, showKey: !screen.showKey});
     if (id === 'togglePrompt') return replace({...screen, showPrompt: !screen.showPrompt, scroll: 0});
+    if (id === 'traces' && extent.instance) return {...state, stack: [...state.stack, {kind: 'pairs', list: {cursor: 0, top: 0}, instance: extent.instance}]};
     if (id === 'rescore') return replace({...screen, rescore: screen.rescore + 1, fresh: false});
     if (id === 'rescoreFresh') return replace({...screen, rescore: screen.rescore + 1, fresh: true});
     if (id === 'editExplanation') return replace({...screen, edit: screen.edit + 1});

@@ -8,6 +8,8 @@ import {readFileSync, writeFileSync} from 'node:fs';
 import {freshDb, importInto} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
 import {KEYS, renderApp} from '../helpers/ui.js';
+import {validateQuestion} from '../../source/core/questions/model.js';
+import {ensureExplanation, insertQuestion} from '../../source/store/questions.js';
 
 let db: Db;
 beforeAll(async () => {
@@ -104,6 +106,33 @@ describe('trace stepper', () => {
     await app.press(KEYS.enter);
     const frame = await app.press('t');
     expect(frame).toMatch(/Traced pairs \(2\) of demo__durations-1 \(none from #\d+'s own patch\)/);
+    expect(frame).toMatch(/gold\s+failed→passed/);
+    app.unmount();
+  });
+
+  it('t on a question opens the traced pairs of its instance', async () => {
+    insertQuestion(
+      db,
+      validateQuestion({
+        id: 'demo/qt',
+        instance: 'demo__durations-1',
+        type: 'e2e_intent',
+        context: {test: 'assert parse_duration("1h30m") == [[MASKED]]'},
+        question: 'Which expression should replace [[MASKED]]?',
+        choices: [
+          {label: 'A', text: '5400', role: 'correct'},
+          {label: 'B', text: '1800', role: 'distractor'},
+          {label: 'C', text: 'Explanation insufficient to answer.', role: 'insufficient'},
+        ],
+        answer: 'A',
+      }),
+    );
+    ensureExplanation(db, {instance: 'demo__durations-1', agent: 'agent-q', kind: 'original', text: 'It returns 5400.', source: 'test'});
+    const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: [{kind: 'board', model: null, list: {cursor: 0, top: 0}}, {kind: 'question', id: 'demo/qt', agent: 'agent-q', explanations: 'original', model: null, scroll: 0, showKey: true, showPrompt: false, rescore: 0, edit: 0, explanationId: null}]}});
+    let frame = await app.ready();
+    expect(frame).toContain('Question · demo/qt');
+    frame = await app.press('t');
+    expect(frame).toContain('Traced pairs (2) of demo__durations-1');
     expect(frame).toMatch(/gold\s+failed→passed/);
     app.unmount();
   });
