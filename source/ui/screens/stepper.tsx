@@ -58,6 +58,19 @@ function rowStatus(model: StepperModel, screen: StepperScreen): string {
   return `row ${screen.row + 1}/${model.rows.length} · depth ${r.depth} · ${model.rowWhat(screen.row)}${here}`;
 }
 
+/**
+ * A side's callers (innermost first, the frame itself left out) in `room` lines; when they do not
+ * fit, the hidden ones are counted: in the last line, or beside the only caller shown.
+ */
+export function stackLines(stack: SideView['stack'], room: number): string[] {
+  const callers = stack.slice(1);
+  const line = (f: SideView['stack'][number], mark = '↑') => `  ${mark} ${f.fn} ${f.file}:${f.line ?? '-'}`;
+  if (callers.length <= room) return callers.map(f => line(f));
+  if (room <= 1) return [line(callers[0]!, `↑(+${callers.length - 1})`)];
+  const shown = room - 1;
+  return [...callers.slice(0, shown).map(f => line(f)), `  ↑ … ${callers.length - shown} more caller${callers.length - shown === 1 ? '' : 's'}`];
+}
+
 interface Layout {
   src: number;
   locals: number;
@@ -138,7 +151,7 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
   const srcP = sourceWindow(view.p, l.src, paneW, theme.color);
   const locB = localLines(view.b, view.p, l.locals, paneW);
   const locP = localLines(view.p, view.b, l.locals, paneW);
-  const stackText = (v: SideView) => v.stack.slice(1, 1 + l.stack).map(s => `  ↑ ${s.fn} ${s.file}:${s.line ?? '-'}`);
+  const stackText = (v: SideView) => stackLines(v.stack, l.stack);
   const pane = (which: 'b' | 'p') => {
     const v = which === 'b' ? view.b : view.p;
     const src = which === 'b' ? srcB : srcP;
