@@ -5,8 +5,7 @@
 -- fid int32[n], line int32[n], kind uint8[n] — 0 line, 1 call, 2 return, 3 exception, +8 when the
 -- item's value was not recorded —, aux float64[n] — the state hash, or the callee fid of a call —,
 -- state length uint32[n]) and the items' states (UTF-8 JSON, one after the other) deflated in
--- `states`. A frame's own items are found through its children's seq ranges (the reader loads
--- every frame's parent, call and end once per trace, so no index on parent_fid is needed).
+-- `states`. A frame's own items are found through its children's seq ranges (frame_children).
 -- storage 1 (traces made before 009) keeps its trace_step rows and is read as it was.
 ALTER TABLE trace ADD COLUMN storage INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE trace_chunk ADD COLUMN states BLOB;
@@ -19,4 +18,6 @@ CREATE TABLE source_text (
 ALTER TABLE trace_source ADD COLUMN hash TEXT REFERENCES source_text(hash);
 CREATE INDEX trace_source_hash ON trace_source(hash);
 
+-- a frame's children in call order: how a storage-2 frame's own items are found
+CREATE INDEX frame_children ON frame(trace, parent_fid, call_seq);
 DROP INDEX frame_parent;
