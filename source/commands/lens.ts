@@ -6,6 +6,7 @@ import {labelledStage, stageCounts} from '../store/trajectories.js';
 import {referenceView} from '../services/lens.js';
 import {describeState} from '../core/lens/quality.js';
 import type {PtaNode} from '../core/lens/pta.js';
+import {ptaLines} from '../ui/pta-lines.js';
 import {NotFound} from './show.js';
 import {existsSync} from 'node:fs';
 import {join, resolve} from 'node:path';
@@ -298,18 +299,8 @@ async function reference(argv: string[]): Promise<number> {
     }
     say(`#${v.trajectory} ${v.agent} on ${v.instance} (${v.resolved === null ? 'status unknown' : v.resolved ? 'resolved' : 'unresolved'}): reference from ${v.refRuns.length} passing run(s) ${v.refRuns.map(r => `#${r}`).join(' ')}${v.excluded.length ? `; Lucky runs left out: ${v.excluded.map(r => `#${r}`).join(' ')}` : ''}`);
     say(leaves ? `the run leaves the reference at its state ${leaves.state} (step ${leaves.step}: ${leaves.what})` : 'the run stays on the reference to its end');
-    // a chain of single children stays at one indentation; the branches of a fork indent
-    const walk = (n: PtaNode, depth: number) => {
-      const at = n.children.length > 1 ? depth + 1 : depth;
-      for (const c of n.children) {
-        const mark = v.path.has(c.id) ? '▶' : ' ';
-        // ├ starts each branch of a fork
-        say(`${mark} ${'  '.repeat(Math.min(at, 30))}${n.children.length > 1 ? '├ ' : '  '}${c.state ? describeState(c.state) : 'start'}  (${c.support} run${c.support === 1 ? '' : 's'})`);
-        walk(c, at);
-      }
-    };
-    walk(v.root, -1);
-    if (leaves) say(`◆ the run goes on with: ${leaves.what}`);
+    // the tree as the explorer's P draws it (▶ the run's path, ◆ where it leaves)
+    for (const line of ptaLines(v, process.stdout.columns || 100, false, {header: false})) say(line.text);
     return EXIT.ok;
   });
 }

@@ -64,7 +64,7 @@ export class StepperModel {
   private readonly p: StoredTrace;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     readonly pair: PairRow,
     readonly delta: (DeltaResult & {id: number}) | null,
     readonly buggy: TraceRow,

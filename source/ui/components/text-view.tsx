@@ -1,27 +1,11 @@
 import {Box, Text} from 'ink';
 import React from 'react';
-import {sanitize, wrapLines} from '../../core/text/sanitize.js';
-import {highlightLine, type Language} from '../highlight.js';
+import {sanitize} from '../../core/text/sanitize.js';
+import {highlightLine} from '../highlight.js';
 import type {Theme} from '../theme.js';
 
-/** A display line: already sanitized and wrapped to the view's width. */
-export interface DisplayLine {
-  text: string;
-  language?: Language;
-  role?: 'heading' | 'muted' | 'added' | 'removed' | 'hunk';
-}
-
-export function textBlock(text: string, width: number, language: Language = 'plain'): DisplayLine[] {
-  return wrapLines(text, width).map(line => ({text: line, language}));
-}
-
-/** Unified diff lines coloured by their first character. */
-export function diffBlock(patch: string, width: number): DisplayLine[] {
-  return wrapLines(patch, width).map(line => ({
-    text: line,
-    role: line.startsWith('+++') || line.startsWith('---') ? 'heading' : line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : line.startsWith('@@') ? 'hunk' : undefined,
-  }));
-}
+export {diffBlock, textBlock, type DisplayLine} from '../display-lines.js';
+import type {DisplayLine} from '../display-lines.js';
 
 export function TextView({lines, scroll, height, theme}: {lines: DisplayLine[]; scroll: number; height: number; theme: Theme}) {
   const visible = lines.slice(scroll, scroll + height);
