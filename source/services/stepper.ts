@@ -56,6 +56,18 @@ export interface StepSideData {
   stack: {fn: string; file: string; line: number | null}[];
 }
 
+/** Locals of two different functions are not comparable. */
+function sameFunction(a: {fn: string; file: string}, b: {fn: string; file: string}): boolean {
+  return a.fn === b.fn && a.file === b.file;
+}
+
+/** The names whose values differ between two sides' locals (none when either was not recorded). */
+function differingNames(b: Locals | null, p: Locals | null): string[] {
+  if (!b || !p) return [];
+  const names = new Set([...b.keys(), ...p.keys()]);
+  return [...names].filter(n => JSON.stringify(b.get(n)) !== JSON.stringify(p.get(n))).sort();
+}
+
 export class StepperModel {
   readonly rows: AlignedRow[];
   readonly truncated: boolean;
@@ -151,35 +163,24 @@ export class StepperModel {
 
   /** The variables whose values differ between the two sides at a row (both recorded, in the same function). */
   differing(row: number): string[] {
-    // locals of two different functions are not comparable
-    const vb = this.position(row, 'b');
-    const vp = this.position(row, 'p');
-    if (!vb || !vp || vb.side.fn !== vp.side.fn || vb.side.file !== vp.side.file) return [];
-    const b = this.localsAt(row, 'b');
-    const p = this.localsAt(row, 'p');
-    if (!b || !p) return [];
-    const names = new Set([...b.keys(), ...p.keys()]);
-    return [...names].filter(n => JSON.stringify(b.get(n)) !== JSON.stringify(p.get(n))).sort();
+    const b = this.position(row, 'b');
+    const p = this.position(row, 'p');
+    if (!b || !p || !sameFunction(b.side, p.side)) return [];
+    return differingNames(this.localsAt(row, 'b'), this.localsAt(row, 'p'));
   }
 
   /** One row as data: both sides (where they are, their locals, their stacks) and what differs. */
   rowData(row: number): StepRowData {
     const r = this.rows[row]!;
-    const side = (which: 'b' | 'p') => {
-      const v = this.view(row, which);
-      if (!v.present) return null;
-      return {
-        fn: v.fn,
-        file: v.file,
-        line: v.line,
-        kind: v.kind,
-        waiting: v.waiting,
-        recorded: v.recorded,
-        locals: Object.fromEntries(v.locals),
-        stack: v.stack,
-      };
-    };
-    return {row: row + 1, depth: r.depth, what: this.rowWhat(row), delta: row === this.deltaRow, differs: this.differing(row), buggy: side('b'), patched: side('p')};
+    const views = {b: this.view(row, 'b'), p: this.view(row, 'p')};
+    const side = (v: SideView): StepSideData | null =>
+      v.present ? {fn: v.fn, file: v.file, line: v.line, kind: v.kind, waiting: v.waiting, recorded: v.recorded, locals: Object.fromEntries(v.locals), stack: v.stack} : null;
+    // the locals the views already replayed: compared once, not replayed again
+    const differs =
+      views.b.present && views.p.present && sameFunction(views.b, views.p) && views.b.recorded && views.p.recorded
+        ? differingNames(new Map(views.b.locals), new Map(views.p.locals))
+        : [];
+    return {row: row + 1, depth: r.depth, what: this.rowWhat(row), delta: row === this.deltaRow, differs, buggy: side(views.b), patched: side(views.p)};
   }
 
   /** Watch from recorded state when the expression only reads captured names and attributes. */
