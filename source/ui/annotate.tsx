@@ -16,6 +16,7 @@ import {wrapLines} from '../core/text/sanitize.js';
 import type {BlindItem, ConflictItem} from '../services/annotation.js';
 import {Header} from './components/frame.js';
 import {TextView, textBlock, type DisplayLine} from './components/text-view.js';
+import {editLine} from './line-edit.js';
 import type {Theme} from './theme.js';
 import {useTerminalSize} from './use-terminal-size.js';
 
@@ -98,12 +99,6 @@ function ItemView({reading, fixed, scroll, height, theme}: {reading: DisplayLine
 type InkKey = Parameters<Parameters<typeof useInput>[0]>[1];
 
 /** A one-line text field: the text after this key (Backspace deletes, controls are ignored). */
-export function editLine(text: string, input: string, key: InkKey): string {
-  if (key.backspace || key.delete) return [...text].slice(0, -1).join('');
-  const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
-  return typed && !key.ctrl && !key.meta ? text + typed : text;
-}
-
 /** Under the header: which item, the item (reading pane over the question block), a message line and the prompt. */
 function ItemFrame(p: {view: BlindItem | null; missing: boolean; reading: DisplayLine[]; fixed: DisplayLine[]; scroll: number; height: number; message: string | null; prompt: string; theme: Theme}) {
   return (

@@ -2,6 +2,7 @@ import type {SortKey} from '../store/trajectories.js';
 import {SORT_KEYS} from '../store/trajectories.js';
 import type {Key} from 'ink';
 import {commandFor, type CommandId, type Scope} from './keymap.js';
+import {editLine} from './line-edit.js';
 
 /** Explorer state: a stack of screens over the list. Keys dispatch actions; only this reducer changes state. */
 
@@ -206,10 +207,8 @@ function filterKey(state: State, input: string, key: Key): State {
   if (key.ctrl && input === 'c') return {...state, quitting: true};
   if (key.return) return {...state, list: {...list, editingFilter: false}};
   if (key.escape) return {...state, list: {...list, editingFilter: false, filter: '', cursor: 0, top: 0}};
-  if (key.backspace || key.delete) return {...state, list: {...list, filter: [...list.filter].slice(0, -1).join(''), cursor: 0, top: 0}};
-  const text = input.replace(/[\x00-\x1f\x7f]/g, '');
-  if (!text || key.ctrl || key.meta) return state;
-  return {...state, list: {...list, filter: list.filter + text, cursor: 0, top: 0}};
+  const filter = editLine(list.filter, input, key);
+  return filter === list.filter ? state : {...state, list: {...list, filter, cursor: 0, top: 0}};
 }
 
 function stepperInput(state: State, screen: StepperScreen, input: string, key: Key, extent: Extent): State {
@@ -217,16 +216,14 @@ function stepperInput(state: State, screen: StepperScreen, input: string, key: K
   const edit = screen.input!;
   if (key.ctrl && input === 'c') return {...state, quitting: true};
   if (key.escape) return replace({...screen, input: null});
-  if (key.backspace || key.delete) return replace({...screen, input: {...edit, text: [...edit.text].slice(0, -1).join('')}});
   if (key.return) {
     const text = edit.text.trim();
     if (!text) return replace({...screen, input: null});
     if (edit.mode === 'watch') return replace({...screen, input: null, watches: [...screen.watches.filter(w => w !== text), text], message: null});
     return replace({...search(screen, text, extent), input: null, lastSearch: text});
   }
-  const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
-  if (!typed || key.ctrl || key.meta) return state;
-  return replace({...screen, input: {...edit, text: edit.text + typed}});
+  const text = editLine(edit.text, input, key);
+  return text === edit.text ? state : replace({...screen, input: {...edit, text}});
 }
 
 /** Typing the text of a `/` search in a text view; Enter jumps to the first match from here. */
@@ -235,15 +232,13 @@ function findKey(state: State, screen: Extract<Screen, {kind: 'trajectory' | 'st
   const find = screen.find!;
   if (key.ctrl && input === 'c') return {...state, quitting: true};
   if (key.escape) return replace({...screen, find: null});
-  if (key.backspace || key.delete) return replace({...screen, find: {...find, text: [...find.text].slice(0, -1).join('')}});
   if (key.return) {
     const text = find.text.trim();
     if (!text) return replace({...screen, find: null});
     return replace(findMove({...screen, find: {text, editing: false, message: null}}, 1, extent, true));
   }
-  const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
-  if (!typed || key.ctrl || key.meta) return state;
-  return replace({...screen, find: {...find, text: find.text + typed}});
+  const text = editLine(find.text, input, key);
+  return text === find.text ? state : replace({...screen, find: {...find, text}});
 }
 
 /** Scrolls a text view to the next (dir 1) or previous (dir -1) match, wrapping around. */
@@ -290,10 +285,8 @@ function flagKey(state: State, screen: QuestionScreen, input: string, key: Key):
   }
   if (key.escape) return replace({...screen, flag: null});
   if (key.return) return replace({...screen, flag: null, flagged: {verdict: flag.verdict!, note: flag.note.trim(), seq: (screen.flagged?.seq ?? 0) + 1}});
-  if (key.backspace || key.delete) return replace({...screen, flag: {...flag, note: [...flag.note].slice(0, -1).join('')}});
-  const typed = input.replace(/[\x00-\x1f\x7f]/g, '');
-  if (!typed || key.ctrl || key.meta) return state;
-  return replace({...screen, flag: {...flag, note: flag.note + typed}});
+  const note = editLine(flag.note, input, key);
+  return note === flag.note ? state : replace({...screen, flag: {...flag, note}});
 }
 
 function search(screen: StepperScreen, text: string, extent: Extent): StepperScreen {
