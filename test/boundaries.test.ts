@@ -71,4 +71,23 @@ describe('boundaries of the source tree', () => {
     const offenders = files(core).flatMap(f => impureImports(f, readFileSync(f, 'utf8'), core).map(spec => `${relative(ROOT, f)}: ${spec}`));
     expect(offenders).toEqual([]);
   });
+
+  it("the explorer's reducers (ui/state.ts, each screen's keys.ts) read and write nothing: no store, service, runner or React value", () => {
+    const ui = join(SOURCE, 'ui');
+    const reducers = [join(ui, 'state.ts'), ...files(join(ui, 'screens')).filter(f => f.endsWith(`${sep}keys.ts`))];
+    expect(reducers.length).toBeGreaterThan(10);
+    const forbidden = [join(SOURCE, 'store'), join(SOURCE, 'services'), join(ui, 'data.ts'), join(ui, 'intents.ts')];
+    const offenders = reducers.flatMap(f =>
+      valueImports(readFileSync(f, 'utf8'))
+        .filter(spec => (spec.startsWith('.') ? forbidden.some(x => resolve(dirname(f), spec).replace(/\.js$/, '.ts').startsWith(x)) : ['react', 'ink', 'better-sqlite3', 'execa', 'openai'].includes(spec)))
+        .map(spec => `${relative(ROOT, f)}: ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
 });
+
+/** Imports that bring values (an `import type` brings none). */
+function valueImports(text: string): string[] {
+  return importsOf(text.split('\n').filter(l => !/^\s*import\s+type\b/.test(l)).join('\n'));
+}
+

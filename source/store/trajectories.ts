@@ -99,8 +99,8 @@ export function finishTrajectory(
   ).run(id, h.instance, fields.agentId, fields.explanation, fields.explanation === null ? 0 : [...fields.explanation].length);
 }
 
-export type SortKey = 'id' | 'instance' | 'agent' | 'resolved' | 'steps' | 'explanation' | 'lens';
-export const SORT_KEYS: SortKey[] = ['id', 'instance', 'agent', 'resolved', 'steps', 'explanation', 'lens'];
+import type {SortKey} from '../core/trajectory/list-filter.js';
+export {SORT_KEYS, type SortKey} from '../core/trajectory/list-filter.js';
 
 export interface TrajectoryQuery {
   agent?: string;

@@ -1,7 +1,7 @@
 import {userInfo} from 'node:os';
 import {writeTx, type Db} from '../store/db.js';
 import {lensRankings, lensScoreOf, removeStageOverride, setStageOverride, whyNotScored} from '../store/lens.js';
-import type {LensScore} from './screens/lens.js';
+import type {LensScore} from './screens/trajectory/lens-line.js';
 import {referenceView, type PtaView} from '../services/lens.js';
 import type {AutoFlag} from '../core/questions/annotation.js';
 import {listFlags, setFlag, type FlagRow} from '../store/annotations.js';
@@ -13,7 +13,10 @@ import type {QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ScoreResult} from '../services/scoring.js';
 import {answerModels, answersFor, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, replaceExplanationText} from '../store/questions.js';
 import {buildPrompt, seedOf} from '../core/questions/prompt.js';
-import type {AgentQuestionRow, QuestionView} from './screens/scores.js';
+import type {AgentQuestionRow} from './screens/agent-questions/rows.js';
+import type {QuestionData} from './screens/question/lines.js';
+import {editText} from '../services/editor.js';
+import {agentNames} from '../store/agents.js';
 import {
   countTrajectories,
   getStageString,
@@ -45,10 +48,16 @@ export interface ExplorerData {
   models(): string[];
   report(model: string | null): Report;
   agentQuestions(agent: string, explanations: string, model: string | null): AgentQuestionRow[];
-  question(id: string, agent: string, explanations: string, explanationId: number | null): QuestionView | null;
-  /** the live QA model: $DELTALENS_QA_MODEL through an OpenAI-compatible endpoint, else lexical */
-  /** answers the samples not stored yet; fresh: 5 new samples past the stored ones */
-  rescore(questionId: string, explanationId: number, onProgress?: (done: number, total: number) => void, fresh?: boolean): Promise<ScoreResult & {modelName: string}>;
+  question(id: string, agent: string, explanations: string, explanationId: number | null): QuestionData | null;
+  /** Re-scores with `model` (null: $DELTALENS_QA_MODEL through an OpenAI-compatible endpoint,
+   * else lexical): the samples not stored yet; fresh: 5 new samples past the stored ones. */
+  rescore(questionId: string, explanationId: number, onProgress?: (done: number, total: number) => void, fresh?: boolean, model?: string | null): Promise<ScoreResult & {modelName: string}>;
+  /** $DELTALENS_QA_MODEL, the model r asks unless another is chosen */
+  qaModel: string | null;
+  /** the text edited in $EDITOR (null: unchanged) */
+  edit(text: string): {text: string | null; error?: string};
+  /** the agents with runs, by name */
+  agents(): string[];
   saveCustom(instance: string, agent: string, text: string): number;
   explanationText(id: number): string | null;
   /** the run's stored lens score, or why it has none */
@@ -76,9 +85,10 @@ export function annotatorName(env: NodeJS.ProcessEnv = process.env): string {
 
 /** Loaded on first use: the openai package is not needed to draw the explorer. The model is
  * chosen as `score` chooses it (services/qa-models.ts), from the environment. */
-export async function liveQaModel(env: NodeJS.ProcessEnv = process.env): Promise<QaModel> {
+export async function liveQaModel(env: NodeJS.ProcessEnv = process.env, name?: string | null): Promise<QaModel> {
   const {explorerQaChoice, qaModelFrom} = await import('../services/qa-models.js');
-  return qaModelFrom(explorerQaChoice(env), env, '(or name another variable in $DELTALENS_QA_KEY_ENV)');
+  const choice = explorerQaChoice(env);
+  return qaModelFrom(name ? {...choice, model: name} : choice, env, '(or name another variable in $DELTALENS_QA_KEY_ENV)');
 }
 
 export interface PairListRow {
@@ -174,8 +184,11 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
       const prompt = e && e.text !== null ? buildPrompt(q, e.text, seedOf(q.id, e.id, 0)).text : null;
       return {q, explanation: e ?? null, answers, prompt, status: null};
     },
-    rescore: async (questionId, explanationId, onProgress, fresh) => {
-      const model = await liveQaModel();
+    qaModel: process.env.DELTALENS_QA_MODEL || null,
+    edit: text => editText(text),
+    agents: () => agentNames(db),
+    rescore: async (questionId, explanationId, onProgress, fresh, name) => {
+      const model = await liveQaModel(process.env, name);
       // samples are numbered per model; fresh ones start past the last stored
       const stored = answersFor(db, questionId, explanationId).filter(a => a.model === model.name);
       const samples = fresh ? Math.max(-1, ...stored.map(a => a.sample)) + 1 + 5 : 5;

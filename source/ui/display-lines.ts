@@ -10,6 +10,8 @@ export interface DisplayLine {
   text: string;
   language?: Language;
   role?: 'heading' | 'muted' | 'added' | 'removed' | 'hunk';
+  /** what the line is about (an agent on the rankings), for a screen with a cursor over lines */
+  ref?: string;
 }
 
 export function textBlock(text: string, width: number, language: Language = 'plain'): DisplayLine[] {

@@ -10,3 +10,12 @@ describe('the list filter', () => {
     expect(parseListFilter('')).toEqual({unknown: []});
   });
 });
+
+describe('the list filter: instances and quoted values', () => {
+  it('reads instance:ID, and a quoted value with spaces as one value', () => {
+    expect(parseListFilter('instance:django__django-11099')).toEqual({instance: 'django__django-11099', unknown: []});
+    expect(parseListFilter('agent:"my agent v2" tier:solid')).toEqual({agent: 'my agent v2', tier: 'Solid', unknown: []});
+    // an unclosed quote still ends the value at the end of the line
+    expect(parseListFilter('agent:"half open')).toEqual({agent: 'half open', unknown: []});
+  });
+});

@@ -26,7 +26,7 @@ describe('the explorer shows the reference the run was scored against', () => {
   it('keeps the scopes lens build found and puts them back on the reference tree', async () => {
     const {runLensBuildWithSources} = await import('../../source/services/lens.js');
     const {storeData} = await import('../../source/ui/data.js');
-    const {ptaLines} = await import('../../source/ui/screens/lens.js');
+    const {ptaLines} = await import('../../source/ui/pta-lines.js');
     const {db} = freshDb();
     importInto(db, [join(SAMPLES, 'demo-runs')]);
     const built = await runLensBuildWithSources(db, {instance: 'demo__graphs-1'}, new Map([['demo__graphs-1', join(ROOT, 'sample-data', 'projects', 'graphs', 'repo')]]));

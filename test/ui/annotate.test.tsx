@@ -7,7 +7,8 @@ import {blindItem, conflicts, sessionQueue} from '../../source/services/annotati
 import {deleteAnnotation, listAdjudications, listAnnotations, saveAdjudication, saveAnnotation, setAdjudicationNote, setRationale} from '../../source/store/annotations.js';
 import type {Db} from '../../source/store/db.js';
 import {getQuestion, listAnswers} from '../../source/store/questions.js';
-import {AdjudicateApp, AnnotateApp} from '../../source/ui/annotate.js';
+import {AnnotateApp} from '../../source/ui/screens/annotate/screen.js';
+import {AdjudicateApp} from '../../source/ui/screens/adjudicate/screen.js';
 import {NO_COLOR_THEME} from '../../source/ui/theme.js';
 import {questionsDb} from '../helpers/db.js';
 

@@ -1,12 +1,14 @@
 import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {BINDINGS} from '../../source/ui/keymap.js';
+import {keyTable} from '../../source/ui/key-table.js';
+import {ALL_BINDINGS} from '../../source/ui/screens/index.js';
 import {ROOT} from '../helpers/paths.js';
 
 describe('readme key table', () => {
-  it('lists every key binding with its description', () => {
+  it('is the table the bindings make: every key of the explorer, annotate and adjudicate, once', () => {
     const readme = readFileSync(join(ROOT, 'readme.md'), 'utf8');
-    for (const b of BINDINGS) expect(readme).toContain(`| ${b.keys.replace(/\|/g, '\\|')} | ${b.description} |`);
+    expect(readme).toContain(keyTable());
+    for (const b of ALL_BINDINGS) expect(readme).toContain(`| ${b.keys.replace(/\|/g, '\\|')} | ${b.description} |`);
   });
 });

@@ -6,7 +6,8 @@
 import {describe, expect, it} from 'vitest';
 import type {PtaNode} from '../../source/core/lens/pta.js';
 import type {ActionState} from '../../source/core/lens/state.js';
-import {ptaLines, type PtaView} from '../../source/ui/screens/lens.js';
+import {ptaLines} from '../../source/ui/pta-lines.js';
+import type {PtaView} from '../../source/services/lens.js';
 
 const read = (path: string): ActionState => ({kind: 'read', files: [{path}]}) as ActionState;
 let next = 0;

@@ -1,36 +1,21 @@
 import {chmodSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {validateQuestion} from '../../source/core/questions/model.js';
 import {lexicalModel} from '../../source/services/qa-models.js';
 import {scoreExplanations} from '../../source/services/scoring.js';
 import type {Db} from '../../source/store/db.js';
-import {ensureExplanation, insertAnswer, insertQuestion} from '../../source/store/questions.js';
+import {ensureExplanation, insertAnswer} from '../../source/store/questions.js';
 import {storeData} from '../../source/ui/data.js';
 import {freshDb} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
+import {insertDurationsQuestion} from '../helpers/questions.js';
 import {KEYS, renderApp} from '../helpers/ui.js';
 
 let db: Db;
 const saved = {EDITOR: process.env.EDITOR, VISUAL: process.env.VISUAL};
 beforeAll(async () => {
   db = freshDb().db;
-  insertQuestion(
-    db,
-    validateQuestion({
-      id: 'demo/q1',
-      instance: 'demo__durations-1',
-      type: 'e2e_intent',
-      context: {test: 'def test():\n    assert parse_duration("1h30m") == [[MASKED]]'},
-      question: 'Which expression should replace [[MASKED]]?',
-      choices: [
-        {label: 'A', text: '5400 seconds total', role: 'correct'},
-        {label: 'B', text: '1800 seconds total', role: 'distractor'},
-        {label: 'C', text: 'Explanation insufficient to answer.', role: 'insufficient'},
-      ],
-      answer: 'A',
-    }),
-  );
+  insertDurationsQuestion(db, {id: 'demo/q1', correct: '5400 seconds total', wrong: '1800 seconds total', test: 'def test():\n    assert parse_duration("1h30m") == [[MASKED]]'});
   ensureExplanation(db, {instance: 'demo__durations-1', agent: 'agent-x', kind: 'original', text: 'It now returns 5400 seconds total for 1h30m.', source: 'test'});
   await scoreExplanations(db, {model: lexicalModel(), samples: 3, concurrency: 1, kinds: ['original']});
   // an "editor" that rewrites the explanation without asking
@@ -96,7 +81,10 @@ describe('question review and agreement in the explorer', () => {
     let frame = await app.press(KEYS.enter);
     expect(frame).toContain('Question · demo/q1');
     frame = await app.press('f');
-    expect(frame).toContain('flag as: 1 valid · 2 ambiguous · 3 wrong-key');
+    // the verdict is chosen from a list (ink-select-input): a number chooses at once
+    expect(frame).toContain('Flag this question as');
+    expect(frame).toMatch(/1 valid — valid\n.*2 ambiguous — ambiguous/);
+    expect(frame).toContain('Enter choose · Esc cancel');
     frame = await app.press('2');
     expect(frame).toContain('flag ambiguous: note');
     for (const c of 'two readings') await app.press(c);

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {stackLines} from '../../source/ui/screens/stepper.js';
+import {stackLines} from '../../source/ui/screens/stepper/view.js';
 
 const frame = (fn: string, line: number) => ({fn, file: 'lib.py', line});
 const stack = [frame('inner', 9), frame('c', 8), frame('b', 7), frame('a', 6), frame('test_it', 5)];

@@ -7,9 +7,9 @@ import {storeData} from '../../source/ui/data.js';
 import {readFileSync, writeFileSync} from 'node:fs';
 import {freshDb, importInto} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
+import {insertDurationsQuestion} from '../helpers/questions.js';
 import {KEYS, renderApp} from '../helpers/ui.js';
-import {validateQuestion} from '../../source/core/questions/model.js';
-import {ensureExplanation, insertQuestion} from '../../source/store/questions.js';
+import {ensureExplanation} from '../../source/store/questions.js';
 
 let db: Db;
 beforeAll(async () => {
@@ -86,6 +86,18 @@ describe('trace stepper', () => {
     expect(frame).toMatch(/row \d+\/\d+ · depth 2/);
     expect(frame).toContain('amount = 1');
 
+    // e: both sides' values in full, across the screen; e again: the panes
+    await app.press('d');
+    frame = await app.press('e');
+    expect(frame).toContain('values in full (e: back to the panes)');
+    expect(frame).toMatch(/^buggy · parse_duration/m);
+    expect(frame).toMatch(/^patched.* · parse_duration/m);
+    expect(frame).toContain('≠ total = 3600');
+    expect(frame).toContain('≠ total = 0');
+    frame = await app.press('e');
+    expect(frame).not.toContain('values in full');
+    expect(frame).toContain('≠total = 3600');
+
     frame = await app.press('D');
     expect(frame).toContain('evidence:');
     expect(frame).toContain("options: none (the paper's Algorithm 1)");
@@ -111,24 +123,9 @@ describe('trace stepper', () => {
   });
 
   it('t on a question opens the traced pairs of its instance', async () => {
-    insertQuestion(
-      db,
-      validateQuestion({
-        id: 'demo/qt',
-        instance: 'demo__durations-1',
-        type: 'e2e_intent',
-        context: {test: 'assert parse_duration("1h30m") == [[MASKED]]'},
-        question: 'Which expression should replace [[MASKED]]?',
-        choices: [
-          {label: 'A', text: '5400', role: 'correct'},
-          {label: 'B', text: '1800', role: 'distractor'},
-          {label: 'C', text: 'Explanation insufficient to answer.', role: 'insufficient'},
-        ],
-        answer: 'A',
-      }),
-    );
+    insertDurationsQuestion(db, {id: 'demo/qt'});
     ensureExplanation(db, {instance: 'demo__durations-1', agent: 'agent-q', kind: 'original', text: 'It returns 5400.', source: 'test'});
-    const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: [{kind: 'board', model: null, list: {cursor: 0, top: 0}}, {kind: 'question', id: 'demo/qt', agent: 'agent-q', explanations: 'original', model: null, scroll: 0, showKey: true, showPrompt: false, rescore: 0, edit: 0, explanationId: null}]}});
+    const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: [{kind: 'board', model: null, list: {cursor: 0, top: 0}}, {kind: 'question', id: 'demo/qt', agent: 'agent-q', explanations: 'original', model: null, scroll: 0, showKey: true, showPrompt: false, explanationId: null}]}});
     let frame = await app.ready();
     expect(frame).toContain('Question · demo/qt');
     frame = await app.press('t');

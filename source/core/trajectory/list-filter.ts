@@ -1,13 +1,15 @@
 /**
  * The explorer list's `/` filter: free text (instance, agent or model) plus named conditions —
- * `resolved:yes|no|unknown`, `tier:lucky|solid|ideal|none`, `agent:NAME` — in any order.
- * A word that looks like a condition but is not one stays free text, and says so.
+ * `resolved:yes|no|unknown`, `tier:lucky|solid|ideal|none`, `agent:NAME`, `instance:ID` — in any order.
+ * A value with spaces is quoted (`agent:"my agent"`). A word that looks like a condition but is
+ * not one stays free text, and says so.
  */
 export interface ListFilter {
   text?: string;
   resolved?: boolean | null;
   tier?: string | null;
   agent?: string;
+  instance?: string;
   /** words that looked like conditions but are not known ones */
   unknown: string[];
 }
@@ -18,17 +20,20 @@ const RESOLVED: Record<string, boolean | null> = {yes: true, no: false, unknown:
 export function parseListFilter(input: string): ListFilter {
   const out: ListFilter = {unknown: []};
   const free: string[] = [];
-  for (const word of input.split(/\s+/).filter(Boolean)) {
-    const m = /^(resolved|tier|agent):(.+)$/i.exec(word);
+  // a condition's value may be quoted to hold spaces: agent:"my agent"
+  for (const word of input.match(/[a-z]+:"[^"]*"?|\S+/gi) ?? []) {
+    const m = /^(resolved|tier|agent|instance):(.+)$/i.exec(word);
     if (!m) {
       free.push(word);
       continue;
     }
-    const [, name, raw] = m;
+    const [, name] = m;
+    const raw = m[2]!.replace(/^"|"$/g, '');
     const value = raw!.toLowerCase();
     if (name!.toLowerCase() === 'resolved' && value in RESOLVED) out.resolved = RESOLVED[value];
     else if (name!.toLowerCase() === 'tier' && value in TIERS) out.tier = TIERS[value];
     else if (name!.toLowerCase() === 'agent') out.agent = raw;
+    else if (name!.toLowerCase() === 'instance') out.instance = raw;
     else {
       out.unknown.push(word);
       free.push(word);
@@ -37,3 +42,7 @@ export function parseListFilter(input: string): ListFilter {
   if (free.length) out.text = free.join(' ');
   return out;
 }
+
+/** The list's columns, in the order `s` cycles through them. */
+export type SortKey = 'id' | 'instance' | 'agent' | 'resolved' | 'steps' | 'explanation' | 'lens';
+export const SORT_KEYS: SortKey[] = ['id', 'instance', 'agent', 'resolved', 'steps', 'explanation', 'lens'];

@@ -1,7 +1,8 @@
-import {Text} from 'ink';
+import {Box, Text} from 'ink';
 import React from 'react';
 import {fit} from '../../core/text/sanitize.js';
-import {hintsFor, type Scope} from '../keymap.js';
+import {GLOBAL_BINDINGS, hintText, type Binding, type Scope} from '../keys.js';
+import type {Env} from '../screens/types.js';
 import type {Theme} from '../theme.js';
 
 export function Header({title, source, width, theme}: {title: string; source: string; width: number; theme: Theme}) {
@@ -15,11 +16,38 @@ export function Header({title, source, width, theme}: {title: string; source: st
   );
 }
 
-export function StatusBar({scope, width, theme, override}: {scope: Scope; width: number; theme: Theme; override?: string}) {
-  const text = override ?? hintsFor(scope).map(b => `${b.keys.split(',')[0]} ${b.label ?? b.id}`).join('  ');
+export function StatusBar({text, width, theme}: {text: string; width: number; theme: Theme}) {
   return (
     <Text color={theme.muted} inverse={!theme.color} wrap="truncate-end">
       {fit(text, width).padEnd(width)}
     </Text>
+  );
+}
+
+/**
+ * Every explorer screen's frame: header, the screen's sub-header line, its body (or an open
+ * picker), and the status line — a sub-mode's prompt, else the screen's last status message,
+ * else the screen's key hints.
+ */
+export function ScreenFrame(p: {
+  env: Env;
+  scope: Scope;
+  bindings: Binding[];
+  title: string;
+  position?: string;
+  subheader: React.ReactNode;
+  body: React.ReactNode;
+  /** the screen shows its status itself (the question screen, above its text) */
+  ownStatus?: boolean;
+}) {
+  const {env} = p;
+  const line = env.prompt ?? (p.ownStatus ? null : env.status) ?? hintText([...p.bindings, ...GLOBAL_BINDINGS], p.scope);
+  return (
+    <>
+      <Header title={p.title} source={env.data.label + (p.position ?? '')} width={env.width} theme={env.theme} />
+      {p.subheader}
+      {env.overlay ? <Box flexDirection="column" height={env.bodyHeight}>{env.overlay}</Box> : p.body}
+      <StatusBar text={line} width={env.width} theme={env.theme} />
+    </>
   );
 }

@@ -1,13 +1,10 @@
-import {Text} from 'ink';
+import {Box, Text} from 'ink';
 import React from 'react';
-import {RANKING_HEADER, rankingRow, type AgentRanking, type LensResult, type RunScore} from '../../core/lens/build.js';
-import {fit} from '../../core/text/sanitize.js';
-import {textBlock, type DisplayLine} from '../components/text-view.js';
-import type {Theme} from '../theme.js';
-import type {PtaView} from '../../services/lens.js';
+import type {LensResult, RunScore} from '../../../core/lens/build.js';
+import {fit} from '../../../core/text/sanitize.js';
+import {textBlock, type DisplayLine} from '../../components/text-view.js';
+import type {Theme} from '../../theme.js';
 
-export type {PtaView};
-export {ptaLines} from '../pta-lines.js';
 
 export type LensScore = RunScore & {threshold: LensResult['threshold']};
 
@@ -32,23 +29,40 @@ export function stepSpans(steps: number[]): string {
   return out.join(', ');
 }
 
-/** The badge line under the intent timeline: tier, mechanism, quality, divergence, waste. */
+/** The badge line under the intent timeline: tier, mechanism, quality, where the run leaves its
+ * reference, waste. What decides comes first; a line too long for the screen wraps to a second. */
+export function lensLineText(score: LensScore | null, why: string): string {
+  if (!score) return `lens   ${why} · P reference`;
+  const waste = score.waste.map(w => `${WASTE_NAMES[w.signal] ?? w.signal} ${stepSpans(w.steps)}`).join('; ');
+  return `lens   [${tierText(score)}] Q ${score.quality.toFixed(1)} · ${leaves(score)}${waste ? ` · waste: ${waste}` : ''} · threshold ${score.threshold.value} · 4 evidence · P reference`;
+}
+
+const tierText = (score: LensScore) => `${score.tier ?? (score.resolved === false ? 'failing' : 'no tier')}${score.mechanism ? ` ${score.mechanism.id} ${score.mechanism.name}` : ''}`;
+const leaves = (score: LensScore) => (score.divergence === null ? 'follows its reference' : `◆ leaves its reference at ${score.divergence + 1}`);
+
+/** Rows the lens line takes at a width: 1, or 2 when it wraps. */
+export function lensLineRows(score: LensScore | null, why: string, width: number): number {
+  return [...lensLineText(score, why)].length > width ? 2 : 1;
+}
+
 export function LensLine({score, why, width, theme}: {score: LensScore | null; why: string; width: number; theme: Theme}) {
-  if (!score) return <Text color={theme.muted} wrap="truncate-end">{fit(`lens   ${why} · P reference`, width)}</Text>;
+  const rows = lensLineRows(score, why, width);
+  if (!score) return <Text color={theme.muted} wrap="truncate-end">{fit(lensLineText(score, why), width)}</Text>;
   const tierColor = score.tier === 'Lucky' ? theme.bad : score.tier === 'Ideal' ? theme.good : score.tier === 'Solid' ? theme.accent : theme.muted;
   const waste = score.waste.map(w => `${WASTE_NAMES[w.signal] ?? w.signal} ${stepSpans(w.steps)}`).join('; ');
   return (
-    <Text wrap="truncate-end">
-      <Text color={theme.muted}>lens   </Text>
-      <Text bold color={tierColor} inverse={!theme.color && score.tier === 'Lucky'}>
-        [{score.tier ?? (score.resolved === false ? 'failing' : 'no tier')}
-        {score.mechanism ? ` ${score.mechanism.id} ${score.mechanism.name}` : ''}]
+    <Box width={width} height={rows} overflow="hidden">
+      <Text wrap="wrap">
+        <Text color={theme.muted}>lens   </Text>
+        <Text bold color={tierColor} inverse={!theme.color && score.tier === 'Lucky'}>
+          [{tierText(score)}]
+        </Text>
+        <Text> Q {score.quality.toFixed(1)} · </Text>
+        <Text bold={score.divergence !== null}>{leaves(score)}</Text>
+        {waste ? <Text color={theme.warn}> · waste: {waste}</Text> : null}
+        <Text color={theme.muted}> · threshold {score.threshold.value} · 4 evidence · P reference</Text>
       </Text>
-      <Text> Q {score.quality.toFixed(1)}</Text>
-      {waste ? <Text color={theme.warn}> · waste: {waste}</Text> : null}
-      <Text> · {score.divergence === null ? 'follows its reference' : `◆ leaves its reference at ${score.divergence + 1}`}</Text>
-      <Text color={theme.muted}> · threshold {score.threshold.value} · 4 evidence · P reference</Text>
-    </Text>
+    </Box>
   );
 }
 
@@ -79,17 +93,3 @@ export function lensInfoLines(score: LensScore | null, why: string, width: numbe
   return lines;
 }
 
-/** The ranking screen: rank by pass rate vs rank by mean quality, with the shift. */
-export function rankingLines(r: {threshold: LensResult['threshold']; rankings: AgentRanking[]; built_at: string} | null, width: number): DisplayLine[] {
-  if (!r) return [{text: 'No lens build in this database: run `deltalens lens build`.', role: 'muted'}];
-  const lines: DisplayLine[] = [
-    ...textBlock(`Lens build of ${r.built_at}; threshold ${r.threshold.value} (${r.threshold.note}).`, width).map(l => ({...l, role: 'muted' as const})),
-    ...textBlock('Pass rate over runs with a known status; quality = mean over scored runs; shift = pass-rate rank − quality rank (▲ rises when ranked by quality).', width).map(l => ({...l, role: 'muted' as const})),
-    {text: ''},
-    {text: fit(RANKING_HEADER, width), role: 'heading'},
-  ];
-  for (const a of r.rankings) {
-    lines.push({text: fit(rankingRow(a), width), ...(a.shift !== null && a.shift < 0 ? {role: 'removed' as const} : a.shift !== null && a.shift > 0 ? {role: 'added' as const} : {})});
-  }
-  return lines;
-}

@@ -1,14 +1,14 @@
 import {Box, Text} from 'ink';
 import React from 'react';
-import {fit, oneLine, pad} from '../../core/text/sanitize.js';
-import {append} from '../../core/arrays.js';
-import type {StepHead, StepRow, TrajectoryDetail} from '../../store/trajectories.js';
-import {observationLanguage} from '../highlight.js';
-import {diffBlock, textBlock, type DisplayLine} from '../components/text-view.js';
-import {TABS, type Tab} from '../state.js';
-import type {Theme} from '../theme.js';
-import {formatChars} from './trajectory-list.js';
-import {RULES} from '../../core/lens/labeller.js';
+import {fit, oneLine, pad} from '../../../core/text/sanitize.js';
+import {append} from '../../../core/arrays.js';
+import type {StepHead, StepRow, TrajectoryDetail} from '../../../store/trajectories.js';
+import {observationLanguage} from '../../highlight.js';
+import {diffBlock, textBlock, type DisplayLine} from '../../components/text-view.js';
+import {TABS, type Tab} from './keys.js';
+import type {Theme} from '../../theme.js';
+import {formatChars} from '../list/rows.js';
+import {RULES} from '../../../core/lens/labeller.js';
 
 const TAB_LABELS: Record<Tab, string> = {steps: 'Steps', explanation: 'Explanation', patch: 'Patch', info: 'Info'};
 const SHORT_LABELS: Record<Tab, string> = {steps: 'Steps', explanation: 'Expl', patch: 'Patch', info: 'Info'};

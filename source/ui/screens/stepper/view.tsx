@@ -1,12 +1,12 @@
-import {append} from '../../core/arrays.js';
+import {append} from '../../../core/arrays.js';
 import {Box, Text} from 'ink';
 import React from 'react';
-import {fit, oneLine, sanitize, wrapLines} from '../../core/text/sanitize.js';
-import {formatValue} from '../../core/trace/values.js';
-import type {SideView, StepperModel, WatchValue} from '../../services/stepper.js';
-import {highlightLine} from '../highlight.js';
-import type {StepperScreen} from '../state.js';
-import type {Theme} from '../theme.js';
+import {fit, oneLine, sanitize, wrapLines} from '../../../core/text/sanitize.js';
+import {formatValue} from '../../../core/trace/values.js';
+import type {SideView, StepperModel, WatchValue} from '../../../services/stepper.js';
+import {highlightLine} from '../../highlight.js';
+import type {StepperScreen} from './keys.js';
+import type {Theme} from '../../theme.js';
 
 export function stepperTitle(model: StepperModel): string {
   const p = model.pair;
@@ -116,6 +116,27 @@ function localLines(v: SideView, other: SideView, rows: number, width: number): 
   return lines;
 }
 
+/** Both sides' locals with their whole values (wrapped), the differing ones first. */
+export function expandedLines(view: {b: SideView; p: SideView}, width: number): {text: string; differs: boolean; head: boolean}[] {
+  const out: {text: string; differs: boolean; head: boolean}[] = [];
+  for (const [v, other, name] of [
+    [view.b, view.p, 'buggy'],
+    [view.p, view.b, 'patched'],
+  ] as const) {
+    out.push({text: fit(paneTitle(v, name), width), differs: false, head: true});
+    if (!v.present) continue;
+    if (!v.recorded) out.push({text: '  (values not recorded here: trace with --values all)', differs: false, head: false});
+    const others = new Map(other.present && other.fn === v.fn ? other.locals.map(([k, x]) => [k, JSON.stringify(x)]) : []);
+    const locals = v.locals.map(([k, x]) => ({k, x, differs: others.size > 0 && others.get(k) !== JSON.stringify(x)}));
+    locals.sort((a, b) => Number(b.differs) - Number(a.differs));
+    for (const l of locals) {
+      const lines = wrapLines(sanitize(`${l.differs ? '≠' : ' '} ${l.k} = ${formatValue(l.x, 4000)}`), Math.max(10, width - 2));
+      lines.forEach((t, i) => out.push({text: `${i ? '    ' : ' '}${t}`, differs: l.differs, head: false}));
+    }
+  }
+  return out;
+}
+
 function fmtWatch(x: {value?: unknown; error?: string} | undefined): string {
   if (!x) return '—';
   return x.error !== undefined ? `! ${x.error}` : formatValue(x.value, 80);
@@ -138,6 +159,21 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
         {lines.slice(0, height).map((l, i) => (
           <Text key={i} wrap="truncate-end" bold={i === 0}>
             {l}
+          </Text>
+        ))}
+      </Box>
+    );
+  }
+  if (screen.expanded) {
+    const lines = expandedLines(view, width);
+    const room = Math.max(1, height - 1);
+    const shown = lines.length > room ? [...lines.slice(0, room - 1), {text: `… ${lines.length - room + 1} more lines (the full values: deltalens steps ${model.pair.id} --json)`, differs: false, head: false}] : lines;
+    return (
+      <Box flexDirection="column" height={height}>
+        <Text wrap="truncate-end" color={theme.accent}>{fit(`values in full (e: back to the panes) · ${rowStatus(model, screen)}`, width)}</Text>
+        {shown.map((l, i) => (
+          <Text key={i} wrap="truncate-end" bold={l.head} color={l.differs ? theme.warn : undefined}>
+            {l.text}
           </Text>
         ))}
       </Box>

@@ -1,8 +1,8 @@
-import {AUTO_FLAG_TEXT, FLAG_TEXT, type AutoFlag} from '../../core/questions/annotation.js';
-import {fit} from '../../core/text/sanitize.js';
-import {agreementText, type AgreementReport} from '../../services/annotation.js';
-import type {FlagRow} from '../../store/annotations.js';
-import {textBlock, type DisplayLine} from '../components/text-view.js';
+import {AUTO_FLAG_TEXT, FLAG_TEXT, type AutoFlag} from '../../../core/questions/annotation.js';
+import {fit} from '../../../core/text/sanitize.js';
+import {agreementText, type AgreementReport} from '../../../services/annotation.js';
+import type {FlagRow} from '../../../store/annotations.js';
+import {textBlock, type DisplayLine} from '../../components/text-view.js';
 
 /** The agreement screen: the same lines as `deltalens agreement`, fitted to the screen (notes wrapped). */
 export function agreementLines(r: AgreementReport, width: number): DisplayLine[] {

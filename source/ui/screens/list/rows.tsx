@@ -1,13 +1,15 @@
 import {Box, Text} from 'ink';
 import React from 'react';
-import {oneLine, pad, padMiddle} from '../../core/text/sanitize.js';
-import type {TrajectorySummary} from '../../store/trajectories.js';
-import type {Theme} from '../theme.js';
+import {oneLine, pad, padMiddle} from '../../../core/text/sanitize.js';
+import type {TrajectorySummary} from '../../../store/trajectories.js';
+import type {Theme} from '../../theme.js';
 
 export interface ListColumns {
   id: number;
   instance: number;
   agent: number;
+  /** the model column, from 160 columns (0: not shown) */
+  model: number;
   resolved: number;
   steps: number;
   explanation: number;
@@ -18,9 +20,15 @@ export interface ListColumns {
 export function listColumns(width: number): ListColumns {
   const fixed = {id: 6, resolved: 4, steps: 6, explanation: 7, lens: 6};
   const gaps = 6;
-  const rest = Math.max(10, width - fixed.id - fixed.resolved - fixed.steps - fixed.explanation - fixed.lens - gaps);
-  const instance = Math.max(6, Math.min(34, Math.floor(rest * 0.5)));
-  return {...fixed, instance, agent: Math.max(4, rest - instance)};
+  const all = Math.max(10, width - fixed.id - fixed.resolved - fixed.steps - fixed.explanation - fixed.lens - gaps);
+  // wide terminals: a model column, and room for the instance and agent names that were cut
+  if (width >= 160) {
+    const instance = Math.min(48, Math.floor(all * 0.3));
+    const agent = Math.min(56, Math.floor(all * 0.4));
+    return {...fixed, instance, agent, model: Math.max(10, all - instance - agent - 1)};
+  }
+  const instance = Math.max(6, Math.min(34, Math.floor(all * 0.5)));
+  return {...fixed, instance, agent: Math.max(4, all - instance), model: 0};
 }
 
 export function ListHeader({width, sort, descending, theme}: {width: number; sort: string; descending: boolean; theme: Theme}) {
@@ -30,6 +38,7 @@ export function ListHeader({width, sort, descending, theme}: {width: number; sor
     pad(mark('id', '#'), c.id, 'right'),
     pad(mark('instance', 'instance'), c.instance),
     pad(mark('agent', 'agent'), c.agent),
+    ...(c.model ? [pad('model', c.model)] : []),
     pad(mark('resolved', 'res'), c.resolved),
     pad(mark('steps', 'steps'), c.steps, 'right'),
     pad(mark('explanation', 'expl'), c.explanation, 'right'),
@@ -62,6 +71,7 @@ export function TrajectoryRows({rows, top, cursor, width, height, theme}: {rows:
           <>
             {selected ? '›' : ' '}
             {pad(String(row.id), c.id, 'right')} {pad(oneLine(row.instance, c.instance), c.instance)} {padMiddle(row.agent, c.agent)}{' '}
+            {c.model ? `${padMiddle(row.model, c.model)} ` : ''}
             <Text color={selected ? undefined : resolvedColor}>{pad(resolved, c.resolved)}</Text> {pad(String(row.steps), c.steps, 'right')}{' '}
             {pad(formatChars(row.explanationChars), c.explanation, 'right')}{' '}
             <Text color={selected ? undefined : row.lens?.tier === 'Lucky' ? theme.bad : row.lens?.tier === 'Ideal' ? theme.good : theme.muted}>{pad(lensCell(row.lens), c.lens, 'right')}</Text>

@@ -1,8 +1,8 @@
 import {Box, Text} from 'ink';
 import React from 'react';
-import {oneLine, pad, padMiddle} from '../../core/text/sanitize.js';
-import type {PairListRow} from '../data.js';
-import type {Theme} from '../theme.js';
+import {oneLine, pad, padMiddle} from '../../../core/text/sanitize.js';
+import type {PairListRow} from '../../data.js';
+import type {Theme} from '../../theme.js';
 
 /** Below this width the test has no column: the title names the selected pair's test instead. */
 export const TEST_COLUMN_WIDTH = 110;

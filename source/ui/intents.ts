@@ -1,0 +1,110 @@
+import type {WatchValue} from '../services/stepper.js';
+import type {ExplorerData} from './data.js';
+import type {Screen} from './screens/index.js';
+
+/**
+ * Side effects a key asks for. Reducers return intents (with the ids they act on); the one
+ * command runner below calls the service and hands the result back as an action — so a reducer
+ * never writes the store, runs a model, opens an editor or touches the clipboard.
+ */
+export type Intent =
+  | {kind: 'copy'}
+  | {kind: 'setStage'; trajectory: number; idx: number; stage: string | null}
+  | {kind: 'flag'; question: string; verdict: string; note: string}
+  | {kind: 'rescore'; question: string; explanation: number; fresh: boolean; model: string | null}
+  | {kind: 'edit'; instance: string; agent: string; text: string}
+  | {kind: 'live'; pair: number; row: number; exprs: string[]}
+  | {kind: 'findRow'; pair: number; text: string; from: number};
+
+/** What the runner hands back. `uid` names the screen the intent came from: a result for a
+ * screen that has been closed is dropped. */
+export type Result =
+  | {type: 'status'; uid: number; text: string}
+  /** stored data changed: every screen reads it again */
+  | {type: 'changed'}
+  | {type: 'update'; uid: number; update: (screen: Screen) => Screen};
+
+export interface RunnerContext {
+  data: ExplorerData;
+  clipboard: (text: string) => void;
+  /** what y copies on the screen shown now */
+  copyText: () => string | null;
+  /** runs fn with the terminal out of raw mode (an editor takes it over) */
+  suspend: <T>(fn: () => T) => T;
+}
+
+const stored = (error: unknown) => `not stored: ${(error as Error).message}`;
+
+export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done: (result: Result) => void): void {
+  const status = (text: string) => done({type: 'status', uid, text});
+  const {data} = ctx;
+  // a write whose message is the status; every screen reads the store again
+  const store = (write: () => string) => {
+    try {
+      status(write());
+    } catch (error) {
+      status(stored(error));
+    }
+    done({type: 'changed'});
+  };
+  switch (intent.kind) {
+    case 'copy': {
+      const text = ctx.copyText();
+      if (!text) return status('nothing to copy here');
+      ctx.clipboard(text);
+      return status(`copied: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`);
+    }
+    case 'setStage':
+      return store(() => data.setStage(intent.trajectory, intent.idx, intent.stage));
+    case 'flag':
+      return store(() => data.setFlag(intent.question, intent.verdict, intent.note));
+    case 'rescore': {
+      status('re-scoring…');
+      void data
+        .rescore(intent.question, intent.explanation, (n, total) => status(`re-scoring: ${n}/${total}`), intent.fresh, intent.model)
+        .then(r => {
+          const name = `${r.modelName}${r.modelName === 'lexical' ? ' (baseline)' : ''}`;
+          status(
+            r.done === 0 && r.failed === 0 && r.cached > 0
+              ? `${name}: all ${r.cached} samples are already stored — R asks the model 5 more times`
+              : `${name}: ${r.done} new answers, ${r.cached} already stored, ${r.failed} failed${r.errors[0] ? ` (${r.errors[0]})` : ''}`,
+          );
+          done({type: 'changed'});
+        })
+        .catch((e: Error) => status(`re-score failed: ${e.message}`));
+      return;
+    }
+    case 'edit': {
+      const edited = ctx.suspend(() => data.edit(intent.text));
+      if (edited.error) return status(edited.error);
+      if (edited.text === null) return status('unchanged: nothing saved');
+      try {
+        const id = data.saveCustom(intent.instance, intent.agent, edited.text);
+        done({type: 'changed'});
+        done({type: 'update', uid, update: s => (s.kind === 'question' ? {...s, explanationId: id} : s)});
+        status(`saved as custom explanation #${id}; r re-scores it`);
+      } catch (error) {
+        status(stored(error));
+      }
+      return;
+    }
+    case 'findRow': {
+      const model = data.stepper(intent.pair);
+      if ('error' in model) return status(model.error);
+      const found = model.findRow(intent.text, intent.from);
+      const row = found < 0 ? model.findRow(intent.text, 0) : found;
+      const message = row < 0 ? `"${intent.text}" is not named in any row` : found < 0 ? `"${intent.text}": wrapped to the start` : null;
+      return done({type: 'update', uid, update: s => (s.kind === 'stepper' ? {...s, row: row < 0 ? s.row : row, message} : s)});
+    }
+    case 'live': {
+      const key = (expr: string) => `${intent.row}\0${expr}`;
+      const put = (values: WatchValue[]) =>
+        done({type: 'update', uid, update: s => (s.kind === 'stepper' ? {...s, live: {...s.live, ...Object.fromEntries(values.map(v => [key(v.expr), v]))}} : s)});
+      put(intent.exprs.map(expr => ({expr, source: 'unavailable' as const, note: 'running deltatrace eval on both sides…'})));
+      const model = data.stepper(intent.pair);
+      if ('error' in model) return status(model.error);
+      void data.liveWatch(model, intent.row, intent.exprs).then(put, (e: Error) => status(`live re-run failed: ${e.message}`));
+      return;
+    }
+  }
+}

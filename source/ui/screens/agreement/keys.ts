@@ -1,0 +1,16 @@
+import {MOVES, type Binding} from '../../keys.js';
+import {moveScroll} from '../../nav.js';
+import type {Outcome, View} from '../types.js';
+
+/** Agreement on people's labels: Cohen's and Fleiss' κ, people vs QA models. */
+export interface AgreementScreen {
+  kind: 'agreement';
+  uid?: number;
+  scroll: number;
+}
+
+export const BINDINGS: Binding[] = [];
+
+export function command(s: AgreementScreen, id: string, view: View): Outcome<AgreementScreen> | null {
+  return MOVES.has(id) ? {screen: {...s, scroll: moveScroll(s.scroll, id, view)}} : null;
+}

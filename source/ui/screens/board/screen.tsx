@@ -1,0 +1,36 @@
+import {Text} from 'ink';
+import React, {useMemo} from 'react';
+import {QUESTION_TYPES} from '../../../core/questions/model.js';
+import {ScreenFrame} from '../../components/frame.js';
+import type {Env} from '../types.js';
+import {BINDINGS, type BoardScreen} from './keys.js';
+import {BoardHeader, BoardRows} from './rows.js';
+
+/** The stored models and the report's default model: what m cycles through. */
+export function useModels(env: Env) {
+  const {data, version} = env;
+  const models = useMemo(() => data.models(), [data, version]);
+  const shownModel = useMemo(() => data.report(null).model, [data, version]);
+  const runAgents = useMemo(() => data.agents(), [data, version]);
+  return {models, shownModel, runAgents};
+}
+
+export function BoardComponent({screen: s, env}: {screen: BoardScreen; env: Env}) {
+  const {data, width, bodyHeight, theme, version} = env;
+  const {models, shownModel, runAgents} = useModels(env);
+  const report = useMemo(() => data.report(s.model), [data, s.model, version]);
+  const rows = report.agents;
+  env.report({uid: s.uid!, total: rows.length, page: bodyHeight, models, shownModel, runAgents, agents: rows.map(a => ({agent: a.agent, explanations: a.explanations})), copy: () => rows[s.list.cursor]?.agent ?? null});
+  const typeCounts = rows.map(a => QUESTION_TYPES.filter(t => a.types[t].score !== null).length);
+  const partial = typeCounts.some(n => n < Math.max(...typeCounts)) ? ' · * scored on fewer question types' : '';
+  return (
+    <ScreenFrame
+      env={env}
+      scope="board"
+      bindings={BINDINGS}
+      title={`Leaderboard · ${report.model ?? 'no answers'}${report.model === 'lexical' ? ' (baseline)' : ''}${partial}`}
+      subheader={<BoardHeader width={width} theme={theme} />}
+      body={rows.length || report.model ? <BoardRows rows={rows} top={s.list.top} cursor={s.list.cursor} width={width} height={bodyHeight} theme={theme} /> : <Text color={theme.muted}>No answers stored. `deltalens score` or `deltalens import --format explainbench DIR`.</Text>}
+    />
+  );
+}

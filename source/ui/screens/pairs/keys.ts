@@ -1,0 +1,27 @@
+import {MOVES, type Binding} from '../../keys.js';
+import {moveCursor, type Cursor} from '../../nav.js';
+import type {Outcome, View} from '../types.js';
+import {stepperScreen} from '../stepper/keys.js';
+
+/** Traced pairs (buggy vs patched executions of one test): all, a run's, or an instance's. */
+export interface PairsScreen {
+  kind: 'pairs';
+  uid?: number;
+  list: Cursor;
+  trajectory?: number;
+  instance?: string;
+}
+
+export interface PairsView extends View {
+  pairs: number[];
+}
+
+export const BINDINGS: Binding[] = [
+  {id: 'open', label: 'step through', keys: 'Enter', description: 'step through the selected pair (the trace stepper)', scopes: ['pairs'], hint: ['pairs'], match: (_, key) => key.return},
+];
+
+export function command(s: PairsScreen, id: string, view: PairsView): Outcome<PairsScreen> | null {
+  if (MOVES.has(id)) return {screen: {...s, list: moveCursor(s.list, id, view)}};
+  const pair = id === 'open' ? view.pairs[s.list.cursor] : undefined;
+  return pair === undefined ? null : {push: [stepperScreen(pair)]};
+}

@@ -1,0 +1,59 @@
+import {oneLine, sanitize, wrapLines} from '../../../core/text/sanitize.js';
+import type {Question} from '../../../core/questions/model.js';
+import type {DisplayLine} from '../../display-lines.js';
+
+export interface QuestionData {
+  q: Question;
+  explanation: {id: number; kind: string; text: string | null} | null;
+  answers: {model: string; sample: number; letters: string[] | null; verdict: string | null; raw: string | null; order: string[] | null}[];
+  prompt: string | null;
+  status: string | null;
+}
+
+/** The question screen as display lines (context, choices with the key, explanation, answers). */
+export function questionLines(v: QuestionData, o: {showKey: boolean; showPrompt: boolean; width: number}): DisplayLine[] {
+  const out: DisplayLine[] = [];
+  const heading = (t: string) => out.push({text: t, role: 'heading'});
+  const text = (t: string, language: DisplayLine['language'] = 'plain') => {
+    for (const l of wrapLines(sanitize(t), Math.max(10, o.width - 2))) out.push({text: `  ${l}`, language});
+  };
+  if (v.status) out.push({text: v.status, role: 'hunk'});
+  if (o.showPrompt) {
+    heading('Prompt as sent (sample 1, its option order):');
+    if (v.prompt === null) text('(no prompt: the explanation text is not in the data)');
+    else text(v.prompt);
+    return out;
+  }
+  heading('Question');
+  text(v.q.question);
+  heading('Context');
+  for (const [k, val] of Object.entries(v.q.context)) {
+    const s = typeof val === 'string' ? val : JSON.stringify(val);
+    out.push({text: `  ${k}:`, role: 'muted'});
+    text(s, k === 'test' || k === 'function' ? 'python' : 'plain');
+  }
+  heading(`Choices${o.showKey ? ' (✓ the key)' : ' (key hidden: v shows it)'}`);
+  for (const c of v.q.choices) {
+    const key = v.q.answer.map((k, i) => (k === c.label ? (v.q.type === 'e2e_effect' ? (i === 0 ? 'before' : 'after') : '✓') : null)).filter(Boolean);
+    out.push({text: `  ${o.showKey && key.length ? `✓${key.join('+') === '✓' ? '' : ` ${key.join('+')}`}` : ' '} ${c.label}. ${oneLine(c.text, o.width - 12)}${o.showKey ? `  [${c.role}]` : ''}`, role: o.showKey && key.length ? 'added' : undefined});
+  }
+  heading(`Explanation${v.explanation ? ` (${v.explanation.kind}, #${v.explanation.id})` : ''}`);
+  if (!v.explanation) text('(no explanation of this agent for this instance)');
+  else if (v.explanation.text === null) text('(the text of this explanation is not in the data; its recorded answers are below — e edits a custom one)');
+  else text(v.explanation.text || '(blank)');
+  heading('Answers (every sample, per model)');
+  if (!v.answers.length) text('none yet — r scores this question live');
+  else out.push({text: '  letters are mapped back to the labels above; raw is the reply to the options in the order that sample showed them (shown as: …)', role: 'muted'});
+  const models = [...new Set(v.answers.map(a => a.model))];
+  for (const m of models) {
+    const rows = v.answers.filter(a => a.model === m);
+    const ok = rows.filter(a => a.verdict === 'correct').length;
+    out.push({text: `  ${m}${m === 'lexical' ? ' (baseline)' : ''}: ${o.showKey ? `${ok}/${rows.length} correct` : `${rows.length} sample(s), verdicts hidden`}`, role: 'muted'});
+    for (const a of rows) {
+      const verdict = o.showKey ? (a.verdict ?? 'unparseable') : 'verdict hidden';
+      const shown = a.order ? ` · shown as ${a.order.join('')}` : '';
+      out.push({text: `    sample ${a.sample + 1}: ${a.letters ? a.letters.join(', ') : '—'} · ${verdict}${shown} · raw ${oneLine(a.raw ?? '', Math.max(10, o.width - 50 - shown.length))}`, role: a.verdict === 'correct' && o.showKey ? 'added' : a.verdict && o.showKey ? 'removed' : undefined});
+    }
+  }
+  return out;
+}

@@ -1,0 +1,54 @@
+import {Text} from 'ink';
+import React, {useMemo} from 'react';
+import {ScreenFrame} from '../../components/frame.js';
+import {TextView} from '../../components/text-view.js';
+import {flagLines} from '../agreement/lines.js';
+import {useModels} from '../board/screen.js';
+import type {Env} from '../types.js';
+import {BINDINGS, type QuestionScreen} from './keys.js';
+import {questionLines} from './lines.js';
+
+export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env: Env}) {
+  const {data, width, bodyHeight, theme, version, status} = env;
+  const {models, shownModel, runAgents} = useModels(env);
+  const q = useMemo(() => data.question(s.id, s.agent, s.explanations, s.explanationId), [data, s.id, s.agent, s.explanations, s.explanationId, version]);
+  const instanceRuns = useMemo(() => (q ? data.count({instance: q.q.instance}) : 0), [data, q]);
+  const flags = useMemo(() => data.flags(s.id), [data, s.id, version]);
+  const qaModels = useMemo(() => [...new Set(['lexical', ...(data.qaModel ? [data.qaModel] : []), ...models])], [data, models]);
+  const lines = useMemo(
+    () => (q ? [...questionLines({...q, status}, {showKey: s.showKey, showPrompt: s.showPrompt, width}), ...flagLines(flags, width)] : []),
+    [q, flags, status, s.showKey, s.showPrompt, width],
+  );
+  env.report({
+    uid: s.uid!,
+    total: lines.length,
+    page: bodyHeight,
+    models,
+    shownModel,
+    runAgents,
+    qaModels,
+    instance: q?.q.instance ?? null,
+    instanceRuns,
+    explanation: q?.explanation ? {id: q.explanation.id, text: q.explanation.text} : null,
+    copy: () => s.id,
+  });
+  return (
+    <ScreenFrame
+      env={env}
+      scope="question"
+      bindings={BINDINGS}
+      ownStatus
+      title={`Question · ${s.id}`}
+      subheader={
+        <Text wrap="truncate-end">
+          <Text bold>{q ? `${q.q.type} · ${q.q.instance}` : 'not found'}</Text>
+          <Text color={theme.muted}>
+            {' '}
+            · explanation of {s.agent} ({s.explanationId !== null ? 'custom' : s.explanations}){s.qaModel ? ` · r asks ${s.qaModel}` : ''}
+          </Text>
+        </Text>
+      }
+      body={q ? <TextView lines={lines} scroll={s.scroll} height={bodyHeight} theme={theme} /> : <Text color={theme.bad}>No question {s.id}. Esc goes back.</Text>}
+    />
+  );
+}

@@ -1,0 +1,41 @@
+import {MOVES, type Binding} from '../../keys.js';
+import {followCursor, moveScroll} from '../../nav.js';
+import type {Screen} from '../index.js';
+import type {Outcome} from '../types.js';
+import {SHARED_BINDINGS, sharedCommand, TAB_FOR, type TrajectoryView} from '../trajectory/keys.js';
+import type {TextFind} from '../trajectory/text-find.js';
+
+/** One step of a run in full: thought, action, observation. */
+export interface StepScreen {
+  kind: 'step';
+  uid?: number;
+  id: number;
+  idx: number;
+  scroll: number;
+  find?: TextFind | null;
+  stagePrompt?: number | null;
+}
+
+export const BINDINGS: Binding[] = [
+  ...SHARED_BINDINGS,
+  {id: 'nextStep', label: 'next step', keys: 'n, ]', description: 'next step', scopes: ['step'], hint: ['step'], match: input => input === 'n' || input === ']'},
+  {id: 'prevStep', label: 'previous', keys: 'p, [', description: 'previous step', scopes: ['step'], hint: ['step'], match: input => input === 'p' || input === '['},
+];
+
+
+export function command(s: StepScreen, id: string, view: TrajectoryView, below: Screen[]): Outcome<StepScreen> | null {
+  const shared = sharedCommand(s, id, view, s.idx);
+  if (shared) return shared;
+  const parent = below.at(-1);
+  // a tab key goes back to the run, on that tab
+  const tab = TAB_FOR[id];
+  if (tab) return parent?.kind === 'trajectory' ? {screen: null, parent: {...parent, tab, scroll: 0}} : {};
+  if (MOVES.has(id)) return {screen: {...s, scroll: moveScroll(s.scroll, id, view)}};
+  // n without a search is the next step
+  if (id === 'nextStep' || id === 'prevStep' || id === 'findNext') {
+    const idx = Math.min(Math.max(0, s.idx + (id === 'prevStep' ? -1 : 1)), Math.max(0, view.steps - 1));
+    // the timeline's cursor stays on the step being read, so Esc lands where you are
+    return {screen: {...s, idx, scroll: 0, find: null}, ...(parent?.kind === 'trajectory' ? {parent: {...parent, steps: followCursor(parent.steps, idx, view.page)}} : {})};
+  }
+  return null;
+}

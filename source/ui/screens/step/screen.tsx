@@ -1,0 +1,31 @@
+import {Text} from 'ink';
+import React, {useMemo} from 'react';
+import {ScreenFrame} from '../../components/frame.js';
+import {TextView as Lines} from '../../components/text-view.js';
+import type {Env} from '../types.js';
+import {findable, position, useRun} from '../trajectory/screen.js';
+import {stepLines, TrajectoryTitle} from '../trajectory/view.js';
+import {BINDINGS, type StepScreen} from './keys.js';
+
+export function StepComponent({screen: s, env}: {screen: StepScreen; env: Env}) {
+  const {data, width, bodyHeight, theme, version} = env;
+  const {detail} = useRun(s.id, env);
+  const step = useMemo(() => (detail ? data.step(detail.id, s.idx) : null), [data, detail, s.idx, version]);
+  const textLines = useMemo(() => (step ? stepLines(step, width) : []), [step, width]);
+  const lines = useMemo(() => findable(textLines), [textLines]);
+  env.report({uid: s.uid!, total: textLines.length, page: bodyHeight, steps: detail?.steps ?? 0, lines, copy: () => step?.actionText ?? null});
+  if (!detail) {
+    return <ScreenFrame env={env} scope="step" bindings={BINDINGS} title="Trajectory" subheader={<Text> </Text>} body={<Text color={theme.bad}>Trajectory #{s.id} is no longer in the database. Esc goes back.</Text>} />;
+  }
+  return (
+    <ScreenFrame
+      env={env}
+      scope="step"
+      bindings={BINDINGS}
+      title={`Trajectory #${detail.id} · step ${s.idx + 1} of ${detail.steps}`}
+      position={position(s.scroll, textLines.length, bodyHeight)}
+      subheader={<TrajectoryTitle t={detail} width={width} theme={theme} />}
+      body={<Lines lines={textLines} scroll={s.scroll} height={bodyHeight} theme={theme} />}
+    />
+  );
+}

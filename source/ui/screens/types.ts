@@ -1,0 +1,76 @@
+import type {Key} from 'ink';
+import type React from 'react';
+import type {ExplorerData} from '../data.js';
+import type {Intent} from '../intents.js';
+import type {Binding, Scope} from '../keys.js';
+import type {Size} from '../nav.js';
+import type {Theme} from '../theme.js';
+import type {Screen} from './index.js';
+
+/**
+ * What a screen is: one folder under ui/screens/ holding its state, its key bindings, its
+ * reducer branch (`command`, `input`) and its component (the data hook and the view). The
+ * router (ui/app.tsx) keeps the stack; it never knows what a screen shows.
+ */
+
+/** What a screen's component tells the router after each render: the sizes keys move within,
+ * the ids on screen (so reducers never query), and what y copies. Plain data, except `copy`,
+ * which only the command runner calls. */
+export interface View extends Size {
+  uid: number;
+  copy?: () => string | null;
+}
+
+/** What the router gives a screen's component. */
+export interface Env {
+  data: ExplorerData;
+  width: number;
+  /** rows under the header and the screen's own sub-header line, above the status bar */
+  bodyHeight: number;
+  theme: Theme;
+  /** bumped whenever a command changed stored data: hooks that read the store depend on it */
+  version: number;
+  /** the last status message made on this screen */
+  status: string | null;
+  /** the prompt of the screen's sub-mode (a text field, a letter to press), if one is open */
+  prompt: string | null;
+  /** an open picker, drawn where the body would be */
+  overlay: React.ReactNode | null;
+  report<V extends View>(view: V): void;
+}
+
+/** What a key did to a screen. `screen` replaces it (null: it closes); `parent` replaces the
+ * screen under it; `push` opens screens on top; `intents` go to the command runner. */
+export interface Outcome<S> {
+  screen?: S | null;
+  parent?: Screen;
+  push?: Screen[];
+  intents?: Intent[];
+  status?: string | null;
+  /** open a picker (ink-select-input); the chosen value comes back through `picked` */
+  picker?: Picker;
+}
+
+export interface Picker {
+  /** what the value is for, handed back to the screen's `picked` */
+  purpose: string;
+  title: string;
+  items: {label: string; value: string}[];
+  initial?: number;
+}
+
+export interface ScreenDef<S extends {kind: string}, V extends View = View> {
+  kind: S['kind'];
+  /** help's heading for this screen */
+  title: string;
+  bindings: Binding[];
+  Component: (props: {screen: S; env: Env}) => React.ReactElement;
+  /** a bound key on this screen; null when the screen leaves it to the router (back, quit) */
+  command(screen: S, id: string, view: V, below: Screen[]): Outcome<S> | null;
+  /** a sub-mode that takes every key (a text field, a prompt): its scope, for the prompt and help */
+  mode?(screen: S): Scope | null;
+  input?(screen: S, input: string, key: Key, view: V): Outcome<S>;
+  /** the prompt of the sub-mode, in the status line */
+  prompt?(screen: S): string | null;
+  picked?(screen: S, purpose: string, value: string, view: V): Outcome<S>;
+}

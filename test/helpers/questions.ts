@@ -1,0 +1,24 @@
+import {validateQuestion} from '../../source/core/questions/model.js';
+import type {Db} from '../../source/store/db.js';
+import {insertQuestion} from '../../source/store/questions.js';
+
+/** An end-to-end intent question on the demo durations bug ("1h30m" is 5400 seconds; the bug
+ * keeps only the last unit, 1800), stored in `db`. */
+export function insertDurationsQuestion(db: Db, o: {id: string; correct?: string; wrong?: string; test?: string}): void {
+  insertQuestion(
+    db,
+    validateQuestion({
+      id: o.id,
+      instance: 'demo__durations-1',
+      type: 'e2e_intent',
+      context: {test: o.test ?? 'assert parse_duration("1h30m") == [[MASKED]]'},
+      question: 'Which expression should replace [[MASKED]]?',
+      choices: [
+        {label: 'A', text: o.correct ?? '5400', role: 'correct'},
+        {label: 'B', text: o.wrong ?? '1800', role: 'distractor'},
+        {label: 'C', text: 'Explanation insufficient to answer.', role: 'insufficient'},
+      ],
+      answer: 'A',
+    }),
+  );
+}
