@@ -18,7 +18,7 @@ export interface RankingView extends View {
   refs: (string | null)[];
 }
 
-export const BINDINGS: Binding[] = [{...RUNS_BINDING}, {id: 'open', label: 'runs', keys: 'Enter', description: "the selected agent's runs (as T)", scopes: ['ranking'], match: (_, key) => key.return}];
+export const BINDINGS: Binding[] = [RUNS_BINDING, {id: 'open', label: 'runs', keys: 'Enter', description: "the selected agent's runs (as T)", scopes: ['ranking'], match: (_, key) => key.return}];
 
 export function command(s: RankingScreen, id: string, view: RankingView): Outcome<RankingScreen> | null {
   const rows = view.refs.flatMap((r, i) => (r ? [i] : []));
