@@ -116,8 +116,13 @@ export function useKeyQueue(handle: (input: string, key: Key) => void): void {
   };
   useEffect(() => {
     unrendered.current = false;
-    const next = pending.current.shift();
-    if (next) send(next);
+    if (!pending.current.length) return;
+    // the next key in a task of its own: a long chunk (a paste, 300 keys from a script) is not
+    // one chain of nested renders, which React stops at 50
+    const next = setImmediate(() => {
+      if (!unrendered.current && pending.current.length) send(pending.current.shift()!);
+    });
+    return () => clearImmediate(next);
   });
   useInput(
     (input, key) => {
