@@ -8,9 +8,11 @@ import {writeTx} from '../store/db.js';
 import {readLines} from '../services/text-file.js';
 import {FormatError} from '../core/trajectory/model.js';
 import {openStore} from './db-path.js';
+import {runQuestionsBuild} from './questions-build.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
 
-export const QUESTIONS_HELP = `Usage: deltalens questions import FILE [--db FILE] [--json]
+export const QUESTIONS_HELP = `Usage: deltalens questions build --instance ID … | --all DIR   (see questions build --help)
+       deltalens questions import FILE [--db FILE] [--json]
        deltalens questions export [--type T] FILE [--db FILE]
        deltalens questions list [--type T] [--instance I] [--json] [--db FILE]
 
@@ -61,6 +63,7 @@ function readQuestions(path: string): Question[] {
 
 export async function runQuestions(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  if (sub === 'build') return runQuestionsBuild(rest);
   const {values, positionals} = parse(rest, {...COMMON_OPTIONS, type: {type: 'string'}, instance: {type: 'string'}});
   if (values.help || sub === '--help' || sub === '-h' || sub === undefined) {
     say(QUESTIONS_HELP);
@@ -113,7 +116,7 @@ export async function runQuestions(argv: string[]): Promise<number> {
       }
       return EXIT.ok;
     }
-    throw new UsageError(`questions takes import, export or list (got "${sub}")`);
+    throw new UsageError(`questions takes build, import, export or list (got "${sub}")`);
   } finally {
     db.close();
   }

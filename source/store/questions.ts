@@ -4,7 +4,9 @@ import type {Db} from './db.js';
 import {ensureAgent} from './agents.js';
 import {ensureInstance} from './instances.js';
 
-export function insertQuestion(db: Db, q: Question, provenance: unknown = null): void {
+/** Stores a question (replacing one with its id) with its provenance and, per choice label, how
+ * that choice was validated. */
+export function insertQuestion(db: Db, q: Question, provenance: unknown = null, validations: Record<string, unknown> = {}): void {
   ensureInstance(db, q.instance);
   const agentId = q.agent === null ? null : ensureAgent(db, q.agent, '');
   db.prepare(
@@ -13,8 +15,16 @@ export function insertQuestion(db: Db, q: Question, provenance: unknown = null):
        key = excluded.key, provenance = excluded.provenance, text = excluded.text, agent = excluded.agent`,
   ).run(q.id, q.instance, q.type, q.trajectory, JSON.stringify(q.context), JSON.stringify(q.answer), provenance === null ? null : JSON.stringify(provenance), q.question, agentId);
   db.prepare('DELETE FROM choice WHERE question = ?').run(q.id);
-  const ins = db.prepare('INSERT INTO choice (question, label, text, role, position) VALUES (?, ?, ?, ?, ?)');
-  q.choices.forEach((c, i) => ins.run(q.id, c.label, c.text, c.role, i));
+  const ins = db.prepare('INSERT INTO choice (question, label, text, role, position, validation) VALUES (?, ?, ?, ?, ?, ?)');
+  q.choices.forEach((c, i) => ins.run(q.id, c.label, c.text, c.role, i, validations[c.label] === undefined ? null : JSON.stringify(validations[c.label])));
+}
+
+/** A question's provenance and each choice's validation, as stored (null: no such question). */
+export function questionProvenance(db: Db, id: string): {provenance: unknown; validations: Record<string, unknown>} | null {
+  const row = db.prepare('SELECT provenance FROM question WHERE id = ?').get(id) as {provenance: string | null} | undefined;
+  if (!row) return null;
+  const choices = db.prepare('SELECT label, validation FROM choice WHERE question = ? AND validation IS NOT NULL').all(id) as {label: string; validation: string}[];
+  return {provenance: row.provenance === null ? null : JSON.parse(row.provenance), validations: Object.fromEntries(choices.map(c => [c.label, JSON.parse(c.validation)]))};
 }
 
 interface QuestionRow {

@@ -82,6 +82,19 @@ def parser():
     ch.add_argument("--buggy", required=True)
     ch.add_argument("--patched", required=True)
 
+    ex = sub.add_parser("expected", help="the expected-behaviour expression of a test function (ast; no code runs)")
+    ex.add_argument("--file", required=True, help="the test file")
+    ex.add_argument("--function", required=True, help="test_x, or TestC::test_x (a node id's part after the file)")
+    mu = sub.add_parser("mutants", help="offline distractor candidates for an expression (ast; no code runs)")
+    mu.add_argument("--expr", required=True)
+    mu.add_argument("--name", action="append", default=[], help="a name in scope, for neighbouring-name mutations (repeatable)")
+    mu.add_argument("--limit", type=int, default=24)
+    oc = sub.add_parser("outcome", help="run a test and say how it ended: passed, or failed at line N of the test file with exception E")
+    oc.add_argument("--root", required=True, help="project root")
+    oc.add_argument("--seed", type=int, default=0)
+    oc.add_argument("--no-seed", action="store_true")
+    oc.add_argument("target", nargs=argparse.REMAINDER, help="-- then the pytest node id")
+
     sc = sub.add_parser("scopes", help="the functions and classes of source files, with their line ranges (ast; no code runs)")
     sc.add_argument("--root", required=True, help="the checkout the paths are relative to")
     sc.add_argument("--out", help="write the JSON here instead of stdout")
@@ -292,12 +305,50 @@ def cmd_scopes(args):
     return 0
 
 
+def cmd_expected(args):
+    from .questions import NotFound, expected
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            text = fh.read()
+        out = expected(text, args.function)
+    except (OSError, UnicodeDecodeError) as e:
+        out = {"error": "cannot read %s: %s" % (args.file, e)}
+    except SyntaxError as e:
+        out = {"error": "%s does not parse: %s (line %s)" % (args.file, e.msg, e.lineno)}
+    except NotFound as e:
+        out = {"error": str(e)}
+    json.dump(out, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0 if "error" not in out else 3
+
+
+def cmd_mutants(args):
+    from .questions import NotFound, mutants
+    try:
+        out = {"mutants": mutants(args.expr, args.name, args.limit)}
+    except NotFound as e:
+        out = {"error": str(e)}
+    json.dump(out, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0 if "error" not in out else 3
+
+
+def cmd_outcome(args):
+    from .target import run_target
+    target = _target(args)
+    _enter_root(args.root)
+    seeder = _seeder(args)
+    outcome = run_target(target, _seeded(seeder, lambda: None), lambda: None, "pytest")
+    sys.stdout.write(json.dumps(outcome.record(), ensure_ascii=False) + "\n")
+    return 0
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
-    if args.command in ("run", "eval"):
+    if args.command in ("run", "eval", "outcome"):
         _ensure_hash_seed()
-    return {"run": cmd_run, "eval": cmd_eval,
-            "changes": cmd_changes, "scopes": cmd_scopes}[args.command](args)
+    return {"run": cmd_run, "eval": cmd_eval, "changes": cmd_changes, "scopes": cmd_scopes,
+            "expected": cmd_expected, "mutants": cmd_mutants, "outcome": cmd_outcome}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,215 @@
+import {existsSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs';
+import {basename, join, resolve} from 'node:path';
+import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
+import {forget, makeTempDir} from '../services/leftovers.js';
+import {PythonError} from '../services/python.js';
+import {buildQuestions, type BuildOptions, type BuildResult} from '../services/question-build.js';
+import {parsePassEnv, SandboxMissing} from '../services/sandbox.js';
+import {WorkspaceError} from '../services/workspace.js';
+import type {Db} from '../store/db.js';
+import {getTrajectory, listTrajectories} from '../store/trajectories.js';
+import {COMMON_OPTIONS, EXIT, parse, positiveInt, printJson, UsageError} from './args.js';
+import {openStore} from './db-path.js';
+import {say, warn} from './output.js';
+
+export const QUESTIONS_BUILD_HELP = `Usage: deltalens questions build --instance ID --buggy-dir DIR (--fixed-dir DIR | --gold-patch FILE)
+                                 --test NODEID [--agent-patch NAME=FILE]... [--stored-patches]
+                                 [--type T]... [--offline] [--seed N] [--force] [--json] [--db FILE]
+       deltalens questions build --all DIR [same options]
+
+Builds validated questions for a bug (ExplainBench §5.2), every decision made by running code in
+the sandbox on throw-away copies:
+  1. the test (a pytest node id on the fixed tree; copied into the buggy tree if the fix added
+     it) must fail on the buggy version and pass on the fixed one, twice each; otherwise the
+     instance is excluded with the reason (flaky, passes before, fails after, does not run);
+  2. e2e_intent: the expected expression of the test — the one on a line marked
+     "# [[EXPECTED]]", else the expected side of the last asserted comparison — is masked;
+     offline distractors are AST mutations of it (operators, constants, comparisons, negation,
+     swapped operands, neighbouring names); each is substituted and the test run on both
+     versions: a candidate that makes it fail-before-and-pass-after is also correct and is
+     dropped; three are chosen by MMR (λ = 0.7) against the key;
+  3. e2e_effect, per agent patch: the test's outcome before and after the patch (passed, or
+     failed at line N with exception E, each run twice); distractors are the test's other
+     assert lines and other exceptions at the failing line.
+Local questions are not built by this version (they are reported as excluded).
+
+  --agent-patch NAME=FILE  an agent's patch (repeatable)
+  --stored-patches         also every stored trajectory of the instance that has a patch
+  --all DIR                every DIR/NAME/ holding project.json ({"instance", "test"}), repo/
+                           (the buggy tree) and patches/gold.diff (+ patches/AGENT.diff)
+  --type T                 only these types (repeatable; default e2e_intent and e2e_effect)
+  --offline                the deterministic generators above (the default; no model yet)
+  --seed N                 seeds the tests' randomness and the option order (default 0)
+  --timeout S              per test run (default 120)
+  --force                  build again what was already built from the same inputs
+  --python EXE, --no-sandbox, --pass-env NAME   as for trace
+
+A question is stored whole or not at all, with its provenance (every candidate with its runs
+and why it was kept or dropped, the selection scores, the seed); an interrupted build resumes,
+skipping questions already built from the same inputs. --json prints {"questions": [{"id",
+"type", "agent", "choices": [{"label", "text", "role"}], "answer", "provenance", "unchanged"}],
+"excluded": [{"instance", "stage", "agent"?, "reason"}]}.`;
+
+interface Project {
+  instance: string;
+  buggyDir: string;
+  goldPatch: string;
+  test: string;
+  agentPatches: {name: string; file: string}[];
+}
+
+/** DIR/NAME/{project.json, repo/, patches/gold.diff, patches/*.diff}: the demo projects' layout. */
+function projectsIn(dir: string): Project[] {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--all ${dir}: not a directory`);
+  const out: Project[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const root = join(dir, name);
+    const meta = join(root, 'project.json');
+    if (!existsSync(meta)) continue;
+    let m: {instance?: unknown; test?: unknown};
+    try {
+      m = JSON.parse(readFileSync(meta, 'utf8')) as typeof m;
+    } catch (error) {
+      throw new UsageError(`${meta}: not JSON (${(error as Error).message})`);
+    }
+    if (typeof m.instance !== 'string' || typeof m.test !== 'string') throw new UsageError(`${meta}: needs "instance" and "test" strings`);
+    const patches = join(root, 'patches');
+    const agents = existsSync(patches) ? readdirSync(patches).filter(f => f.endsWith('.diff') && f !== 'gold.diff').sort() : [];
+    out.push({instance: m.instance, test: m.test, buggyDir: join(root, 'repo'), goldPatch: join(patches, 'gold.diff'), agentPatches: agents.map(f => ({name: basename(f, '.diff'), file: join(patches, f)}))});
+  }
+  if (!out.length) throw new UsageError(`--all ${dir}: no DIR/NAME/project.json found`);
+  return out;
+}
+
+/** The patches of the instance's stored runs, written to files (named by agent; #id when an agent has several). */
+function storedPatches(db: Db, instance: string, dir: string): {name: string; file: string}[] {
+  const runs = listTrajectories(db, {instance}).map(t => getTrajectory(db, t.id)).filter(t => t?.patch?.trim());
+  return runs.map(t => {
+    const many = runs.filter(r => r!.agent === t!.agent).length > 1;
+    const name = many ? `${t!.agent}#${t!.id}` : t!.agent;
+    const file = join(dir, `${t!.id}.diff`);
+    writeFileSync(file, t!.patch!.endsWith('\n') ? t!.patch! : `${t!.patch}\n`);
+    return {name, file};
+  });
+}
+
+export async function runQuestionsBuild(argv: string[]): Promise<number> {
+  const {values} = parse(
+    argv,
+    {
+      ...COMMON_OPTIONS,
+      instance: {type: 'string'},
+      'buggy-dir': {type: 'string'},
+      'fixed-dir': {type: 'string'},
+      'gold-patch': {type: 'string'},
+      'agent-patch': {type: 'string', multiple: true},
+      'stored-patches': {type: 'boolean'},
+      all: {type: 'string'},
+      test: {type: 'string'},
+      type: {type: 'string', multiple: true},
+      offline: {type: 'boolean'},
+      model: {type: 'string'},
+      'base-url': {type: 'string'},
+      seed: {type: 'string'},
+      timeout: {type: 'string'},
+      force: {type: 'boolean'},
+      python: {type: 'string'},
+      'no-sandbox': {type: 'boolean'},
+      'pass-env': {type: 'string', multiple: true},
+    },
+    false,
+  );
+  if (values.help) {
+    say(QUESTIONS_BUILD_HELP);
+    return EXIT.ok;
+  }
+  if (values.model || values['base-url']) throw new UsageError('building with a model is not available yet: use --offline (the deterministic generators)');
+  const types = (values.type ?? ['e2e_intent', 'e2e_effect']).map(t => {
+    if (!QUESTION_TYPES.includes(t as QuestionType)) throw new UsageError(`--type must be one of ${QUESTION_TYPES.join(', ')} (got "${t}")`);
+    return t as QuestionType;
+  });
+  const agentPatches = (values['agent-patch'] ?? []).map(spec => {
+    const eq = spec.indexOf('=');
+    if (eq <= 0 || eq === spec.length - 1) throw new UsageError(`--agent-patch wants NAME=FILE, got "${spec}"`);
+    const file = resolve(spec.slice(eq + 1));
+    if (!existsSync(file)) throw new UsageError(`--agent-patch ${spec}: no such file`);
+    return {name: spec.slice(0, eq), file};
+  });
+  let projects: Project[];
+  if (values.all !== undefined) {
+    if (values.instance || values['buggy-dir'] || values.test) throw new UsageError('--all DIR takes each instance from DIR: leave out --instance, --buggy-dir and --test');
+    projects = projectsIn(resolve(values.all));
+  } else {
+    if (!values.instance) throw new UsageError('questions build needs --instance ID (or --all DIR)');
+    if (!values['buggy-dir']) throw new UsageError('questions build needs --buggy-dir DIR (the buggy tree)');
+    if (!values.test) throw new UsageError('questions build needs --test NODEID (a pytest node id on the fixed tree)');
+    if (!values['fixed-dir'] === !values['gold-patch']) throw new UsageError('give the fix as --fixed-dir DIR or --gold-patch FILE (one of them)');
+    if (values['gold-patch'] && !existsSync(values['gold-patch'])) throw new UsageError(`--gold-patch ${values['gold-patch']}: no such file`);
+    projects = [{instance: values.instance, buggyDir: resolve(values['buggy-dir']), goldPatch: values['gold-patch'] ? resolve(values['gold-patch']) : '', test: values.test, agentPatches: []}];
+  }
+  let passEnv: string[];
+  try {
+    passEnv = parsePassEnv(values['pass-env']);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const seed = values.seed === undefined ? 0 : Number(values.seed);
+  if (!Number.isInteger(seed)) throw new UsageError(`--seed wants an integer, got "${values.seed}"`);
+  const timeoutS = positiveInt(values.timeout, '--timeout') ?? 120;
+
+  const {db, path: dbPath} = await openStore(values.db, 'create');
+  const scratch = makeTempDir('patches');
+  const all: BuildResult = {questions: [], excluded: []};
+  try {
+    for (const p of projects) {
+      const options: BuildOptions = {
+        instance: p.instance,
+        buggyDir: p.buggyDir,
+        ...(values['fixed-dir'] && values.all === undefined ? {fixedDir: resolve(values['fixed-dir'])} : {goldPatch: p.goldPatch}),
+        agentPatches: [...p.agentPatches, ...agentPatches, ...(values['stored-patches'] ? storedPatches(db, p.instance, scratch) : [])],
+        test: p.test,
+        python: values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',
+        sandbox: values['no-sandbox'] ? 'off' : 'require',
+        passEnv,
+        seed,
+        timeoutS,
+        types,
+        force: values.force,
+        onProgress: (stage, detail) => {
+          if (!values.json || process.stderr.isTTY) warn(`${p.instance} · ${stage}: ${detail}`);
+        },
+      };
+      try {
+        const r = await buildQuestions(db, options);
+        all.questions.push(...r.questions);
+        all.excluded.push(...r.excluded);
+      } catch (error) {
+        if (error instanceof WorkspaceError || error instanceof PythonError) all.excluded.push({instance: p.instance, stage: 'instance', reason: error.message});
+        else if (error instanceof SandboxMissing) {
+          warn(`deltalens: ${error.message}`);
+          return EXIT.failed;
+        } else throw error;
+      }
+    }
+  } finally {
+    db.close();
+    forget(scratch);
+  }
+  if (values.json) {
+    printJson({
+      questions: all.questions.map(b => ({id: b.question.id, type: b.question.type, instance: b.question.instance, agent: b.question.agent, choices: b.question.choices, answer: b.question.answer, provenance: b.provenance, unchanged: b.unchanged})),
+      excluded: all.excluded,
+      db: dbPath,
+    });
+  } else {
+    for (const b of all.questions) {
+      const q = b.question;
+      say(`${q.type.padEnd(11)} ${q.id}${b.unchanged ? ' (unchanged: built before from the same inputs)' : ''}`);
+      for (const c of q.choices) say(`    ${q.answer.includes(c.label) ? '✓' : ' '} ${c.label}. ${c.text}`);
+    }
+    for (const e of all.excluded) say(`excluded    ${e.instance} · ${e.stage}${e.agent ? ` · ${e.agent}` : ''}: ${e.reason}`);
+    say(`${all.questions.length} questions built (${all.questions.filter(b => b.unchanged).length} unchanged), ${all.excluded.length} excluded → ${dbPath}`);
+  }
+  return all.questions.length || !all.excluded.length ? EXIT.ok : EXIT.failed;
+}
+

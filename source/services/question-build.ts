@@ -1,0 +1,354 @@
+/**
+ * Question construction (ExplainBench §5.2): from a bug (buggy tree), its fix (fixed tree or
+ * gold patch), agent patches and a bug-reproducing test to validated end-to-end questions.
+ * Every step is decided by running code — in the sandbox, on throw-away trees — and every
+ * decision is kept as provenance: the test's runs, each candidate with its runs and why it was
+ * kept or dropped, the selection scores, the seed.
+ *
+ * Offline generators only (no model): distractors for end-to-end intent are AST mutations of
+ * the expected expression (`deltatrace mutants`); for end-to-end effect, the test's other
+ * assert lines and other exception types.
+ */
+import {createHash} from 'node:crypto';
+import {copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
+import {dirname, join} from 'node:path';
+import {distance as levenshtein} from 'fastest-levenshtein';
+import {INSUFFICIENT_TEXT, validateQuestion, type Choice, type Question, type QuestionType} from '../core/questions/model.js';
+import {seedOf} from '../core/questions/prompt.js';
+import {mmr, MMR_LAMBDA, seededOrder, type Distance} from '../core/questions/select.js';
+import type {Db} from '../store/db.js';
+import {writeTx} from '../store/db.js';
+import {insertQuestion, questionProvenance} from '../store/questions.js';
+import {pythonRunner, runPython, type PythonRunner} from './python.js';
+import type {SandboxPolicy} from './sandbox.js';
+import {seedArgs} from './tracing.js';
+import {prepareWorkspace, WorkspaceError, type Workspace} from './workspace.js';
+
+/** Bumped when a generator or a validation rule changes: stored with every built question. */
+export const BUILDER_VERSION = 1;
+export const DISTRACTORS = 3;
+const OTHER_EXCEPTIONS = ['AssertionError', 'TypeError', 'ValueError', 'AttributeError', 'KeyError', 'IndexError', 'ZeroDivisionError', 'NameError', 'RecursionError'];
+
+export interface BuildOptions {
+  instance: string;
+  buggyDir: string;
+  fixedDir?: string;
+  goldPatch?: string;
+  agentPatches: {name: string; file: string}[];
+  /** a pytest node id, relative to the trees' root */
+  test: string;
+  python: string;
+  sandbox: SandboxPolicy;
+  passEnv?: string[];
+  seed: number | null;
+  timeoutS: number;
+  types: QuestionType[];
+  /** build again even when a question was built from the same inputs */
+  force?: boolean;
+  onProgress?: (stage: string, detail: string) => void;
+}
+
+export interface TestOutcome {
+  status: 'passed' | 'failed' | 'error' | 'skipped' | 'timeout';
+  line: number | null;
+  exception: string | null;
+  message?: string;
+  error?: string;
+}
+
+export interface BuiltQuestion {
+  question: Question;
+  provenance: Record<string, unknown>;
+  /** already built from the same inputs: kept as it was */
+  unchanged: boolean;
+}
+
+export interface Excluded {
+  instance: string;
+  /** the question type (or "instance" when nothing could be built) and the agent, if any */
+  stage: string;
+  agent?: string;
+  reason: string;
+}
+
+export interface BuildResult {
+  questions: BuiltQuestion[];
+  excluded: Excluded[];
+}
+
+/** Levenshtein over code points: astral characters count once. */
+export const codePointDistance: Distance = (a, b) => {
+  if (!/[\uD800-\uDFFF]/.test(a + b)) return levenshtein(a, b);
+  const map = new Map<number, string>();
+  let next = 0xe000;
+  const conv = (s: string) => [...s].map(ch => {
+    const cp = ch.codePointAt(0)!;
+    if (cp <= 0xffff) return ch;
+    if (!map.has(cp)) map.set(cp, String.fromCharCode(next++));
+    return map.get(cp)!;
+  }).join('');
+  return levenshtein(conv(a), conv(b));
+};
+
+export function outcomeText(o: TestOutcome): string {
+  if (o.status === 'passed') return 'The test passed.';
+  if (o.status === 'timeout') return 'The test did not finish (timed out).';
+  if (o.line !== null && o.exception) return `The test failed at line ${o.line} with exception: ${o.exception}.`;
+  if (o.exception) return `The test failed with exception: ${o.exception}.`;
+  return 'The test could not run (it errored before its body ran).';
+}
+
+const sameOutcome = (a: TestOutcome, b: TestOutcome) => outcomeText(a) === outcomeText(b);
+const failsBeforePassesAfter = (before: TestOutcome, after: TestOutcome) => before.status !== 'passed' && before.status !== 'skipped' && after.status === 'passed';
+
+class Step {
+  constructor(
+    readonly runner: PythonRunner,
+    readonly o: BuildOptions,
+  ) {}
+
+  private async python(args: string[], cwd: string, writable: string[], readable: string[] = []): Promise<{stdout: string; stderr: string; timedOut: boolean}> {
+    const r = await runPython(this.runner, args, {cwd, timeoutMs: this.o.timeoutS * 1000, writable, readable});
+    return {stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut};
+  }
+
+  /** The test run once on a tree: passed, or failed at line N of the test file with E. */
+  async outcome(tree: string): Promise<TestOutcome> {
+    const r = await this.python(['-m', 'deltatrace', 'outcome', '--root', tree, ...seedArgs(this.o.seed), '--', this.o.test], tree, [tree]);
+    if (r.timedOut) return {status: 'timeout', line: null, exception: null};
+    let rec: {status: string; tests?: {outcome: string; line?: number | null; exc_type?: string; message?: string}[]; error?: string};
+    try {
+      rec = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '');
+    } catch {
+      return {status: 'error', line: null, exception: null, error: `deltatrace outcome printed no result: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`};
+    }
+    const bad = rec.tests?.find(t => t.outcome === 'failed' || t.outcome === 'error');
+    const status = (['passed', 'failed', 'error', 'skipped'].includes(rec.status) ? rec.status : 'error') as TestOutcome['status'];
+    return {status, line: bad?.line ?? null, exception: bad?.exc_type ?? null, ...(bad?.message ? {message: bad.message.slice(0, 500)} : {}), ...(rec.error ? {error: rec.error.slice(0, 500)} : {})};
+  }
+
+  /** A deltatrace command that only parses (no code of the project runs). */
+  async parseOnly<T>(args: string[], cwd: string): Promise<T | {error: string}> {
+    const r = await this.python(['-m', 'deltatrace', ...args], cwd, [], [cwd]);
+    try {
+      return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as T | {error: string};
+    } catch {
+      return {error: `deltatrace ${args[0]} failed: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`};
+    }
+  }
+}
+
+function sha(...parts: string[]): string {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('hex').slice(0, 16);
+}
+
+const testFileOf = (nodeid: string) => nodeid.split('::')[0]!;
+const testPathOf = (nodeid: string) => nodeid.split('::').slice(1).join('::');
+
+/** The test file in a tree, copied from the fixed tree when the fix added it. */
+function ensureTestFile(tree: string, fixedTree: string, file: string): void {
+  if (existsSync(join(tree, file))) return;
+  mkdirSync(dirname(join(tree, file)), {recursive: true});
+  copyFileSync(join(fixedTree, file), join(tree, file));
+}
+
+/** Lines of a function's source, numbered as in the file ("11: assert …"). */
+function numbered(source: string, firstLine: number): string {
+  return source.replace(/\n$/, '').split('\n').map((l, i) => `${firstLine + i}: ${l}`).join('\n');
+}
+
+const LABELS = 'ABCDEFGHIJ';
+
+/** Choices labelled A, B, … in the given order, with "insufficient" last. */
+function labelled(options: {text: string; role: Choice['role']}[]): Choice[] {
+  return [...options, {text: INSUFFICIENT_TEXT, role: 'insufficient' as const}].map((c, i) => ({label: LABELS[i]!, text: c.text, role: c.role}));
+}
+
+export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResult> {
+  const excluded: Excluded[] = [];
+  const questions: BuiltQuestion[] = [];
+  const progress = o.onProgress ?? (() => {});
+  const exclude = (stage: string, reason: string, agent?: string) => excluded.push({instance: o.instance, stage, ...(agent ? {agent} : {}), reason});
+  if (!o.fixedDir === !o.goldPatch) throw new WorkspaceError('give the fix as --fixed-dir or --gold-patch (one of them)');
+  const runner = await pythonRunner(o.python, o.sandbox, {passEnv: o.passEnv});
+  const step = new Step(runner, o);
+  progress('trees', 'copying the buggy and fixed trees');
+  const ws = await prepareWorkspace(o.fixedDir ? {kind: 'dirs', buggyDir: o.buggyDir, patchedDir: o.fixedDir} : {kind: 'patch', repo: o.buggyDir, patch: o.goldPatch!, copy: true}, runner);
+  try {
+    const file = testFileOf(o.test);
+    if (!existsSync(join(ws.patched, file))) {
+      exclude('instance', `the test file ${file} is not in the fixed tree`);
+      return {questions, excluded};
+    }
+    ensureTestFile(ws.buggy, ws.patched, file);
+    const testText = readFileSync(join(ws.patched, file), 'utf8');
+    const fix = o.goldPatch ? readFileSync(o.goldPatch, 'utf8') : `dir:${o.fixedDir}`;
+    const seed = o.seed ?? 0;
+
+    // 1. the test must fail on the buggy version and pass on the fixed one, twice each (§5.2.1)
+    progress('validate', `running ${o.test} twice on each version`);
+    const runs = {buggy: [await step.outcome(ws.buggy), await step.outcome(ws.buggy)], fixed: [await step.outcome(ws.patched), await step.outcome(ws.patched)]};
+    const testValidation = {buggy: runs.buggy, fixed: runs.fixed};
+    if (!sameOutcome(runs.buggy[0]!, runs.buggy[1]!) || !sameOutcome(runs.fixed[0]!, runs.fixed[1]!)) {
+      exclude('instance', `flaky test: ${!sameOutcome(runs.buggy[0]!, runs.buggy[1]!) ? `on the buggy version "${outcomeText(runs.buggy[0]!)}" then "${outcomeText(runs.buggy[1]!)}"` : `on the fixed version "${outcomeText(runs.fixed[0]!)}" then "${outcomeText(runs.fixed[1]!)}"`}`);
+      return {questions, excluded};
+    }
+    const [before, fixed] = [runs.buggy[0]!, runs.fixed[0]!];
+    if (!failsBeforePassesAfter(before, fixed)) {
+      const why = before.status === 'passed' ? 'the test passes on the buggy version' : `the test does not pass on the fixed version (${outcomeText(fixed)}${fixed.error ? ` ${fixed.error}` : ''})`;
+      exclude('instance', `not bug-reproducing: ${why}`);
+      return {questions, excluded};
+    }
+
+    const base = {origin: 'built', generator: 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, test_validation: testValidation};
+    const save = (q: Question, provenance: Record<string, unknown>, validations: Record<string, unknown>) => {
+      const stored = questionProvenance(db, q.id)?.provenance as {inputs?: string} | null | undefined;
+      if (!o.force && stored?.inputs === provenance.inputs) {
+        questions.push({question: q, provenance, unchanged: true});
+        return;
+      }
+      // one question, whole or not at all
+      writeTx(db, () => insertQuestion(db, validateQuestion(q), provenance, validations));
+      questions.push({question: q, provenance, unchanged: false});
+    };
+
+    // 2. end-to-end intent (§5.2.2)
+    if (o.types.includes('e2e_intent')) {
+      const id = `${o.instance}/built/e2e_intent`;
+      const inputs = sha('e2e_intent', String(BUILDER_VERSION), o.instance, o.test, testText, fix, String(seed));
+      progress('e2e_intent', 'finding the expected expression');
+      const exp = await step.parseOnly<{expr: string; start: number; end: number; line: number; marked: boolean; function_line: number; masked: string; names: string[]}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(o.test)], ws.patched);
+      if ('error' in exp) exclude('e2e_intent', `no expected expression: ${exp.error}`);
+      else {
+        const mut = await step.parseOnly<{mutants: {text: string; how: string}[]}>(['mutants', '--expr', exp.expr, ...exp.names.flatMap(n => ['--name', n])], ws.patched);
+        const candidates = 'error' in mut ? [] : mut.mutants;
+        const chars = [...testText];
+        const substituted = (text: string) => chars.slice(0, exp.start).join('') + text + chars.slice(exp.end).join('');
+        const validated: {text: string; how: string; buggy: TestOutcome; fixed: TestOutcome; kept: boolean; reason: string}[] = [];
+        for (const [i, c] of candidates.entries()) {
+          progress('e2e_intent', `validating candidate ${i + 1}/${candidates.length}: ${c.text}`);
+          const variant = substituted(c.text);
+          writeFileSync(join(ws.buggy, file), variant);
+          writeFileSync(join(ws.patched, file), variant);
+          const b = await step.outcome(ws.buggy);
+          const f = await step.outcome(ws.patched);
+          const reproduces = failsBeforePassesAfter(b, f);
+          // a candidate with which the test cannot even run says nothing about the behaviour
+          const broken = [b, f].every(x => x.status === 'error' && x.line === null) || [b, f].some(x => x.status === 'timeout');
+          const reason = reproduces
+            ? 'dropped: it makes the test fail before the fix and pass after it, so it is also a correct answer'
+            : broken
+              ? `dropped: the test does not run with it (${outcomeText(b)}${b.error ? ` ${b.error}` : ''})`
+              : 'kept: the test with it does not fail-before-and-pass-after';
+          validated.push({text: c.text, how: c.how, buggy: b, fixed: f, kept: !reproduces && !broken, reason});
+        }
+        writeFileSync(join(ws.buggy, file), testText);
+        writeFileSync(join(ws.patched, file), testText);
+        const kept = validated.filter(v => v.kept);
+        const pick = mmr(exp.expr, kept.map(v => v.text), DISTRACTORS, codePointDistance);
+        const distractors = pick.picked.map(i => kept[i]!);
+        if (!distractors.length) exclude('e2e_intent', `no distractor survived validation (${candidates.length} candidates${'error' in mut ? `: ${mut.error}` : ''})`);
+        else {
+          const order = seededOrder([{text: exp.expr, role: 'correct' as const}, ...distractors.map(d => ({text: d.text, role: 'distractor' as const}))], seedOf(seed, id));
+          const choices = labelled(order);
+          const q: Question = {
+            id,
+            instance: o.instance,
+            type: 'e2e_intent',
+            trajectory: null,
+            agent: null,
+            context: {test: numbered(exp.masked, exp.function_line)},
+            question: 'Which expression should replace [[MASKED]]?',
+            choices,
+            answer: [choices.find(c => c.role === 'correct')!.label],
+          };
+          const validations = Object.fromEntries(choices.map(c => [c.label, c.role === 'correct' ? {expected: true, line: exp.line, marked: exp.marked, buggy: before, fixed} : c.role === 'distractor' ? validated.find(v => v.text === c.text) : null]).filter(([, v]) => v));
+          save(q, {...base, inputs, expected: {expr: exp.expr, line: exp.line, marked: exp.marked}, candidates: validated, selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
+        }
+      }
+    }
+
+    // 3. end-to-end effect, one per agent patch (§5.2.3)
+    if (o.types.includes('e2e_effect')) {
+      const asserts = assertLines(testText, testPathOf(o.test));
+      for (const agent of o.agentPatches) {
+        const id = `${o.instance}/built/e2e_effect/${agent.name}`;
+        progress('e2e_effect', `running the test with ${agent.name}'s patch`);
+        let aw: Workspace;
+        try {
+          aw = await prepareWorkspace({kind: 'patch', repo: o.buggyDir, patch: agent.file, copy: true}, runner);
+        } catch (error) {
+          exclude('e2e_effect', (error as Error).message, agent.name);
+          continue;
+        }
+        try {
+          ensureTestFile(aw.patched, ws.patched, file);
+          const after = [await step.outcome(aw.patched), await step.outcome(aw.patched)];
+          if (!sameOutcome(after[0]!, after[1]!)) {
+            exclude('e2e_effect', `flaky after the patch: "${outcomeText(after[0]!)}" then "${outcomeText(after[1]!)}"`, agent.name);
+            continue;
+          }
+          const patchText = readFileSync(agent.file, 'utf8');
+          const inputs = sha('e2e_effect', String(BUILDER_VERSION), o.instance, o.test, testText, patchText, String(seed));
+          const truth = [outcomeText(before), outcomeText(after[0]!)];
+          // distractors: the test failing at its other assert lines, or with other exceptions
+          const failing = before.line ?? after[0]!.line ?? asserts[0] ?? null;
+          const pool = [
+            ...asserts.filter(l => l !== failing).map(l => ({line: l, exception: before.exception ?? 'AssertionError', how: 'another assert line of the test'})),
+            ...(failing !== null ? OTHER_EXCEPTIONS.filter(e => e !== before.exception && e !== after[0]!.exception).map(e => ({line: failing, exception: e, how: 'another exception at the failing line'})) : []),
+          ].map(d => ({...d, text: outcomeText({status: 'failed', line: d.line, exception: d.exception})})).filter(d => !truth.includes(d.text));
+          const distinct = [...new Set(truth)];
+          // "passed" is always offered: whether an explanation makes a failing patch look like a
+          // pass is what overconfidence measures (Table 5)
+          const always = distinct.includes('The test passed.') ? [] : [{line: 0, exception: '', how: 'the test passing (always offered)', text: 'The test passed.'}];
+          const need = Math.max(0, 4 - distinct.length - always.length);
+          const pick = mmr(truth.at(-1)!, pool.map(p => p.text), need, codePointDistance);
+          const distractors = [...always, ...pick.picked.map(i => pool[i]!)];
+          const order = seededOrder([...distinct.map(text => ({text, role: 'correct' as const})), ...distractors.map(d => ({text: d.text, role: 'distractor' as const}))], seedOf(seed, id));
+          const choices = labelled(order);
+          const letter = (text: string) => choices.find(c => c.text === text)!.label;
+          const q: Question = {
+            id,
+            instance: o.instance,
+            type: 'e2e_effect',
+            trajectory: null,
+            agent: agent.name,
+            context: {test: numbered(testText, 1)},
+            question: 'What is the result of running the test before the patch, and after the patch? Answer two letters: before, after.',
+            choices,
+            answer: [letter(truth[0]!), letter(truth[1]!)],
+          };
+          const validations = Object.fromEntries(
+            choices.filter(c => c.role !== 'insufficient').map(c => [c.label, c.role === 'correct' ? {observed: [...(c.text === truth[0] ? ['before the patch (buggy, 2 runs)'] : []), ...(c.text === truth[1] ? [`after ${agent.name}'s patch (2 runs)`] : [])]} : {how: distractors.find(d => d.text === c.text)?.how, observed: 'never'}]),
+          );
+          save(q, {...base, inputs, agent: agent.name, patch: agent.file, before: runs.buggy, after, candidates: pool.map(p => ({text: p.text, how: p.how})), selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
+        } finally {
+          aw.cleanup();
+        }
+      }
+    }
+    for (const t of o.types.filter(t => t === 'local_intent' || t === 'local_effect')) exclude(t, 'not built yet: local questions are not generated by this version (import them, or write them by hand)');
+    return {questions, excluded};
+  } finally {
+    ws.cleanup();
+  }
+}
+
+/** Line numbers of the assert statements of the test function (a plain scan: `assert` at the
+ * start of a line, inside the function's indented body). */
+export function assertLines(text: string, fnPath: string): number[] {
+  const name = fnPath.split('::').at(-1)!.split('[')[0]!;
+  const lines = text.split('\n');
+  const start = lines.findIndex(l => new RegExp(`^\\s*(async\\s+)?def\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\(`).test(l));
+  if (start < 0) return [];
+  const indent = /^\s*/.exec(lines[start]!)![0].length;
+  const out: number[] = [];
+  for (let i = start + 1; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.trim() && /^\s*/.exec(l)![0].length <= indent) break;
+    if (/^\s*assert\b/.test(l)) out.push(i + 1);
+  }
+  return out;
+}

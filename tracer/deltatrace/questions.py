@@ -1,0 +1,220 @@
+"""Pieces of question construction that need Python's own parser (ExplainBench §5.2).
+
+Nothing here runs the code it reads: the test file is parsed with ``ast``, expressions are
+rewritten with ``ast`` and printed with ``ast.unparse`` (Python 3.9+).
+
+``expected``: the expected-behaviour expression of a test function — the expression on a line
+marked ``# [[EXPECTED]]`` (the value of an assignment, or the expected side of an assert),
+else the expected side of the function's last asserted comparison (the side that calls
+nothing; the right side when both or neither do). Its place is given as code-point offsets
+into the file's text, with the function's source and the source masked as ``[[MASKED]]``.
+
+``mutants``: offline distractor candidates for an expression — operators swapped, constants
+changed, comparisons flipped, negation added or removed, operands swapped, names replaced by
+neighbouring names in scope — each with how it was made. Some are equal in value to the
+original on purpose (``5400`` → ``5400.0``): validation by running the test must drop them.
+"""
+
+import ast
+import copy
+import io
+import tokenize
+
+MARK = "[[EXPECTED]]"
+MASK = "[[MASKED]]"
+
+
+class NotFound(Exception):
+    pass
+
+
+def _find_function(tree, path):
+    """``path`` is the pytest node id's part after the file: ``test_x`` or ``TestC::test_x``
+    (a parametrization ``[...]`` is dropped)."""
+    names = [p.split("[", 1)[0] for p in path.split("::") if p]
+    body = tree.body
+    node = None
+    for name in names:
+        node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name), None)
+        if node is None:
+            raise NotFound("no function %s in the test file" % "::".join(names))
+        body = node.body
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise NotFound("%s is not a test function" % "::".join(names))
+    return node
+
+
+def _marked_lines(text):
+    lines = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT and MARK in tok.string:
+                lines.add(tok.start[0])
+    except (tokenize.TokenError, IndentationError):
+        pass
+    return lines
+
+
+def _calls(node):
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def _expected_side(test):
+    """The expected side of an assert's test: a comparison's side that calls nothing."""
+    if isinstance(test, ast.Compare) and len(test.comparators) == 1:
+        left, right = test.left, test.comparators[0]
+        if _calls(right) and not _calls(left):
+            return left
+        return right
+    return test
+
+
+def _statements(fn):
+    for node in ast.walk(fn):
+        if isinstance(node, ast.stmt) and node is not fn:
+            yield node
+
+
+def _expected_node(fn, marked):
+    if marked:
+        for stmt in _statements(fn):
+            if stmt.lineno in marked or getattr(stmt, "end_lineno", stmt.lineno) in marked:
+                if isinstance(stmt, ast.Assert):
+                    return _expected_side(stmt.test), True
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
+                    return stmt.value, True
+                if isinstance(stmt, ast.Expr):
+                    return stmt.value, True
+        raise NotFound("a line is marked %s but holds no assert, assignment or expression" % MARK)
+    asserts = [s for s in _statements(fn) if isinstance(s, ast.Assert)]
+    compares = [s for s in asserts if isinstance(s.test, ast.Compare) and len(s.test.comparators) == 1]
+    chosen = compares[-1] if compares else (asserts[-1] if asserts else None)
+    if chosen is None:
+        raise NotFound("the test function asserts nothing: mark the expected expression with # %s" % MARK)
+    return _expected_side(chosen.test), False
+
+
+def _offsets(text):
+    """Code-point offset of each line's start (1-based line numbers)."""
+    starts = [0, 0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _char_col(line_text, byte_col):
+    return len(line_text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+def expected(text, function):
+    tree = ast.parse(text)
+    fn = _find_function(tree, function)
+    node, marked = _expected_node(fn, _marked_lines(text))
+    lines = text.splitlines(keepends=True)
+    starts = _offsets(text)
+    start = starts[node.lineno] + _char_col(lines[node.lineno - 1], node.col_offset)
+    end = starts[node.end_lineno] + _char_col(lines[node.end_lineno - 1], node.end_col_offset)
+    fstart = starts[fn.lineno if not fn.decorator_list else fn.decorator_list[0].lineno]
+    fend = starts[fn.end_lineno + 1] if fn.end_lineno + 1 < len(starts) else len(text)
+    source = text[fstart:fend]
+    masked = text[fstart:start] + MASK + text[end:fend]
+    names = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+        a.asname or a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names})
+    return {"expr": text[start:end], "start": start, "end": end, "line": node.lineno, "marked": marked,
+            "function_line": fn.lineno, "source": source, "masked": masked, "names": names}
+
+
+# -- mutations ---------------------------------------------------------------------------
+
+_SWAP_BIN = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.Div: ast.Mult, ast.FloorDiv: ast.Mult,
+             ast.Mod: ast.FloorDiv, ast.Pow: ast.Mult, ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd}
+_FLIP_CMP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
+             ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+
+
+def _constant_variants(value):
+    if isinstance(value, bool):
+        return [(not value, "negated constant")]
+    if isinstance(value, int):
+        out = [(value + 1, "constant + 1"), (value - 1, "constant - 1"), (-value, "negated constant"), (value * 2, "constant × 2")]
+        if value != 0:
+            out.append((0, "constant → 0"))
+        if abs(value) > 1:
+            out.append((value // 2, "constant ÷ 2"))
+        out.append((float(value), "same value as a float (validation must drop it)"))
+        return out
+    if isinstance(value, float):
+        return [(value * 2, "constant × 2"), (value / 2, "constant ÷ 2"), (-value, "negated constant"), (float(round(value) + 1), "rounded + 1")]
+    if isinstance(value, str):
+        out = [("", "empty string")] if value else [(" ", "a space")]
+        if value:
+            out += [(value[:-1], "last character dropped"), (value + value[-1], "last character doubled"), (value.upper() if value != value.upper() else value.lower(), "case changed")]
+        return out
+    if value is None:
+        return [(0, "None → 0"), (False, "None → False")]
+    return []
+
+
+def _mutations(tree, names):
+    """(new tree, how) for each single change of the expression ``tree`` (an ast.Expression)."""
+    nodes = list(ast.walk(tree))
+    for i, node in enumerate(nodes):
+        def variant(change, how):
+            new = copy.deepcopy(tree)
+            target = list(ast.walk(new))[i]
+            change(target)
+            return new, how
+
+        if isinstance(node, ast.Constant):
+            for value, how in _constant_variants(node.value):
+                yield variant(lambda t, v=value: setattr(t, "value", v), how)
+        elif isinstance(node, ast.BinOp):
+            swap = _SWAP_BIN.get(type(node.op))
+            if swap:
+                yield variant(lambda t, s=swap: setattr(t, "op", s()), "operator %s → %s" % (type(node.op).__name__, swap.__name__))
+            if not isinstance(node.op, (ast.Add, ast.Mult, ast.BitAnd, ast.BitOr)):
+                yield variant(_swap, "operands swapped")
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+            flip = _FLIP_CMP.get(type(node.ops[0]))
+            if flip:
+                yield variant(lambda t, f=flip: setattr(t, "ops", [f()]), "comparison %s → %s" % (type(node.ops[0]).__name__, flip.__name__))
+        elif isinstance(node, ast.BoolOp):
+            other = ast.Or if isinstance(node.op, ast.And) else ast.And
+            yield variant(lambda t, o=other: setattr(t, "op", o()), "and ↔ or")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            for other in names:
+                if other != node.id and other not in ("True", "False", "None") and other[:1] == node.id[:1]:
+                    yield variant(lambda t, o=other: setattr(t, "id", o), "name %s → neighbouring name %s" % (node.id, other))
+    body = tree.body
+    if isinstance(body, ast.UnaryOp) and isinstance(body.op, (ast.Not, ast.USub)):
+        yield ast.Expression(body=copy.deepcopy(body.operand)), "negation removed"
+    elif isinstance(body, (ast.Compare, ast.BoolOp)) or (isinstance(body, ast.Constant) and isinstance(body.value, bool)):
+        yield ast.Expression(body=ast.UnaryOp(op=ast.Not(), operand=copy.deepcopy(body))), "negated"
+    elif isinstance(body, (ast.Constant, ast.Name, ast.Attribute, ast.Call, ast.BinOp)) and not isinstance(getattr(body, "value", None), str):
+        yield ast.Expression(body=ast.UnaryOp(op=ast.USub(), operand=copy.deepcopy(body))), "negated"
+
+
+def _swap(t):
+    t.left, t.right = t.right, t.left
+
+
+def mutants(expr, names=(), limit=24):
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+    except SyntaxError as e:
+        raise NotFound("not a Python expression: %s" % e.msg)
+    original = ast.unparse(tree)
+    seen = {original}
+    out = []
+    for new, how in _mutations(tree, sorted(set(names))):
+        try:
+            text = ast.unparse(ast.fix_missing_locations(new))
+        except Exception:  # an impossible tree: skip it
+            continue
+        if text in seen:
+            continue
+        seen.add(text)
+        out.append({"text": text, "how": how})
+        if len(out) >= limit:
+            break
+    return out
