@@ -18,7 +18,7 @@ import {seedOf} from '../core/questions/prompt.js';
 import {mmr, MMR_LAMBDA, seededOrder, type Distance} from '../core/questions/select.js';
 import type {Db} from '../store/db.js';
 import {writeTx} from '../store/db.js';
-import {insertQuestion, questionProvenance} from '../store/questions.js';
+import {getQuestion, insertQuestion, questionProvenance} from '../store/questions.js';
 import {pythonRunner, runPython, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {seedArgs} from './tracing.js';
@@ -197,18 +197,23 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     }
     const [before, fixed] = [runs.buggy[0]!, runs.fixed[0]!];
     if (!failsBeforePassesAfter(before, fixed)) {
-      const why = before.status === 'passed' ? 'the test passes on the buggy version' : `the test does not pass on the fixed version (${outcomeText(fixed)}${fixed.error ? ` ${fixed.error}` : ''})`;
+      const why = before.status === 'error' && fixed.status === 'error' && before.line === null
+        ? `the test does not run on either version (${fixed.error ?? outcomeText(fixed)})`
+        : before.status === 'passed' ? 'the test passes on the buggy version' : `the test does not pass on the fixed version (${outcomeText(fixed)}${fixed.error ? ` ${fixed.error}` : ''})`;
       exclude('instance', `not bug-reproducing: ${why}`);
       return {questions, excluded};
     }
 
     const base = {origin: 'built', generator: 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, test_validation: testValidation};
+    // built before from the same inputs (and not --force): kept as stored, nothing runs again
+    const unchanged = (id: string, inputs: string): boolean => {
+      if (o.force) return false;
+      const stored = questionProvenance(db, id);
+      const q = stored && (stored.provenance as {inputs?: string} | null)?.inputs === inputs ? getQuestion(db, id) : null;
+      if (q) questions.push({question: q, provenance: stored!.provenance as Record<string, unknown>, unchanged: true});
+      return Boolean(q);
+    };
     const save = (q: Question, provenance: Record<string, unknown>, validations: Record<string, unknown>) => {
-      const stored = questionProvenance(db, q.id)?.provenance as {inputs?: string} | null | undefined;
-      if (!o.force && stored?.inputs === provenance.inputs) {
-        questions.push({question: q, provenance, unchanged: true});
-        return;
-      }
       // one question, whole or not at all
       writeTx(db, () => insertQuestion(db, validateQuestion(q), provenance, validations));
       questions.push({question: q, provenance, unchanged: false});
@@ -217,10 +222,11 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     // 2. end-to-end intent (§5.2.2)
     if (o.types.includes('e2e_intent')) {
       const id = `${o.instance}/built/e2e_intent`;
-      const inputs = sha('e2e_intent', String(BUILDER_VERSION), o.instance, o.test, testText, fix, String(seed));
+      const inputs = sha('e2e_intent', String(BUILDER_VERSION), o.instance, o.buggyDir, o.test, testText, fix, String(seed));
       progress('e2e_intent', 'finding the expected expression');
-      const exp = await step.parseOnly<{expr: string; start: number; end: number; line: number; marked: boolean; function_line: number; masked: string; names: string[]}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(o.test)], ws.patched);
-      if ('error' in exp) exclude('e2e_intent', `no expected expression: ${exp.error}`);
+      const exp = unchanged(id, inputs) ? null : await step.parseOnly<{expr: string; start: number; end: number; line: number; marked: boolean; function_line: number; masked: string; names: string[]}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(o.test)], ws.patched);
+      if (!exp) progress('e2e_intent', 'unchanged: built before from the same inputs');
+      else if ('error' in exp) exclude('e2e_intent', `no expected expression: ${exp.error}`);
       else {
         const mut = await step.parseOnly<{mutants: {text: string; how: string}[]}>(['mutants', '--expr', exp.expr, ...exp.names.flatMap(n => ['--name', n])], ws.patched);
         const candidates = 'error' in mut ? [] : mut.mutants;
@@ -275,6 +281,9 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       const asserts = assertLines(testText, testPathOf(o.test));
       for (const agent of o.agentPatches) {
         const id = `${o.instance}/built/e2e_effect/${agent.name}`;
+        const patchText = readFileSync(agent.file, 'utf8');
+        const inputs = sha('e2e_effect', String(BUILDER_VERSION), o.instance, o.buggyDir, o.test, testText, patchText, String(seed));
+        if (unchanged(id, inputs)) continue;
         progress('e2e_effect', `running the test with ${agent.name}'s patch`);
         let aw: Workspace;
         try {
@@ -290,8 +299,6 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
             exclude('e2e_effect', `flaky after the patch: "${outcomeText(after[0]!)}" then "${outcomeText(after[1]!)}"`, agent.name);
             continue;
           }
-          const patchText = readFileSync(agent.file, 'utf8');
-          const inputs = sha('e2e_effect', String(BUILDER_VERSION), o.instance, o.test, testText, patchText, String(seed));
           const truth = [outcomeText(before), outcomeText(after[0]!)];
           // distractors: the test failing at its other assert lines, or with other exceptions
           const failing = before.line ?? after[0]!.line ?? asserts[0] ?? null;

@@ -109,7 +109,7 @@ def _char_col(line_text, byte_col):
 def expected(text, function):
     tree = ast.parse(text)
     fn = _find_function(tree, function)
-    node, marked = _expected_node(fn, _marked_lines(text))
+    node, marked = _expected_node(fn, {l for l in _marked_lines(text) if fn.lineno <= l <= fn.end_lineno})
     lines = text.splitlines(keepends=True)
     starts = _offsets(text)
     start = starts[node.lineno] + _char_col(lines[node.lineno - 1], node.col_offset)

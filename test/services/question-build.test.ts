@@ -1,0 +1,107 @@
+import {writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {beforeAll, describe, expect, it} from 'vitest';
+import {validateQuestion} from '../../source/core/questions/model.js';
+import {PROJECTS_DIR} from '../../source/services/demo.js';
+import {buildQuestions, outcomeText, type BuildOptions, type BuildResult} from '../../source/services/question-build.js';
+import type {Db} from '../../source/store/db.js';
+import {getQuestion, questionProvenance} from '../../source/store/questions.js';
+import {freshDb} from '../helpers/db.js';
+import {tempDir} from '../helpers/files.js';
+
+const P = join(PROJECTS_DIR, 'durations');
+const patch = (name: string) => join(P, 'patches', `${name}.diff`);
+const TEST = 'tests/test_parse.py::test_compound_duration';
+
+function options(o: Partial<BuildOptions> = {}): BuildOptions {
+  return {
+    instance: 'demo__durations-1',
+    buggyDir: join(P, 'repo'),
+    goldPatch: patch('gold'),
+    agentPatches: [],
+    test: TEST,
+    python: process.env.DELTALENS_PYTHON ?? 'python3',
+    sandbox: 'prefer', // our own demo project
+    seed: 0,
+    timeoutS: 60,
+    types: ['e2e_intent', 'e2e_effect'],
+    ...o,
+  };
+}
+
+let db: Db;
+let built: BuildResult;
+const broken = join(tempDir(), 'broken.diff');
+beforeAll(async () => {
+  db = freshDb().db;
+  writeFileSync(broken, 'diff --git a/durations/nope.py b/durations/nope.py\n--- a/durations/nope.py\n+++ b/durations/nope.py\n@@ -1,1 +1,1 @@\n-x = 1\n+x = 2\n');
+  built = await buildQuestions(db, options({agentPatches: [{name: 'gold-as-agent', file: patch('gold')}, {name: 'ineffective', file: patch('agent-ineffective')}, {name: 'wrong', file: patch('agent-wrong')}, {name: 'broken', file: broken}]}));
+}, 240_000);
+
+const byId = (id: string) => built.questions.find(b => b.question.id === id)!;
+const keyTexts = (id: string) => {
+  const q = byId(id).question;
+  return q.answer.map(l => q.choices.find(c => c.label === l)!.text);
+};
+
+describe('questions build on the demo durations bug (real tests, run in the sandbox)', () => {
+  it('end-to-end intent: the key is the expression the test asserts; a distractor that would also be correct is dropped', () => {
+    const b = byId('demo__durations-1/built/e2e_intent');
+    expect(keyTexts(b.question.id)).toEqual(['5400']);
+    expect(b.question.context.test).toContain('11:     assert parse_duration("1h30m") == [[MASKED]]');
+    const candidates = b.provenance.candidates as {text: string; kept: boolean; reason: string; buggy: {status: string}; fixed: {status: string}}[];
+    const float = candidates.find(c => c.text === '5400.0')!;
+    expect(float).toMatchObject({kept: false, buggy: {status: 'failed'}, fixed: {status: 'passed'}});
+    expect(float.reason).toContain('also a correct answer');
+    const distractors = b.question.choices.filter(c => c.role === 'distractor').map(c => c.text);
+    expect(distractors).toHaveLength(3);
+    expect(distractors).not.toContain('5400.0');
+    for (const t of distractors) expect(candidates.find(c => c.text === t)!.kept).toBe(true);
+    expect(b.question.choices.at(-1)!.role).toBe('insufficient');
+  });
+
+  it('end-to-end effect: keys are the outcomes the test really had before and after each patch', () => {
+    const fail = 'The test failed at line 11 with exception: AssertionError.';
+    // the developer's fix used as an agent patch: fails before, passes after
+    expect(keyTexts('demo__durations-1/built/e2e_effect/gold-as-agent')).toEqual([fail, 'The test passed.']);
+    // a patch to a function the test never calls: the same failure before and after
+    expect(keyTexts('demo__durations-1/built/e2e_effect/ineffective')).toEqual([fail, fail]);
+    expect(keyTexts('demo__durations-1/built/e2e_effect/wrong')).toEqual([fail, fail]);
+    // "passed" is offered even when it is nobody's outcome
+    expect(byId('demo__durations-1/built/e2e_effect/wrong').question.choices.map(c => c.text)).toContain('The test passed.');
+  });
+
+  it('a patch that does not apply is excluded with the reason; the rest is built', () => {
+    expect(built.excluded).toEqual([expect.objectContaining({stage: 'e2e_effect', agent: 'broken', reason: expect.stringContaining('does not apply')})]);
+    expect(built.questions).toHaveLength(4);
+  });
+
+  it('stores every question whole, valid, with its provenance and each choice\'s validation', () => {
+    for (const b of built.questions) {
+      const q = getQuestion(db, b.question.id)!;
+      expect(validateQuestion(q)).toEqual(q);
+      const p = questionProvenance(db, q.id)!;
+      expect(p.provenance).toMatchObject({origin: 'built', generator: 'offline', seed: 0, test: TEST});
+      for (const c of q.choices.filter(x => x.role !== 'insufficient')) expect(p.validations[c.label]).toBeDefined();
+    }
+  });
+
+  it('a second build from the same inputs runs nothing again and changes nothing; --force builds anew', async () => {
+    const again = await buildQuestions(db, options({agentPatches: [{name: 'wrong', file: patch('agent-wrong')}]}));
+    expect(again.questions.map(b => [b.question.id, b.unchanged])).toEqual([
+      ['demo__durations-1/built/e2e_intent', true],
+      ['demo__durations-1/built/e2e_effect/wrong', true],
+    ]);
+    const forced = await buildQuestions(db, options({agentPatches: [], types: ['e2e_intent'], force: true}));
+    expect(forced.questions[0]!.unchanged).toBe(false);
+  }, 120_000);
+
+  it('a test that does not reproduce the bug excludes the instance, saying why', async () => {
+    const r = await buildQuestions(db, options({test: 'tests/test_parse.py::test_single_unit', types: ['e2e_intent']}));
+    expect(r.questions).toEqual([]);
+    expect(r.excluded).toEqual([{instance: 'demo__durations-1', stage: 'instance', reason: 'not bug-reproducing: the test passes on the buggy version'}]);
+    const missing = await buildQuestions(db, options({test: 'tests/test_parse.py::test_nope', types: ['e2e_intent']}));
+    expect(missing.excluded[0]!.reason).toMatch(/^not bug-reproducing: the test does not run on either version \(no test ran/);
+    expect(outcomeText({status: 'error', line: null, exception: null})).toContain('could not run');
+  }, 120_000);
+});

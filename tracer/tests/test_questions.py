@@ -1,0 +1,150 @@
+"""Question construction's parsing side: the expected expression of a test, its offsets in the
+file's text, and the offline mutations. Nothing here runs the code it reads."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from deltatrace.questions import NotFound, expected, mutants  # noqa: E402
+
+TEST = '''import pytest
+from pkg import parse, Unit
+
+
+def helper():
+    return 1
+
+
+def test_total():
+    result = parse("1h30m")
+    assert result > 0
+    assert parse("1h30m") == 5400
+
+
+def test_marked():
+    expected = {"h": 3600}  # [[EXPECTED]]
+    assert parse.units() == expected
+
+
+class TestUnits:
+    def test_name(self):
+        assert Unit("h").name == "hour"
+
+
+def test_nothing():
+    parse("x")
+
+
+def test_unicode():
+    assert label("Δt") == "Δt → ∞"
+'''
+
+
+class ExpectedTest(unittest.TestCase):
+    def test_the_expected_side_of_the_last_asserted_comparison(self):
+        e = expected(TEST, "test_total")
+        self.assertEqual(e["expr"], "5400")
+        self.assertEqual(e["line"], 12)
+        self.assertFalse(e["marked"])
+        self.assertEqual(TEST[e["start"]:e["end"]], "5400")
+        self.assertIn("assert parse(\"1h30m\") == [[MASKED]]", e["masked"])
+        self.assertTrue(e["masked"].startswith("def test_total():"))
+        self.assertIn("parse", e["names"])
+        self.assertIn("pytest", e["names"])
+
+    def test_a_marked_line_wins_even_over_a_later_assert(self):
+        e = expected(TEST, "test_marked")
+        self.assertEqual(e["expr"], '{"h": 3600}')
+        self.assertTrue(e["marked"])
+
+    def test_a_method_of_a_test_class_and_a_parametrized_id(self):
+        self.assertEqual(expected(TEST, "TestUnits::test_name")["expr"], '"hour"')
+        self.assertEqual(expected(TEST, "TestUnits::test_name[case-1]")["expr"], '"hour"')
+
+    def test_offsets_count_code_points_not_bytes(self):
+        e = expected(TEST, "test_unicode")
+        self.assertEqual(e["expr"], '"Δt → ∞"')
+        self.assertEqual(TEST[e["start"]:e["end"]], '"Δt → ∞"')
+
+    def test_what_cannot_be_found_says_why(self):
+        with self.assertRaisesRegex(NotFound, "asserts nothing"):
+            expected(TEST, "test_nothing")
+        with self.assertRaisesRegex(NotFound, "no function test_missing"):
+            expected(TEST, "test_missing")
+        with self.assertRaisesRegex(NotFound, "not a test function"):
+            expected(TEST, "TestUnits")
+
+
+class MutantsTest(unittest.TestCase):
+    def texts(self, expr, names=()):
+        return {m["text"]: m["how"] for m in mutants(expr, names)}
+
+    def test_constants_change_and_an_equal_value_is_offered_on_purpose(self):
+        t = self.texts("5400")
+        for text in ("5401", "5399", "0", "-5400", "10800", "2700"):
+            self.assertIn(text, t)
+        # equal in value: validation by running the test must drop it
+        self.assertIn("5400.0", t)
+        self.assertNotIn("5400", t)
+
+    def test_operators_comparisons_negation_and_names(self):
+        t = self.texts("len(items) - 1 > limit and ok", ["item", "items", "limits", "limit"])
+        self.assertIn("len(items) + 1 > limit and ok", t)
+        self.assertIn("len(items) - 1 >= limit and ok", t)
+        self.assertIn("len(items) - 1 > limit or ok", t)
+        self.assertIn("1 - len(items) > limit and ok", t)
+        self.assertIn("not (len(items) - 1 > limit and ok)", t)
+        self.assertIn("len(items) - 1 > limits and ok", t)
+        self.assertEqual(t["len(item) - 1 > limit and ok"], "name items → neighbouring name item")
+
+    def test_strings_and_booleans(self):
+        self.assertIn("'hou'", self.texts("'hour'"))
+        self.assertIn("''", self.texts("'hour'"))
+        self.assertIn("False", self.texts("True"))
+
+    def test_every_mutant_is_distinct_and_parses(self):
+        import ast
+        ms = mutants("a[0] * 2 + b.c // 3", ["a", "b"])
+        self.assertEqual(len({m["text"] for m in ms}), len(ms))
+        for m in ms:
+            ast.parse(m["text"], mode="eval")
+
+    def test_not_an_expression(self):
+        with self.assertRaisesRegex(NotFound, "not a Python expression"):
+            mutants("def f(:")
+
+
+class CommandTest(unittest.TestCase):
+    """``python -m deltatrace expected/mutants`` print one JSON line; errors are JSON too (exit 3)."""
+
+    def run_cli(self, *args):
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE))
+        return subprocess.run([sys.executable, "-m", "deltatrace", *args], capture_output=True, text=True, env=env, timeout=60)
+
+    def test_expected_and_mutants_on_the_command_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "test_x.py")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(TEST)
+            r = self.run_cli("expected", "--file", path, "--function", "test_total")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn('"expr": "5400"', r.stdout)
+            r = self.run_cli("expected", "--file", path, "--function", "test_nothing")
+            self.assertEqual(r.returncode, 3)
+            self.assertIn("asserts nothing", r.stdout)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write("def test_x(:\n")
+            r = self.run_cli("expected", "--file", path, "--function", "test_x")
+            self.assertIn("does not parse", r.stdout)
+        r = self.run_cli("mutants", "--expr", "x + 1", "--name", "y")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('"x - 1"', r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
