@@ -62,8 +62,14 @@ function needDir(path: string, flag: string): string {
   return full;
 }
 
+/** pytest's assertion-rewritten bytecode (`test_x.cpython-311-pytest-8.3.2.pyc`) keeps the path it
+ * was compiled at as the code's file name (CPython's own .pyc files are fixed up on import; these
+ * are not): copied to another tree, the test would run as code of the old path, which the
+ * tracer does not trace. */
+const PYTEST_PYC = /-pytest-[^/]*\.pyc$/;
+
 function copyTree(from: string, to: string): void {
-  cpSync(from, to, {recursive: true, filter: src => !SKIP.has(basename(src)), verbatimSymlinks: true, preserveTimestamps: true});
+  cpSync(from, to, {recursive: true, filter: src => !SKIP.has(basename(src)) && !PYTEST_PYC.test(src), verbatimSymlinks: true, preserveTimestamps: true});
 }
 
 /** The files of `rev` as plain files under `dest`; the repository is only read. */
