@@ -26,6 +26,18 @@ export interface SideView {
   source: string[] | null;
 }
 
+export interface DeltaPoint {
+  file: string;
+  line: number;
+  hit: number;
+  timing: 'before' | 'after';
+  fn: string;
+  defLine: number | null;
+  inputs: Locals | null;
+  locals: Locals | null;
+  source: string[] | null;
+}
+
 export interface WatchValue {
   expr: string;
   source: 'recorded' | 'live' | 'unavailable';
@@ -233,6 +245,34 @@ export class StepperModel {
   }
 
   /** The arguments of deltatrace eval for one side at a row: file, line and hit count. */
+  /**
+   * The delta point on one side, as a question needs it (ExplainBench §5.3): the line, which
+   * execution of it, the timing; the frame's function, its arguments at entry (the inputs) and
+   * the variables recorded there. Null without a found delta, or when this side never got there.
+   */
+  deltaPoint(which: 'b' | 'p'): DeltaPoint | null {
+    const d = this.delta;
+    if (!d || d.status !== 'found' || !d.file) return null;
+    const seq = which === 'b' ? d.seqB : d.seqP;
+    const line = which === 'b' ? d.line : d.patchedLine;
+    if (seq === null || line === null) return null;
+    const trace = which === 'b' ? this.b : this.p;
+    const row = this.rows.findIndex(r => r[which]?.seq === seq);
+    const side = row >= 0 ? this.rows[row]![which] : null;
+    const frame = side ? trace.frame(side.fid) : trace.findFrame(d.file, d.function ?? '');
+    return {
+      file: d.file,
+      line,
+      hit: Math.max(1, trace.lineHits(d.file, line, seq)),
+      timing: d.timing ?? 'before',
+      fn: frame?.fn ?? d.function ?? '',
+      defLine: frame?.defLine ?? null,
+      inputs: frame && frame.args !== '' ? replayLocals(frame.args, []) : null,
+      locals: row >= 0 ? this.localsAt(row, which) : null,
+      source: trace.sourceLines(d.file),
+    };
+  }
+
   evalTarget(row: number, which: 'b' | 'p'): {file: string; line: number; hit: number; timing: 'before' | 'after'} | null {
     const pos = this.position(row, which);
     if (!pos || pos.side.line === null || !pos.side.file) return null;

@@ -35,8 +35,8 @@ const broken = join(tempDir(), 'broken.diff');
 beforeAll(async () => {
   db = freshDb().db;
   writeFileSync(broken, 'diff --git a/durations/nope.py b/durations/nope.py\n--- a/durations/nope.py\n+++ b/durations/nope.py\n@@ -1,1 +1,1 @@\n-x = 1\n+x = 2\n');
-  built = await buildQuestions(db, options({agentPatches: [{name: 'gold-as-agent', file: patch('gold')}, {name: 'ineffective', file: patch('agent-ineffective')}, {name: 'wrong', file: patch('agent-wrong')}, {name: 'broken', file: broken}]}));
-}, 240_000);
+  built = await buildQuestions(db, options({types: ['e2e_intent', 'e2e_effect', 'local_intent', 'local_effect'], agentPatches: [{name: 'gold-as-agent', file: patch('gold')}, {name: 'ineffective', file: patch('agent-ineffective')}, {name: 'wrong', file: patch('agent-wrong')}, {name: 'broken', file: broken}]}));
+}, 300_000);
 
 const byId = (id: string) => built.questions.find(b => b.question.id === id)!;
 const keyTexts = (id: string) => {
@@ -71,9 +71,37 @@ describe('questions build on the demo durations bug (real tests, run in the sand
     expect(byId('demo__durations-1/built/e2e_effect/wrong').question.choices.map(c => c.text)).toContain('The test passed.');
   });
 
+  it('local intent: the delta point of the fix, candidates evaluated on both versions, the changed one chosen by Eq. 2', () => {
+    const b = byId('demo__durations-1/built/local_intent');
+    // before line 21 and after its first run the two versions agree (1h: 3600 both); after its
+    // second run the buggy total is 1800 and the fixed 5400
+    expect(keyTexts(b.question.id)).toEqual(['total']);
+    expect(b.question.context).toMatchObject({line: 'total = amount * UNIT_SECONDS[unit] (line 21)', timing: 'after', execution: 'the 2nd time the line runs', inputs: "{'text': '1h30m'}"});
+    expect(String(b.question.context.function)).toMatch(/^def parse_duration\(text\):[\s\S]*return total$/);
+    const candidates = b.provenance.candidates as {text: string; changed: boolean; buggy: {value?: unknown}; patched: {value?: unknown}}[];
+    expect(candidates.find(c => c.text === 'total')).toMatchObject({changed: true, buggy: {value: 1800}, patched: {value: 5400}});
+    // every distractor was evaluated and did not change
+    for (const c of b.question.choices.filter(x => x.role === 'distractor')) expect(candidates.find(x => x.text === c.text)!.changed).toBe(false);
+    expect(b.provenance.attempts).toEqual([
+      {timing: 'before', hit: {buggy: 1, patched: 1}, changed: 0},
+      {timing: 'after', hit: {buggy: 1, patched: 1}, changed: 0},
+      {timing: 'after', hit: {buggy: 2, patched: 2}, changed: 1},
+    ]);
+  });
+
+  it("local effect: a patch the test's path never reaches has no effect; a wrong one changes total", () => {
+    const none = byId('demo__durations-1/built/local_effect/ineffective').question;
+    expect(none.choices.find(c => c.label === none.answer[0])!.role).toBe('no_effect');
+    expect(keyTexts('demo__durations-1/built/local_effect/wrong')).toEqual(['total']);
+    expect(keyTexts('demo__durations-1/built/local_effect/gold-as-agent')).toEqual(['total']);
+  });
+
   it('a patch that does not apply is excluded with the reason; the rest is built', () => {
-    expect(built.excluded).toEqual([expect.objectContaining({stage: 'e2e_effect', agent: 'broken', reason: expect.stringContaining('does not apply')})]);
-    expect(built.questions).toHaveLength(4);
+    expect(built.excluded).toEqual([
+      expect.objectContaining({stage: 'e2e_effect', agent: 'broken', reason: expect.stringContaining('does not apply')}),
+      expect.objectContaining({stage: 'local_effect', agent: 'broken', reason: expect.stringContaining('does not apply')}),
+    ]);
+    expect(built.questions).toHaveLength(8);
   });
 
   it('stores every question whole, valid, with its provenance and each choice\'s validation', () => {
