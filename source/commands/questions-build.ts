@@ -3,7 +3,8 @@ import {basename, join, resolve} from 'node:path';
 import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
 import {forget, makeTempDir} from '../services/leftovers.js';
 import {PythonError} from '../services/python.js';
-import {buildQuestions, type BuildOptions, type BuildResult} from '../services/question-build.js';
+import {buildQuestions, qualityChecks, type BuildOptions, type BuildResult, type QualityReport} from '../services/question-build.js';
+import {qaModelFrom, QaModelChoiceError} from '../services/qa-models.js';
 import {parsePassEnv, SandboxMissing} from '../services/sandbox.js';
 import {WorkspaceError} from '../services/workspace.js';
 import type {Db} from '../store/db.js';
@@ -31,24 +32,36 @@ the sandbox on throw-away copies:
   3. e2e_effect, per agent patch: the test's outcome before and after the patch (passed, or
      failed at line N with exception E, each run twice); distractors are the test's other
      assert lines and other exceptions at the failing line.
-Local questions are not built by this version (they are reported as excluded).
+  4. local_intent (the fix) and local_effect (each agent patch): the pair is traced and its
+     delta point found (Algorithm 1); candidates in scope there (names, len(), attribute reads,
+     comparisons) are evaluated on both versions at the delta's line and timing, else after the
+     line and its next runs, until some change; "changed" = a different value, an exception on
+     one side only, or a different exception type or message; the key is the changed candidate
+     closest to the unchanged ones (Eq. 2), three unchanged ones are picked by MMR; a patch
+     whose traces are complete and show no delta gets "The patch has no effect." as the key.
+After building, each question is scored from a blank explanation (it must never be right: else
+it is flagged), from the options alone, and by the lexical baseline (see deltalens flags).
 
   --agent-patch NAME=FILE  an agent's patch (repeatable)
   --stored-patches         also every stored trajectory of the instance that has a patch
   --all DIR                every DIR/NAME/ holding project.json ({"instance", "test"}), repo/
                            (the buggy tree) and patches/gold.diff (+ patches/AGENT.diff)
-  --type T                 only these types (repeatable; default e2e_intent and e2e_effect)
+  --type T                 only these types (repeatable; default all four)
   --offline                the deterministic generators above (the default; no model yet)
   --seed N                 seeds the tests' randomness and the option order (default 0)
   --timeout S              per test run (default 120)
   --force                  build again what was already built from the same inputs
+  --check-model NAME       the QA model of the quality checks (default lexical; others as for
+                           score: $OPENAI_BASE_URL, the key in $OPENAI_API_KEY)
+  --no-checks              leave the quality checks out
   --python EXE, --no-sandbox, --pass-env NAME   as for trace
 
 A question is stored whole or not at all, with its provenance (every candidate with its runs
 and why it was kept or dropped, the selection scores, the seed); an interrupted build resumes,
 skipping questions already built from the same inputs. --json prints {"questions": [{"id",
 "type", "agent", "choices": [{"label", "text", "role"}], "answer", "provenance", "unchanged"}],
-"excluded": [{"instance", "stage", "agent"?, "reason"}]}.`;
+"excluded": [{"instance", "stage", "agent"?, "reason"}], "quality": [{"question", "model", "blank":
+{"correct", "n"}, "choices_only", "lexical", "flags"}]}.`;
 
 interface Project {
   instance: string;
@@ -113,6 +126,8 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       seed: {type: 'string'},
       timeout: {type: 'string'},
       force: {type: 'boolean'},
+      'check-model': {type: 'string'},
+      'no-checks': {type: 'boolean'},
       python: {type: 'string'},
       'no-sandbox': {type: 'boolean'},
       'pass-env': {type: 'string', multiple: true},
@@ -124,7 +139,7 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (values.model || values['base-url']) throw new UsageError('building with a model is not available yet: use --offline (the deterministic generators)');
-  const types = (values.type ?? ['e2e_intent', 'e2e_effect']).map(t => {
+  const types = (values.type ?? [...QUESTION_TYPES]).map(t => {
     if (!QUESTION_TYPES.includes(t as QuestionType)) throw new UsageError(`--type must be one of ${QUESTION_TYPES.join(', ')} (got "${t}")`);
     return t as QuestionType;
   });
@@ -156,6 +171,14 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
   const seed = values.seed === undefined ? 0 : Number(values.seed);
   if (!Number.isInteger(seed)) throw new UsageError(`--seed wants an integer, got "${values.seed}"`);
   const timeoutS = positiveInt(values.timeout, '--timeout') ?? 120;
+  let checkModel;
+  try {
+    checkModel = qaModelFrom({model: values['check-model']});
+  } catch (error) {
+    if (error instanceof QaModelChoiceError) throw new UsageError(error.message);
+    throw error;
+  }
+  let quality: QualityReport[] = [];
 
   const {db, path: dbPath} = await openStore(values.db, 'create');
   const scratch = makeTempDir('patches');
@@ -191,6 +214,10 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
         } else throw error;
       }
     }
+    if (!values['no-checks'] && all.questions.length) {
+      if (!values.json || process.stderr.isTTY) warn(`quality checks: ${all.questions.length} questions from a blank explanation and from the options alone (${checkModel.name}), and the lexical baseline`);
+      quality = await qualityChecks(db, all.questions.map(b => b.question), checkModel);
+    }
   } finally {
     db.close();
     forget(scratch);
@@ -199,6 +226,7 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
     printJson({
       questions: all.questions.map(b => ({id: b.question.id, type: b.question.type, instance: b.question.instance, agent: b.question.agent, choices: b.question.choices, answer: b.question.answer, provenance: b.provenance, unchanged: b.unchanged})),
       excluded: all.excluded,
+      quality,
       db: dbPath,
     });
   } else {
@@ -206,6 +234,10 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       const q = b.question;
       say(`${q.type.padEnd(11)} ${q.id}${b.unchanged ? ' (unchanged: built before from the same inputs)' : ''}`);
       for (const c of q.choices) say(`    ${q.answer.includes(c.label) ? '✓' : ' '} ${c.label}. ${c.text}`);
+      const check = quality.find(x => x.question === q.id);
+      if (check) {
+        say(`    checks (${check.model}): blank explanation ${check.blank.correct}/${check.blank.n} right${check.blank.correct ? ' — FLAGGED' : ''} · options alone ${check.choices_only.correct}/${check.choices_only.n} · lexical on stored explanations ${check.lexical.n ? `${check.lexical.correct}/${check.lexical.n}` : '—'}${check.flags.length ? ` · flags: ${check.flags.join(', ')}` : ''}`);
+      }
     }
     for (const e of all.excluded) say(`excluded    ${e.instance} · ${e.stage}${e.agent ? ` · ${e.agent}` : ''}: ${e.reason}`);
     say(`${all.questions.length} questions built (${all.questions.filter(b => b.unchanged).length} unchanged), ${all.excluded.length} excluded → ${dbPath}`);

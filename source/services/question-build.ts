@@ -19,7 +19,10 @@ import {mmr, MMR_LAMBDA, pickCorrect, seededOrder, type Distance} from '../core/
 import {formatValue} from '../core/trace/values.js';
 import type {Db} from '../store/db.js';
 import {writeTx} from '../store/db.js';
-import {getQuestion, insertQuestion, questionProvenance} from '../store/questions.js';
+import {answerTally, ensureExplanation, getQuestion, insertQuestion, questionProvenance} from '../store/questions.js';
+import {automaticFlags} from './annotation.js';
+import {lexicalModel, type QaModel} from './qa-models.js';
+import {modelName, scoreExplanations} from './scoring.js';
 import {pythonRunner, runPython, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {openStepper, type DeltaPoint, type StepperModel} from './stepper.js';
@@ -644,4 +647,45 @@ class LocalBuilder {
 /** Local effect's choices: the options, "the patch has no effect", then "insufficient". */
 function labelledEffect(options: {text: string; role: Choice["role"]}[]): Choice[] {
   return [...options, {text: NO_EFFECT_TEXT, role: 'no_effect' as const}, {text: INSUFFICIENT_TEXT, role: 'insufficient' as const}].map((c, i) => ({label: LABELS[i]!, text: c.text, role: c.role}));
+}
+
+export interface QualityReport {
+  question: string;
+  model: string;
+  /** a blank explanation must never be answered right (ExplainBench §5.4) */
+  blank: {correct: number; n: number};
+  /** the question and its options alone, no context: a guessable question is answered right */
+  choices_only: {correct: number; n: number};
+  /** the lexical baseline on the stored explanations of the instance (word overlap) */
+  lexical: {correct: number; n: number};
+  /** the automatic flags the question now has (the annotation checks) */
+  flags: string[];
+}
+
+/**
+ * The checks every built question gets (§5.4): scored from a blank explanation with `model`
+ * (each effect question against a blank explanation of its agent), from the options alone, and
+ * by the lexical baseline on the stored explanations; the answers are stored like any other,
+ * so the automatic flags (`deltalens flags`) pick them up.
+ */
+export async function qualityChecks(db: Db, built: Question[], model: QaModel, samples = 3): Promise<QualityReport[]> {
+  writeTx(db, () => {
+    for (const q of built) ensureExplanation(db, {instance: q.instance, agent: q.agent ?? '(any agent)', kind: 'blank', text: '', source: 'deltalens questions build (quality check)'});
+  });
+  const lexical = lexicalModel();
+  const out: QualityReport[] = [];
+  for (const q of built) {
+    await scoreExplanations(db, {model, samples, concurrency: 4, kinds: ['blank'], question: q.id});
+    await scoreExplanations(db, {model, samples, concurrency: 4, kinds: ['blank'], question: q.id, choicesOnly: true});
+    await scoreExplanations(db, {model: lexical, samples: 1, concurrency: 1, kinds: ['original', 'audited', 'custom'], question: q.id});
+    out.push({
+      question: q.id,
+      model: model.name,
+      blank: answerTally(db, q.id, model.name, ['blank']),
+      choices_only: answerTally(db, q.id, modelName(model, true), ['blank']),
+      lexical: answerTally(db, q.id, lexical.name, ['original', 'audited', 'custom']),
+      flags: automaticFlags(db, q.id).map(f => f.reason),
+    });
+  }
+  return out;
 }

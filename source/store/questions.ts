@@ -309,3 +309,14 @@ export function blankCorrect(db: Db): {question: string; model: string; correct:
     )
     .all() as {question: string; model: string; correct: number; n: number}[];
 }
+
+/** How a model answered a question from explanations of these kinds: right answers and samples. */
+export function answerTally(db: Db, question: string, model: string, kinds: string[]): {correct: number; n: number} {
+  const row = db
+    .prepare(
+      `SELECT coalesce(sum(x.verdict = 'correct'), 0) AS correct, count(*) AS n FROM qa_answer x JOIN explanation e ON e.id = x.explanation
+       WHERE x.question = ? AND x.model = ? AND e.kind IN (SELECT value FROM json_each(?))`,
+    )
+    .get(question, model, JSON.stringify(kinds)) as {correct: number; n: number};
+  return row;
+}

@@ -85,3 +85,46 @@ describe('questions, explanations, score and report commands', () => {
     expect(run(['report', '--agent', 'nobody'], cwd)).toMatchObject({code: 1, stderr: expect.stringContaining("no answers about nobody's original explanations")});
   });
 });
+
+describe('questions build', () => {
+  const P = join(ROOT, 'sample-data', 'projects', 'durations');
+  const base = ['questions', 'build', '--instance', 'demo__durations-1', '--buggy-dir', join(P, 'repo'), '--gold-patch', join(P, 'patches', 'gold.diff'), '--test', 'tests/test_parse.py::test_compound_duration'];
+
+  it('usage errors are one line, exit 2, and create no database', () => {
+    const cwd = tempDir();
+    const cases: [string[], string][] = [
+      [['questions', 'build'], 'needs --instance ID'],
+      [[...base, '--fixed-dir', P], 'one of them'],
+      [[...base, '--agent-patch', 'nofile'], 'wants NAME=FILE'],
+      [[...base, '--agent-patch', 'a=/no/such.diff'], 'no such file'],
+      [[...base, '--type', 'e3e'], '--type must be one of'],
+      [[...base, '--model', 'gpt-x'], 'use --offline'],
+      [[...base, '--check-model', 'gpt-x'], 'needs an API key'],
+      [['questions', 'build', '--all', '/no/such/dir'], 'not a directory'],
+    ];
+    for (const [args, message] of cases) {
+      const r = run(args, cwd);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect(existsSync(join(cwd, 'deltalens.db'))).toBe(false);
+  });
+
+  it('--json prints the questions with choices, answer and provenance, the exclusions and the quality checks', () => {
+    const cwd = tempDir();
+    const r = run([...base, '--type', 'e2e_effect', '--agent-patch', `ineffective=${join(P, 'patches', 'agent-ineffective.diff')}`, '--json'], cwd);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.excluded).toEqual([]);
+    expect(out.questions).toHaveLength(1);
+    const q = out.questions[0];
+    expect(q).toMatchObject({id: 'demo__durations-1/built/e2e_effect/ineffective', type: 'e2e_effect', agent: 'ineffective', unchanged: false});
+    const text = (l: string) => q.choices.find((c: {label: string}) => c.label === l).text;
+    expect(q.answer.map(text)).toEqual(['The test failed at line 11 with exception: AssertionError.', 'The test failed at line 11 with exception: AssertionError.']);
+    expect(q.provenance).toMatchObject({origin: 'built', generator: 'offline', test: 'tests/test_parse.py::test_compound_duration'});
+    expect(out.quality).toEqual([{question: q.id, model: 'lexical', blank: {correct: 0, n: 3}, choices_only: {correct: 0, n: 3}, lexical: {correct: 0, n: 0}, flags: []}]);
+    // stored: listed like any question
+    expect(JSON.parse(run(['questions', 'list', '--json'], cwd).stdout).map((x: {id: string}) => x.id)).toEqual([q.id]);
+  }, 60_000);
+});

@@ -45,13 +45,13 @@ describe('tracePair on the demo projects', () => {
   it("a tree where pytest already ran (its rewritten bytecode names the old path) still has its test traced", async () => {
     const tree = join(tempDir(), 'repo');
     cpSync(join(project('durations'), 'repo'), tree, {recursive: true});
-    const env = {...process.env, PYTHONDONTWRITEBYTECODE: ''};
+    const env: NodeJS.ProcessEnv = {...process.env};
     delete env.PYTHONDONTWRITEBYTECODE;
     spawnSync(PY, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests/test_parse.py'], {cwd: tree, env});
     const cached = execFileSync('find', [tree, '-name', '*-pytest-*.pyc'], {encoding: 'utf8'});
     expect(cached).toContain('test_parse');
     const {db} = freshDb();
-    const r = await tracePair(db, {kind: 'patch', repo: tree, patch: join(project('durations'), 'patches', 'gold.diff'), copy: true}, {...fast, test: 'tests/test_parse.py::test_compound_duration', instance: 'demo__durations-1', label: 'gold'});
+    const r = await tracePair(db, {kind: 'patch', repo: tree, patch: join(project('durations'), 'patches', 'gold.diff'), copy: true}, {...fast, python: PY, test: 'tests/test_parse.py::test_compound_duration', instance: 'demo__durations-1', label: 'gold'});
     const frames = db.prepare('SELECT function FROM frame WHERE trace = ?').pluck().all(r.buggy.trace);
     expect(frames).toContain('test_compound_duration');
     expect(r.delta).toMatchObject({status: 'found', function: 'parse_duration', line: 21});
