@@ -11,7 +11,7 @@ import {openStepper, type StepperModel, type WatchValue} from '../services/stepp
 import {agentQuestions, buildReport, type Report} from '../services/report.js';
 import type {QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ScoreResult} from '../services/scoring.js';
-import {answerModels, answersFor, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, replaceExplanationText} from '../store/questions.js';
+import {answerModels, answersFor, questionProvenance, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, replaceExplanationText} from '../store/questions.js';
 import {buildPrompt, seedOf} from '../core/questions/prompt.js';
 import type {AgentQuestionRow} from './screens/agent-questions/rows.js';
 import type {QuestionData} from './screens/question/lines.js';
@@ -49,6 +49,8 @@ export interface ExplorerData {
   report(model: string | null): Report;
   agentQuestions(agent: string, explanations: string, model: string | null): AgentQuestionRow[];
   question(id: string, agent: string, explanations: string, explanationId: number | null): QuestionData | null;
+  /** how a question was made: its provenance and each choice's validation */
+  provenance(id: string): {provenance: unknown; validations: Record<string, unknown>} | null;
   /** Re-scores with `model` (null: $DELTALENS_QA_MODEL through an OpenAI-compatible endpoint,
    * else lexical): the samples not stored yet; fresh: 5 new samples past the stored ones. */
   rescore(questionId: string, explanationId: number, onProgress?: (done: number, total: number) => void, fresh?: boolean, model?: string | null): Promise<ScoreResult & {modelName: string}>;
@@ -187,6 +189,7 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
     qaModel: process.env.DELTALENS_QA_MODEL || null,
     edit: text => editText(text),
     agents: () => agentNames(db),
+    provenance: id => questionProvenance(db, id),
     rescore: async (questionId, explanationId, onProgress, fresh, name) => {
       const model = await liveQaModel(process.env, name);
       // samples are numbered per model; fresh ones start past the last stored

@@ -57,3 +57,49 @@ export function questionLines(v: QuestionData, o: {showKey: boolean; showPrompt:
   }
   return out;
 }
+
+type Outcome = {status: string; line?: number | null; exception?: string | null};
+const outcome = (o: Outcome | undefined) => (!o ? '?' : o.status === 'passed' ? 'passed' : `${o.status}${o.line ? ` at line ${o.line}` : ''}${o.exception ? ` (${o.exception})` : ''}`);
+const value = (r: {value?: unknown; error?: {type: string; message?: string}} | undefined) => (!r ? '?' : r.error ? `raises ${r.error.type}${r.error.message ? `: ${r.error.message}` : ''}` : JSON.stringify(r.value));
+
+/**
+ * "Why is B the key? Why was this candidate dropped?": a built question's provenance as lines —
+ * how the test ran, each choice's validation, the candidates that were dropped and why.
+ */
+export function provenanceLines(p: {provenance: unknown; validations: Record<string, unknown>} | null, q: Question, width: number): DisplayLine[] {
+  const prov = (p?.provenance ?? null) as Record<string, any> | null;
+  if (!prov || prov.origin !== 'built') return [];
+  const out: DisplayLine[] = [{text: ''}, {text: 'How it was built (deltalens questions build)', role: 'heading'}];
+  const text = (t: string, role?: DisplayLine['role']) => {
+    for (const l of wrapLines(sanitize(t), Math.max(10, width - 2))) out.push({text: `  ${l}`, ...(role ? {role} : {})});
+  };
+  text(`${prov.generator ?? 'offline'} generators, builder v${prov.builder_version ?? '?'}, seed ${prov.seed ?? '—'}; test ${prov.test}`, 'muted');
+  if (prov.test_validation) text(`the test: buggy ${prov.test_validation.buggy.map(outcome).join(', ')}; fixed ${prov.test_validation.fixed.map(outcome).join(', ')}`, 'muted');
+  if (prov.expected) text(`the expected expression (line ${prov.expected.line}${prov.expected.marked ? ', marked [[EXPECTED]]' : ', the asserted comparison'}): ${prov.expected.expr}`);
+  if (prov.evaluated_at) text(`evaluated ${prov.evaluated_at.buggy.timing} ${prov.evaluated_at.buggy.file}:${prov.evaluated_at.buggy.line} (execution ${prov.evaluated_at.buggy.hit}) on both versions; changed = ${prov.changed_means}`);
+  if (prov.no_effect) text(`no effect: the traces are complete and show no difference (${prov.no_effect.steps_compared} aligned steps compared)`);
+  if (prov.after) text(`after ${prov.agent}'s patch: ${prov.after.map(outcome).join(', ')}`);
+  for (const c of q.choices) {
+    const v = p!.validations[c.label] as Record<string, any> | undefined;
+    if (!v) continue;
+    const why =
+      v.buggy && v.fixed && 'kept' in v
+        ? `${v.reason} — with it: buggy ${outcome(v.buggy)}, fixed ${outcome(v.fixed)}`
+        : v.buggy && v.patched
+          ? `buggy ${value(v.buggy)} | patched ${value(v.patched)} → ${v.changed ? 'changed' : 'unchanged'}`
+          : v.expected
+            ? `the test's own expression: buggy ${outcome(v.buggy)}, fixed ${outcome(v.fixed)}`
+            : v.observed
+              ? Array.isArray(v.observed) ? `observed ${v.observed.join(' and ')}` : `${v.how ?? 'a distractor'}; observed ${v.observed}`
+              : (v.wrong_because ?? v.reason ?? JSON.stringify(v));
+    text(`${c.label} (${c.role}): ${why}`, c.role === 'correct' || c.role === 'no_effect' && q.answer.includes(c.label) ? 'added' : undefined);
+  }
+  const dropped = ((prov.candidates ?? []) as Record<string, any>[]).filter(c => c.kept === false);
+  if (dropped.length) {
+    text(`dropped candidates (${dropped.length}):`, 'muted');
+    for (const c of dropped) text(`  ${c.text} (${c.how}): ${c.reason}`, 'removed');
+  }
+  const unused = ((prov.candidates ?? []) as Record<string, any>[]).filter(c => 'changed' in c && !q.choices.some(x => x.text === c.text));
+  if (unused.length) text(`other candidates evaluated: ${unused.map(c => `${c.text} ${c.changed ? '(changed)' : '(unchanged)'}`).join(', ')}`, 'muted');
+  return out;
+}

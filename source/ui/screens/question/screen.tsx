@@ -6,7 +6,7 @@ import {flagLines} from '../agreement/lines.js';
 import {useModels} from '../board/screen.js';
 import type {Env} from '../types.js';
 import {BINDINGS, type QuestionScreen} from './keys.js';
-import {questionLines} from './lines.js';
+import {provenanceLines, questionLines} from './lines.js';
 
 export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env: Env}) {
   const {data, width, bodyHeight, theme, version, status} = env;
@@ -14,10 +14,11 @@ export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env
   const q = useMemo(() => data.question(s.id, s.agent, s.explanations, s.explanationId), [data, s.id, s.agent, s.explanations, s.explanationId, version]);
   const instanceRuns = useMemo(() => (q ? data.count({instance: q.q.instance}) : 0), [data, q]);
   const flags = useMemo(() => data.flags(s.id), [data, s.id, version]);
+  const provenance = useMemo(() => data.provenance(s.id), [data, s.id, version]);
   const qaModels = useMemo(() => [...new Set(['lexical', ...(data.qaModel ? [data.qaModel] : []), ...models])], [data, models]);
   const lines = useMemo(
-    () => (q ? [...questionLines({...q, status}, {showKey: s.showKey, showPrompt: s.showPrompt, width}), ...flagLines(flags, width)] : []),
-    [q, flags, status, s.showKey, s.showPrompt, width],
+    () => (q ? [...questionLines({...q, status}, {showKey: s.showKey, showPrompt: s.showPrompt, width}), ...flagLines(flags, width), ...(s.showKey && !s.showPrompt ? provenanceLines(provenance, q.q, width) : [])] : []),
+    [q, flags, provenance, status, s.showKey, s.showPrompt, width],
   );
   env.report({
     uid: s.uid!,
