@@ -41,6 +41,8 @@ export function demoFingerprint(): string {
     // the intent labeller labels runs at import: a new labeller means new labels
     ...listFiles(join(ROOT, 'source', 'core', 'lens')),
     ...listFiles(MIGRATIONS_DIR),
+    // the demo's built questions are this builder's output
+    join(ROOT, 'source', 'services', 'question-build.ts'),
   ]
     .filter(file => !file.includes('__pycache__'))
     .sort();
@@ -185,6 +187,36 @@ export async function importDemoQuestions(db: Db, onProgress?: (message: string)
   await scoreExplanations(db, {model: lexicalModel(), samples: 5, concurrency: 1, kinds: ['original', 'blank']});
 }
 
+/**
+ * Built questions beside the hand-written ones: the durations project through `questions
+ * build` (offline generators, all four types, its three agent patches — the ineffective one
+ * gives "the patch has no effect"), quality-checked with the lexical baseline. The other two
+ * projects are left to `deltalens questions build --all sample-data/projects` (the build takes
+ * about 25 s a project).
+ */
+export async function buildDemoQuestions(db: Db, onProgress?: (message: string) => void): Promise<{questions: number; excluded: string[]}> {
+  const {buildQuestions, qualityChecks} = await import('./question-build.js');
+  const {lexicalModel} = await import('./qa-models.js');
+  const project = demoProjects().find(p => p.name === 'durations');
+  if (!project) return {questions: 0, excluded: []};
+  onProgress?.('building questions for durations (questions build, offline)…');
+  const r = await buildQuestions(db, {
+    instance: project.instance,
+    buggyDir: join(project.dir, 'repo'),
+    goldPatch: project.patches.find(p => p.name === 'gold')!.file,
+    // named like the demo agents whose explanations are stored
+    agentPatches: project.patches.filter(p => p.name !== 'gold').map(p => ({name: `demo-${p.name}`, file: p.file})),
+    test: project.test,
+    python: process.env.DELTALENS_PYTHON ?? 'python3',
+    sandbox: 'prefer', // our own project and patches
+    seed: 0,
+    timeoutS: 120,
+    types: ['e2e_intent', 'e2e_effect', 'local_intent', 'local_effect'],
+  });
+  await qualityChecks(db, r.questions.map(b => b.question), lexicalModel());
+  return {questions: r.questions.length, excluded: r.excluded.map(e => `${e.instance} ${e.stage}${e.agent ? ` ${e.agent}` : ''}: ${e.reason}`)};
+}
+
 /** Builds into a temporary file and renames it into place, so a crash never leaves half a demo. */
 export async function buildDemo(onProgress?: (message: string) => void): Promise<DemoReport> {
   const temporary = `${DEMO_DB}.building-${process.pid}`;
@@ -201,6 +233,8 @@ export async function buildDemo(onProgress?: (message: string) => void): Promise
     traced = await traceDemoProjects(db, onProgress);
     traced.pairs += await importDemoTraces(db, onProgress);
     await importDemoQuestions(db, onProgress);
+    const built = await buildDemoQuestions(db, onProgress);
+    traced.problems.push(...built.excluded);
     onProgress?.('scoring process quality (lens build)');
     await runLensBuildWithSources(db, {}, new Map(demoProjects().map(p => [p.instance, join(p.dir, 'repo')] as const)));
     checkpoint(db);

@@ -195,7 +195,10 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
 
     // 1. the test must fail on the buggy version and pass on the fixed one, twice each (§5.2.1)
     progress('validate', `running ${o.test} twice on each version`);
-    const runs = {buggy: [await step.outcome(ws.buggy), await step.outcome(ws.buggy)], fixed: [await step.outcome(ws.patched), await step.outcome(ws.patched)]};
+    // the two versions run side by side (separate trees); each twice in a row
+    const twice = async (tree: string) => [await step.outcome(tree), await step.outcome(tree)];
+    const [buggyRuns, fixedRuns] = await Promise.all([twice(ws.buggy), twice(ws.patched)]);
+    const runs = {buggy: buggyRuns, fixed: fixedRuns};
     const testValidation = {buggy: runs.buggy, fixed: runs.fixed};
     if (!sameOutcome(runs.buggy[0]!, runs.buggy[1]!) || !sameOutcome(runs.fixed[0]!, runs.fixed[1]!)) {
       exclude('instance', `flaky test: ${!sameOutcome(runs.buggy[0]!, runs.buggy[1]!) ? `on the buggy version "${outcomeText(runs.buggy[0]!)}" then "${outcomeText(runs.buggy[1]!)}"` : `on the fixed version "${outcomeText(runs.fixed[0]!)}" then "${outcomeText(runs.fixed[1]!)}"`}`);
@@ -244,8 +247,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           const variant = substituted(c.text);
           writeFileSync(join(ws.buggy, file), variant);
           writeFileSync(join(ws.patched, file), variant);
-          const b = await step.outcome(ws.buggy);
-          const f = await step.outcome(ws.patched);
+          const [b, f] = await Promise.all([step.outcome(ws.buggy), step.outcome(ws.patched)]);
           const reproduces = failsBeforePassesAfter(b, f);
           // a candidate with which the test cannot even run says nothing about the behaviour
           const broken = [b, f].every(x => x.status === 'error' && x.line === null) || [b, f].some(x => x.status === 'timeout');
@@ -508,7 +510,7 @@ class LocalBuilder {
     for (const t of tries) {
       const at = {b: {...pb, timing: t.timing, hit: pb.hit + t.extra}, p: {...pp, timing: t.timing, hit: pp.hit + t.extra}};
       this.c.progress(stage, `evaluating ${exprs.length} candidate expressions ${t.timing} ${d.file}:${pb.line} (execution ${at.b.hit}) on both versions`);
-      const [eb, ep] = [await this.evaluate(buggyTree, at.b, exprs), await this.evaluate(patchedTree, at.p, exprs)];
+      const [eb, ep] = await Promise.all([this.evaluate(buggyTree, at.b, exprs), this.evaluate(patchedTree, at.p, exprs)]);
       if (!eb.reached || !ep.reached) {
         attempts.push({timing: t.timing, hit: {buggy: at.b.hit, patched: at.p.hit}, changed: 0, note: `not reached (${!eb.reached ? `buggy: ${eb.note}` : `patched: ${ep.note}`})`});
         break;
