@@ -26,7 +26,8 @@ import {modelName, scoreExplanations} from './scoring.js';
 import {pythonRunner, runPython, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {openStepper, type DeltaPoint, type StepperModel} from './stepper.js';
-import {seedArgs, tracePair} from './tracing.js';
+import {changesBetween, seedArgs, tracePair} from './tracing.js';
+import {latestDelta, listPairs} from '../store/traces.js';
 import {prepareWorkspace, WorkspaceError, type Workspace} from './workspace.js';
 
 /** Bumped when a generator or a validation rule changes: stored with every built question. */
@@ -454,8 +455,23 @@ class LocalBuilder {
     readonly c: LocalContext,
   ) {}
 
-  /** Trace the pair and open its delta point (the traced pair is stored, like `trace` does). */
+  /**
+   * The pair's delta point: a pair already traced from the same change (the same instance, test,
+   * diff and seed, with a complete delta) is used as it is — the demo's own pairs, or a `trace`
+   * run before; otherwise the pair is traced and stored, as `trace` does.
+   */
   private async delta(buggyTree: string, patchedTree: string, label: string, kind: 'gold' | 'agent') {
+    const {diff} = await changesBetween(this.runner, buggyTree, patchedTree);
+    const seed = this.o.seed;
+    const known = listPairs(this.db, this.o.instance)
+      .reverse()
+      .find(p => p.test === this.o.test && p.patch === diff && (p.workspace?.seed ?? 0) === seed && ['found', 'none'].includes(latestDelta(this.db, p.id)?.status ?? ''));
+    if (known) {
+      this.c.progress(kind === 'gold' ? 'local_intent' : 'local_effect', `using traced pair #${known.id} (the same change, test and seed)`);
+      const model = openStepper(this.db, known.id);
+      const delta = latestDelta(this.db, known.id)!;
+      return {r: {pair: known.id, delta}, model: 'error' in model ? null : model};
+    }
     const r = await tracePair(this.db, {kind: 'dirs', buggyDir: buggyTree, patchedDir: patchedTree}, {
       python: this.o.python,
       test: this.o.test,

@@ -15,7 +15,7 @@ import {TRACER_DIR} from '../../source/services/python.js';
 import {ROOT} from '../helpers/paths.js';
 
 const PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
-const TEST = 'tests/test_heavy.py::test_pow_of_complex_infinity';
+export const TEST = 'tests/test_heavy.py::test_pow_of_complex_infinity';
 const FOCUS = 'sympy/core/power.py:Pow.__new__';
 const FIX = '            if exp is S.ComplexInfinity:\n                return S.NaN\n';
 const TEST_SOURCE = [
@@ -43,7 +43,7 @@ function run(cmd: string[], cwd: string, e: Record<string, string>): {s: number;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** The buggy and fixed trees: copies of the installed sympy, the fix taken out of the buggy one. */
-function trees(out: string): {buggy: string; fixed: string} | string {
+export function trees(out: string): {buggy: string; fixed: string} | string {
   const where = spawnSync(PY, ['-c', 'import sympy, os; print(os.path.dirname(sympy.__file__))'], {encoding: 'utf8'});
   if (where.status !== 0) return `sympy is not installed for ${PY}`;
   const buggy = join(out, 'heavy-buggy');

@@ -20,6 +20,7 @@ import {benchLens} from './lens.js';
 import {benchScoring} from './scoring.js';
 import {benchSandbox} from './sandbox.js';
 import {benchHeavy} from './heavy.js';
+import {benchQuestions} from './questions.js';
 
 const OUT = join(ROOT, 'test', 'bench', 'out');
 const CORPUS = join(OUT, 'corpus');
@@ -231,6 +232,7 @@ async function main() {
   }
   if (!only || only === 'traces' || only === 'sandbox') await benchSandbox(OUT, log);
   if (!only || only === 'traces' || only === 'heavy') await benchHeavy(OUT, log);
+  if (!only || only === 'questions') await benchQuestions(OUT, log);
   if (!process.env['BENCH_KEEP']) rmSync(CORPUS, {recursive: true, force: true});
 }
 
