@@ -9,11 +9,13 @@ import {readLines} from '../services/text-file.js';
 import {FormatError} from '../core/trajectory/model.js';
 import {openStore} from './db-path.js';
 import {runQuestionsBuild} from './questions-build.js';
+import {exportExplainBench} from '../services/explainbench-export.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
 
 export const QUESTIONS_HELP = `Usage: deltalens questions build --instance ID … | --all DIR   (see questions build --help)
        deltalens questions import FILE [--db FILE] [--json]
-       deltalens questions export [--type T] FILE [--db FILE]
+       deltalens questions export [--type T] [--instance I] FILE [--db FILE]
+       deltalens questions export --format explainbench [--type T] [--instance I] DIR [--db FILE]
        deltalens questions list [--type T] [--instance I] [--json] [--db FILE]
 
 Questions in the JSONL interchange format, one per line:
@@ -25,7 +27,10 @@ Questions in the JSONL interchange format, one per line:
 Every question has exactly one "insufficient" choice; local_effect also one "no_effect".
 import checks every line first and stores nothing if any line is wrong (the error names the
 line and the field); importing the same id again replaces that question.
-list --json prints [{"id", "instance", "type", "agent"}] (agent for effect types).`;
+list --json prints [{"id", "instance", "type", "agent"}] (agent for effect types).
+export --format explainbench writes ExplainBench's dataset layout (dataset/context and
+dataset/ground_truths, one file per type and, for effect types, per agent), which
+import --format explainbench DIR reads back; one question per type, agent and instance fits it.`;
 
 export const EXPLANATIONS_HELP = `Usage: deltalens explanations list [--json] [--db FILE]
        deltalens explanations import FILE [--db FILE]
@@ -64,7 +69,7 @@ function readQuestions(path: string): Question[] {
 export async function runQuestions(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'build') return runQuestionsBuild(rest);
-  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, type: {type: 'string'}, instance: {type: 'string'}});
+  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, type: {type: 'string'}, instance: {type: 'string'}, format: {type: 'string'}});
   if (values.help || sub === '--help' || sub === '-h' || sub === undefined) {
     say(QUESTIONS_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
@@ -97,6 +102,15 @@ export async function runQuestions(argv: string[]): Promise<number> {
   const {db} = await openStore(values.db, 'read');
   try {
     if (sub === 'export') {
+      const format = oneOf(values.format ?? 'jsonl', ['jsonl', 'explainbench'] as const, '--format');
+      if (format === 'explainbench') {
+        if (positionals.length !== 1 || positionals[0] === '-') throw new UsageError('questions export --format explainbench takes one DIR');
+        const r = exportExplainBench(listQuestions(db, {type, instance: values.instance}), resolve(positionals[0]!));
+        for (const s of r.skipped) warn(`deltalens: left out ${s}`);
+        if (values.json) printJson({exported: r.questions, files: r.files, skipped: r.skipped, dir: resolve(positionals[0]!)});
+        else say(`exported ${r.questions} questions in the ExplainBench layout (${r.files} files under ${positionals[0]}/dataset)${r.skipped.length ? `; ${r.skipped.length} left out (one question per type, agent and instance)` : ''}`);
+        return EXIT.ok;
+      }
       if (positionals.length !== 1) throw new UsageError('questions export takes one FILE (use - for stdout)');
       const lines = listQuestions(db, {type}).map(q => JSON.stringify(questionRecord(q)));
       const text = lines.length ? `${lines.join('\n')}\n` : '';

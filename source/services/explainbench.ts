@@ -66,7 +66,7 @@ function keyOf(type: QuestionType, truth: Record<string, unknown>, where: string
 function contextOf(type: QuestionType, c: Record<string, unknown>): Record<string, unknown> {
   if (type === 'e2e_intent') return {test: c.masked_test};
   if (type === 'e2e_effect') return {test: c.test_content};
-  return {function: c.function_code_before_patch, inputs: c.function_parameters_before_patch, line: c.line, timing: c.before_or_after};
+  return {function: c.function_code_before_patch, inputs: c.function_parameters_before_patch, line: c.line, timing: c.before_or_after, ...(c.execution !== undefined ? {execution: c.execution} : {})};
 }
 
 export function normaliseModel(model: string): string {

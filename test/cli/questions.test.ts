@@ -128,3 +128,34 @@ describe('questions build', () => {
     expect(JSON.parse(run(['questions', 'list', '--json'], cwd).stdout).map((x: {id: string}) => x.id)).toEqual([q.id]);
   }, 60_000);
 });
+
+describe('questions export --format explainbench', () => {
+  it('writes the ExplainBench dataset layout, and import --format explainbench gives the same questions back', () => {
+    const cwd = tempDir();
+    run(['questions', 'import', QUESTIONS], cwd);
+    // a local question with the execution of its line (not in ExplainBench's own data) survives too
+    const lines = readFileSync(QUESTIONS, 'utf8').trim().split('\n').map(l => JSON.parse(l));
+    const local = lines.find(q => q.type === 'local_intent');
+    writeFileSync(join(cwd, 'extra.jsonl'), `${JSON.stringify({...local, context: {...local.context, execution: 'the 2nd time the line runs'}})}\n`);
+    run(['questions', 'import', 'extra.jsonl'], cwd);
+    const r = run(['questions', 'export', '--format', 'explainbench', 'eb', '--json'], cwd);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({exported: 24, skipped: []});
+    expect(existsSync(join(cwd, 'eb', 'dataset', 'context', 'e2e_intent.json'))).toBe(true);
+    expect(existsSync(join(cwd, 'eb', 'dataset', 'ground_truths', 'local_effect__demo-agent-wrong.json'))).toBe(true);
+    const truth = JSON.parse(readFileSync(join(cwd, 'eb', 'dataset', 'ground_truths', 'e2e_effect__demo-agent-correct.json'), 'utf8'));
+    expect(Object.values(truth)[0]).toEqual({before_answer: expect.stringMatching(/^[a-z]$/), after_answer: expect.stringMatching(/^[a-z]$/)});
+
+    const back = tempDir();
+    expect(run(['import', '--format', 'explainbench', join(cwd, 'eb')], back).code).toBe(0);
+    const exported = (dir: string) => {
+      const out = run(['questions', 'export', '-'], dir).stdout.trim().split('\n').map(l => JSON.parse(l));
+      return new Map(out.map(q => [`${q.type}/${q.agent ?? ''}/${q.instance}`, {choices: q.choices, answer: q.answer, context: q.context}]));
+    };
+    const before = exported(cwd);
+    const after = exported(back);
+    expect(after.size).toBe(24);
+    for (const [slot, q] of before) expect(after.get(slot), slot).toEqual(q);
+    expect(after.get(`local_intent//${local.instance}`)!.context.execution).toBe('the 2nd time the line runs');
+  });
+});
