@@ -88,12 +88,25 @@ function save(): void {
     return;
   }
   if (!file) {
-    mkdirSync(recordsDir(), {recursive: true, mode: 0o700});
     mine.start ??= startTime(process.pid);
     file = join(recordsDir(), `${process.pid}-${mine.start ?? 'x'}.json`);
     process.on('exit', removeMine);
   }
-  writeFileSync(file, JSON.stringify(mine));
+  writeRecord(file);
+}
+
+/** Another run removes the records folder when it leaves it empty — possibly between our
+ * mkdir and our write: the folder is made again and the write retried. */
+function writeRecord(path: string): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      mkdirSync(recordsDir(), {recursive: true, mode: 0o700});
+      writeFileSync(path, JSON.stringify(mine));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw error;
+    }
+  }
 }
 
 /** A throw-away folder this process made; removed by `forget` or when the process exits. */
@@ -142,7 +155,7 @@ function removeMine(): void {
   for (const folder of mine.folders) rmSync(folder, {recursive: true, force: true});
   mine.folders = [];
   if (!mine.traces.length && file) rmSync(file, {force: true});
-  else if (file) writeFileSync(file, JSON.stringify(mine));
+  else if (file) writeRecord(file);
 }
 
 /** Our temporary folders only: never delete anything else, whatever a record says. */

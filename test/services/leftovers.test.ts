@@ -1,0 +1,29 @@
+import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, describe, expect, it} from 'vitest';
+import {forget, makeTempDir} from '../../source/services/leftovers.js';
+import {tempDir} from '../helpers/files.js';
+
+const saved = process.env.TMPDIR;
+afterAll(() => {
+  if (saved === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = saved;
+});
+
+describe('the record of a run\'s throw-away folders', () => {
+  it('is written again when another run removed the records folder under it (two deltalens at once)', () => {
+    process.env.TMPDIR = tempDir();
+    const records = join(tmpdir(), `deltalens-runs-${process.getuid?.() ?? 'user'}`);
+    const a = makeTempDir('x');
+    expect(readdirSync(records)).toHaveLength(1);
+    // what another run does when it leaves the folder empty, between our mkdir and our write
+    rmSync(records, {recursive: true, force: true});
+    const b = makeTempDir('y');
+    const [file] = readdirSync(records);
+    expect(JSON.parse(readFileSync(join(records, file!), 'utf8')).folders).toEqual([a, b]);
+    forget(a);
+    forget(b);
+    expect(existsSync(a) || existsSync(b)).toBe(false);
+  });
+});
