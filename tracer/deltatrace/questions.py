@@ -69,6 +69,18 @@ def _expected_side(test):
     return test
 
 
+def _raised(fn):
+    """The exception a test expects: ``pytest.raises(E)`` / ``self.assertRaises(E)`` (a with
+    statement or a call), or the type of an ``except E:`` that ends the test well."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("raises", "assertRaises", "assertRaisesRegex") and node.args:
+            return node.args[0]
+    for node in ast.walk(fn):
+        if isinstance(node, ast.ExceptHandler) and node.type is not None:
+            return node.type
+    return None
+
+
 def _statements(fn):
     for node in ast.walk(fn):
         if isinstance(node, ast.stmt) and node is not fn:
@@ -86,11 +98,14 @@ def _expected_node(fn, marked):
                 if isinstance(stmt, ast.Expr):
                     return stmt.value, True
         raise NotFound("a line is marked %s but holds no assert, assignment or expression" % MARK)
+    raised = _raised(fn)
     asserts = [s for s in _statements(fn) if isinstance(s, ast.Assert)]
+    if not asserts and raised is not None:
+        return raised, False
     compares = [s for s in asserts if isinstance(s.test, ast.Compare) and len(s.test.comparators) == 1]
     chosen = compares[-1] if compares else (asserts[-1] if asserts else None)
     if chosen is None:
-        raise NotFound("the test function asserts nothing: mark the expected expression with # %s" % MARK)
+        raise NotFound("the test function asserts nothing and expects no exception: mark the expected expression with # %s" % MARK)
     return _expected_side(chosen.test), False
 
 
@@ -194,6 +209,9 @@ def _mutations(tree, names):
         yield ast.Expression(body=ast.UnaryOp(op=ast.USub(), operand=copy.deepcopy(body))), "negated"
 
 
+_EXCEPTIONS = ("ValueError", "TypeError", "KeyError", "RuntimeError", "IndexError", "AttributeError", "RecursionError", "Exception")
+
+
 def _swap(t):
     t.left, t.right = t.right, t.left
 
@@ -206,7 +224,18 @@ def mutants(expr, names=(), limit=24):
     original = ast.unparse(tree)
     seen = {original}
     out = []
+    last = original.rsplit(".", 1)[-1]
+    exception = isinstance(tree.body, (ast.Name, ast.Attribute)) and last.endswith(("Error", "Exception", "Warning"))
+    if exception:
+        # an exception class (pytest.raises(E)): other exceptions, and their common bases —
+        # a base the expected one derives from is also correct, and validation drops it
+        for other in _EXCEPTIONS:
+            if other != last and other not in seen:
+                seen.add(other)
+                out.append({"text": other, "how": "another exception class" if other not in ("Exception", "BaseException") else "a base class of most exceptions (validation decides)"})
     for new, how in _mutations(tree, sorted(set(names))):
+        if exception and how == "negated":
+            continue  # -SomeError is no exception class
         try:
             text = ast.unparse(ast.fix_missing_locations(new))
         except Exception:  # an impossible tree: skip it

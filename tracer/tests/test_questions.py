@@ -148,3 +148,30 @@ class CommandTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RaisesTest(unittest.TestCase):
+    SRC = '''import pytest
+
+def test_cycle():
+    g = make()
+    with pytest.raises(CycleError):
+        sort(g)
+
+def test_except():
+    try:
+        sort(make())
+    except errors.CycleError:
+        return
+    raise RuntimeError()
+'''
+
+    def test_the_expected_exception_of_pytest_raises_or_an_except(self):
+        self.assertEqual(expected(self.SRC, "test_cycle")["expr"], "CycleError")
+        self.assertEqual(expected(self.SRC, "test_except")["expr"], "errors.CycleError")
+
+    def test_exception_classes_get_other_exceptions_not_arithmetic(self):
+        texts = {m["text"] for m in mutants("CycleError")}
+        self.assertIn("ValueError", texts)
+        self.assertIn("Exception", texts)  # a base: validation by running drops it when it also passes
+        self.assertNotIn("-CycleError", texts)
