@@ -17,6 +17,7 @@ original on purpose (``5400`` → ``5400.0``): validation by running the test mu
 
 import ast
 import copy
+import difflib
 import io
 import tokenize
 
@@ -197,9 +198,11 @@ def _mutations(tree, names):
             other = ast.Or if isinstance(node.op, ast.And) else ast.And
             yield variant(lambda t, o=other: setattr(t, "op", o()), "and ↔ or")
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            for other in names:
-                if other != node.id and other not in ("True", "False", "None") and other[:1] == node.id[:1]:
-                    yield variant(lambda t, o=other: setattr(t, "id", o), "name %s → neighbouring name %s" % (node.id, other))
+            # the names in scope most like it (difflib's ratio), the same first letter first
+            pool = [o for o in names if o != node.id and o not in ("True", "False", "None")]
+            near = sorted(pool, key=lambda o: (o[:1] != node.id[:1], -difflib.SequenceMatcher(None, o, node.id).ratio(), o))[:4]
+            for other in near:
+                yield variant(lambda t, o=other: setattr(t, "id", o), "name %s → neighbouring name %s" % (node.id, other))
     body = tree.body
     if isinstance(body, ast.UnaryOp) and isinstance(body.op, (ast.Not, ast.USub)):
         yield ast.Expression(body=copy.deepcopy(body.operand)), "negation removed"
