@@ -10,8 +10,8 @@
  * assert lines and other exception types.
  */
 import {createHash} from 'node:crypto';
-import {copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
-import {dirname, join} from 'node:path';
+import {copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {basename, dirname, join} from 'node:path';
 import {distance as levenshtein} from 'fastest-levenshtein';
 import {INSUFFICIENT_TEXT, validateQuestion, type Choice, type Question, type QuestionType} from '../core/questions/model.js';
 import {seedOf} from '../core/questions/prompt.js';
@@ -161,6 +161,19 @@ function ensureTestFile(tree: string, fixedTree: string, file: string): void {
   copyFileSync(join(fixedTree, file), join(tree, file));
 }
 
+/**
+ * The test file rewritten (a candidate substituted, or the original back), with its cached
+ * bytecode removed: pytest and CPython check a cache by the source's mtime (whole seconds) and
+ * size, and two candidates of one length written within a second would share a stale one.
+ */
+function writeTest(tree: string, file: string, text: string): void {
+  const path = join(tree, file);
+  writeFileSync(path, text);
+  const cache = join(dirname(path), '__pycache__');
+  const stem = basename(file, '.py');
+  if (existsSync(cache)) for (const f of readdirSync(cache)) if (f.startsWith(`${stem}.`) && f.endsWith('.pyc')) rmSync(join(cache, f), {force: true});
+}
+
 /** Lines of a function's source, numbered as in the file ("11: assert …"). */
 function numbered(source: string, firstLine: number): string {
   return source.replace(/\n$/, '').split('\n').map((l, i) => `${firstLine + i}: ${l}`).join('\n');
@@ -246,8 +259,8 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
         for (const [i, c] of candidates.entries()) {
           progress('e2e_intent', `validating candidate ${i + 1}/${candidates.length}: ${c.text}`);
           const variant = substituted(c.text);
-          writeFileSync(join(ws.buggy, file), variant);
-          writeFileSync(join(ws.patched, file), variant);
+          writeTest(ws.buggy, file, variant);
+          writeTest(ws.patched, file, variant);
           const [b, f] = await Promise.all([step.outcome(ws.buggy), step.outcome(ws.patched)]);
           const reproduces = failsBeforePassesAfter(b, f);
           // a candidate with which the test cannot even run says nothing about the behaviour
@@ -259,8 +272,8 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
               : 'kept: the test with it does not fail-before-and-pass-after';
           validated.push({text: c.text, how: c.how, buggy: b, fixed: f, kept: !reproduces && !broken, reason});
         }
-        writeFileSync(join(ws.buggy, file), testText);
-        writeFileSync(join(ws.patched, file), testText);
+        writeTest(ws.buggy, file, testText);
+        writeTest(ws.patched, file, testText);
         const kept = validated.filter(v => v.kept);
         const pick = mmr(exp.expr, kept.map(v => v.text), DISTRACTORS, codePointDistance);
         const distractors = pick.picked.map(i => kept[i]!);
@@ -377,6 +390,17 @@ export function assertLines(text: string, fnPath: string): number[] {
 }
 
 const ordinal = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`;
+
+/** The parameter names of a one-line `def` (null when the line is not one): defaults,
+ * annotations and stars dropped. */
+export function parametersOf(defLine: string): string[] | null {
+  const m = /^\s*(?:async\s+)?def\s+\w+\s*\((.*)\)\s*(?:->.*)?:/.exec(defLine);
+  if (!m) return null;
+  return m[1]!
+    .split(',')
+    .map(p => p.split(/[:=]/)[0]!.replace(/^\s*\*{1,2}/, '').trim())
+    .filter(p => p && p !== '/' && p !== '*');
+}
 
 /** A value as a question shows it (a function's inputs). */
 const shown = (v: unknown) => formatValue(v, 200);
@@ -511,8 +535,15 @@ class LocalBuilder {
       this.c.exclude(stage, `the delta point (${d.function} line ${d.line}) is not reached on ${pb ? 'the patched' : 'the buggy'} side: no expression can be evaluated on both`, agent);
       return null;
     }
-    const candidates = localCandidates([pb.locals, pp.locals, pb.inputs]);
-    const exprs = candidates.map(x => x.text);
+    const candidates: {text: string; how: string; expr?: string}[] = localCandidates([pb.locals, pp.locals, pb.inputs]);
+    // the frames return differently (an outcome delta): the call itself is a candidate — its
+    // value is what the frame returns, read after its last line as __return__
+    if (d.kind === 'outcome' && pb.inputs) {
+      const params = parametersOf(pb.source?.[(pb.defLine ?? 0) - 1] ?? '') ?? [...pb.inputs.keys()];
+      const call = `${(d.function ?? pb.fn).replace(/^.*<locals>\./, '')}(${params.filter(k => k !== 'self' && k !== 'cls').join(', ')})`;
+      candidates.unshift({text: call, how: 'the value the function returns (evaluated as __return__ after its last line)', expr: '__return__'});
+    }
+    const exprs = [...new Set(candidates.map(x => x.expr ?? x.text))];
     if (!exprs.length) {
       this.c.exclude(stage, `no candidate expression at ${d.file}:${d.line}: nothing recorded in scope there`, agent);
       return null;
@@ -522,7 +553,7 @@ class LocalBuilder {
     // the first point at which a candidate differs is the question's.
     const tries: {timing: 'before' | 'after'; extra: number}[] = [{timing: pb.timing, extra: 0}, ...[0, 1, 2, 3].map(extra => ({timing: 'after' as const, extra}))].filter((t, i, all) => all.findIndex(x => x.timing === t.timing && x.extra === t.extra) === i);
     const attempts: {timing: string; hit: {buggy: number; patched: number}; changed: number; note?: string}[] = [];
-    let found: {evaluated: (typeof candidates[number] & {buggy: EvalResult; patched: EvalResult; changed: boolean})[]; at: {b: DeltaPoint; p: DeltaPoint}} | null = null;
+    let found: {evaluated: (typeof candidates[number] & {buggy: EvalResult; patched: EvalResult; changed: boolean; usable: boolean})[]; at: {b: DeltaPoint; p: DeltaPoint}} | null = null;
     for (const t of tries) {
       const at = {b: {...pb, timing: t.timing, hit: pb.hit + t.extra}, p: {...pp, timing: t.timing, hit: pp.hit + t.extra}};
       this.c.progress(stage, `evaluating ${exprs.length} candidate expressions ${t.timing} ${d.file}:${pb.line} (execution ${at.b.hit}) on both versions`);
@@ -532,25 +563,28 @@ class LocalBuilder {
         break;
       }
       const evaluated = candidates.map(x => {
-        const b = eb.results.get(x.text) ?? {error: {type: 'NoResult'}};
-        const p = ep.results.get(x.text) ?? {error: {type: 'NoResult'}};
-        return {...x, buggy: b, patched: p, changed: changed(b, p)};
+        const b = eb.results.get(x.expr ?? x.text) ?? {error: {type: 'NoResult'}};
+        const p = ep.results.get(x.expr ?? x.text) ?? {error: {type: 'NoResult'}};
+        // the same exception on both sides: not evaluable here, neither changed nor a distractor
+        const usable = changed(b, p) || (!b.error && !p.error);
+        return {...x, buggy: b, patched: p, changed: changed(b, p), usable};
       });
       const n = evaluated.filter(x => x.changed).length;
+      const same = evaluated.filter(x => x.usable && !x.changed).length;
       attempts.push({timing: t.timing, hit: {buggy: at.b.hit, patched: at.p.hit}, changed: n});
-      if (n > 0 && n < evaluated.length) {
+      if (n > 0 && same > 0) {
         found = {evaluated, at};
         break;
       }
     }
     if (!found) {
-      this.c.exclude(stage, `no point near the delta (${d.function} line ${d.line}) where some candidates change and others do not: ${attempts.map(a => `${a.timing} execution ${a.hit.buggy}: ${a.note ?? `${a.changed} of ${exprs.length} changed`}`).join('; ')}`, agent);
+      this.c.exclude(stage, `no point near the delta (${d.function} line ${d.line}) where some candidates change and others keep their value: ${attempts.map(a => `${a.timing} execution ${a.hit.buggy}: ${a.note ?? `${a.changed} of ${candidates.length} changed`}`).join('; ')}`, agent);
       return null;
     }
     const {evaluated} = found;
     const point = found.at.b;
     const changedOnes = evaluated.filter(x => x.changed);
-    const same = evaluated.filter(x => !x.changed);
+    const same = evaluated.filter(x => x.usable && !x.changed);
     const correct = pickCorrect(changedOnes.map(x => x.text), same.map(x => x.text), codePointDistance)!;
     const key = changedOnes[correct.index]!;
     const pick = mmr(key.text, same.map(x => x.text), DISTRACTORS, codePointDistance);
@@ -582,7 +616,7 @@ class LocalBuilder {
     const validations: Record<string, unknown> = Object.fromEntries(choices.filter(c => c.role === 'correct' || c.role === 'distractor').map(c => [c.label, evaluated.find(x => x.text === c.text)]));
     const none = choices.find(c => c.role === 'no_effect');
     if (none) validations[none.label] = {wrong_because: `the traces differ: ${d.kind} delta in ${d.function} line ${d.line}`};
-    this.c.save(q, {...this.c.base, inputs, ...extra, delta_point: {buggy: {...pb, locals: undefined, inputs: undefined, source: undefined}, patched: {...pp, locals: undefined, inputs: undefined, source: undefined}}, evaluated_at: {buggy: {...found.at.b, locals: undefined, inputs: undefined, source: undefined}, patched: {...found.at.p, locals: undefined, inputs: undefined, source: undefined}}, attempts, changed_means: 'a different value, an exception on one side only, or a different exception type or message', candidates: evaluated, selection: {correct: {method: 'Eq. 2: mean normalized Levenshtein similarity to the unchanged candidates', scores: Object.fromEntries(changedOnes.map((x, i) => [x.text, correct.scores[i]]))}, distractors: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(x => x.text), scores: pick.scores}}}, validations);
+    this.c.save(q, {...this.c.base, inputs, ...extra, delta_point: {buggy: {...pb, locals: undefined, inputs: undefined, source: undefined}, patched: {...pp, locals: undefined, inputs: undefined, source: undefined}}, evaluated_at: {buggy: {...found.at.b, locals: undefined, inputs: undefined, source: undefined}, patched: {...found.at.p, locals: undefined, inputs: undefined, source: undefined}}, attempts, changed_means: 'a different value, an exception on one side only, or a different exception type or message; unchanged: the same value on both sides (the same exception on both: not evaluable there, left out)', candidates: evaluated, selection: {correct: {method: 'Eq. 2: mean normalized Levenshtein similarity to the unchanged candidates', scores: Object.fromEntries(changedOnes.map((x, i) => [x.text, correct.scores[i]]))}, distractors: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(x => x.text), scores: pick.scores}}}, validations);
     return {context, expressions: [key.text, ...distractors.map(x => x.text)]};
   }
 

@@ -3,7 +3,7 @@ import {join} from 'node:path';
 import {beforeAll, describe, expect, it} from 'vitest';
 import {validateQuestion} from '../../source/core/questions/model.js';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
-import {buildQuestions, outcomeText, type BuildOptions, type BuildResult} from '../../source/services/question-build.js';
+import {buildQuestions, outcomeText, parametersOf, type BuildOptions, type BuildResult} from '../../source/services/question-build.js';
 import type {Db} from '../../source/store/db.js';
 import {getQuestion, questionProvenance} from '../../source/store/questions.js';
 import {freshDb} from '../helpers/db.js';
@@ -132,4 +132,28 @@ describe('questions build on the demo durations bug (real tests, run in the sand
     expect(missing.excluded[0]!.reason).toMatch(/^not bug-reproducing: the test does not run on either version \(no test ran/);
     expect(outcomeText({status: 'error', line: null, exception: null})).toContain('could not run');
   }, 120_000);
+});
+
+describe('local questions where the function returns (or raises) differently', () => {
+  it('the call itself is the changed candidate: its return value, read after the last line; an exception on one side only is a change', async () => {
+    const local = freshDb().db;
+    const project = (name: string, test: string) => options({instance: `demo__${name}-1`, buggyDir: join(PROJECTS_DIR, name, 'repo'), goldPatch: join(PROJECTS_DIR, name, 'patches', 'gold.diff'), test, types: ['local_intent']});
+    const ledger = await buildQuestions(local, project('ledger', 'tests/test_account.py::test_small_deposits_keep_every_cent'));
+    const lq = ledger.questions[0]!;
+    expect(lq.question.choices.find(c => c.label === lq.question.answer[0])!.text).toBe('to_cents(amount)');
+    const lc = (lq.provenance.candidates as {text: string; buggy: {value?: unknown}; patched: {value?: unknown}}[]).find(c => c.text === 'to_cents(amount)')!;
+    expect([lc.buggy.value, lc.patched.value]).toEqual([28, 29]);
+    const graphs = await buildQuestions(local, project('graphs', 'tests/test_topo.py::test_cycle_is_reported'));
+    const gq = graphs.questions[0]!;
+    expect(gq.question.choices.find(c => c.label === gq.question.answer[0])!.text).toBe('visit(node)');
+    const gc = (gq.provenance.candidates as {text: string; buggy: {value?: unknown; error?: unknown}; patched: {error?: {type: string}}}[]).find(c => c.text === 'visit(node)')!;
+    expect(gc.buggy).toMatchObject({value: null});
+    expect(gc.patched.error).toBeDefined();
+  }, 120_000);
+
+  it('reads the parameters of a one-line def', () => {
+    expect(parametersOf('    def visit(node):')).toEqual(['node']);
+    expect(parametersOf('def f(self, a: int = 1, *args, b=2, **kw) -> None:')).toEqual(['self', 'a', 'args', 'b', 'kw']);
+    expect(parametersOf('def g(')).toBeNull();
+  });
 });
