@@ -4,7 +4,7 @@ import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
 import {forget, makeTempDir} from '../services/leftovers.js';
 import {PythonError} from '../services/python.js';
 import {buildQuestions, qualityChecks, type BuildOptions, type BuildResult, type QualityReport} from '../services/question-build.js';
-import {qaModelFrom, QaModelChoiceError} from '../services/qa-models.js';
+import {qaModelFrom, QaModelChoiceError, type QaModel} from '../services/qa-models.js';
 import {parsePassEnv, SandboxMissing} from '../services/sandbox.js';
 import {WorkspaceError} from '../services/workspace.js';
 import type {Db} from '../store/db.js';
@@ -15,7 +15,8 @@ import {say, warn} from './output.js';
 
 export const QUESTIONS_BUILD_HELP = `Usage: deltalens questions build --instance ID --buggy-dir DIR (--fixed-dir DIR | --gold-patch FILE)
                                  --test NODEID [--agent-patch NAME=FILE]... [--stored-patches]
-                                 [--type T]... [--offline] [--seed N] [--force] [--json] [--db FILE]
+                                 [--type T]... [--offline | --model NAME [--base-url URL]]
+                                 [--seed N] [--force] [--json] [--db FILE]
        deltalens questions build --all DIR [same options]
 
 Builds validated questions for a bug (ExplainBench §5.2), every decision made by running code in
@@ -48,7 +49,12 @@ it is flagged), from the options alone, and by the lexical baseline (see deltale
   --all DIR                every DIR/NAME/ holding project.json ({"instance", "test"}), repo/
                            (the buggy tree) and patches/gold.diff (+ patches/AGENT.diff)
   --type T                 only these types (repeatable; default all four)
-  --offline                the deterministic generators above (the default; no model yet)
+  --offline                the deterministic generators above (the default)
+  --model NAME             a chat model writes the candidates instead: end-to-end intent
+                           distractors, and local expressions (added to the offline ones); an
+                           OpenAI-compatible endpoint as for score (--base-url URL, the key in
+                           $OPENAI_API_KEY or --api-key-env VAR); every prompt and answer is
+                           kept; lines that are not Python expressions are dropped and said so
   --seed N                 seeds the tests' randomness and the option order (default 0)
   --timeout S              per test run (default 120)
   --force                  build again what was already built from the same inputs
@@ -124,6 +130,7 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       offline: {type: 'boolean'},
       model: {type: 'string'},
       'base-url': {type: 'string'},
+      'api-key-env': {type: 'string'},
       seed: {type: 'string'},
       timeout: {type: 'string'},
       force: {type: 'boolean'},
@@ -139,7 +146,16 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
     say(QUESTIONS_BUILD_HELP);
     return EXIT.ok;
   }
-  if (values.model || values['base-url']) throw new UsageError('building with a model is not available yet: use --offline (the deterministic generators)');
+  if (values.offline && (values.model || values['base-url'])) throw new UsageError('give --offline or --model NAME, not both');
+  if (values['base-url'] && !values.model) throw new UsageError('--base-url goes with --model NAME');
+  if (values.model === 'lexical') throw new UsageError('lexical answers questions but cannot write candidates: give a chat model with --model, or --offline');
+  let generator: QaModel | null = null;
+  try {
+    generator = values.model ? qaModelFrom({model: values.model, baseUrl: values['base-url'], apiKeyEnv: values['api-key-env']}) : null;
+  } catch (error) {
+    if (error instanceof QaModelChoiceError) throw new UsageError(error.message);
+    throw error;
+  }
   const types = (values.type ?? [...QUESTION_TYPES]).map(t => {
     if (!QUESTION_TYPES.includes(t as QuestionType)) throw new UsageError(`--type must be one of ${QUESTION_TYPES.join(', ')} (got "${t}")`);
     return t as QuestionType;
@@ -199,6 +215,7 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
         timeoutS,
         types,
         force: values.force,
+        generator,
         onProgress: (stage, detail) => {
           if (!values.json || process.stderr.isTTY) warn(`${p.instance} · ${stage}: ${detail}`);
         },

@@ -52,6 +52,8 @@ export interface BuildOptions {
   types: QuestionType[];
   /** build again even when a question was built from the same inputs */
   force?: boolean;
+  /** the model that writes candidates (distractors, local expressions); none: offline generators */
+  generator?: QaModel | null;
   onProgress?: (stage: string, detail: string) => void;
 }
 
@@ -132,6 +134,36 @@ class Step {
     const bad = rec.tests?.find(t => t.outcome === 'failed' || t.outcome === 'error');
     const status = (['passed', 'failed', 'error', 'skipped'].includes(rec.status) ? rec.status : 'error') as TestOutcome['status'];
     return {status, line: bad?.line ?? null, exception: bad?.exc_type ?? null, ...(bad?.message ? {message: bad.message.slice(0, 500)} : {}), ...(rec.error ? {error: rec.error.slice(0, 500)} : {})};
+  }
+
+  /** Every prompt sent to the generating model and what came back, for the provenance. */
+  readonly log: {stage: string; attempt: number; prompt: string; raw: string | null; error?: string; tokens: number | null}[] = [];
+
+  /**
+   * Asks the generating model for candidates, one per line; bad output is expected: a failed
+   * call is retried once, lines that are not Python expressions are dropped (and said so).
+   */
+  async candidatesFromModel(stage: string, prompt: string, cwd: string): Promise<{ok: {text: string; how: string}[]; dropped: {text: string; reason: string}[]}> {
+    const model = this.o.generator!;
+    let raw: string | null = null;
+    for (let attempt = 1; attempt <= 2 && raw === null; attempt++) {
+      try {
+        const r = await model.answer(prompt);
+        raw = r.text;
+        this.log.push({stage, attempt, prompt, raw, tokens: r.tokens});
+      } catch (error) {
+        this.log.push({stage, attempt, prompt, raw: null, error: (error as Error).message, tokens: null});
+      }
+    }
+    if (raw === null) return {ok: [], dropped: [{text: '', reason: `the model did not answer: ${this.log.at(-1)?.error ?? ''}`}]};
+    const lines = [...new Set(raw.split('\n').map(l => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').replace(/^`+|`+$/g, '').trim()).filter(l => l && !l.endsWith(':')))].slice(0, 16);
+    if (!lines.length) return {ok: [], dropped: [{text: raw.slice(0, 200), reason: 'the answer holds no line to use'}]};
+    const parsed = await this.parseOnly<{results: {text: string; ok: boolean; normalized?: string; error?: string}[]}>(['exprs', ...lines.flatMap(l => ['--expr', l])], cwd);
+    if ('error' in parsed) return {ok: [], dropped: lines.map(text => ({text, reason: parsed.error}))};
+    return {
+      ok: parsed.results.filter(r => r.ok).map(r => ({text: r.normalized!, how: `written by ${model.name}`})),
+      dropped: parsed.results.filter(r => !r.ok).map(r => ({text: r.text, reason: `dropped: ${r.error}`})),
+    };
   }
 
   /** A deltatrace command that only parses (no code of the project runs). */
@@ -227,7 +259,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       return {questions, excluded};
     }
 
-    const base = {origin: 'built', generator: 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, test_validation: testValidation};
+    const base = {origin: 'built', generator: o.generator ? `model ${o.generator.name}` : 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, test_validation: testValidation};
     // built before from the same inputs (and not --force): kept as stored, nothing runs again
     const unchanged = (id: string, inputs: string): boolean => {
       if (o.force) return false;
@@ -245,14 +277,25 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     // 2. end-to-end intent (§5.2.2)
     if (o.types.includes('e2e_intent')) {
       const id = `${o.instance}/built/e2e_intent`;
-      const inputs = sha('e2e_intent', String(BUILDER_VERSION), o.instance, o.buggyDir, o.test, testText, fix, String(seed));
+      const inputs = sha('e2e_intent', String(BUILDER_VERSION), o.generator?.name ?? 'offline', o.instance, o.buggyDir, o.test, testText, fix, String(seed));
       progress('e2e_intent', 'finding the expected expression');
       const exp = unchanged(id, inputs) ? null : await step.parseOnly<{expr: string; start: number; end: number; line: number; marked: boolean; function_line: number; masked: string; names: string[]}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(o.test)], ws.patched);
       if (!exp) progress('e2e_intent', 'unchanged: built before from the same inputs');
       else if ('error' in exp) exclude('e2e_intent', `no expected expression: ${exp.error}`);
       else {
-        const mut = await step.parseOnly<{mutants: {text: string; how: string}[]}>(['mutants', '--expr', exp.expr, ...exp.names.flatMap(n => ['--name', n])], ws.patched);
-        const candidates = 'error' in mut ? [] : mut.mutants;
+        let candidates: {text: string; how: string}[];
+        let mut: {mutants: {text: string; how: string}[]} | {error: string};
+        let unusable: {text: string; reason: string}[] = [];
+        if (o.generator) {
+          progress('e2e_intent', `asking ${o.generator.name} for distractors`);
+          const asked = await step.candidatesFromModel('e2e_intent', intentPrompt(exp.masked, exp.expr), ws.patched);
+          unusable = asked.dropped;
+          candidates = asked.ok.filter(c => c.text !== exp.expr);
+          mut = {mutants: candidates};
+        } else {
+          mut = await step.parseOnly<{mutants: {text: string; how: string}[]}>(['mutants', '--expr', exp.expr, ...exp.names.flatMap(n => ['--name', n])], ws.patched);
+          candidates = 'error' in mut ? [] : mut.mutants;
+        }
         const chars = [...testText];
         const substituted = (text: string) => chars.slice(0, exp.start).join('') + text + chars.slice(exp.end).join('');
         const validated: {text: string; how: string; buggy: TestOutcome; fixed: TestOutcome; kept: boolean; reason: string}[] = [];
@@ -277,7 +320,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
         const kept = validated.filter(v => v.kept);
         const pick = mmr(exp.expr, kept.map(v => v.text), DISTRACTORS, codePointDistance);
         const distractors = pick.picked.map(i => kept[i]!);
-        if (!distractors.length) exclude('e2e_intent', `no distractor survived validation (${candidates.length} candidates${'error' in mut ? `: ${mut.error}` : ''})`);
+        if (!distractors.length) exclude('e2e_intent', `no distractor survived validation (${candidates.length} candidates${'error' in mut ? `: ${mut.error}` : ''}${unusable.length ? `; ${unusable.length} unusable: ${unusable[0]!.reason}` : ''})`);
         else {
           const order = seededOrder([{text: exp.expr, role: 'correct' as const}, ...distractors.map(d => ({text: d.text, role: 'distractor' as const}))], seedOf(seed, id));
           const choices = labelled(order);
@@ -293,7 +336,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
             answer: [choices.find(c => c.role === 'correct')!.label],
           };
           const validations = Object.fromEntries(choices.map(c => [c.label, c.role === 'correct' ? {expected: true, line: exp.line, marked: exp.marked, buggy: before, fixed} : c.role === 'distractor' ? validated.find(v => v.text === c.text) : null]).filter(([, v]) => v));
-          save(q, {...base, inputs, expected: {expr: exp.expr, line: exp.line, marked: exp.marked}, candidates: validated, selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
+          save(q, {...base, inputs, expected: {expr: exp.expr, line: exp.line, marked: exp.marked}, candidates: [...validated, ...unusable.map(u => ({...u, kept: false}))], ...(o.generator ? {model: {name: o.generator.name, calls: step.log.filter(l => l.stage === 'e2e_intent')}} : {}), selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
         }
       }
     }
@@ -543,6 +586,13 @@ class LocalBuilder {
       const call = `${(d.function ?? pb.fn).replace(/^.*<locals>\./, '')}(${params.filter(k => k !== 'self' && k !== 'cls').join(', ')})`;
       candidates.unshift({text: call, how: 'the value the function returns (evaluated as __return__ after its last line)', expr: '__return__'});
     }
+    let unusable: {text: string; reason: string}[] = [];
+    if (this.o.generator) {
+      this.c.progress(stage, `asking ${this.o.generator.name} for candidate expressions`);
+      const asked = await this.step.candidatesFromModel(stage, localPrompt(pb, pp, d), buggyTree);
+      unusable = asked.dropped;
+      for (const c of asked.ok) if (!candidates.some(x => x.text === c.text)) candidates.push(c);
+    }
     const exprs = [...new Set(candidates.map(x => x.expr ?? x.text))];
     if (!exprs.length) {
       this.c.exclude(stage, `no candidate expression at ${d.file}:${d.line}: nothing recorded in scope there`, agent);
@@ -616,13 +666,13 @@ class LocalBuilder {
     const validations: Record<string, unknown> = Object.fromEntries(choices.filter(c => c.role === 'correct' || c.role === 'distractor').map(c => [c.label, evaluated.find(x => x.text === c.text)]));
     const none = choices.find(c => c.role === 'no_effect');
     if (none) validations[none.label] = {wrong_because: `the traces differ: ${d.kind} delta in ${d.function} line ${d.line}`};
-    this.c.save(q, {...this.c.base, inputs, ...extra, delta_point: {buggy: {...pb, locals: undefined, inputs: undefined, source: undefined}, patched: {...pp, locals: undefined, inputs: undefined, source: undefined}}, evaluated_at: {buggy: {...found.at.b, locals: undefined, inputs: undefined, source: undefined}, patched: {...found.at.p, locals: undefined, inputs: undefined, source: undefined}}, attempts, changed_means: 'a different value, an exception on one side only, or a different exception type or message; unchanged: the same value on both sides (the same exception on both: not evaluable there, left out)', candidates: evaluated, selection: {correct: {method: 'Eq. 2: mean normalized Levenshtein similarity to the unchanged candidates', scores: Object.fromEntries(changedOnes.map((x, i) => [x.text, correct.scores[i]]))}, distractors: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(x => x.text), scores: pick.scores}}}, validations);
+    this.c.save(q, {...this.c.base, inputs, ...extra, delta_point: {buggy: {...pb, locals: undefined, inputs: undefined, source: undefined}, patched: {...pp, locals: undefined, inputs: undefined, source: undefined}}, evaluated_at: {buggy: {...found.at.b, locals: undefined, inputs: undefined, source: undefined}, patched: {...found.at.p, locals: undefined, inputs: undefined, source: undefined}}, attempts, ...(unusable.length ? {unusable} : {}), ...(this.o.generator ? {model: {name: this.o.generator.name, calls: this.step.log.filter(l => l.stage === stage)}} : {}), changed_means: 'a different value, an exception on one side only, or a different exception type or message; unchanged: the same value on both sides (the same exception on both: not evaluable there, left out)', candidates: evaluated, selection: {correct: {method: 'Eq. 2: mean normalized Levenshtein similarity to the unchanged candidates', scores: Object.fromEntries(changedOnes.map((x, i) => [x.text, correct.scores[i]]))}, distractors: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(x => x.text), scores: pick.scores}}}, validations);
     return {context, expressions: [key.text, ...distractors.map(x => x.text)]};
   }
 
   async intent(ws: Workspace): Promise<IntentResult | null> {
     const id = `${this.o.instance}/built/local_intent`;
-    const inputs = sha('local_intent', String(BUILDER_VERSION), this.o.instance, this.o.buggyDir, this.o.test, this.c.testText, this.c.fix, String(this.c.seed));
+    const inputs = sha('local_intent', String(BUILDER_VERSION), this.o.generator?.name ?? 'offline', this.o.instance, this.o.buggyDir, this.o.test, this.c.testText, this.c.fix, String(this.c.seed));
     this.c.progress('local_intent', 'tracing the buggy and fixed versions for the delta point');
     const {r, model} = await this.delta(ws.buggy, ws.patched, 'gold (questions build)', 'gold');
     if (!model) {
@@ -647,7 +697,7 @@ class LocalBuilder {
   async effect(ws: Workspace, agent: {name: string; file: string}, intent: IntentResult | null): Promise<void> {
     const id = `${this.o.instance}/built/local_effect/${agent.name}`;
     const patchText = readFileSync(agent.file, 'utf8');
-    const inputs = sha('local_effect', String(BUILDER_VERSION), this.o.instance, this.o.buggyDir, this.o.test, this.c.testText, patchText, String(this.c.seed));
+    const inputs = sha('local_effect', String(BUILDER_VERSION), this.o.generator?.name ?? 'offline', this.o.instance, this.o.buggyDir, this.o.test, this.c.testText, patchText, String(this.c.seed));
     if (this.c.unchanged(id, inputs)) return;
     let aw: Workspace;
     try {
@@ -740,4 +790,40 @@ export async function qualityChecks(db: Db, built: Question[], model: QaModel, s
     });
   }
   return out;
+}
+
+/** The prompt for end-to-end intent distractors (ExplainBench §5.2.2): similar, wrong. */
+export function intentPrompt(masked: string, expected: string): string {
+  return [
+    'A test checks a bug fix. Its expected-behaviour expression is masked as [[MASKED]]:',
+    '',
+    masked,
+    '',
+    `The correct expression is: ${expected}`,
+    '',
+    'Write 6 alternative Python expressions that could plausibly replace [[MASKED]] but describe',
+    'different (wrong) behaviour: similar in form to the correct one. One expression per line,',
+    'nothing else on the line, no explanation.',
+  ].join('\n');
+}
+
+/** The prompt for local candidates (§5.3): the function on the buggy side, the line, the variables
+ * at the delta point with the ones that differ between the versions marked. */
+export function localPrompt(pb: DeltaPoint, pp: DeltaPoint, d: {function: string | null; line: number | null}): string {
+  const vars = (p: DeltaPoint) => [...(p.locals ?? new Map())].map(([k, v]) => `${k} = ${formatValue(v, 120)}`);
+  const bv = vars(pb);
+  const pv = new Set(vars(pp));
+  const source = pb.defLine && pb.source ? functionSource(pb.source, pb.defLine) : '';
+  return [
+    `A patch changes the behaviour of ${d.function} at line ${d.line}. The function before the patch:`,
+    '',
+    source,
+    '',
+    `At line ${pb.line} (${pb.timing} it runs), the variables are (≠: differs after the patch):`,
+    ...bv.map(v => `  ${pv.has(v) ? ' ' : '≠'} ${v}`),
+    '',
+    'Write 8 Python expressions over these variables that can be evaluated at that point: some',
+    'whose value the patch changes and some whose value stays the same. One expression per line,',
+    'nothing else on the line.',
+  ].join('\n');
 }

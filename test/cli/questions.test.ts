@@ -98,7 +98,9 @@ describe('questions build', () => {
       [[...base, '--agent-patch', 'nofile'], 'wants NAME=FILE'],
       [[...base, '--agent-patch', 'a=/no/such.diff'], 'no such file'],
       [[...base, '--type', 'e3e'], '--type must be one of'],
-      [[...base, '--model', 'gpt-x'], 'use --offline'],
+      [[...base, '--model', 'gpt-x'], 'needs an API key'],
+      [[...base, '--offline', '--model', 'gpt-x'], 'not both'],
+      [[...base, '--model', 'lexical'], 'cannot write candidates'],
       [[...base, '--check-model', 'gpt-x'], 'needs an API key'],
       [['questions', 'build', '--all', '/no/such/dir'], 'not a directory'],
     ];

@@ -89,6 +89,8 @@ def parser():
     mu.add_argument("--expr", required=True)
     mu.add_argument("--name", action="append", default=[], help="a name in scope, for neighbouring-name mutations (repeatable)")
     mu.add_argument("--limit", type=int, default=24)
+    px = sub.add_parser("exprs", help="which texts parse as Python expressions (ast; no code runs)")
+    px.add_argument("--expr", action="append", default=[])
     oc = sub.add_parser("outcome", help="run a test and say how it ended: passed, or failed at line N of the test file with exception E")
     oc.add_argument("--root", required=True, help="project root")
     oc.add_argument("--seed", type=int, default=0)
@@ -333,6 +335,21 @@ def cmd_mutants(args):
     return 0 if "error" not in out else 3
 
 
+def cmd_exprs(args):
+    import ast
+    out = []
+    for text in args.expr:
+        try:
+            out.append({"text": text, "ok": True, "normalized": ast.unparse(ast.parse(text.strip(), mode="eval"))})
+        except SyntaxError as e:
+            out.append({"text": text, "ok": False, "error": "not a Python expression: %s" % e.msg})
+        except (ValueError, RecursionError) as e:
+            out.append({"text": text, "ok": False, "error": "not a Python expression: %s" % e})
+    json.dump({"results": out}, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0
+
+
 def cmd_outcome(args):
     from .target import run_target
     target = _target(args)
@@ -348,7 +365,7 @@ def main(argv=None):
     if args.command in ("run", "eval", "outcome"):
         _ensure_hash_seed()
     return {"run": cmd_run, "eval": cmd_eval, "changes": cmd_changes, "scopes": cmd_scopes,
-            "expected": cmd_expected, "mutants": cmd_mutants, "outcome": cmd_outcome}[args.command](args)
+            "expected": cmd_expected, "mutants": cmd_mutants, "outcome": cmd_outcome, "exprs": cmd_exprs}[args.command](args)
 
 
 if __name__ == "__main__":

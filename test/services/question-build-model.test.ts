@@ -1,0 +1,65 @@
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {PROJECTS_DIR} from '../../source/services/demo.js';
+import {openAiModel} from '../../source/services/qa-models.js';
+import {buildQuestions, type BuildResult} from '../../source/services/question-build.js';
+import {freshDb} from '../helpers/db.js';
+import {startOpenAiServer} from '../helpers/openai-server.js';
+
+const P = join(PROJECTS_DIR, 'durations');
+
+/** A local server plays the generating model: scripted candidates, some of them unusable. */
+let server: Awaited<ReturnType<typeof startOpenAiServer>>;
+let built: BuildResult;
+beforeAll(async () => {
+  server = await startOpenAiServer(call => {
+    // the first call fails: the builder asks again
+    if (call.index === 0) return {status: 500};
+    if (call.prompt.includes('[[MASKED]]')) return {answer: '1. 1800\n- 5400.0\n`3600`\n5400 +\nnot python at all\n2 * 2700\nHere they are:'};
+    return {answer: 'total\ntotal * 2\nlen(seen)\n)(\namount'};
+  });
+  const generator = openAiModel({model: 'gen-model', baseURL: server.url, apiKey: 'test-key', maxRetries: 0});
+  built = await buildQuestions(freshDb().db, {
+    instance: 'demo__durations-1',
+    buggyDir: join(P, 'repo'),
+    goldPatch: join(P, 'patches', 'gold.diff'),
+    agentPatches: [],
+    test: 'tests/test_parse.py::test_compound_duration',
+    python: process.env.DELTALENS_PYTHON ?? 'python3',
+    sandbox: 'prefer',
+    seed: 0,
+    timeoutS: 60,
+    types: ['e2e_intent', 'local_intent'],
+    generator,
+  });
+}, 180_000);
+afterAll(() => server.close());
+
+describe('questions build with a generating model (a local OpenAI-compatible server)', () => {
+  it('e2e intent: lines that are not Python are dropped and said so; candidates that are also correct are dropped by running the test', () => {
+    const b = built.questions.find(q => q.question.type === 'e2e_intent')!;
+    expect(b.provenance.generator).toBe('model gen-model');
+    const candidates = b.provenance.candidates as {text: string; kept: boolean; reason: string}[];
+    const byText = (t: string) => candidates.find(c => c.text === t)!;
+    expect(byText('5400 +').reason).toContain('not a Python expression');
+    expect(byText('not python at all').reason).toContain('not a Python expression');
+    // equal in value to the key: the test fails before and passes after with them
+    expect(byText('5400.0')).toMatchObject({kept: false, reason: expect.stringContaining('also a correct answer')});
+    expect(byText('2 * 2700')).toMatchObject({kept: false, reason: expect.stringContaining('also a correct answer')});
+    const distractors = b.question.choices.filter(c => c.role === 'distractor').map(c => c.text).sort();
+    expect(distractors).toEqual(['1800', '3600']);
+    // every prompt and answer is kept, the failed call too
+    const calls = (b.provenance.model as {calls: {attempt: number; raw: string | null; error?: string}[]}).calls;
+    expect(calls[0]).toMatchObject({attempt: 1, raw: null});
+    expect(calls[0]!.error).toBeTruthy();
+    expect(calls[1]).toMatchObject({attempt: 2, raw: expect.stringContaining('5400 +')});
+  });
+
+  it('local intent: the model\'s expressions are evaluated like the offline ones; the invalid one is dropped', () => {
+    const b = built.questions.find(q => q.question.type === 'local_intent')!;
+    const candidates = b.provenance.candidates as {text: string; how: string; changed: boolean; buggy: {value?: unknown}; patched: {value?: unknown}}[];
+    expect(candidates.find(c => c.text === 'total * 2')).toMatchObject({how: 'written by gen-model', changed: true, buggy: {value: 3600}, patched: {value: 10800}});
+    expect((b.provenance.unusable as {text: string}[]).map(u => u.text)).toEqual([')(']);
+    expect(server.calls.length).toBe(3);
+  });
+});
