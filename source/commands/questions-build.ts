@@ -13,8 +13,10 @@ import {COMMON_OPTIONS, EXIT, parse, positiveInt, printJson, UsageError} from '.
 import {openStore} from './db-path.js';
 import {say, warn} from './output.js';
 
-export const QUESTIONS_BUILD_HELP = `Usage: deltalens questions build --instance ID --buggy-dir DIR (--fixed-dir DIR | --gold-patch FILE)
-                                 --test NODEID [--agent-patch NAME=FILE]... [--stored-patches]
+export const QUESTIONS_BUILD_HELP = `Usage: deltalens questions build --instance ID
+                                 (--buggy-dir DIR | --repo DIR --buggy REV)
+                                 (--fixed-dir DIR | --fixed REV | --gold-patch FILE)
+                                 (--test NODEID | --pbt FILE) [--agent-patch NAME=FILE]... [--stored-patches]
                                  [--type T]... [--offline | --model NAME [--base-url URL]]
                                  [--seed N] [--force] [--json] [--db FILE]
        deltalens questions build --all DIR [same options]
@@ -44,6 +46,10 @@ the sandbox on throw-away copies:
 After building, each question is scored from a blank explanation (it must never be right: else
 it is flagged), from the options alone, and by the lexical baseline (see deltalens flags).
 
+  --repo DIR --buggy REV   the buggy tree as a revision of a git repository (only read: its
+                           files are exported); --fixed REV the fixed one
+  --pbt FILE               a test file given apart (e.g. a property-based test): copied into
+                           both trees as test_deltalens_pbt.py, its first test_… function run
   --agent-patch NAME=FILE  an agent's patch (repeatable)
   --stored-patches         also every stored trajectory of the instance that has a patch
   --all DIR                every DIR/NAME/ holding project.json ({"instance", "test"}), repo/
@@ -121,6 +127,10 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       instance: {type: 'string'},
       'buggy-dir': {type: 'string'},
       'fixed-dir': {type: 'string'},
+      repo: {type: 'string'},
+      buggy: {type: 'string'},
+      fixed: {type: 'string'},
+      pbt: {type: 'string'},
       'gold-patch': {type: 'string'},
       'agent-patch': {type: 'string', multiple: true},
       'stored-patches': {type: 'boolean'},
@@ -169,15 +179,18 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
   });
   let projects: Project[];
   if (values.all !== undefined) {
-    if (values.instance || values['buggy-dir'] || values.test) throw new UsageError('--all DIR takes each instance from DIR: leave out --instance, --buggy-dir and --test');
+    if (values.instance || values['buggy-dir'] || values.test || values.repo || values.pbt) throw new UsageError('--all DIR takes each instance from DIR: leave out --instance, --buggy-dir, --repo, --test and --pbt');
     projects = projectsIn(resolve(values.all));
   } else {
     if (!values.instance) throw new UsageError('questions build needs --instance ID (or --all DIR)');
-    if (!values['buggy-dir']) throw new UsageError('questions build needs --buggy-dir DIR (the buggy tree)');
-    if (!values.test) throw new UsageError('questions build needs --test NODEID (a pytest node id on the fixed tree)');
-    if (!values['fixed-dir'] === !values['gold-patch']) throw new UsageError('give the fix as --fixed-dir DIR or --gold-patch FILE (one of them)');
+    if (!values['buggy-dir'] === !values.repo) throw new UsageError('questions build needs the buggy tree: --buggy-dir DIR, or --repo DIR --buggy REV');
+    if (values.repo && !values.buggy) throw new UsageError('--repo DIR needs --buggy REV (the buggy revision)');
+    if ((values.buggy || values.fixed) && !values.repo) throw new UsageError('--buggy and --fixed are revisions of --repo DIR');
+    if (!values.test === !values.pbt) throw new UsageError('give the test as --test NODEID (a pytest node id on the fixed tree) or --pbt FILE (one of them)');
+    if (values.pbt && !existsSync(values.pbt)) throw new UsageError(`--pbt ${values.pbt}: no such file`);
+    if ([values['fixed-dir'], values['gold-patch'], values.fixed].filter(Boolean).length !== 1) throw new UsageError('give the fix as --fixed-dir DIR, --fixed REV or --gold-patch FILE (one of them)');
     if (values['gold-patch'] && !existsSync(values['gold-patch'])) throw new UsageError(`--gold-patch ${values['gold-patch']}: no such file`);
-    projects = [{instance: values.instance, buggyDir: resolve(values['buggy-dir']), goldPatch: values['gold-patch'] ? resolve(values['gold-patch']) : '', test: values.test, agentPatches: []}];
+    projects = [{instance: values.instance, buggyDir: resolve(values['buggy-dir'] ?? values.repo!), goldPatch: values['gold-patch'] ? resolve(values['gold-patch']) : '', test: values.test ?? '', agentPatches: []}];
   }
   let passEnv: string[];
   try {
@@ -205,7 +218,9 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       const options: BuildOptions = {
         instance: p.instance,
         buggyDir: p.buggyDir,
-        ...(values['fixed-dir'] && values.all === undefined ? {fixedDir: resolve(values['fixed-dir'])} : {goldPatch: p.goldPatch}),
+        ...(values['fixed-dir'] && values.all === undefined ? {fixedDir: resolve(values['fixed-dir'])} : values.fixed && values.all === undefined ? {fixedRev: values.fixed} : {goldPatch: p.goldPatch}),
+        ...(values.buggy && values.all === undefined ? {buggyRev: values.buggy} : {}),
+        ...(values.pbt && values.all === undefined ? {pbt: resolve(values.pbt)} : {}),
         agentPatches: [...p.agentPatches, ...agentPatches, ...(values['stored-patches'] ? storedPatches(db, p.instance, scratch) : [])],
         test: p.test,
         python: values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',
@@ -242,7 +257,7 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
   }
   if (values.json) {
     printJson({
-      questions: all.questions.map(b => ({id: b.question.id, type: b.question.type, instance: b.question.instance, agent: b.question.agent, choices: b.question.choices, answer: b.question.answer, provenance: b.provenance, unchanged: b.unchanged})),
+      questions: all.questions.map(b => ({id: b.question.id, type: b.question.type, instance: b.question.instance, agent: b.question.agent, context: b.question.context, question: b.question.question, choices: b.question.choices, answer: b.question.answer, provenance: b.provenance, unchanged: b.unchanged})),
       excluded: all.excluded,
       quality,
       db: dbPath,

@@ -28,19 +28,29 @@ import type {SandboxPolicy} from './sandbox.js';
 import {openStepper, type DeltaPoint, type StepperModel} from './stepper.js';
 import {changesBetween, seedArgs, tracePair} from './tracing.js';
 import {latestDelta, listPairs} from '../store/traces.js';
-import {prepareWorkspace, WorkspaceError, type Workspace} from './workspace.js';
+import {prepareWorkspace, WorkspaceError, type Workspace, type WorkspaceSpec} from './workspace.js';
 
 /** Bumped when a generator or a validation rule changes: stored with every built question. */
 export const BUILDER_VERSION = 1;
 export const DISTRACTORS = 3;
+/** Offline candidates validated per end-to-end intent question (each costs a test run per version). */
+export const MUTANTS = 12;
 export const NO_EFFECT_TEXT = 'The patch has no effect.';
 const OTHER_EXCEPTIONS = ['AssertionError', 'TypeError', 'ValueError', 'AttributeError', 'KeyError', 'IndexError', 'ZeroDivisionError', 'NameError', 'RecursionError'];
 
 export interface BuildOptions {
   instance: string;
+  /** the buggy tree: a folder, or (with buggyRev) a git repository */
   buggyDir: string;
+  /** a revision of the repository buggyDir names (its files exported; the repository is only read) */
+  buggyRev?: string;
   fixedDir?: string;
+  /** the fixed version as a revision of the same repository */
+  fixedRev?: string;
   goldPatch?: string;
+  /** a property-based (or any) test file given apart from the trees: copied into both as
+   * test_deltalens_pbt.py, its first test function run */
+  pbt?: string;
   agentPatches: {name: string; file: string}[];
   /** a pytest node id, relative to the trees' root */
   test: string;
@@ -183,6 +193,13 @@ function sha(...parts: string[]): string {
   return h.digest('hex').slice(0, 16);
 }
 
+const PBT_FILE = 'test_deltalens_pbt.py';
+
+/** The buggy tree with a patch applied: a copy of the folder, or the revision's files. */
+function patchedSpec(o: BuildOptions, patch: string): WorkspaceSpec {
+  return o.buggyRev ? {kind: 'patch', repo: o.buggyDir, buggy: o.buggyRev, patch} : {kind: 'patch', repo: o.buggyDir, patch, copy: true};
+}
+
 const testFileOf = (nodeid: string) => nodeid.split('::')[0]!;
 const testPathOf = (nodeid: string) => nodeid.split('::').slice(1).join('::');
 
@@ -223,12 +240,32 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
   const questions: BuiltQuestion[] = [];
   const progress = o.onProgress ?? (() => {});
   const exclude = (stage: string, reason: string, agent?: string) => excluded.push({instance: o.instance, stage, ...(agent ? {agent} : {}), reason});
-  if (!o.fixedDir === !o.goldPatch) throw new WorkspaceError('give the fix as --fixed-dir or --gold-patch (one of them)');
+  if ([o.fixedDir, o.goldPatch, o.fixedRev].filter(Boolean).length !== 1) throw new WorkspaceError('give the fix as --fixed-dir, --fixed REV or --gold-patch (one of them)');
+  if (o.fixedRev && !o.buggyRev) throw new WorkspaceError('--fixed REV goes with --buggy REV (revisions of --repo)');
   const runner = await pythonRunner(o.python, o.sandbox, {passEnv: o.passEnv});
-  const step = new Step(runner, o);
+  let step = new Step(runner, o);
   progress('trees', 'copying the buggy and fixed trees');
-  const ws = await prepareWorkspace(o.fixedDir ? {kind: 'dirs', buggyDir: o.buggyDir, patchedDir: o.fixedDir} : {kind: 'patch', repo: o.buggyDir, patch: o.goldPatch!, copy: true}, runner);
+  const ws = await prepareWorkspace(
+    o.fixedDir
+      ? {kind: 'dirs', buggyDir: o.buggyDir, patchedDir: o.fixedDir}
+      : o.fixedRev
+        ? {kind: 'revs', repo: o.buggyDir, buggy: o.buggyRev!, patched: o.fixedRev}
+        : patchedSpec(o, o.goldPatch!),
+    runner,
+  );
   try {
+    if (o.pbt) {
+      // the given test file joins both trees under a name of its own
+      const text = readFileSync(o.pbt, 'utf8');
+      const fn = /^(?:async\s+)?def\s+(test\w*)\s*\(/m.exec(text)?.[1];
+      if (!fn) {
+        exclude('instance', `--pbt ${o.pbt}: no test_… function in it`);
+        return {questions, excluded};
+      }
+      for (const tree of [ws.buggy, ws.patched]) writeFileSync(join(tree, PBT_FILE), text);
+      o = {...o, test: `${PBT_FILE}::${fn}`};
+      step = new Step(runner, o);
+    }
     const file = testFileOf(o.test);
     if (!existsSync(join(ws.patched, file))) {
       exclude('instance', `the test file ${file} is not in the fixed tree`);
@@ -236,7 +273,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     }
     ensureTestFile(ws.buggy, ws.patched, file);
     const testText = readFileSync(join(ws.patched, file), 'utf8');
-    const fix = o.goldPatch ? readFileSync(o.goldPatch, 'utf8') : `dir:${o.fixedDir}`;
+    const fix = o.goldPatch ? readFileSync(o.goldPatch, 'utf8') : o.fixedRev ? `rev:${o.buggyRev}..${o.fixedRev}` : `dir:${o.fixedDir}`;
     const seed = o.seed ?? 0;
 
     // 1. the test must fail on the buggy version and pass on the fixed one, twice each (§5.2.1)
@@ -277,7 +314,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     // 2. end-to-end intent (§5.2.2)
     if (o.types.includes('e2e_intent')) {
       const id = `${o.instance}/built/e2e_intent`;
-      const inputs = sha('e2e_intent', String(BUILDER_VERSION), o.generator?.name ?? 'offline', o.instance, o.buggyDir, o.test, testText, fix, String(seed));
+      const inputs = sha('e2e_intent', String(BUILDER_VERSION), o.generator?.name ?? 'offline', o.instance, o.buggyDir, o.buggyRev ?? '', o.test, testText, fix, String(seed));
       progress('e2e_intent', 'finding the expected expression');
       const exp = unchanged(id, inputs) ? null : await step.parseOnly<{expr: string; start: number; end: number; line: number; marked: boolean; function_line: number; masked: string; names: string[]}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(o.test)], ws.patched);
       if (!exp) progress('e2e_intent', 'unchanged: built before from the same inputs');
@@ -293,7 +330,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           candidates = asked.ok.filter(c => c.text !== exp.expr);
           mut = {mutants: candidates};
         } else {
-          mut = await step.parseOnly<{mutants: {text: string; how: string}[]}>(['mutants', '--expr', exp.expr, ...exp.names.flatMap(n => ['--name', n])], ws.patched);
+          mut = await step.parseOnly<{mutants: {text: string; how: string}[]}>(['mutants', '--expr', exp.expr, '--limit', String(MUTANTS), ...exp.names.flatMap(n => ['--name', n])], ws.patched);
           candidates = 'error' in mut ? [] : mut.mutants;
         }
         const chars = [...testText];
@@ -346,13 +383,14 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       const asserts = assertLines(testText, testPathOf(o.test));
       for (const agent of o.agentPatches) {
         const id = `${o.instance}/built/e2e_effect/${agent.name}`;
+        const spec = patchedSpec(o, agent.file);
         const patchText = readFileSync(agent.file, 'utf8');
-        const inputs = sha('e2e_effect', String(BUILDER_VERSION), o.instance, o.buggyDir, o.test, testText, patchText, String(seed));
+        const inputs = sha('e2e_effect', String(BUILDER_VERSION), o.instance, o.buggyDir, o.buggyRev ?? '', o.test, testText, patchText, String(seed));
         if (unchanged(id, inputs)) continue;
         progress('e2e_effect', `running the test with ${agent.name}'s patch`);
         let aw: Workspace;
         try {
-          aw = await prepareWorkspace({kind: 'patch', repo: o.buggyDir, patch: agent.file, copy: true}, runner);
+          aw = await prepareWorkspace(spec, runner);
         } catch (error) {
           exclude('e2e_effect', (error as Error).message, agent.name);
           continue;
@@ -672,7 +710,7 @@ class LocalBuilder {
 
   async intent(ws: Workspace): Promise<IntentResult | null> {
     const id = `${this.o.instance}/built/local_intent`;
-    const inputs = sha('local_intent', String(BUILDER_VERSION), this.o.generator?.name ?? 'offline', this.o.instance, this.o.buggyDir, this.o.test, this.c.testText, this.c.fix, String(this.c.seed));
+    const inputs = sha('local_intent', String(BUILDER_VERSION), this.o.generator?.name ?? 'offline', this.o.instance, this.o.buggyDir, this.o.buggyRev ?? '', this.o.test, this.c.testText, this.c.fix, String(this.c.seed));
     this.c.progress('local_intent', 'tracing the buggy and fixed versions for the delta point');
     const {r, model} = await this.delta(ws.buggy, ws.patched, 'gold (questions build)', 'gold');
     if (!model) {
@@ -697,11 +735,11 @@ class LocalBuilder {
   async effect(ws: Workspace, agent: {name: string; file: string}, intent: IntentResult | null): Promise<void> {
     const id = `${this.o.instance}/built/local_effect/${agent.name}`;
     const patchText = readFileSync(agent.file, 'utf8');
-    const inputs = sha('local_effect', String(BUILDER_VERSION), this.o.generator?.name ?? 'offline', this.o.instance, this.o.buggyDir, this.o.test, this.c.testText, patchText, String(this.c.seed));
+    const inputs = sha('local_effect', String(BUILDER_VERSION), this.o.generator?.name ?? 'offline', this.o.instance, this.o.buggyDir, this.o.buggyRev ?? '', this.o.test, this.c.testText, patchText, String(this.c.seed));
     if (this.c.unchanged(id, inputs)) return;
     let aw: Workspace;
     try {
-      aw = await prepareWorkspace({kind: 'patch', repo: this.o.buggyDir, patch: agent.file, copy: true}, this.runner);
+      aw = await prepareWorkspace(patchedSpec(this.o, agent.file), this.runner);
     } catch (error) {
       this.c.exclude('local_effect', (error as Error).message, agent.name);
       return;

@@ -161,3 +161,36 @@ describe('questions export --format explainbench', () => {
     expect(after.get(`local_intent//${local.instance}`)!.context.execution).toBe('the 2nd time the line runs');
   });
 });
+
+describe('questions build from a git repository and from a test given apart', () => {
+  const P = join(ROOT, 'sample-data', 'projects', 'durations');
+
+  it('--repo DIR --buggy REV --fixed REV reads the two revisions and leaves the repository as it was', () => {
+    const repo = join(tempDir(), 'repo');
+    const git = (...args: string[]) => spawnSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], {cwd: repo, encoding: 'utf8'});
+    spawnSync('cp', ['-r', join(P, 'repo'), repo]);
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'buggy');
+    git('apply', join(P, 'patches', 'gold.diff'));
+    git('commit', '-qam', 'fixed');
+    const cwd = tempDir();
+    const r = run(['questions', 'build', '--instance', 'demo__durations-1', '--repo', repo, '--buggy', 'HEAD~1', '--fixed', 'HEAD', '--test', 'tests/test_parse.py::test_compound_duration', '--agent-patch', `wrong=${join(P, 'patches', 'agent-wrong.diff')}`, '--type', 'e2e_effect', '--no-checks', '--json'], cwd);
+    expect(r.code, r.stderr).toBe(0);
+    const q = JSON.parse(r.stdout).questions[0];
+    expect(q.answer.map((l: string) => q.choices.find((c: {label: string}) => c.label === l).text)).toEqual(['The test failed at line 11 with exception: AssertionError.', 'The test failed at line 11 with exception: AssertionError.']);
+    expect(git('status', '--porcelain').stdout).toBe('');
+    expect(git('log', '--oneline').stdout.trim().split('\n')).toHaveLength(2);
+  }, 120_000);
+
+  it('--pbt FILE: a property-based test given apart is copied into both trees; its expected expression is masked', () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'pbt.py'), 'from hypothesis import given, settings, strategies as st\n\nfrom durations import parse_duration\n\n\n@settings(max_examples=10, deadline=None)\n@given(h=st.integers(1, 9), m=st.integers(1, 59))\ndef test_hours_and_minutes(h, m):\n    assert parse_duration(f"{h}h{m}m") == h * 3600 + m * 60\n');
+    const r = run(['questions', 'build', '--instance', 'demo__durations-1', '--buggy-dir', join(P, 'repo'), '--gold-patch', join(P, 'patches', 'gold.diff'), '--pbt', 'pbt.py', '--type', 'e2e_intent', '--no-checks', '--json'], cwd);
+    expect(r.code, r.stderr).toBe(0);
+    const q = JSON.parse(r.stdout).questions[0];
+    expect(q.provenance.test).toBe('test_deltalens_pbt.py::test_hours_and_minutes');
+    expect(q.choices.find((c: {role: string}) => c.role === 'correct').text).toBe('h * 3600 + m * 60');
+    expect(JSON.stringify(q)).toContain('[[MASKED]]');
+  }, 120_000);
+});
