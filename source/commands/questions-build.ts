@@ -56,8 +56,8 @@ it is flagged), from the options alone, and by the lexical baseline (see deltale
                            (the buggy tree) and patches/gold.diff (+ patches/AGENT.diff)
   --type T                 only these types (repeatable; default all four)
   --offline                the deterministic generators above (the default)
-  --model NAME             a chat model writes the candidates instead: end-to-end intent
-                           distractors, and local expressions (added to the offline ones); an
+  --model NAME             a chat model writes the candidates instead: end-to-end intent and
+                           effect distractors, and local expressions (added to the offline ones); an
                            OpenAI-compatible endpoint as for score (--base-url URL, the key in
                            $OPENAI_API_KEY or --api-key-env VAR); every prompt and answer is
                            kept; lines that are not Python expressions are dropped and said so

@@ -176,6 +176,39 @@ class Step {
     };
   }
 
+  /** Alternative failures from the generating model, "line N, ExceptionName" per line; a line
+   * outside the test function or a name that is no identifier is dropped with the reason. */
+  async failuresFromModel(prompt: string, range: [number, number] | null): Promise<{ok: {line: number; exception: string; how: string}[]; dropped: {text: string; reason: string}[]}> {
+    const model = this.o.generator!;
+    let raw: string | null = null;
+    for (let attempt = 1; attempt <= 2 && raw === null; attempt++) {
+      try {
+        const r = await model.answer(prompt);
+        raw = r.text;
+        this.log.push({stage: 'e2e_effect', attempt, prompt, raw, tokens: r.tokens});
+      } catch (error) {
+        this.log.push({stage: 'e2e_effect', attempt, prompt, raw: null, error: (error as Error).message, tokens: null});
+      }
+    }
+    const ok: {line: number; exception: string; how: string}[] = [];
+    const dropped: {text: string; reason: string}[] = [];
+    if (raw === null) return {ok, dropped: [{text: '', reason: `the model did not answer: ${this.log.at(-1)?.error ?? ''}`}]};
+    for (const line of raw.split('\n').map(l => l.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').trim()).filter(Boolean)) {
+      const m = /^(?:line\s*)?(\d+)\s*[,:)\-–]?\s*(?:with\s+)?([A-Za-z_][\w.]*)\W*$/i.exec(line);
+      if (!m) {
+        dropped.push({text: line, reason: 'dropped: not "line N, ExceptionName"'});
+        continue;
+      }
+      const n = Number(m[1]);
+      if (range && (n < range[0] || n > range[1])) {
+        dropped.push({text: line, reason: `dropped: line ${n} is not in the test function (lines ${range[0]}–${range[1]})`});
+        continue;
+      }
+      ok.push({line: n, exception: m[2]!, how: `written by ${model.name}`});
+    }
+    return {ok, dropped};
+  }
+
   /** A deltatrace command that only parses (no code of the project runs). */
   async parseOnly<T>(args: string[], cwd: string): Promise<T | {error: string}> {
     const r = await this.python(['-m', 'deltatrace', ...args], cwd, [], [cwd]);
@@ -405,10 +438,23 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           const truth = [outcomeText(before), outcomeText(after[0]!)];
           // distractors: the test failing at its other assert lines, or with other exceptions
           const failing = before.line ?? after[0]!.line ?? asserts[0] ?? null;
-          const pool = [
+          const offline = [
             ...asserts.filter(l => l !== failing).map(l => ({line: l, exception: before.exception ?? 'AssertionError', how: 'another assert line of the test'})),
             ...(failing !== null ? OTHER_EXCEPTIONS.filter(e => e !== before.exception && e !== after[0]!.exception).map(e => ({line: failing, exception: e, how: 'another exception at the failing line'})) : []),
-          ].map(d => ({...d, text: outcomeText({status: 'failed', line: d.line, exception: d.exception})})).filter(d => !truth.includes(d.text));
+          ];
+          // with a model: its alternative failures, each checked to be a line of the test function
+          // and an exception name; none usable falls back to the offline ones (and says so)
+          let written: typeof offline = [];
+          let unusable: {text: string; reason: string}[] = [];
+          if (o.generator) {
+            progress('e2e_effect', `asking ${o.generator.name} for other ways ${o.test} could fail`);
+            const asked = await step.failuresFromModel(effectPrompt(numbered(testText, 1), truth[0]!, truth[1]!), functionLines(testText, testPathOf(o.test)));
+            written = asked.ok;
+            unusable = asked.dropped;
+          }
+          const pool = (written.length ? written : offline)
+            .map(d => ({...d, text: outcomeText({status: 'failed', line: d.line, exception: d.exception})}))
+            .filter((d, i, all) => !truth.includes(d.text) && all.findIndex(x => x.text === d.text) === i);
           const distinct = [...new Set(truth)];
           // "passed" is always offered: whether an explanation makes a failing patch look like a
           // pass is what overconfidence measures (Table 5)
@@ -433,7 +479,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           const validations = Object.fromEntries(
             choices.filter(c => c.role !== 'insufficient').map(c => [c.label, c.role === 'correct' ? {observed: [...(c.text === truth[0] ? ['before the patch (buggy, 2 runs)'] : []), ...(c.text === truth[1] ? [`after ${agent.name}'s patch (2 runs)`] : [])]} : {how: distractors.find(d => d.text === c.text)?.how, observed: 'never'}]),
           );
-          save(q, {...base, inputs, agent: agent.name, patch: agent.file, before: runs.buggy, after, candidates: pool.map(p => ({text: p.text, how: p.how})), selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
+          save(q, {...base, inputs, agent: agent.name, patch: agent.file, before: runs.buggy, after, candidates: [...pool.map(p => ({text: p.text, how: p.how})), ...unusable.map(u => ({...u, kept: false}))], ...(o.generator ? {model: {name: o.generator.name, calls: step.log.filter(l => l.stage === 'e2e_effect'), ...(written.length ? {} : {fallback: 'no usable failure from the model: the offline distractors'})}} : {}), selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
         } finally {
           aw.cleanup();
         }
@@ -451,6 +497,37 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
   } finally {
     ws.cleanup();
   }
+}
+
+/** The first and last line of the test function (by indentation), or null. */
+export function functionLines(text: string, fnPath: string): [number, number] | null {
+  const name = fnPath.split('::').at(-1)!.split('[')[0]!;
+  const lines = text.split('\n');
+  const start = lines.findIndex(l => new RegExp(`^\\s*(async\\s+)?def\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\(`).test(l));
+  if (start < 0) return null;
+  const indent = /^\s*/.exec(lines[start]!)![0].length;
+  let end = start;
+  for (let i = start + 1; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.trim() && /^\s*/.exec(l)![0].length <= indent) break;
+    if (l.trim()) end = i;
+  }
+  return [start + 1, end + 1];
+}
+
+/** The prompt for end-to-end effect distractors (§5.2.3): other lines and exceptions. */
+export function effectPrompt(test: string, before: string, after: string): string {
+  return [
+    'A test (lines numbered) was run before and after a patch:',
+    '',
+    test,
+    '',
+    `Before the patch: ${before}`,
+    `After the patch: ${after}`,
+    '',
+    'Write 4 other plausible but wrong results, each as "line N, ExceptionName" (a line of the',
+    'test function where it could fail, and the exception), one per line, nothing else.',
+  ].join('\n');
 }
 
 /** Line numbers of the assert statements of the test function (a plain scan: `assert` at the

@@ -16,6 +16,7 @@ beforeAll(async () => {
     // the first call fails: the builder asks again
     if (call.index === 0) return {status: 500};
     if (call.prompt.includes('[[MASKED]]')) return {answer: '1. 1800\n- 5400.0\n`3600`\n5400 +\nnot python at all\n2 * 2700\nHere they are:'};
+    if (call.prompt.includes('Before the patch:')) return {answer: 'line 11, TypeError\nline 99, KeyError\n- 11: ValueError\nthe test explodes'};
     return {answer: 'total\ntotal * 2\nlen(seen)\n)(\namount'};
   });
   const generator = openAiModel({model: 'gen-model', baseURL: server.url, apiKey: 'test-key', maxRetries: 0});
@@ -23,13 +24,13 @@ beforeAll(async () => {
     instance: 'demo__durations-1',
     buggyDir: join(P, 'repo'),
     goldPatch: join(P, 'patches', 'gold.diff'),
-    agentPatches: [],
+    agentPatches: [{name: 'wrong', file: join(P, 'patches', 'agent-wrong.diff')}],
     test: 'tests/test_parse.py::test_compound_duration',
     python: process.env.DELTALENS_PYTHON ?? 'python3',
     sandbox: 'prefer',
     seed: 0,
     timeoutS: 60,
-    types: ['e2e_intent', 'local_intent'],
+    types: ['e2e_intent', 'e2e_effect', 'local_intent'],
     generator,
   });
 }, 180_000);
@@ -60,6 +61,19 @@ describe('questions build with a generating model (a local OpenAI-compatible ser
     const candidates = b.provenance.candidates as {text: string; how: string; changed: boolean; buggy: {value?: unknown}; patched: {value?: unknown}}[];
     expect(candidates.find(c => c.text === 'total * 2')).toMatchObject({how: 'written by gen-model', changed: true, buggy: {value: 3600}, patched: {value: 10800}});
     expect((b.provenance.unusable as {text: string}[]).map(u => u.text)).toEqual([')(']);
-    expect(server.calls.length).toBe(3);
+    expect(server.calls.length).toBe(4);
+  });
+
+  it('e2e effect: the model\'s failures must name a line of the test function and an exception; the rest is dropped and said so', () => {
+    const b = built.questions.find(q => q.question.type === 'e2e_effect')!;
+    const texts = b.question.choices.map(c => c.text);
+    expect(texts).toContain('The test failed at line 11 with exception: TypeError.');
+    expect(texts).toContain('The test failed at line 11 with exception: ValueError.');
+    expect(texts).toContain('The test passed.');
+    const dropped = (b.provenance.candidates as {text: string; reason?: string}[]).filter(c => c.reason);
+    expect(dropped.map(d => [d.text, d.reason])).toEqual([
+      ['line 99, KeyError', 'dropped: line 99 is not in the test function (lines 10–11)'],
+      ['the test explodes', 'dropped: not "line N, ExceptionName"'],
+    ]);
   });
 });
