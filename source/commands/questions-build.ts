@@ -16,7 +16,8 @@ import {say, warn} from './output.js';
 export const QUESTIONS_BUILD_HELP = `Usage: deltalens questions build --instance ID
                                  (--buggy-dir DIR | --repo DIR --buggy REV)
                                  (--fixed-dir DIR | --fixed REV | --gold-patch FILE)
-                                 (--test NODEID | --pbt FILE) [--agent-patch NAME=FILE]... [--stored-patches]
+                                 (--test NODEID | --pbt FILE | --generate-pbt [--issue FILE])
+                                 [--agent-patch NAME=FILE]... [--stored-patches]
                                  [--type T]... [--offline | --model NAME [--base-url URL]]
                                  [--seed N] [--force] [--json] [--db FILE]
        deltalens questions build --all DIR [same options]
@@ -50,6 +51,11 @@ it is flagged), from the options alone, and by the lexical baseline (see deltale
                            files are exported); --fixed REV the fixed one
   --pbt FILE               a test file given apart (e.g. a property-based test): copied into
                            both trees as test_deltalens_pbt.py, its first test_… function run
+  --generate-pbt           with --model: the model writes the bug-reproducing PBT from the issue
+                           text (--issue FILE, else the instance record's), the gold patch and the
+                           fix's test (--test, if given); each attempt runs twice on each version
+                           and is kept only if it fails before and passes after (--pbt-attempts N,
+                           default 3; every attempt is in the provenance)
   --agent-patch NAME=FILE  an agent's patch (repeatable)
   --stored-patches         also every stored trajectory of the instance that has a patch
   --all DIR                every DIR/NAME/ holding project.json ({"instance", "test"}), repo/
@@ -131,6 +137,9 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       buggy: {type: 'string'},
       fixed: {type: 'string'},
       pbt: {type: 'string'},
+      'generate-pbt': {type: 'boolean'},
+      'pbt-attempts': {type: 'string'},
+      issue: {type: 'string'},
       'gold-patch': {type: 'string'},
       'agent-patch': {type: 'string', multiple: true},
       'stored-patches': {type: 'boolean'},
@@ -157,6 +166,8 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (values.offline && (values.model || values['base-url'])) throw new UsageError('give --offline or --model NAME, not both');
+  if (values['generate-pbt'] && !values.model) throw new UsageError('--generate-pbt needs --model NAME (the model writes the test)');
+  if (values.issue && !existsSync(values.issue)) throw new UsageError(`--issue ${values.issue}: no such file`);
   if (values['base-url'] && !values.model) throw new UsageError('--base-url goes with --model NAME');
   if (values.model === 'lexical') throw new UsageError('lexical answers questions but cannot write candidates: give a chat model with --model, or --offline');
   let generator: QaModel | null = null;
@@ -186,7 +197,8 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
     if (!values['buggy-dir'] === !values.repo) throw new UsageError('questions build needs the buggy tree: --buggy-dir DIR, or --repo DIR --buggy REV');
     if (values.repo && !values.buggy) throw new UsageError('--repo DIR needs --buggy REV (the buggy revision)');
     if ((values.buggy || values.fixed) && !values.repo) throw new UsageError('--buggy and --fixed are revisions of --repo DIR');
-    if (!values.test === !values.pbt) throw new UsageError('give the test as --test NODEID (a pytest node id on the fixed tree) or --pbt FILE (one of them)');
+    if (values['generate-pbt'] && values.pbt) throw new UsageError('give --pbt FILE or --generate-pbt, not both');
+    if (!values['generate-pbt'] && !values.test === !values.pbt) throw new UsageError('give the test as --test NODEID (a pytest node id on the fixed tree), --pbt FILE, or --generate-pbt with --model (one of them)');
     if (values.pbt && !existsSync(values.pbt)) throw new UsageError(`--pbt ${values.pbt}: no such file`);
     if ([values['fixed-dir'], values['gold-patch'], values.fixed].filter(Boolean).length !== 1) throw new UsageError('give the fix as --fixed-dir DIR, --fixed REV or --gold-patch FILE (one of them)');
     if (values['gold-patch'] && !existsSync(values['gold-patch'])) throw new UsageError(`--gold-patch ${values['gold-patch']}: no such file`);
@@ -221,6 +233,8 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
         ...(values['fixed-dir'] && values.all === undefined ? {fixedDir: resolve(values['fixed-dir'])} : values.fixed && values.all === undefined ? {fixedRev: values.fixed} : {goldPatch: p.goldPatch}),
         ...(values.buggy && values.all === undefined ? {buggyRev: values.buggy} : {}),
         ...(values.pbt && values.all === undefined ? {pbt: resolve(values.pbt)} : {}),
+        ...(values['generate-pbt'] ? {generatePbt: positiveInt(values['pbt-attempts'], '--pbt-attempts') ?? 3} : {}),
+        ...(values.issue ? {issue: readFileSync(values.issue, 'utf8')} : {}),
         agentPatches: [...p.agentPatches, ...agentPatches, ...(values['stored-patches'] ? storedPatches(db, p.instance, scratch) : [])],
         test: p.test,
         python: values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',

@@ -20,6 +20,8 @@ import {formatValue} from '../core/trace/values.js';
 import type {Db} from '../store/db.js';
 import {writeTx} from '../store/db.js';
 import {answerTally, ensureExplanation, getQuestion, insertQuestion, questionProvenance} from '../store/questions.js';
+import {problemStatement} from '../store/instances.js';
+import {forget, makeTempDir} from './leftovers.js';
 import {automaticFlags} from './annotation.js';
 import {lexicalModel, type QaModel} from './qa-models.js';
 import {modelName, scoreExplanations} from './scoring.js';
@@ -51,6 +53,11 @@ export interface BuildOptions {
   /** a property-based (or any) test file given apart from the trees: copied into both as
    * test_deltalens_pbt.py, its first test function run */
   pbt?: string;
+  /** with a generator: write the bug-reproducing PBT from the issue text, the gold patch and the
+   * fix's test (if --test names one); at most this many attempts, each validated and kept */
+  generatePbt?: number;
+  /** the issue text (default: the instance record's problem statement) */
+  issue?: string;
   agentPatches: {name: string; file: string}[];
   /** a pytest node id, relative to the trees' root */
   test: string;
@@ -277,6 +284,8 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
   if (o.fixedRev && !o.buggyRev) throw new WorkspaceError('--fixed REV goes with --buggy REV (revisions of --repo)');
   const runner = await pythonRunner(o.python, o.sandbox, {passEnv: o.passEnv});
   let step = new Step(runner, o);
+  let pbtAttempts: PbtAttempt[] = [];
+  let pbtDir: string | null = null;
   progress('trees', 'copying the buggy and fixed trees');
   const ws = await prepareWorkspace(
     o.fixedDir
@@ -287,6 +296,16 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     runner,
   );
   try {
+    if (o.generatePbt && o.generator) {
+      const made = await generatePbt(db, o, step, ws);
+      pbtAttempts = made.attempts;
+      if (made.file) pbtDir = dirname(made.file);
+      if (!made.file) {
+        exclude('instance', `no bug-reproducing test from ${o.generator.name} in ${made.attempts.length} attempt(s): ${made.attempts.map(a => a.reason).join('; ')}`);
+        return {questions, excluded};
+      }
+      o = {...o, pbt: made.file};
+    }
     if (o.pbt) {
       // the given test file joins both trees under a name of its own
       const text = readFileSync(o.pbt, 'utf8');
@@ -298,6 +317,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       for (const tree of [ws.buggy, ws.patched]) writeFileSync(join(tree, PBT_FILE), text);
       o = {...o, test: `${PBT_FILE}::${fn}`};
       step = new Step(runner, o);
+      if (pbtDir) forget(pbtDir);
     }
     const file = testFileOf(o.test);
     if (!existsSync(join(ws.patched, file))) {
@@ -329,7 +349,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       return {questions, excluded};
     }
 
-    const base = {origin: 'built', generator: o.generator ? `model ${o.generator.name}` : 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, test_validation: testValidation};
+    const base = {origin: 'built', generator: o.generator ? `model ${o.generator.name}` : 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, test_validation: testValidation, ...(pbtAttempts.length ? {pbt_generation: pbtAttempts} : {})};
     // built before from the same inputs (and not --force): kept as stored, nothing runs again
     const unchanged = (id: string, inputs: string): boolean => {
       if (o.force) return false;
@@ -940,5 +960,85 @@ export function localPrompt(pb: DeltaPoint, pp: DeltaPoint, d: {function: string
     'Write 8 Python expressions over these variables that can be evaluated at that point: some',
     'whose value the patch changes and some whose value stays the same. One expression per line,',
     'nothing else on the line.',
+  ].join('\n');
+}
+
+export interface PbtAttempt {
+  attempt: number;
+  prompt: string;
+  raw: string | null;
+  /** why it was not used, or "used" */
+  reason: string;
+  buggy?: TestOutcome[];
+  fixed?: TestOutcome[];
+}
+
+/**
+ * The bug-reproducing test written by the model (ExplainBench §5.2.1): from the issue text, the
+ * gold patch and the fix's own test; each attempt is run twice on each version and kept only if
+ * it fails before and passes after, the same way each time. A failed attempt's reason goes into
+ * the next prompt. Returns the file to use as --pbt, and every attempt.
+ */
+async function generatePbt(db: Db, o: BuildOptions, step: Step, ws: Workspace): Promise<{file: string | null; attempts: PbtAttempt[]}> {
+  const attempts: PbtAttempt[] = [];
+  const issue = o.issue ?? problemStatement(db, o.instance) ?? '(no issue text given)';
+  const gold = o.goldPatch ? readFileSync(o.goldPatch, 'utf8') : '(the fix is given as a tree)';
+  const own = o.test && existsSync(join(ws.patched, testFileOf(o.test))) ? readFileSync(join(ws.patched, testFileOf(o.test)), 'utf8') : null;
+  const dir = makeTempDir('pbt');
+  for (let n = 1; n <= (o.generatePbt ?? 3); n++) {
+    const prompt = pbtPrompt(issue, gold, own, attempts.at(-1)?.reason ?? null);
+    step.o.onProgress?.('pbt', `asking ${o.generator!.name} for a bug-reproducing test (attempt ${n})`);
+    let raw: string | null = null;
+    try {
+      raw = (await o.generator!.answer(prompt)).text;
+    } catch (error) {
+      attempts.push({attempt: n, prompt, raw: null, reason: `the model did not answer: ${(error as Error).message}`});
+      continue;
+    }
+    const code = /```(?:python|py)?\s*\n([\s\S]*?)```/.exec(raw)?.[1] ?? (raw.includes('def test') ? raw : null);
+    const fn = code ? /^(?:async\s+)?def\s+(test\w*)\s*\(/m.exec(code)?.[1] : undefined;
+    if (!code || !fn) {
+      attempts.push({attempt: n, prompt, raw, reason: 'no test_… function in the answer'});
+      continue;
+    }
+    for (const tree of [ws.buggy, ws.patched]) writeTest(tree, PBT_FILE, code);
+    const probe = new Step(step.runner, {...o, test: `${PBT_FILE}::${fn}`});
+    const twice = async (tree: string) => [await probe.outcome(tree), await probe.outcome(tree)];
+    const [b, f] = await Promise.all([twice(ws.buggy), twice(ws.patched)]);
+    const steady = sameOutcome(b[0]!, b[1]!) && sameOutcome(f[0]!, f[1]!);
+    const reproduces = steady && failsBeforePassesAfter(b[0]!, f[0]!);
+    const reason = reproduces
+      ? 'used'
+      : !steady
+        ? 'flaky: two runs of one version ended differently'
+        : b[0]!.status === 'passed'
+          ? 'it passes on the buggy version: it does not reproduce the bug'
+          : `it does not pass on the fixed version (${outcomeText(f[0]!)}${f[0]!.error ? ` ${f[0]!.error}` : ''}${f[0]!.message ? ` ${f[0]!.message.split('\n')[0]}` : ''})`;
+    attempts.push({attempt: n, prompt, raw, reason, buggy: b, fixed: f});
+    for (const tree of [ws.buggy, ws.patched]) rmSync(join(tree, PBT_FILE), {force: true});
+    if (reproduces) {
+      const file = join(dir, PBT_FILE);
+      writeFileSync(file, code);
+      return {file, attempts};
+    }
+  }
+  return {file: null, attempts};
+}
+
+export function pbtPrompt(issue: string, gold: string, own: string | null, lastFailure: string | null): string {
+  return [
+    'Write a bug-reproducing property-based test (pytest with hypothesis) for this issue. It must',
+    'fail on the current (buggy) code and pass once the developer fix below is applied.',
+    '',
+    'Issue:',
+    issue,
+    '',
+    'The developer fix:',
+    gold,
+    ...(own ? ['', "The developer's own test file:", own] : []),
+    ...(lastFailure ? ['', `Your previous test was not usable: ${lastFailure}. Write a different one.`] : []),
+    '',
+    'Answer with one ```python code block holding the whole test file (imports included), one',
+    'test_ function.',
   ].join('\n');
 }

@@ -39,3 +39,8 @@ export function upsertInstance(db: Db, record: InstanceRecord): 'added' | 'updat
   ).run(values);
   return before ? 'updated' : 'added';
 }
+
+/** The issue text of an instance, when a record gave one. */
+export function problemStatement(db: Db, id: string): string | null {
+  return (db.prepare('SELECT problem_statement FROM instance WHERE id = ?').pluck().get(id) as string | null | undefined) ?? null;
+}

@@ -101,6 +101,8 @@ describe('questions build', () => {
       [[...base, '--model', 'gpt-x'], 'needs an API key'],
       [[...base, '--offline', '--model', 'gpt-x'], 'not both'],
       [[...base, '--model', 'lexical'], 'cannot write candidates'],
+      [[...base, '--generate-pbt'], '--generate-pbt needs --model'],
+      [['questions', 'build', '--instance', 'x', '--buggy-dir', P, '--gold-patch', join(P, 'patches', 'gold.diff')], 'give the test as --test NODEID'],
       [[...base, '--check-model', 'gpt-x'], 'needs an API key'],
       [['questions', 'build', '--all', '/no/such/dir'], 'not a directory'],
     ];

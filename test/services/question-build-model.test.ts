@@ -77,3 +77,40 @@ describe('questions build with a generating model (a local OpenAI-compatible ser
     ]);
   });
 });
+
+describe('questions build --generate-pbt (the model writes the bug-reproducing test)', () => {
+  it('each attempt is run on both versions and kept only if it fails before and passes after; the reason of a failed one goes into the next prompt', async () => {
+    const good = 'from hypothesis import given, settings, strategies as st\nfrom durations import parse_duration\n\n@settings(max_examples=10, deadline=None)\n@given(h=st.integers(1, 9), m=st.integers(1, 59))\ndef test_hm(h, m):\n    assert parse_duration(f"{h}h{m}m") == h * 3600 + m * 60\n';
+    const passesBefore = 'from durations import parse_duration\n\ndef test_seconds():\n    assert parse_duration("90s") == 90\n';
+    const replies = ['I would test the parser.', `\`\`\`python\n${passesBefore}\`\`\``, `Here:\n\`\`\`python\n${good}\`\`\``];
+    const gen = await startOpenAiServer(call => ({answer: call.prompt.includes('[[MASKED]]') ? '1800\n3600' : replies[call.index] ?? 'nothing'}));
+    try {
+      const r = await buildQuestions(freshDb().db, {
+        instance: 'demo__durations-1',
+        buggyDir: join(P, 'repo'),
+        goldPatch: join(P, 'patches', 'gold.diff'),
+        agentPatches: [],
+        test: '',
+        issue: "parse_duration('1h30m') returns 1800.0 instead of 5400",
+        generatePbt: 3,
+        python: process.env.DELTALENS_PYTHON ?? 'python3',
+        sandbox: 'prefer',
+        seed: 0,
+        timeoutS: 60,
+        types: ['e2e_intent'],
+        generator: openAiModel({model: 'gen-model', baseURL: gen.url, apiKey: 'k', maxRetries: 0}),
+      });
+      expect(r.excluded).toEqual([]);
+      const q = r.questions[0]!;
+      expect(q.provenance.test).toBe('test_deltalens_pbt.py::test_hm');
+      expect(q.question.choices.find(c => c.role === 'correct')!.text).toBe('h * 3600 + m * 60');
+      const attempts = q.provenance.pbt_generation as {attempt: number; reason: string; prompt: string}[];
+      expect(attempts.map(a => a.reason)).toEqual(['no test_… function in the answer', 'it passes on the buggy version: it does not reproduce the bug', 'used']);
+      expect(attempts[0]!.prompt).toContain("returns 1800.0 instead of 5400");
+      expect(attempts[0]!.prompt).toContain('+        total += amount * UNIT_SECONDS[unit]');
+      expect(attempts[2]!.prompt).toContain('Your previous test was not usable: it passes on the buggy version');
+    } finally {
+      await gen.close();
+    }
+  }, 180_000);
+});
