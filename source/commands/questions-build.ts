@@ -35,11 +35,11 @@ the sandbox on throw-away copies:
      versions: a candidate that makes it fail-before-and-pass-after is also correct and is
      dropped; three are chosen by MMR (λ = 0.7) against the key;
   3. e2e_effect, per agent patch: the test's outcome before and after the patch (passed, or
-     failed at line N with exception E, each run twice); distractors are the test's other
-     assert lines and other exceptions at the failing line.
+     failed at line N with exception E, each run twice); "The test passed." is always offered;
+     distractors are the test's other assert lines and other exceptions at the failing line;
   4. local_intent (the fix) and local_effect (each agent patch): the pair is traced and its
      delta point found (Algorithm 1); candidates in scope there (names, len(), attribute reads,
-     comparisons) are evaluated on both versions at the delta's line and timing, else after the
+     comparisons, and the call itself where the frames return differently) are evaluated on both versions at the delta's line and timing, else after the
      line and its next runs, until some change; "changed" = a different value, an exception on
      one side only, or a different exception type or message; the key is the changed candidate
      closest to the unchanged ones (Eq. 2), three unchanged ones are picked by MMR; a patch
@@ -78,7 +78,8 @@ it is flagged), from the options alone, and by the lexical baseline (see deltale
 A question is stored whole or not at all, with its provenance (every candidate with its runs
 and why it was kept or dropped, the selection scores, the seed); an interrupted build resumes,
 skipping questions already built from the same inputs. --json prints {"questions": [{"id",
-"type", "agent", "choices": [{"label", "text", "role"}], "answer", "provenance", "unchanged"}],
+"type", "agent", "context", "question", "choices": [{"label", "text", "role"}], "answer",
+"provenance", "unchanged"}],
 "excluded": [{"instance", "stage", "agent"?, "reason"}], "quality": [{"question", "model", "blank":
 {"correct", "n"}, "choices_only", "lexical", "flags"}]}.`;
 
