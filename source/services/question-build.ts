@@ -156,23 +156,39 @@ class Step {
   /** Every prompt sent to the generating model and what came back, for the provenance. */
   readonly log: {stage: string; attempt: number; prompt: string; raw: string | null; error?: string; tokens: number | null}[] = [];
 
+  /** The generating model's answer to `prompt`: a failed call is asked again once; every call is
+   * logged. Null when neither answered. */
+  async ask(stage: string, prompt: string): Promise<string | null> {
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      try {
+        const r = await this.o.generator!.answer(prompt);
+        this.log.push({stage, attempt, prompt, raw: r.text, tokens: r.tokens});
+        return r.text;
+      } catch (error) {
+        this.log.push({stage, attempt, prompt, raw: null, error: (error as Error).message, tokens: null});
+      }
+    }
+    return null;
+  }
+
+  /** Why the last `ask` has no answer. */
+  silence(): string {
+    return `the model did not answer: ${this.log.at(-1)?.error ?? ''}`;
+  }
+
+  /** Both runs of the test on one tree, one after the other (a flaky test ends them differently). */
+  async twice(tree: string): Promise<TestOutcome[]> {
+    return [await this.outcome(tree), await this.outcome(tree)];
+  }
+
   /**
    * Asks the generating model for candidates, one per line; bad output is expected: a failed
    * call is retried once, lines that are not Python expressions are dropped (and said so).
    */
   async candidatesFromModel(stage: string, prompt: string, cwd: string): Promise<{ok: {text: string; how: string}[]; dropped: {text: string; reason: string}[]}> {
     const model = this.o.generator!;
-    let raw: string | null = null;
-    for (let attempt = 1; attempt <= 2 && raw === null; attempt++) {
-      try {
-        const r = await model.answer(prompt);
-        raw = r.text;
-        this.log.push({stage, attempt, prompt, raw, tokens: r.tokens});
-      } catch (error) {
-        this.log.push({stage, attempt, prompt, raw: null, error: (error as Error).message, tokens: null});
-      }
-    }
-    if (raw === null) return {ok: [], dropped: [{text: '', reason: `the model did not answer: ${this.log.at(-1)?.error ?? ''}`}]};
+    const raw = await this.ask(stage, prompt);
+    if (raw === null) return {ok: [], dropped: [{text: '', reason: this.silence()}]};
     const lines = [...new Set(raw.split('\n').map(l => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').replace(/^`+|`+$/g, '').trim()).filter(l => l && !l.endsWith(':')))].slice(0, 16);
     if (!lines.length) return {ok: [], dropped: [{text: raw.slice(0, 200), reason: 'the answer holds no line to use'}]};
     const parsed = await this.parseOnly<{results: {text: string; ok: boolean; normalized?: string; error?: string}[]}>(['exprs', ...lines.flatMap(l => ['--expr', l])], cwd);
@@ -187,19 +203,10 @@ class Step {
    * outside the test function or a name that is no identifier is dropped with the reason. */
   async failuresFromModel(prompt: string, range: [number, number] | null): Promise<{ok: {line: number; exception: string; how: string}[]; dropped: {text: string; reason: string}[]}> {
     const model = this.o.generator!;
-    let raw: string | null = null;
-    for (let attempt = 1; attempt <= 2 && raw === null; attempt++) {
-      try {
-        const r = await model.answer(prompt);
-        raw = r.text;
-        this.log.push({stage: 'e2e_effect', attempt, prompt, raw, tokens: r.tokens});
-      } catch (error) {
-        this.log.push({stage: 'e2e_effect', attempt, prompt, raw: null, error: (error as Error).message, tokens: null});
-      }
-    }
+    const raw = await this.ask('e2e_effect', prompt);
     const ok: {line: number; exception: string; how: string}[] = [];
     const dropped: {text: string; reason: string}[] = [];
-    if (raw === null) return {ok, dropped: [{text: '', reason: `the model did not answer: ${this.log.at(-1)?.error ?? ''}`}]};
+    if (raw === null) return {ok, dropped: [{text: '', reason: this.silence()}]};
     for (const line of raw.split('\n').map(l => l.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').trim()).filter(Boolean)) {
       const m = /^(?:line\s*)?(\d+)\s*[,:)\-–]?\s*(?:with\s+)?([A-Za-z_][\w.]*)\W*$/i.exec(line);
       if (!m) {
@@ -286,6 +293,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
   let step = new Step(runner, o);
   let pbtAttempts: PbtAttempt[] = [];
   let pbtDir: string | null = null;
+  let pbtRuns: [TestOutcome[], TestOutcome[]] | null = null;
   progress('trees', 'copying the buggy and fixed trees');
   const ws = await prepareWorkspace(
     o.fixedDir
@@ -300,6 +308,8 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       const made = await generatePbt(db, o, step, ws);
       pbtAttempts = made.attempts;
       if (made.file) pbtDir = dirname(made.file);
+      const used = made.attempts.at(-1);
+      if (used?.buggy && used.fixed) pbtRuns = [used.buggy, used.fixed];
       if (!made.file) {
         exclude('instance', `no bug-reproducing test from ${o.generator.name} in ${made.attempts.length} attempt(s): ${made.attempts.map(a => a.reason).join('; ')}`);
         return {questions, excluded};
@@ -331,11 +341,10 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
 
     // 1. the test must fail on the buggy version and pass on the fixed one, twice each (§5.2.1)
     progress('validate', `running ${o.test} twice on each version`);
-    // the two versions run side by side (separate trees); each twice in a row
-    const twice = async (tree: string) => [await step.outcome(tree), await step.outcome(tree)];
-    const [buggyRuns, fixedRuns] = await Promise.all([twice(ws.buggy), twice(ws.patched)]);
-    const runs = {buggy: buggyRuns, fixed: fixedRuns};
-    const testValidation = {buggy: runs.buggy, fixed: runs.fixed};
+    // the two versions run side by side (separate trees); each twice in a row — a test the
+    // model wrote was run so while it was being chosen
+    const [buggyRuns, fixedRuns] = pbtRuns ?? (await Promise.all([step.twice(ws.buggy), step.twice(ws.patched)]));
+    const runs = {buggy: buggyRuns!, fixed: fixedRuns!};
     if (!sameOutcome(runs.buggy[0]!, runs.buggy[1]!) || !sameOutcome(runs.fixed[0]!, runs.fixed[1]!)) {
       exclude('instance', `flaky test: ${!sameOutcome(runs.buggy[0]!, runs.buggy[1]!) ? `on the buggy version "${outcomeText(runs.buggy[0]!)}" then "${outcomeText(runs.buggy[1]!)}"` : `on the fixed version "${outcomeText(runs.fixed[0]!)}" then "${outcomeText(runs.fixed[1]!)}"`}`);
       return {questions, excluded};
@@ -349,7 +358,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       return {questions, excluded};
     }
 
-    const base = {origin: 'built', generator: o.generator ? `model ${o.generator.name}` : 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, test_validation: testValidation, ...(pbtAttempts.length ? {pbt_generation: pbtAttempts} : {})};
+    const base = {origin: 'built', generator: o.generator ? `model ${o.generator.name}` : 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, test_validation: runs, ...(pbtAttempts.length ? {pbt_generation: pbtAttempts} : {})};
     // built before from the same inputs (and not --force): kept as stored, nothing runs again
     const unchanged = (id: string, inputs: string): boolean => {
       if (o.force) return false;
@@ -524,15 +533,7 @@ export function functionLines(text: string, fnPath: string): [number, number] | 
   const name = fnPath.split('::').at(-1)!.split('[')[0]!;
   const lines = text.split('\n');
   const start = lines.findIndex(l => new RegExp(`^\\s*(async\\s+)?def\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\(`).test(l));
-  if (start < 0) return null;
-  const indent = /^\s*/.exec(lines[start]!)![0].length;
-  let end = start;
-  for (let i = start + 1; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (l.trim() && /^\s*/.exec(l)![0].length <= indent) break;
-    if (l.trim()) end = i;
-  }
-  return [start + 1, end + 1];
+  return start < 0 ? null : [start + 1, blockEnd(lines, start + 1)];
 }
 
 /** The prompt for end-to-end effect distractors (§5.2.3): other lines and exceptions. */
@@ -551,19 +552,13 @@ export function effectPrompt(test: string, before: string, after: string): strin
 }
 
 /** Line numbers of the assert statements of the test function (a plain scan: `assert` at the
- * start of a line, inside the function's indented body). */
+ * start of a line of the function's body). */
 export function assertLines(text: string, fnPath: string): number[] {
-  const name = fnPath.split('::').at(-1)!.split('[')[0]!;
+  const range = functionLines(text, fnPath);
+  if (!range) return [];
   const lines = text.split('\n');
-  const start = lines.findIndex(l => new RegExp(`^\\s*(async\\s+)?def\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\(`).test(l));
-  if (start < 0) return [];
-  const indent = /^\s*/.exec(lines[start]!)![0].length;
   const out: number[] = [];
-  for (let i = start + 1; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (l.trim() && /^\s*/.exec(l)![0].length <= indent) break;
-    if (/^\s*assert\b/.test(l)) out.push(i + 1);
-  }
+  for (let n = range[0] + 1; n <= range[1]; n++) if (/^\s*assert\b/.test(lines[n - 1]!)) out.push(n);
   return out;
 }
 
@@ -583,18 +578,22 @@ export function parametersOf(defLine: string): string[] | null {
 /** A value as a question shows it (a function's inputs). */
 const shown = (v: unknown) => formatValue(v, 200);
 
-/** The function around `defLine` in `source` (by indentation), numbered as in the file. */
-export function functionSource(source: string[], defLine: number): string {
-  const first = source[defLine - 1] ?? '';
-  const indent = /^\s*/.exec(first)![0].length;
-  let end = defLine;
-  for (let i = defLine; i < source.length; i++) {
-    const l = source[i]!;
+/** The last line (1-based) of the block whose header is line `first`: the lines after it that are
+ * more indented (or blank, or closing a bracket at its indent), trailing blank lines left out. */
+function blockEnd(lines: string[], first: number): number {
+  const indent = /^\s*/.exec(lines[first - 1] ?? '')![0].length;
+  let end = first;
+  for (let i = first; i < lines.length; i++) {
+    const l = lines[i]!;
     if (l.trim() && /^\s*/.exec(l)![0].length <= indent && !/^\s*[)\]}]/.test(l)) break;
-    end = i + 1;
+    if (l.trim()) end = i + 1;
   }
-  while (end > defLine && !source[end - 1]!.trim()) end--;
-  return source.slice(defLine - 1, end).join('\n');
+  return end;
+}
+
+/** The function around `defLine` in `source` (by indentation). */
+export function functionSource(source: string[], defLine: number): string {
+  return source.slice(defLine - 1, blockEnd(source, defLine)).join('\n');
 }
 
 /** Candidate expressions at a delta point, offline: names in scope, len() of sized values,
@@ -910,11 +909,12 @@ export async function qualityChecks(db: Db, built: Question[], model: QaModel, s
     for (const q of built) ensureExplanation(db, {instance: q.instance, agent: q.agent ?? '(any agent)', kind: 'blank', text: '', source: 'deltalens questions build (quality check)'});
   });
   const lexical = lexicalModel();
+  const questions = new Set(built.map(q => q.id));
+  await scoreExplanations(db, {model, samples, concurrency: 4, kinds: ['blank'], questions});
+  await scoreExplanations(db, {model, samples, concurrency: 4, kinds: ['blank'], questions, choicesOnly: true});
+  await scoreExplanations(db, {model: lexical, samples: 1, concurrency: 1, kinds: ['original', 'audited', 'custom'], questions});
   const out: QualityReport[] = [];
   for (const q of built) {
-    await scoreExplanations(db, {model, samples, concurrency: 4, kinds: ['blank'], question: q.id});
-    await scoreExplanations(db, {model, samples, concurrency: 4, kinds: ['blank'], question: q.id, choicesOnly: true});
-    await scoreExplanations(db, {model: lexical, samples: 1, concurrency: 1, kinds: ['original', 'audited', 'custom'], question: q.id});
     out.push({
       question: q.id,
       model: model.name,
@@ -988,11 +988,9 @@ async function generatePbt(db: Db, o: BuildOptions, step: Step, ws: Workspace): 
   for (let n = 1; n <= (o.generatePbt ?? 3); n++) {
     const prompt = pbtPrompt(issue, gold, own, attempts.at(-1)?.reason ?? null);
     step.o.onProgress?.('pbt', `asking ${o.generator!.name} for a bug-reproducing test (attempt ${n})`);
-    let raw: string | null = null;
-    try {
-      raw = (await o.generator!.answer(prompt)).text;
-    } catch (error) {
-      attempts.push({attempt: n, prompt, raw: null, reason: `the model did not answer: ${(error as Error).message}`});
+    const raw = await step.ask('pbt', prompt);
+    if (raw === null) {
+      attempts.push({attempt: n, prompt, raw: null, reason: step.silence()});
       continue;
     }
     const code = /```(?:python|py)?\s*\n([\s\S]*?)```/.exec(raw)?.[1] ?? (raw.includes('def test') ? raw : null);
@@ -1003,8 +1001,7 @@ async function generatePbt(db: Db, o: BuildOptions, step: Step, ws: Workspace): 
     }
     for (const tree of [ws.buggy, ws.patched]) writeTest(tree, PBT_FILE, code);
     const probe = new Step(step.runner, {...o, test: `${PBT_FILE}::${fn}`});
-    const twice = async (tree: string) => [await probe.outcome(tree), await probe.outcome(tree)];
-    const [b, f] = await Promise.all([twice(ws.buggy), twice(ws.patched)]);
+    const [b, f] = await Promise.all([probe.twice(ws.buggy), probe.twice(ws.patched)]);
     const steady = sameOutcome(b[0]!, b[1]!) && sameOutcome(f[0]!, f[1]!);
     const reproduces = steady && failsBeforePassesAfter(b[0]!, f[0]!);
     const reason = reproduces

@@ -25,6 +25,8 @@ export interface ScoreOptions {
   choicesOnly?: boolean;
   /** only this question / this explanation (the explorer's live re-score) */
   question?: string;
+  /** only these questions (the checks after questions build) */
+  questions?: Set<string>;
   explanation?: number;
   /** questions to leave out (flagged: --exclude-flagged) */
   excludeQuestions?: Set<string>;
@@ -111,7 +113,7 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
       withoutText += 1;
       continue;
     }
-    for (const q of questions.filter(x => applies(x, e) && (!o.question || x.id === o.question))) {
+    for (const q of questions.filter(x => applies(x, e) && (!o.question || x.id === o.question) && (!o.questions || o.questions.has(x.id)))) {
       for (let sample = 0; sample < o.samples; sample++) {
         const seed = seedOf(q.id, e.id, sample);
         const prompt = buildPrompt(q, text, seed, {choicesOnly: o.choicesOnly});

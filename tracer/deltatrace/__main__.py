@@ -307,6 +307,13 @@ def cmd_scopes(args):
     return 0
 
 
+def _answer(out):
+    """One JSON line on stdout; exit 3 when it is an error."""
+    json.dump(out, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0 if "error" not in out else 3
+
+
 def cmd_expected(args):
     from .questions import NotFound, expected
     try:
@@ -319,9 +326,7 @@ def cmd_expected(args):
         out = {"error": "%s does not parse: %s (line %s)" % (args.file, e.msg, e.lineno)}
     except NotFound as e:
         out = {"error": str(e)}
-    json.dump(out, sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
-    return 0 if "error" not in out else 3
+    return _answer(out)
 
 
 def cmd_mutants(args):
@@ -330,9 +335,7 @@ def cmd_mutants(args):
         out = {"mutants": mutants(args.expr, args.name, args.limit)}
     except NotFound as e:
         out = {"error": str(e)}
-    json.dump(out, sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
-    return 0 if "error" not in out else 3
+    return _answer(out)
 
 
 def cmd_exprs(args):
@@ -345,9 +348,7 @@ def cmd_exprs(args):
             out.append({"text": text, "ok": False, "error": "not a Python expression: %s" % e.msg})
         except (ValueError, RecursionError) as e:
             out.append({"text": text, "ok": False, "error": "not a Python expression: %s" % e})
-    json.dump({"results": out}, sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
-    return 0
+    return _answer({"results": out})
 
 
 def cmd_outcome(args):

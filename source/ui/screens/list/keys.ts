@@ -3,7 +3,6 @@ import {SORT_KEYS, type SortKey} from '../../../core/trajectory/list-filter.js';
 import {ch, fieldKey, fieldPrompt, MOVES, type Binding, type Scope} from '../../keys.js';
 import {moveCursor, START, type Cursor} from '../../nav.js';
 import type {Outcome, View} from '../types.js';
-import type {Screen} from '../index.js';
 
 /** The trajectory list: the screen the explorer opens on (and, filtered, the runs of an agent
  * or an instance opened from elsewhere). */
@@ -87,4 +86,3 @@ export function input(s: ListScreen, text: string, key: Key): Outcome<ListScreen
 
 export const prompt = (s: ListScreen) => (s.editingFilter ? fieldPrompt('filter', s.filter) : null);
 
-export type {Screen};
