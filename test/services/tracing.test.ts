@@ -11,6 +11,7 @@ import {PROJECTS_DIR} from '../../source/services/demo.js';
 import {getTrace, listPairs} from '../../source/store/traces.js';
 import {freshDb} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
+import {CLICK_TEST, clickTrees, findClick} from '../helpers/click.js';
 
 const PY = process.env.DELTALENS_PYTHON ?? 'python3';
 // our own fixtures: confined when bwrap is here (always in CI), else run as they are
@@ -86,48 +87,12 @@ describe('tracePair on the demo projects', () => {
   });
 });
 
-function findClick(): string | null {
-  const out = spawnSync(PY, ['-c', 'import click, os; print(os.path.dirname(click.__file__))'], {encoding: 'utf8'});
-  return out.status === 0 ? out.stdout.trim() : null;
-}
-
 describe('a real library under pytest', () => {
   const click = findClick();
   it.skipIf(!click)('click with its option-prefix fix undone: the delta is inside the function the fix touches', async () => {
-    const dir = tempDir();
-    const buggy = join(dir, 'buggy');
-    const patched = join(dir, 'patched');
-    for (const tree of [buggy, patched]) {
-      cpSync(click!, join(tree, 'click'), {recursive: true, filter: src => !src.includes('__pycache__')});
-      mkdirSync(join(tree, 'tests'));
-      writeFileSync(
-        join(tree, 'tests', 'test_cli.py'),
-        [
-          'import click',
-          'from click.testing import CliRunner',
-          '',
-          'def test_long_option():',
-          '    @click.command()',
-          '    @click.option("--name", default="world")',
-          '    @click.option("-c", "--count", default=1, type=int)',
-          '    def hello(name, count):',
-          '        for _ in range(count):',
-          '            click.echo("hello %s" % name)',
-          '',
-          '    result = CliRunner().invoke(hello, ["--name=ada", "-c", "2"])',
-          '    assert result.exit_code == 0, result.output',
-          '    assert result.output == "hello ada\\nhello ada\\n"',
-          '',
-        ].join('\n'),
-      );
-    }
-    const parser = join(buggy, 'click', 'parser.py');
-    const source = readFileSync(parser, 'utf8');
-    const fix = '    if opt[1:2] == first:\n        return opt[:2], opt[2:]\n';
-    expect(source).toContain(fix);
-    writeFileSync(parser, source.replace(fix, ''));
+    const {buggy, fixed: patched, parser} = clickTrees(click!, tempDir(), ['buggy', 'patched']);
     const {db} = freshDb();
-    const r = await tracePair(db, {kind: 'dirs', buggyDir: buggy, patchedDir: patched}, {...fast, python: PY, test: 'tests/test_cli.py::test_long_option'});
+    const r = await tracePair(db, {kind: 'dirs', buggyDir: buggy, patchedDir: patched}, {...fast, python: PY, test: CLICK_TEST});
     expect(r.changes.functions.map(f => f.qualname)).toEqual(['_split_opt']);
     expect(r.buggy.summary.outcome?.status).toBe('failed');
     expect(r.patched.summary.outcome?.status).toBe('passed');
