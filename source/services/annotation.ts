@@ -20,7 +20,7 @@ import {flaggedQuestions, listAdjudications, listAnnotations, saveAnnotation, ty
 import {writeTx, type Db} from '../store/db.js';
 import {answerModels, explanationText, getQuestion, listAnswers, listExplanations, listQuestions} from '../store/questions.js';
 import {defaultModel} from './report.js';
-import {applies} from './scoring.js';
+import {applies, CHOICES_ONLY} from './scoring.js';
 
 /** Every item people can label: questions × the explanations (with text) they are asked about. */
 export function annotationItems(db: Db, filter: {type?: QuestionType; agent?: string} = {}): AnnotationItem[] {
@@ -214,7 +214,7 @@ export function agreementReport(db: Db): AgreementReport {
       human_vs_model.push({
         annotator,
         model,
-        baseline: model === 'lexical' || model.endsWith('[choices only]'),
+        baseline: model === 'lexical' || model.endsWith(CHOICES_ONLY),
         n: k.n,
         raw: k.raw,
         cohen_kappa: k.cohen_kappa,
@@ -287,7 +287,7 @@ export function automaticFlags(db: Db, question?: string): AutoFlag[] {
       }
       return [...m.values()].map(v => ({...v, majorityCorrect: v.correct * 2 > v.all}));
     };
-    const blank = verdicts(x => explanations.get(x.explanation)?.kind === 'blank' && !x.model.endsWith('[choices only]'));
+    const blank = verdicts(x => explanations.get(x.explanation)?.kind === 'blank' && !x.model.endsWith(CHOICES_ONLY));
     const lexical = verdicts(x => x.model === 'lexical' && explanations.get(x.explanation)?.kind === 'original');
     const samples = new Map<number, string[]>();
     if (main) for (const x of own) if (x.model === main && x.letters) push(samples, x.explanation, labelOf(x.letters));

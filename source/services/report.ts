@@ -10,6 +10,7 @@ import {explanationScores, mean, overconfidence, ranks, sem, type AgentScore} fr
 import type {Db} from '../store/db.js';
 import {answerModels, answerPositions, blankCorrect, listAnswers, listPublished, listQuestions, type PublishedMetric} from '../store/questions.js';
 import {resolvedById, resolvedRunsOf} from '../store/trajectories.js';
+import {CHOICES_ONLY} from './scoring.js';
 
 export interface ReportAgent {
   agent: string;
@@ -71,7 +72,7 @@ function gains<T extends {types: Record<QuestionType, number | null>; s: number 
   return out;
 }
 
-const isBaseline = (m: string) => m === 'lexical' || m.endsWith('[choices only]');
+const isBaseline = (m: string) => m === 'lexical' || m.endsWith(CHOICES_ONLY);
 
 /** The non-baseline model with the most stored answers (a baseline only when it is alone). */
 export function defaultModel(db: Db): string | null {

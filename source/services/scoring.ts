@@ -84,8 +84,11 @@ export async function storeWaiting<T>(write: () => T, onWait: (message: string) 
   }
 }
 
+/** How a choices-only run's answers are named: after the model that gave them. */
+export const CHOICES_ONLY = ' [choices only]';
+
 export function modelName(model: QaModel, choicesOnly: boolean): string {
-  return choicesOnly ? `${model.name} [choices only]` : model.name;
+  return choicesOnly ? `${model.name}${CHOICES_ONLY}` : model.name;
 }
 
 export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreResult> {

@@ -21,6 +21,8 @@ async function explorer() {
   insertDurationsQuestion(db, {id: 'demo/q1'});
   for (const agent of ['demo-hasty', 'only-explained']) ensureExplanation(db, {instance: 'demo__durations-1', agent, kind: 'original', text: `${agent}: it now returns 5400.`, source: 'test'});
   await scoreExplanations(db, {model: lexicalModel(), samples: 1, concurrency: 1, kinds: ['original']});
+  // an options-only run is stored under "lexical [choices only]": a way of asking, not a model
+  await scoreExplanations(db, {model: lexicalModel(), samples: 1, concurrency: 1, kinds: ['original'], choicesOnly: true});
   return {db, app: renderApp({data: storeData(db, 'test.db')})};
 }
 
@@ -75,6 +77,7 @@ describe('explorer: pickers', () => {
     frame = await app.press('M');
     expect(frame).toContain('Re-score with which QA model?');
     expect(frame).toContain('lexical (offline baseline)');
+    expect(frame).not.toContain('[choices only]');
     frame = await app.press(KEYS.enter);
     expect(frame).toContain('r asks lexical');
     expect(frame).toContain('r and R now ask lexical (the offline baseline)');

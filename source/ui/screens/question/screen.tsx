@@ -4,6 +4,7 @@ import {ScreenFrame} from '../../components/frame.js';
 import {TextView} from '../../components/text-view.js';
 import {flagLines} from '../agreement/lines.js';
 import {useModels} from '../board/screen.js';
+import {CHOICES_ONLY} from '../../../services/scoring.js';
 import type {Env} from '../types.js';
 import {BINDINGS, type QuestionScreen} from './keys.js';
 import {provenanceLines, questionLines} from './lines.js';
@@ -15,7 +16,8 @@ export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env
   const instanceRuns = useMemo(() => (q ? data.count({instance: q.q.instance}) : 0), [data, q]);
   const flags = useMemo(() => data.flags(s.id), [data, s.id, version]);
   const provenance = useMemo(() => data.provenance(s.id), [data, s.id, version]);
-  const qaModels = useMemo(() => [...new Set(['lexical', ...(data.qaModel ? [data.qaModel] : []), ...models])], [data, models]);
+  // a "[choices only]" run is a way of asking a model, not a model r could ask
+  const qaModels = useMemo(() => [...new Set(['lexical', ...(data.qaModel ? [data.qaModel] : []), ...models.filter(m => !m.endsWith(CHOICES_ONLY))])], [data, models]);
   const lines = useMemo(
     () => (q ? [...questionLines({...q, status}, {showKey: s.showKey, showPrompt: s.showPrompt, width}), ...flagLines(flags, width), ...(s.showKey && !s.showPrompt ? provenanceLines(provenance, q.q, width) : [])] : []),
     [q, flags, provenance, status, s.showKey, s.showPrompt, width],
