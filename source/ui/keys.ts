@@ -83,7 +83,6 @@ export function hintText(bindings: Binding[], scope: Scope, sep = '  '): string 
     .join(sep);
 }
 
-
 /**
  * Keys typed faster than a render (or sent by tmux) arrive as one chunk ("4G", "jj\r"). The one
  * splitter: a chunk of printable characters becomes one key per character (a "\r" in it is
