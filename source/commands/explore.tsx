@@ -88,7 +88,9 @@ export function resolveLink(db: Db, o: {pair?: number; trajectory?: number; step
     const mine = listExplanations(db)
       .filter(e => e.instance === q.instance && e.agent !== null && (o.agent === undefined || e.agent === o.agent))
       .sort((a, b) => Number(b.kind === 'original') - Number(a.kind === 'original') || a.id - b.id);
-    if (!mine.length) throw new NotFound(o.agent ? `${o.agent} has no explanation for ${q.instance}` : `no agent has an explanation for ${q.instance}`);
+    if (!mine.length && o.agent) throw new NotFound(`${o.agent} has no explanation for ${q.instance}`);
+    // a question no explanation answers yet (just built, say) opens on its own, to be reviewed
+    if (!mine.length) return {kind: 'question', question: q.id, agent: q.agent ?? '(no explanation yet)', explanations: 'original'};
     return {kind: 'question', question: q.id, agent: mine[0]!.agent!, explanations: mine[0]!.kind};
   }
   return undefined;

@@ -3,12 +3,13 @@ import {cell, say, warn} from './output.js';
 import {writeFileSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {QUESTION_TYPES, QuestionError, questionRecord, validateQuestion, type Question, type QuestionType} from '../core/questions/model.js';
-import {ensureExplanation, insertQuestion, listExplanations, listQuestions} from '../store/questions.js';
+import {ensureExplanation, insertQuestion, listExplanations, listQuestions, rejectedQuestions, reviewStatus} from '../store/questions.js';
 import {writeTx} from '../store/db.js';
 import {readLines} from '../services/text-file.js';
 import {FormatError} from '../core/trajectory/model.js';
 import {openStore} from './db-path.js';
 import {runQuestionsBuild} from './questions-build.js';
+import {runQuestionsReview} from './questions-review.js';
 import {exportExplainBench} from '../services/explainbench-export.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
 
@@ -17,6 +18,8 @@ export const QUESTIONS_HELP = `Usage: deltalens questions build --instance ID �
        deltalens questions export [--type T] [--instance I] FILE [--db FILE]
        deltalens questions export --format explainbench [--type T] [--instance I] DIR [--db FILE]
        deltalens questions list [--type T] [--instance I] [--json] [--db FILE]
+       deltalens questions review ID (--accept | --reject) [--note TEXT]   (see questions review --help)
+       deltalens questions edit ID [--file FILE]     a built question, re-validated before it is saved
 
 Questions in the JSONL interchange format, one per line:
   {"id", "instance", "type": "e2e_intent" | "e2e_effect" | "local_intent" | "local_effect",
@@ -27,7 +30,9 @@ Questions in the JSONL interchange format, one per line:
 Every question has exactly one "insufficient" choice; local_effect also one "no_effect".
 import checks every line first and stores nothing if any line is wrong (the error names the
 line and the field); importing the same id again replaces that question.
-list --json prints [{"id", "instance", "type", "agent"}] (agent for effect types).
+list --json prints [{"id", "instance", "type", "agent", "review"}] (agent for effect types;
+review: the latest review of a built question — accepted, rejected, edited, rebuilt — or null).
+Both exports leave out built questions an author rejected (and say how many).
 export --format explainbench writes ExplainBench's dataset layout (dataset/context and
 dataset/ground_truths, one file per type and, for effect types, per agent), which
 import --format explainbench DIR reads back; one question per type, agent and instance fits it.`;
@@ -69,6 +74,7 @@ function readQuestions(path: string): Question[] {
 export async function runQuestions(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'build') return runQuestionsBuild(rest);
+  if (sub === 'review' || sub === 'edit') return runQuestionsReview(sub, rest);
   const {values, positionals} = parse(rest, {...COMMON_OPTIONS, type: {type: 'string'}, instance: {type: 'string'}, format: {type: 'string'}});
   if (values.help || sub === '--help' || sub === '-h' || sub === undefined) {
     say(QUESTIONS_HELP);
@@ -100,19 +106,26 @@ export async function runQuestions(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const {db} = await openStore(values.db, 'read');
+  // a question its author rejected is not handed on
+  const kept = (qs: Question[]) => {
+    const rejected = rejectedQuestions(db);
+    const out = qs.filter(q => !rejected.has(q.id));
+    if (out.length < qs.length) warn(`deltalens: left out ${qs.length - out.length} rejected question(s) (questions review)`);
+    return out;
+  };
   try {
     if (sub === 'export') {
       const format = oneOf(values.format ?? 'jsonl', ['jsonl', 'explainbench'] as const, '--format');
       if (format === 'explainbench') {
         if (positionals.length !== 1 || positionals[0] === '-') throw new UsageError('questions export --format explainbench takes one DIR');
-        const r = exportExplainBench(listQuestions(db, {type, instance: values.instance}), resolve(positionals[0]!));
+        const r = exportExplainBench(kept(listQuestions(db, {type, instance: values.instance})), resolve(positionals[0]!));
         for (const s of r.skipped) warn(`deltalens: left out ${s}`);
         if (values.json) printJson({exported: r.questions, files: r.files, skipped: r.skipped, dir: resolve(positionals[0]!)});
         else say(`exported ${r.questions} questions in the ExplainBench layout (${r.files} files under ${positionals[0]}/dataset)${r.skipped.length ? `; ${r.skipped.length} left out (one question per type, agent and instance)` : ''}`);
         return EXIT.ok;
       }
       if (positionals.length !== 1) throw new UsageError('questions export takes one FILE (use - for stdout)');
-      const lines = listQuestions(db, {type}).map(q => JSON.stringify(questionRecord(q)));
+      const lines = kept(listQuestions(db, {type, instance: values.instance})).map(q => JSON.stringify(questionRecord(q)));
       const text = lines.length ? `${lines.join('\n')}\n` : '';
       if (positionals[0] === '-') process.stdout.write(terminalSafeJson(text));
       else {
@@ -122,15 +135,16 @@ export async function runQuestions(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     if (sub === 'list') {
-      const rows = listQuestions(db, {type, instance: values.instance}).map(q => ({id: q.id, instance: q.instance, type: q.type, agent: q.agent, trajectory: q.trajectory}));
+      const status = reviewStatus(db);
+      const rows = listQuestions(db, {type, instance: values.instance}).map(q => ({id: q.id, instance: q.instance, type: q.type, agent: q.agent, trajectory: q.trajectory, review: status.get(q.id)?.action ?? null}));
       if (values.json) printJson(rows);
       else {
-        for (const r of rows) say(`${r.type.padEnd(13)} ${cell(r.instance).padEnd(28)} ${cell(r.agent).padEnd(40)} ${cell(r.id)}`);
+        for (const r of rows) say(`${r.type.padEnd(13)} ${cell(r.instance).padEnd(28)} ${cell(r.agent).padEnd(40)} ${(r.review ?? '').padEnd(9)} ${cell(r.id)}`);
         say(`${rows.length} questions`);
       }
       return EXIT.ok;
     }
-    throw new UsageError(`questions takes build, import, export or list (got "${sub}")`);
+    throw new UsageError(`questions takes build, import, export, list, review or edit (got "${sub}")`);
   } finally {
     db.close();
   }

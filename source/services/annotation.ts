@@ -3,6 +3,7 @@
  * The annotate/adjudicate screens and the commands call these same functions.
  */
 import {readFileSync} from 'node:fs';
+import {userInfo} from 'node:os';
 import {
   autoFlags,
   buildQueue,
@@ -21,6 +22,16 @@ import {writeTx, type Db} from '../store/db.js';
 import {answerModels, explanationText, getQuestion, listAnswers, listExplanations, listQuestions} from '../store/questions.js';
 import {defaultModel} from './report.js';
 import {applies, CHOICES_ONLY} from './scoring.js';
+
+/** Who labels, corrects, flags or reviews: $DELTALENS_ANNOTATOR, else the login name. */
+export function annotatorName(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.DELTALENS_ANNOTATOR?.trim()) return env.DELTALENS_ANNOTATOR.trim();
+  try {
+    return userInfo().username || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
 
 /** Every item people can label: questions × the explanations (with text) they are asked about. */
 export function annotationItems(db: Db, filter: {type?: QuestionType; agent?: string} = {}): AnnotationItem[] {

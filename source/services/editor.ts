@@ -9,9 +9,9 @@ export function editorCommand(env: NodeJS.ProcessEnv = process.env): string[] {
   return raw.split(/\s+/);
 }
 
-export function editText(initial: string, env: NodeJS.ProcessEnv = process.env): {text: string | null; error?: string} {
+export function editText(initial: string, env: NodeJS.ProcessEnv = process.env, name = 'explanation.md'): {text: string | null; error?: string} {
   const dir = mkdtempSync(join(tmpdir(), 'deltalens-edit-'));
-  const file = join(dir, 'explanation.md');
+  const file = join(dir, name);
   try {
     writeFileSync(file, initial);
     const [cmd, ...args] = editorCommand(env);

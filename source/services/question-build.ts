@@ -11,15 +11,15 @@
  */
 import {createHash} from 'node:crypto';
 import {copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
-import {basename, dirname, join} from 'node:path';
+import {basename, dirname, join, resolve} from 'node:path';
 import {distance as levenshtein} from 'fastest-levenshtein';
-import {INSUFFICIENT_TEXT, validateQuestion, type Choice, type Question, type QuestionType} from '../core/questions/model.js';
+import {INSUFFICIENT_TEXT, NO_EFFECT_TEXT, validateQuestion, type Choice, type Question, type QuestionType} from '../core/questions/model.js';
 import {seedOf} from '../core/questions/prompt.js';
 import {mmr, MMR_LAMBDA, pickCorrect, seededOrder, type Distance} from '../core/questions/select.js';
 import {formatValue} from '../core/trace/values.js';
 import type {Db} from '../store/db.js';
 import {writeTx} from '../store/db.js';
-import {answerTally, ensureExplanation, getQuestion, insertQuestion, questionProvenance} from '../store/questions.js';
+import {addReview, answerTally, ensureExplanation, getQuestion, insertQuestion, listReviews, questionProvenance} from '../store/questions.js';
 import {problemStatement} from '../store/instances.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {automaticFlags} from './annotation.js';
@@ -34,10 +34,10 @@ import {prepareWorkspace, WorkspaceError, type Workspace, type WorkspaceSpec} fr
 
 /** Bumped when a generator or a validation rule changes: stored with every built question. */
 export const BUILDER_VERSION = 1;
+export {NO_EFFECT_TEXT};
 export const DISTRACTORS = 3;
 /** Offline candidates validated per end-to-end intent question (each costs a test run per version). */
 export const MUTANTS = 12;
-export const NO_EFFECT_TEXT = 'The patch has no effect.';
 const OTHER_EXCEPTIONS = ['AssertionError', 'TypeError', 'ValueError', 'AttributeError', 'KeyError', 'IndexError', 'ZeroDivisionError', 'NameError', 'RecursionError'];
 
 export interface BuildOptions {
@@ -72,6 +72,20 @@ export interface BuildOptions {
   /** the model that writes candidates (distractors, local expressions); none: offline generators */
   generator?: QaModel | null;
   onProgress?: (stage: string, detail: string) => void;
+}
+
+/** The inputs of a build, kept in each question's provenance: enough to make its trees again. */
+export interface BuildInputs {
+  buggy_dir: string;
+  buggy_rev?: string;
+  fixed_dir?: string;
+  fixed_rev?: string;
+  /** the gold patch's text */
+  gold_patch?: string;
+  /** a test given apart (--pbt, or written by the model): its text */
+  pbt?: string;
+  test: string;
+  timeout_s: number;
 }
 
 export interface TestOutcome {
@@ -125,12 +139,12 @@ export function outcomeText(o: TestOutcome): string {
 }
 
 const sameOutcome = (a: TestOutcome, b: TestOutcome) => outcomeText(a) === outcomeText(b);
-const failsBeforePassesAfter = (before: TestOutcome, after: TestOutcome) => before.status !== 'passed' && before.status !== 'skipped' && after.status === 'passed';
+export const failsBeforePassesAfter = (before: TestOutcome, after: TestOutcome) => before.status !== 'passed' && before.status !== 'skipped' && after.status === 'passed';
 
-class Step {
+export class Step {
   constructor(
     readonly runner: PythonRunner,
-    readonly o: BuildOptions,
+    readonly o: Pick<BuildOptions, 'timeoutS' | 'seed' | 'test' | 'generator'>,
   ) {}
 
   private async python(args: string[], cwd: string, writable: string[], readable: string[] = []): Promise<{stdout: string; stderr: string; timedOut: boolean}> {
@@ -240,18 +254,18 @@ function sha(...parts: string[]): string {
   return h.digest('hex').slice(0, 16);
 }
 
-const PBT_FILE = 'test_deltalens_pbt.py';
+export const PBT_FILE = 'test_deltalens_pbt.py';
 
 /** The buggy tree with a patch applied: a copy of the folder, or the revision's files. */
-function patchedSpec(o: BuildOptions, patch: string): WorkspaceSpec {
+export function patchedSpec(o: Pick<BuildOptions, 'buggyDir' | 'buggyRev'>, patch: string): WorkspaceSpec {
   return o.buggyRev ? {kind: 'patch', repo: o.buggyDir, buggy: o.buggyRev, patch} : {kind: 'patch', repo: o.buggyDir, patch, copy: true};
 }
 
-const testFileOf = (nodeid: string) => nodeid.split('::')[0]!;
-const testPathOf = (nodeid: string) => nodeid.split('::').slice(1).join('::');
+export const testFileOf = (nodeid: string) => nodeid.split('::')[0]!;
+export const testPathOf = (nodeid: string) => nodeid.split('::').slice(1).join('::');
 
 /** The test file in a tree, copied from the fixed tree when the fix added it. */
-function ensureTestFile(tree: string, fixedTree: string, file: string): void {
+export function ensureTestFile(tree: string, fixedTree: string, file: string): void {
   if (existsSync(join(tree, file))) return;
   mkdirSync(dirname(join(tree, file)), {recursive: true});
   copyFileSync(join(fixedTree, file), join(tree, file));
@@ -262,7 +276,7 @@ function ensureTestFile(tree: string, fixedTree: string, file: string): void {
  * bytecode removed: pytest and CPython check a cache by the source's mtime (whole seconds) and
  * size, and two candidates of one length written within a second would share a stale one.
  */
-function writeTest(tree: string, file: string, text: string): void {
+export function writeTest(tree: string, file: string, text: string): void {
   const path = join(tree, file);
   writeFileSync(path, text);
   const cache = join(dirname(path), '__pycache__');
@@ -358,7 +372,16 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       return {questions, excluded};
     }
 
-    const base = {origin: 'built', generator: o.generator ? `model ${o.generator.name}` : 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, test_validation: runs, ...(pbtAttempts.length ? {pbt_generation: pbtAttempts} : {})};
+    // what a re-validation of an edited question needs to make the same trees again
+    const build: BuildInputs = {
+      buggy_dir: resolve(o.buggyDir),
+      ...(o.buggyRev ? {buggy_rev: o.buggyRev} : {}),
+      ...(o.fixedDir ? {fixed_dir: resolve(o.fixedDir)} : o.fixedRev ? {fixed_rev: o.fixedRev} : {gold_patch: readFileSync(o.goldPatch!, 'utf8')}),
+      ...(o.pbt ? {pbt: readFileSync(o.pbt, 'utf8')} : {}),
+      test: o.test,
+      timeout_s: o.timeoutS,
+    };
+    const base = {origin: 'built', generator: o.generator ? `model ${o.generator.name}` : 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, build, test_validation: runs, ...(pbtAttempts.length ? {pbt_generation: pbtAttempts} : {})};
     // built before from the same inputs (and not --force): kept as stored, nothing runs again
     const unchanged = (id: string, inputs: string): boolean => {
       if (o.force) return false;
@@ -368,8 +391,13 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       return Boolean(q);
     };
     const save = (q: Question, provenance: Record<string, unknown>, validations: Record<string, unknown>) => {
-      // one question, whole or not at all
-      writeTx(db, () => insertQuestion(db, validateQuestion(q), provenance, validations));
+      // one question, whole or not at all; replacing one an author reviewed is recorded
+      writeTx(db, () => {
+        const previous = getQuestion(db, q.id);
+        const review = listReviews(db, q.id).at(-1);
+        insertQuestion(db, validateQuestion(q), provenance, validations);
+        if (review && review.action !== 'rebuilt') addReview(db, {question: q.id, reviewer: 'questions build', action: 'rebuilt', note: `built again (was ${review.action} by ${review.reviewer})`, previous});
+      });
       questions.push({question: q, provenance, unchanged: false});
     };
 
@@ -508,7 +536,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           const validations = Object.fromEntries(
             choices.filter(c => c.role !== 'insufficient').map(c => [c.label, c.role === 'correct' ? {observed: [...(c.text === truth[0] ? ['before the patch (buggy, 2 runs)'] : []), ...(c.text === truth[1] ? [`after ${agent.name}'s patch (2 runs)`] : [])]} : {how: distractors.find(d => d.text === c.text)?.how, observed: 'never'}]),
           );
-          save(q, {...base, inputs, agent: agent.name, patch: agent.file, before: runs.buggy, after, candidates: [...pool.map(p => ({text: p.text, how: p.how})), ...unusable.map(u => ({...u, kept: false}))], ...(o.generator ? {model: {name: o.generator.name, calls: step.log.filter(l => l.stage === 'e2e_effect'), ...(written.length ? {} : {fallback: 'no usable failure from the model: the offline distractors'})}} : {}), selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
+          save(q, {...base, inputs, agent: agent.name, patch: agent.file, patch_text: patchText, before: runs.buggy, after, candidates: [...pool.map(p => ({text: p.text, how: p.how})), ...unusable.map(u => ({...u, kept: false}))], ...(o.generator ? {model: {name: o.generator.name, calls: step.log.filter(l => l.stage === 'e2e_effect'), ...(written.length ? {} : {fallback: 'no usable failure from the model: the offline distractors'})}} : {}), selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
         } finally {
           aw.cleanup();
         }
@@ -622,13 +650,27 @@ export function localCandidates(scopes: (Map<string, unknown> | null)[], limit =
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-type EvalResult = {value?: unknown; error?: {type: string; message?: string}};
+export type EvalResult = {value?: unknown; error?: {type: string; message?: string}};
 
 /** "Changed" (the one definition, also in readme.md): a different value, an exception on one
  * side only, or a different exception type or message. */
 export function changed(b: EvalResult, p: EvalResult): boolean {
   if (b.error || p.error) return !b.error || !p.error || b.error.type !== p.error.type || (b.error.message ?? '') !== (p.error.message ?? '');
   return JSON.stringify(b.value) !== JSON.stringify(p.value);
+}
+
+/** Expressions evaluated by the tracer at a point of the test's run on one tree (`deltatrace eval`). */
+export async function evaluateAt(runner: PythonRunner, o: {seed: number | null; timeoutS: number; test: string}, tree: string, point: {file: string; line: number; hit: number; timing: string}, exprs: string[]): Promise<{reached: boolean; results: Map<string, EvalResult>; note?: string}> {
+  const args = ['-m', 'deltatrace', 'eval', '--root', tree, '--at', `${point.file}:${point.line}`, '--hit', String(point.hit), '--timing', point.timing, ...seedArgs(o.seed)];
+  for (const e of exprs) args.push('--expr', e);
+  args.push('--', o.test);
+  const r = await runPython(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree]});
+  try {
+    const out = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as {reached: boolean; hits_seen: number; results: ({expr: string} & EvalResult)[]};
+    return {reached: out.reached, results: new Map(out.results.map(x => [x.expr, x])), ...(out.reached ? {} : {note: `reached ${point.file}:${point.line} ${out.hits_seen} times, not ${point.hit}`})};
+  } catch {
+    return {reached: false, results: new Map(), note: r.timedOut ? 'timed out' : `deltatrace eval failed: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`};
+  }
 }
 
 interface LocalContext {
@@ -690,19 +732,6 @@ class LocalBuilder {
     return {r, model: 'error' in model ? null : model};
   }
 
-  private async evaluate(tree: string, point: DeltaPoint, exprs: string[]): Promise<{reached: boolean; results: Map<string, EvalResult>; note?: string}> {
-    const args = ['-m', 'deltatrace', 'eval', '--root', tree, '--at', `${point.file}:${point.line}`, '--hit', String(point.hit), '--timing', point.timing, ...seedArgs(this.o.seed)];
-    for (const e of exprs) args.push('--expr', e);
-    args.push('--', this.o.test);
-    const r = await runPython(this.runner, args, {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree]});
-    try {
-      const out = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as {reached: boolean; hits_seen: number; results: ({expr: string} & EvalResult)[]};
-      return {reached: out.reached, results: new Map(out.results.map(x => [x.expr, x])), ...(out.reached ? {} : {note: `reached ${point.file}:${point.line} ${out.hits_seen} times, not ${point.hit}`})};
-    } catch {
-      return {reached: false, results: new Map(), note: r.timedOut ? 'timed out' : `deltatrace eval failed: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`};
-    }
-  }
-
   /** Builds the question at a found delta; returns the context and expressions, or a reason. */
   private async atDelta(stage: 'local_intent' | 'local_effect', id: string, inputs: string, buggyTree: string, patchedTree: string, model: StepperModel, extra: Record<string, unknown>, agent?: string): Promise<IntentResult | null> {
     const pb = model.deltaPoint('b');
@@ -741,7 +770,7 @@ class LocalBuilder {
     for (const t of tries) {
       const at = {b: {...pb, timing: t.timing, hit: pb.hit + t.extra}, p: {...pp, timing: t.timing, hit: pp.hit + t.extra}};
       this.c.progress(stage, `evaluating ${exprs.length} candidate expressions ${t.timing} ${d.file}:${pb.line} (execution ${at.b.hit}) on both versions`);
-      const [eb, ep] = await Promise.all([this.evaluate(buggyTree, at.b, exprs), this.evaluate(patchedTree, at.p, exprs)]);
+      const [eb, ep] = await Promise.all([evaluateAt(this.runner, this.o, buggyTree, at.b, exprs), evaluateAt(this.runner, this.o, patchedTree, at.p, exprs)]);
       if (!eb.reached || !ep.reached) {
         attempts.push({timing: t.timing, hit: {buggy: at.b.hit, patched: at.p.hit}, changed: 0, note: `not reached (${!eb.reached ? `buggy: ${eb.note}` : `patched: ${ep.note}`})`});
         break;
@@ -850,7 +879,7 @@ class LocalBuilder {
         return;
       }
       if (r.delta.status === 'found') {
-        await this.atDelta('local_effect', id, inputs, ws.buggy, aw.patched, model, {pair: r.pair, delta: r.delta.id, agent: agent.name, patch: agent.file}, agent.name);
+        await this.atDelta('local_effect', id, inputs, ws.buggy, aw.patched, model, {pair: r.pair, delta: r.delta.id, agent: agent.name, patch: agent.file, patch_text: patchText}, agent.name);
         return;
       }
       // ∅ on complete traces: "the patch has no effect" is the key, at the place the fix changes
@@ -873,7 +902,7 @@ class LocalBuilder {
       };
       const evidence = {delta: 'none', reason: r.delta.reason ?? 'no behavioural difference on complete traces', steps_compared: r.delta.stepsCompared, frames_entered: r.delta.framesEntered};
       const validations = Object.fromEntries(choices.filter(c => c.role !== 'insufficient').map(c => [c.label, c.role === 'no_effect' ? evidence : {wrong_because: 'the patch changes nothing the test runs, so no expression changes', from: 'the local intent question of this instance'}]));
-      this.c.save(q, {...this.c.base, inputs, pair: r.pair, delta: r.delta.id, agent: agent.name, patch: agent.file, no_effect: evidence}, validations);
+      this.c.save(q, {...this.c.base, inputs, pair: r.pair, delta: r.delta.id, agent: agent.name, patch: agent.file, patch_text: patchText, no_effect: evidence}, validations);
     } finally {
       aw.cleanup();
     }
@@ -987,7 +1016,7 @@ async function generatePbt(db: Db, o: BuildOptions, step: Step, ws: Workspace): 
   const dir = makeTempDir('pbt');
   for (let n = 1; n <= (o.generatePbt ?? 3); n++) {
     const prompt = pbtPrompt(issue, gold, own, attempts.at(-1)?.reason ?? null);
-    step.o.onProgress?.('pbt', `asking ${o.generator!.name} for a bug-reproducing test (attempt ${n})`);
+    o.onProgress?.('pbt', `asking ${o.generator!.name} for a bug-reproducing test (attempt ${n})`);
     const raw = await step.ask('pbt', prompt);
     if (raw === null) {
       attempts.push({attempt: n, prompt, raw: null, reason: step.silence()});

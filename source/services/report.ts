@@ -8,7 +8,7 @@
 import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
 import {explanationScores, mean, overconfidence, ranks, sem, type AgentScore} from '../core/scoring/metrics.js';
 import type {Db} from '../store/db.js';
-import {answerModels, answerPositions, blankCorrect, listAnswers, listPublished, listQuestions, type PublishedMetric} from '../store/questions.js';
+import {answerModels, answerPositions, blankCorrect, listAnswers, listPublished, listQuestions, rejectedQuestions, type PublishedMetric} from '../store/questions.js';
 import {resolvedById, resolvedRunsOf} from '../store/trajectories.js';
 import {CHOICES_ONLY} from './scoring.js';
 
@@ -86,7 +86,11 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
   const notes: string[] = [];
   const all = model ? listAnswers(db, model) : [];
   const exclude = options.exclude ?? new Map<string, string[]>();
-  const answers = all.filter(a => !exclude.has(a.question));
+  // an author's rejection of a built question takes it out of every score
+  const rejected = rejectedQuestions(db);
+  const answers = all.filter(a => !exclude.has(a.question) && !rejected.has(a.question));
+  const rejectedAnswers = all.filter(a => rejected.has(a.question)).length;
+  if (rejected.size) notes.push(`${rejected.size} rejected built question(s) and their ${rejectedAnswers} answer(s) are left out of the scores (questions review)`);
   let exclusions: Report['exclusions'] = null;
   if (options.exclude) {
     const reasons = [...new Set([...exclude.values()].flat())].sort();

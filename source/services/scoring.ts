@@ -10,7 +10,7 @@ import {parseAnswer, verdictFor} from '../core/questions/answers.js';
 import {isEffect, type Question} from '../core/questions/model.js';
 import {buildPrompt, PROMPT_VERSION, seedOf} from '../core/questions/prompt.js';
 import {writeTx, type Db} from '../store/db.js';
-import {answerStored, ensureExplanation, explanationTexts, insertAnswer, listExplanations, listQuestions, type ExplanationRow} from '../store/questions.js';
+import {answerStored, ensureExplanation, explanationTexts, insertAnswer, listExplanations, listQuestions, rejectedQuestions, type ExplanationRow} from '../store/questions.js';
 import type {QaModel} from './qa-models.js';
 
 export type ExplanationKind = 'original' | 'audited' | 'blank' | 'custom';
@@ -93,7 +93,8 @@ export function modelName(model: QaModel, choicesOnly: boolean): string {
 
 export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreResult> {
   const name = modelName(o.model, Boolean(o.choicesOnly));
-  const questions = listQuestions(db).filter(q => !o.excludeQuestions?.has(q.id));
+  const rejected = rejectedQuestions(db);
+  const questions = listQuestions(db).filter(q => !o.excludeQuestions?.has(q.id) && !rejected.has(q.id));
   if (o.kinds.includes('blank')) {
     // a blank explanation beside every original one: must score 0 with a sound QA model
     writeTx(db, () => {

@@ -320,3 +320,44 @@ export function answerTally(db: Db, question: string, model: string, kinds: stri
     .get(question, model, JSON.stringify(kinds)) as {correct: number; n: number};
   return row;
 }
+
+export type ReviewAction = 'accepted' | 'rejected' | 'edited' | 'rebuilt';
+
+export interface ReviewRow {
+  id: number;
+  question: string;
+  reviewer: string;
+  action: ReviewAction;
+  note: string | null;
+  previous: Question | null;
+  validation: unknown;
+  created_at: string;
+}
+
+/** Records a review of a question (the latest one is its status). */
+export function addReview(db: Db, r: {question: string; reviewer: string; action: ReviewAction; note?: string | null; previous?: Question | null; validation?: unknown}): number {
+  return Number(
+    db
+      .prepare('INSERT INTO question_review (question, reviewer, action, note, previous, validation) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(r.question, r.reviewer, r.action, r.note ?? null, r.previous ? JSON.stringify(r.previous) : null, r.validation === undefined ? null : JSON.stringify(r.validation)).lastInsertRowid,
+  );
+}
+
+/** Every review of a question, oldest first. */
+export function listReviews(db: Db, question: string): ReviewRow[] {
+  const rows = db.prepare('SELECT id, question, reviewer, action, note, previous, validation, created_at FROM question_review WHERE question = ? ORDER BY id').all(question) as (Omit<ReviewRow, 'previous' | 'validation'> & {previous: string | null; validation: string | null})[];
+  return rows.map(r => ({...r, previous: r.previous ? (JSON.parse(r.previous) as Question) : null, validation: r.validation ? JSON.parse(r.validation) : null}));
+}
+
+/** The latest review of each reviewed question. */
+export function reviewStatus(db: Db): Map<string, {action: ReviewAction; reviewer: string; note: string | null; created_at: string}> {
+  const rows = db
+    .prepare('SELECT r.question, r.action, r.reviewer, r.note, r.created_at FROM question_review r JOIN (SELECT question, MAX(id) AS id FROM question_review GROUP BY question) l ON l.id = r.id')
+    .all() as {question: string; action: ReviewAction; reviewer: string; note: string | null; created_at: string}[];
+  return new Map(rows.map(r => [r.question, {action: r.action, reviewer: r.reviewer, note: r.note, created_at: r.created_at}]));
+}
+
+/** Questions whose latest review rejects them: left out of scoring, reports and exports. */
+export function rejectedQuestions(db: Db): Set<string> {
+  return new Set([...reviewStatus(db)].filter(([, r]) => r.action === 'rejected').map(([q]) => q));
+}

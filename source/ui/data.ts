@@ -1,21 +1,23 @@
-import {userInfo} from 'node:os';
 import {writeTx, type Db} from '../store/db.js';
 import {lensRankings, lensScoreOf, removeStageOverride, setStageOverride, whyNotScored} from '../store/lens.js';
 import type {LensScore} from './screens/trajectory/lens-line.js';
 import {referenceView, type PtaView} from '../services/lens.js';
 import type {AutoFlag} from '../core/questions/annotation.js';
 import {listFlags, setFlag, type FlagRow} from '../store/annotations.js';
-import {agreementReport, automaticFlags, type AgreementReport} from '../services/annotation.js';
+import {agreementReport, annotatorName, automaticFlags, type AgreementReport} from '../services/annotation.js';
 import {getTrace, latestDelta, listPairs} from '../store/traces.js';
 import {openStepper, type StepperModel, type WatchValue} from '../services/stepper.js';
 import {agentQuestions, buildReport, type Report} from '../services/report.js';
 import type {QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ScoreResult} from '../services/scoring.js';
-import {answerModels, answersFor, questionProvenance, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, replaceExplanationText} from '../store/questions.js';
+import {answerModels, answersFor, listReviews, questionProvenance, type ReviewRow, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, replaceExplanationText} from '../store/questions.js';
 import {buildPrompt, seedOf} from '../core/questions/prompt.js';
 import type {AgentQuestionRow} from './screens/agent-questions/rows.js';
 import type {QuestionData} from './screens/question/lines.js';
 import {editText} from '../services/editor.js';
+import {editDocument} from '../core/questions/edit.js';
+import {reviewQuestion} from '../services/question-review.js';
+import type {EditResult} from '../services/question-revalidate.js';
 import {agentNames} from '../store/agents.js';
 import {
   countTrajectories,
@@ -49,8 +51,14 @@ export interface ExplorerData {
   report(model: string | null): Report;
   agentQuestions(agent: string, explanations: string, model: string | null): AgentQuestionRow[];
   question(id: string, agent: string, explanations: string, explanationId: number | null): QuestionData | null;
-  /** how a question was made: its provenance and each choice's validation */
-  provenance(id: string): {provenance: unknown; validations: Record<string, unknown>} | null;
+  /** how a question was made: its provenance, each choice's validation, and its reviews */
+  provenance(id: string): {provenance: unknown; validations: Record<string, unknown>; reviews: ReviewRow[]} | null;
+  /** accepts or rejects a built question; returns what was done */
+  review(question: string, action: 'accepted' | 'rejected', note: string): string;
+  /** the built question edited in $EDITOR (a refused edit comes back to be fixed); null: unchanged */
+  editQuestion(question: string): {text: string | null; error?: string};
+  /** re-validates an edited question and saves it if every changed choice passes */
+  saveQuestionEdit(question: string, text: string, onProgress: (detail: string) => void): Promise<EditResult>;
   /** Re-scores with `model` (null: $DELTALENS_QA_MODEL through an OpenAI-compatible endpoint,
    * else lexical): the samples not stored yet; fresh: 5 new samples past the stored ones. */
   rescore(questionId: string, explanationId: number, onProgress?: (done: number, total: number) => void, fresh?: boolean, model?: string | null): Promise<ScoreResult & {modelName: string}>;
@@ -75,15 +83,6 @@ export interface ExplorerData {
   setFlag(question: string, verdict: string, note: string): string;
 }
 
-/** Who corrects stages in the explorer: $DELTALENS_ANNOTATOR, else the login name. */
-export function annotatorName(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.DELTALENS_ANNOTATOR) return env.DELTALENS_ANNOTATOR;
-  try {
-    return userInfo().username || 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 /** Loaded on first use: the openai package is not needed to draw the explorer. The model is
  * chosen as `score` chooses it (services/qa-models.ts), from the environment. */
@@ -134,6 +133,8 @@ export interface ExplorerOptions {
 export function storeData(db: Db, label: string, options: ExplorerOptions = {}): ExplorerData {
   const steppers = new Map<number, StepperModel | {error: string}>();
   const reports = new Map<string, Report>();
+  // an edit the re-validation refused: the next edit starts from it, so nothing typed is lost
+  const refusedEdits = new Map<string, string>();
   return {
     label,
     count: query => countTrajectories(db, query),
@@ -184,12 +185,42 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
       const e = explanationId !== null ? getExplanation(db, explanationId) : findExplanation(db, q.instance, agent, explanations);
       const answers = e ? answersFor(db, id, e.id) : [];
       const prompt = e && e.text !== null ? buildPrompt(q, e.text, seedOf(q.id, e.id, 0)).text : null;
-      return {q, explanation: e ?? null, answers, prompt, status: null};
+      return {q, explanation: e ?? null, answers, prompt};
     },
     qaModel: process.env.DELTALENS_QA_MODEL || null,
     edit: text => editText(text),
     agents: () => agentNames(db),
-    provenance: id => questionProvenance(db, id),
+    provenance: id => {
+      const p = questionProvenance(db, id);
+      return p ? {...p, reviews: listReviews(db, id)} : null;
+    },
+    review: (question, action, note) => {
+      const who = annotatorName();
+      reports.clear();
+      reviewQuestion(db, question, action, who, note || null);
+      return `${action} as ${who}${note ? ' with a note' : ''}${action === 'rejected' ? ': left out of score, report and exports' : ''}`;
+    },
+    editQuestion: question => {
+      const q = getQuestion(db, question);
+      if (!q) return {text: null, error: `no question ${question}`};
+      const start = refusedEdits.get(question) ?? editDocument(q);
+      const r = editText(start, process.env, 'question.json');
+      // a refused edit opened again unchanged is still an edit to re-validate
+      return r.text === null && refusedEdits.has(question) && !r.error ? {text: start} : r;
+    },
+    saveQuestionEdit: async (question, text, onProgress) => {
+      // loaded on first use: the builder's machinery is not needed to draw the explorer
+      const {saveEditedQuestion} = await import('../services/question-revalidate.js');
+      const r = await saveEditedQuestion(db, question, text, {python: process.env.DELTALENS_PYTHON ?? 'python3', sandbox: options.noSandbox ? 'off' : 'require', passEnv: options.passEnv, reviewer: annotatorName(), onProgress}).catch((error: unknown) => {
+        refusedEdits.set(question, text);
+        throw error;
+      });
+      if (r.saved) {
+        refusedEdits.delete(question);
+        reports.clear();
+      } else if (r.problems[0] !== 'unchanged: nothing to save') refusedEdits.set(question, text);
+      return r;
+    },
     rescore: async (questionId, explanationId, onProgress, fresh, name) => {
       const model = await liveQaModel(process.env, name);
       // samples are numbered per model; fresh ones start past the last stored

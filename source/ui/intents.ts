@@ -13,6 +13,8 @@ export type Intent =
   | {kind: 'flag'; question: string; verdict: string; note: string}
   | {kind: 'rescore'; question: string; explanation: number; fresh: boolean; model: string | null}
   | {kind: 'edit'; instance: string; agent: string; text: string}
+  | {kind: 'review'; question: string; action: 'accepted' | 'rejected'; note: string}
+  | {kind: 'editQuestion'; question: string}
   | {kind: 'live'; pair: number; row: number; exprs: string[]}
   | {kind: 'findRow'; pair: number; text: string; from: number};
 
@@ -86,6 +88,24 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
       } catch (error) {
         status(stored(error));
       }
+      return;
+    }
+    case 'review':
+      return store(() => data.review(intent.question, intent.action, intent.note));
+    case 'editQuestion': {
+      const edited = ctx.suspend(() => data.editQuestion(intent.question));
+      if (edited.error) return status(edited.error);
+      if (edited.text === null) return status('unchanged: nothing saved');
+      status('re-validating the edit…');
+      void data
+        .saveQuestionEdit(intent.question, edited.text, detail => status(`re-validating: ${detail}`))
+        .then(r => {
+          if (r.saved) {
+            status(`edit saved: ${r.checks.filter(c => c.status === 'valid').length} changed choice(s) re-validated${r.ran ? ' by running them' : ''}`);
+            done({type: 'changed'});
+          } else status(r.problems[0] === 'unchanged: nothing to save' ? 'unchanged: nothing saved' : `edit NOT saved — ${r.problems.join('; ')} (E opens your edit again)`);
+        })
+        .catch((e: Error) => status(`edit NOT saved — ${e.message} (E opens your edit again)`));
       return;
     }
     case 'findRow': {

@@ -130,6 +130,39 @@ describe('questions build', () => {
     expect(out.quality).toEqual([{question: q.id, model: 'lexical', blank: {correct: 0, n: 3}, choices_only: {correct: 0, n: 3}, lexical: {correct: 0, n: 0}, flags: []}]);
     // stored: listed like any question
     expect(JSON.parse(run(['questions', 'list', '--json'], cwd).stdout).map((x: {id: string}) => x.id)).toEqual([q.id]);
+    // an author's review: the document to edit, an edit the stored runs refute, one they allow
+    const doc = JSON.parse(run(['questions', 'edit', q.id, '--print'], cwd).stdout);
+    expect(doc).toMatchObject({question: q.question, answer: q.answer, note: '', context: q.context});
+    const passedLabel = doc.choices.find((c: {text: string}) => c.text === 'The test passed.').label;
+    writeFileSync(join(cwd, 'bad.json'), JSON.stringify({...doc, answer: [doc.answer[0], passedLabel]}));
+    const bad = run(['questions', 'edit', q.id, '--file', 'bad.json', '--json'], cwd);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({saved: false, problems: [expect.stringContaining('after the patch')]});
+    const distractor = doc.choices.find((c: {role: string; text: string}) => c.role === 'distractor' && c.text !== 'The test passed.');
+    distractor.text = 'The test failed at line 11 with exception: KeyError.';
+    writeFileSync(join(cwd, 'good.json'), JSON.stringify({...doc, note: 'a likelier failure'}));
+    const good = run(['questions', 'edit', q.id, '--file', 'good.json'], cwd);
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toContain('edited and saved');
+    expect(run(['questions', 'review', q.id, '--reject', '--note', 'too easy', '--reviewer', 'bo', '--json'], cwd).stdout).toContain('"action": "rejected"');
+    expect(JSON.parse(run(['questions', 'list', '--json'], cwd).stdout)[0].review).toBe('rejected');
+    const exported = run(['questions', 'export', '-'], cwd);
+    expect(exported.stdout).toBe('');
+    expect(exported.stderr).toContain('left out 1 rejected question(s)');
+    expect(JSON.parse(run(['questions', 'review', q.id, '--json'], cwd).stdout).reviews.map((x: {action: string; note: string}) => [x.action, x.note])).toEqual([
+      ['edited', 'a likelier failure'],
+      ['rejected', 'too easy'],
+    ]);
+    for (const [args, message] of [
+      [['questions', 'review', q.id, '--accept', '--reject'], 'not both'],
+      [['questions', 'edit', 'nope', '--print'], 'no question "nope"'],
+      [['questions', 'edit', q.id], 'needs a terminal'],
+      [['questions', 'edit', q.id, '--file', 'missing.json'], 'no such file'],
+    ] as [string[], string][]) {
+      const r2 = run(args, cwd);
+      expect(r2.code, args.join(' ')).toBe(2);
+      expect(r2.stderr).toContain(message);
+    }
   }, 60_000);
 });
 

@@ -10,6 +10,8 @@ export const ROLES = ['correct', 'distractor', 'insufficient', 'no_effect'] as c
 export type Role = (typeof ROLES)[number];
 
 export const INSUFFICIENT_TEXT = 'Explanation insufficient to answer.';
+/** The local effect choice that is the key when the patch changes nothing the test runs. */
+export const NO_EFFECT_TEXT = 'The patch has no effect.';
 
 export interface Choice {
   label: string;

@@ -24,6 +24,8 @@ export interface QuestionScreen {
   qaModel?: string | null;
   /** f: the verdict is chosen, the note is being typed */
   flag?: {verdict: string; note: string} | null;
+  /** X on a built question: the rejection's note is being typed */
+  reject?: {note: string} | null;
 }
 
 export function questionScreen(id: string, agent: string, explanations: string): QuestionScreen {
@@ -37,6 +39,8 @@ export interface QuestionView extends ModelsView {
   explanation: {id: number; text: string | null} | null;
   /** the models r can ask: lexical, $DELTALENS_QA_MODEL, and every model with stored answers */
   qaModels: string[];
+  /** made by questions build (only those are accepted, rejected or edited here) */
+  built: boolean;
 }
 
 export const BINDINGS: Binding[] = [
@@ -47,6 +51,9 @@ export const BINDINGS: Binding[] = [
   {id: 'pickQaModel', keys: 'M', description: 'choose the QA model r and R ask, from a list', scopes: ['question'], match: ch('M')},
   {id: 'flagQuestion', label: 'flag', keys: 'f', description: 'flag the question (valid, ambiguous, wrong key, guessable, leaks the answer, broken context; chosen from a list) with a note, under $DELTALENS_ANNOTATOR', scopes: ['question'], hint: ['question'], match: ch('f')},
   {id: 'editExplanation', label: 'edit', keys: 'e', description: 'edit the explanation in $EDITOR and keep it as a custom explanation', scopes: ['question'], hint: ['question'], match: ch('e')},
+  {id: 'acceptQuestion', keys: 'A', description: 'accept a built question (its review, under $DELTALENS_ANNOTATOR)', scopes: ['question'], match: ch('A')},
+  {id: 'rejectQuestion', keys: 'X', description: 'reject a built question, with a note: it leaves score, report and exports', scopes: ['question'], match: ch('X')},
+  {id: 'editQuestion', keys: 'E', description: 'edit a built question in $EDITOR; changed choices are re-validated by running them before it is saved', scopes: ['question'], match: ch('E')},
   {id: 'traces', keys: 't', description: "the traced pairs of the question's instance", scopes: ['question'], match: ch('t')},
   MODEL_BINDING,
   RUNS_BINDING,
@@ -63,6 +70,12 @@ export function command(s: QuestionScreen, id: string, view: QuestionView): Outc
   }
   if (id === 'flagQuestion') {
     return {picker: {purpose: 'verdict', title: 'Flag this question as (then a note):', items: FLAG_VERDICTS.map(v => ({label: `${v} — ${FLAG_TEXT[v]}`, value: v}))}};
+  }
+  if (id === 'acceptQuestion' || id === 'rejectQuestion' || id === 'editQuestion') {
+    if (!view.built) return {status: 'only questions made by questions build are accepted, rejected or edited here (f flags any question)'};
+    if (id === 'acceptQuestion') return {intents: [{kind: 'review', question: s.id, action: 'accepted', note: ''}]};
+    if (id === 'rejectQuestion') return {screen: {...s, reject: {note: ''}}};
+    return {intents: [{kind: 'editQuestion', question: s.id}]};
   }
   if (!view.instance) return null;
   if (id === 'traces') return {push: [{kind: 'pairs', list: START, instance: view.instance}]};
@@ -81,10 +94,16 @@ export function picked(s: QuestionScreen, purpose: string, value: string): Outco
   return {screen: {...s, flag: {verdict: value, note: ''}}};
 }
 
-export const mode = (s: QuestionScreen): Scope | null => (s.flag ? 'textField' : null);
+export const mode = (s: QuestionScreen): Scope | null => (s.flag || s.reject ? 'textField' : null);
 
-/** The flag's note; Enter stores the flag (with the note, or without one). */
+/** The flag's (or the rejection's) note; Enter stores it (with the note, or without one). */
 export function input(s: QuestionScreen, text: string, key: Key): Outcome<QuestionScreen> {
+  if (s.reject) {
+    const k = fieldKey(s.reject.note, text, key);
+    if (!('done' in k)) return k.text === s.reject.note ? {} : {screen: {...s, reject: {note: k.text}}};
+    if (k.done === 'cancel') return {screen: {...s, reject: null}};
+    return {screen: {...s, reject: null}, intents: [{kind: 'review', question: s.id, action: 'rejected', note: s.reject.note.trim()}]};
+  }
   const flag = s.flag!;
   const k = fieldKey(flag.note, text, key);
   if (!('done' in k)) return k.text === flag.note ? {} : {screen: {...s, flag: {...flag, note: k.text}}};
@@ -92,4 +111,4 @@ export function input(s: QuestionScreen, text: string, key: Key): Outcome<Questi
   return {screen: {...s, flag: null}, intents: [{kind: 'flag', question: s.id, verdict: flag.verdict, note: flag.note.trim()}]};
 }
 
-export const prompt = (s: QuestionScreen) => (s.flag ? fieldPrompt(`flag ${s.flag.verdict}: note (may be empty)`, s.flag.note) : null);
+export const prompt = (s: QuestionScreen) => (s.reject ? fieldPrompt('reject: why (may be empty)', s.reject.note) : s.flag ? fieldPrompt(`flag ${s.flag.verdict}: note (may be empty)`, s.flag.note) : null);

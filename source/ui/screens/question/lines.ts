@@ -1,5 +1,6 @@
 import {oneLine, sanitize, wrapLines} from '../../../core/text/sanitize.js';
 import type {Question} from '../../../core/questions/model.js';
+import type {ReviewRow} from '../../../store/questions.js';
 import type {DisplayLine} from '../../display-lines.js';
 
 export interface QuestionData {
@@ -7,7 +8,6 @@ export interface QuestionData {
   explanation: {id: number; kind: string; text: string | null} | null;
   answers: {model: string; sample: number; letters: string[] | null; verdict: string | null; raw: string | null; order: string[] | null}[];
   prompt: string | null;
-  status: string | null;
 }
 
 /** The question screen as display lines (context, choices with the key, explanation, answers). */
@@ -17,7 +17,6 @@ export function questionLines(v: QuestionData, o: {showKey: boolean; showPrompt:
   const text = (t: string, language: DisplayLine['language'] = 'plain') => {
     for (const l of wrapLines(sanitize(t), Math.max(10, o.width - 2))) out.push({text: `  ${l}`, language});
   };
-  if (v.status) out.push({text: v.status, role: 'hunk'});
   if (o.showPrompt) {
     heading('Prompt as sent (sample 1, its option order):');
     if (v.prompt === null) text('(no prompt: the explanation text is not in the data)');
@@ -66,13 +65,18 @@ const value = (r: {value?: unknown; error?: {type: string; message?: string}} | 
  * "Why is B the key? Why was this candidate dropped?": a built question's provenance as lines —
  * how the test ran, each choice's validation, the candidates that were dropped and why.
  */
-export function provenanceLines(p: {provenance: unknown; validations: Record<string, unknown>} | null, q: Question, width: number): DisplayLine[] {
+export function provenanceLines(p: {provenance: unknown; validations: Record<string, unknown>; reviews?: ReviewRow[]} | null, q: Question, width: number): DisplayLine[] {
   const prov = (p?.provenance ?? null) as Record<string, any> | null;
   if (!prov || prov.origin !== 'built') return [];
-  const out: DisplayLine[] = [{text: ''}, {text: 'How it was built (deltalens questions build)', role: 'heading'}];
+  const out: DisplayLine[] = [{text: ''}];
   const text = (t: string, role?: DisplayLine['role']) => {
     for (const l of wrapLines(sanitize(t), Math.max(10, width - 2))) out.push({text: `  ${l}`, ...(role ? {role} : {})});
   };
+  const reviews = p?.reviews ?? [];
+  const last = reviews.at(-1);
+  out.push({text: `Review: ${last && last.action !== 'rebuilt' ? `${last.action} by ${sanitize(last.reviewer)}` : 'not reviewed yet'} (A accept · X reject · E edit)`, role: 'heading'});
+  for (const r of reviews) text(`${r.created_at.slice(0, 16).replace('T', ' ')} ${r.action} by ${r.reviewer}${r.note ? ` — ${r.note}` : ''}${r.action === 'edited' && r.previous ? ` (was: ${r.previous.choices.filter(c => c.role === 'correct' || c.role === 'distractor').map(c => `${c.label}. ${c.text}`).join(' · ')})` : ''}`, r.action === 'rejected' ? 'removed' : 'muted');
+  out.push({text: ''}, {text: 'How it was built (deltalens questions build)', role: 'heading'});
   text(`${prov.generator ?? 'offline'} generators, builder v${prov.builder_version ?? '?'}, seed ${prov.seed ?? '—'}; test ${prov.test}`, 'muted');
   if (prov.test_validation) text(`the test: buggy ${prov.test_validation.buggy.map(outcome).join(', ')}; fixed ${prov.test_validation.fixed.map(outcome).join(', ')}`, 'muted');
   if (prov.expected) text(`the expected expression (line ${prov.expected.line}${prov.expected.marked ? ', marked [[EXPECTED]]' : ', the asserted comparison'}): ${prov.expected.expr}`);
@@ -82,8 +86,9 @@ export function provenanceLines(p: {provenance: unknown; validations: Record<str
   for (const c of q.choices) {
     const v = p!.validations[c.label] as Record<string, any> | undefined;
     if (!v) continue;
-    const why =
-      v.buggy && v.fixed && 'kept' in v
+    const why = v.edited
+      ? `edited and re-validated: ${v.reason}`
+      : v.buggy && v.fixed && 'kept' in v
         ? `${v.reason} — with it: buggy ${outcome(v.buggy)}, fixed ${outcome(v.fixed)}`
         : v.buggy && v.patched
           ? `buggy ${value(v.buggy)} | patched ${value(v.patched)} → ${v.changed ? 'changed' : 'unchanged'}`

@@ -1,10 +1,11 @@
-import {Text} from 'ink';
+import {Box, Text} from 'ink';
 import React, {useMemo} from 'react';
 import {ScreenFrame} from '../../components/frame.js';
 import {TextView} from '../../components/text-view.js';
 import {flagLines} from '../agreement/lines.js';
 import {useModels} from '../board/screen.js';
 import {CHOICES_ONLY} from '../../../services/scoring.js';
+import {sanitize, wrapLines} from '../../../core/text/sanitize.js';
 import type {Env} from '../types.js';
 import {BINDINGS, type QuestionScreen} from './keys.js';
 import {provenanceLines, questionLines} from './lines.js';
@@ -19,19 +20,24 @@ export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env
   // a "[choices only]" run is a way of asking a model, not a model r could ask
   const qaModels = useMemo(() => [...new Set(['lexical', ...(data.qaModel ? [data.qaModel] : []), ...models.filter(m => !m.endsWith(CHOICES_ONLY))])], [data, models]);
   const lines = useMemo(
-    () => (q ? [...questionLines({...q, status}, {showKey: s.showKey, showPrompt: s.showPrompt, width}), ...flagLines(flags, width), ...(s.showKey && !s.showPrompt ? provenanceLines(provenance, q.q, width) : [])] : []),
-    [q, flags, provenance, status, s.showKey, s.showPrompt, width],
+    () => (q ? [...questionLines(q, {showKey: s.showKey, showPrompt: s.showPrompt, width}), ...flagLines(flags, width), ...(s.showKey && !s.showPrompt ? provenanceLines(provenance, q.q, width) : [])] : []),
+    [q, flags, provenance, s.showKey, s.showPrompt, width],
   );
+  // the status (a re-score's or an edit's result, often long) stays in sight above the text,
+  // wherever it is scrolled to: at most two lines
+  const statusLines = useMemo(() => (status ? wrapLines(sanitize(status), Math.max(10, width)).slice(0, 2) : []), [status, width]);
+  const textHeight = Math.max(1, bodyHeight - statusLines.length);
   env.report({
     uid: s.uid!,
     total: lines.length,
-    page: bodyHeight,
+    page: textHeight,
     models,
     shownModel,
     runAgents,
     qaModels,
     instance: q?.q.instance ?? null,
     instanceRuns,
+    built: (provenance?.provenance as {origin?: string} | null)?.origin === 'built',
     explanation: q?.explanation ? {id: q.explanation.id, text: q.explanation.text} : null,
     copy: () => s.id,
   });
@@ -51,7 +57,20 @@ export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env
           </Text>
         </Text>
       }
-      body={q ? <TextView lines={lines} scroll={s.scroll} height={bodyHeight} theme={theme} /> : <Text color={theme.bad}>No question {s.id}. Esc goes back.</Text>}
+      body={
+        q ? (
+          <Box flexDirection="column" height={bodyHeight}>
+            {statusLines.map((l, i) => (
+              <Text key={i} color={theme.hunk} wrap="truncate-end">
+                {l}
+              </Text>
+            ))}
+            <TextView lines={lines} scroll={s.scroll} height={textHeight} theme={theme} />
+          </Box>
+        ) : (
+          <Text color={theme.bad}>No question {s.id}. Esc goes back.</Text>
+        )
+      }
     />
   );
 }
