@@ -330,9 +330,11 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       }
       o = {...o, pbt: made.file};
     }
+    let pbtText: string | null = null;
     if (o.pbt) {
       // the given test file joins both trees under a name of its own
       const text = readFileSync(o.pbt, 'utf8');
+      pbtText = text;
       const fn = /^(?:async\s+)?def\s+(test\w*)\s*\(/m.exec(text)?.[1];
       if (!fn) {
         exclude('instance', `--pbt ${o.pbt}: no test_… function in it`);
@@ -377,7 +379,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       buggy_dir: resolve(o.buggyDir),
       ...(o.buggyRev ? {buggy_rev: o.buggyRev} : {}),
       ...(o.fixedDir ? {fixed_dir: resolve(o.fixedDir)} : o.fixedRev ? {fixed_rev: o.fixedRev} : {gold_patch: readFileSync(o.goldPatch!, 'utf8')}),
-      ...(o.pbt ? {pbt: readFileSync(o.pbt, 'utf8')} : {}),
+      ...(pbtText !== null ? {pbt: pbtText} : {}),
       test: o.test,
       timeout_s: o.timeoutS,
     };
