@@ -1,7 +1,9 @@
+import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {labelSteps} from '../../source/core/lens/labeller.js';
 import {extractStates, shellState} from '../../source/core/lens/state.js';
+import {parseMiniSweAgent} from '../../source/core/trajectory/mini-swe-agent.js';
 import {getSteps, listTrajectories} from '../../source/store/trajectories.js';
 import {freshDb, importInto} from '../helpers/db.js';
 import {SAMPLES} from '../helpers/files.js';
@@ -121,6 +123,49 @@ describe('action states from shell commands', () => {
     const labels = labelSteps(extractStates([{tool: 'bash', args: null, actionText: "cat > test_repro.py <<'EOF'\nEOF"}, ...steps]));
     expect(labels.map(l => `${l.stage}:${l.rule}`)).toEqual(['E:test-write', 'E:other-shell', 'I:source-edit', 'V:other-shell', 'V:test-write', 'E:other-shell']);
     expect(labels[3]!.inputs).toEqual({first_source_edit: 2, group: 'vcs'});
+  });
+});
+
+describe('writes the labeller follows through indirections (real steps)', () => {
+  const run = (file: string) => {
+    const t = parseMiniSweAgent(JSON.parse(readFileSync(join(SAMPLES, 'mini-swe-agent-multi', file), 'utf8')), 'x');
+    const states = extractStates(t.steps);
+    return {states, stages: labelSteps(states).map(l => l.stage).join('')};
+  };
+
+  it('a patch applied by git apply from a heredoc is an edit of the files it names', () => {
+    const {states, stages} = run('results-context-untruncated/django__django-11095.traj.json');
+    expect(states[5]).toMatchObject({kind: 'edit', files: [{path: 'django/contrib/admin/options.py'}]});
+    expect(stages[5]).toBe('I');
+    expect(shellState("cd /repo && patch -p1 <<'EOF'\ndiff --git a/pkg/a.py b/pkg/a.py\n--- a/pkg/a.py\n+++ b/pkg/a.py\n@@ -1 +1 @@\n-x\n+y\nEOF")).toMatchObject({kind: 'edit', files: [{path: 'pkg/a.py'}]});
+    // applying a patch from a file names no file: not an edit we can place
+    expect(shellState('git apply /tmp/fix.patch')).toMatchObject({kind: 'other-shell', group: 'vcs'});
+  });
+
+  it('a proof-of-concept script written after the fix is verification, not implementation', () => {
+    // astropy-7336: the fix by sed (step 3), then poc.py written and run twice
+    const {states, stages} = run('results-baseline-untruncated/astropy__astropy-7336.traj.json');
+    expect(states[4]).toMatchObject({kind: 'edit', files: [{path: 'poc.py'}]});
+    expect(stages).toBe('EEIVVO');
+  });
+
+  it('a Python program that writes a path held in a name is an edit of that path', () => {
+    const astropy = "python - <<'PY'\np = 'astropy/io/fits/connect.py'\ntxt = open(p, 'r', encoding='utf-8').read()\ntxt = txt.replace(old, new)\nopen(p, 'w', encoding='utf-8').write(txt)\nprint('Patched connect.py')\nPY";
+    expect(shellState(astropy)).toMatchObject({kind: 'edit', files: [{path: 'astropy/io/fits/connect.py'}]});
+    expect(shellState("python3 - <<'PY'\nimport io\nfrom pathlib import Path\np = Path('astropy/utils/misc.py')\ns = p.read_text()\nio.open(p, 'w', encoding='utf-8').write(s2)\nPY")).toMatchObject({kind: 'edit', files: [{path: 'astropy/utils/misc.py'}]});
+    expect(shellState("python3 - <<'PY'\nfrom pathlib import Path\ntarget = Path(\"pkg/mod.py\")\ntarget.write_text(new)\nPY")).toMatchObject({kind: 'edit', files: [{path: 'pkg/mod.py'}]});
+    expect(shellState("python3 - <<'PY'\nwith open(name, mode='w') as f:\n    f.write(x)\nPY")).toMatchObject({kind: 'run-script'});
+    // reading a path held in a name is not writing it
+    expect(shellState("python3 - <<'PY'\np = 'pkg/mod.py'\nprint(open(p).read())\nPY")).toMatchObject({kind: 'run-script'});
+  });
+
+  it('data written to run the program with makes the command a run, not an edit', () => {
+    const cmd = "printf '<p>{{ x }}</p>' > templates/x.html && python3 - <<'PY'\nfrom app import render\nprint(render('x.html'))\nPY";
+    expect(shellState(cmd)).toMatchObject({kind: 'run-script', files: [{path: 'templates/x.html'}]});
+    const stages = labelSteps([shellState("sed -i 's/a/b/' app/render.py"), shellState(cmd)]).map(l => l.stage);
+    expect(stages).toEqual(['I', 'V']);
+    // code written and run stays an edit
+    expect(shellState("cat > app/x.py <<'EOF'\nprint(1)\nEOF\npython app/x.py")).toMatchObject({kind: 'edit', alsoRuns: 'script'});
   });
 });
 

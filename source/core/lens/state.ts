@@ -65,12 +65,47 @@ function writtenFiles(cmd: string): string[] {
       for (const f of files) out.add(clean(f));
     }
   }
-  if (/python[0-9.]*\s+-\s*<</.test(cmd) || /python[0-9.]*\s+-c\b/.test(cmd)) {
-    for (const m of cmd.matchAll(/(?:Path|open)\(\s*['"]([^'"]+)['"]\s*(?:,\s*['"][wa]|\)\s*\.\s*write_text)/g)) out.add(clean(m[1]!));
-    if (/\.write_text\(|\.write\(/.test(cmd)) for (const m of cmd.matchAll(/Path\(\s*['"]([^'"]+)['"]\s*\)/g)) out.add(clean(m[1]!));
-  }
+  if (/python[0-9.]*\s+-\s*<</.test(cmd) || /python[0-9.]*\s+-c\b/.test(cmd)) for (const f of pythonWrites(cmd)) out.add(clean(f));
+  // a patch applied from a heredoc (`git apply <<'PATCH'`, `patch -p1 <<EOF`): the files it names
+  if (/(?:^|[\s;&|(])(?:git\s+apply|patch)\b[^\n]*<</.test(cmd)) for (const f of patchedFiles(cmd)) out.add(clean(f));
   // scratch files outside the project are not edits of it
   return [...out].filter(p => !/^\/(dev|tmp|proc)\//.test(p));
+}
+
+/**
+ * Files a Python program given on the command line writes: `open(X, 'w')` / `io.open(X, 'a')` /
+ * `open(X, mode='w')`, `Path(X).write_text(…)`, where X is a string, or a name bound to a
+ * string or a `Path(…)` of one earlier in the program (`p = "pkg/mod.py"` … `open(p, "w")`,
+ * `p = Path('a.py')` … `p.write_text(s)`).
+ */
+function pythonWrites(cmd: string): string[] {
+  const out = new Set<string>();
+  const names = new Map<string, string>();
+  for (const m of cmd.matchAll(/^[ \t]*([A-Za-z_]\w*)\s*=\s*(?:(?:pathlib\.)?Path\(\s*)?['"]([^'"\n]+)['"]\s*\)?[ \t]*(?:#.*)?$/gm)) names.set(m[1]!, m[2]!);
+  const target = (arg: string) => /^['"]/.test(arg) ? arg.slice(1, -1) : names.get(arg) ?? null;
+  const ARG = String.raw`('[^'\n]+'|"[^"\n]+"|[A-Za-z_]\w*)`;
+  const opens = new RegExp(String.raw`\b(?:io\.|codecs\.)?open\(\s*${ARG}\s*,\s*(?:mode\s*=\s*)?['"][rb+]*[wax]`, 'g');
+  const pathWrites = new RegExp(String.raw`\b(?:pathlib\.)?Path\(\s*${ARG}\s*\)\s*\.\s*write_(?:text|bytes)\(`, 'g');
+  const nameWrites = /\b([A-Za-z_]\w*)\s*\.\s*write_(?:text|bytes)\(/g;
+  for (const re of [opens, pathWrites]) for (const m of cmd.matchAll(re)) {
+    const t = target(m[1]!);
+    if (t) out.add(t);
+  }
+  for (const m of cmd.matchAll(nameWrites)) {
+    const t = names.get(m[1]!);
+    if (t) out.add(t);
+  }
+  return [...out];
+}
+
+/** The files a patch given in a heredoc names: unified diffs (`+++ b/x`, `diff --git a/x b/x`)
+ * and the apply_patch form (`*** Update File: x`, `*** Add File: x`). */
+function patchedFiles(cmd: string): string[] {
+  const out = new Set<string>();
+  for (const m of cmd.matchAll(/^\+\+\+\s+(?:b\/)?([^\s]+)/gm)) if (m[1] !== '/dev/null') out.add(m[1]!);
+  for (const m of cmd.matchAll(/^diff --git a\/\S+ b\/(\S+)/gm)) out.add(m[1]!);
+  for (const m of cmd.matchAll(/^\*\*\* (?:Update|Add) File:\s*(\S+)/gm)) out.add(m[1]!);
+  return [...out];
 }
 
 function readFiles(cmd: string): FileTarget[] {
@@ -119,6 +154,9 @@ export function shellState(cmd: string): ActionState {
   const writes = writtenFiles(cmd);
   if (writes.length) {
     const runs = alsoRuns(cmd);
+    // data written to run the program with (`printf … > templates/x.html && python3 - <<'PY' …`)
+    // sets up a run: the command is the run, not an edit of the code
+    if (runs && writes.every(isDataFile)) return {kind: runs === 'test' ? 'run-test' : 'run-script', files: writes.map(path => ({path})), command, group: runs === 'test' ? 'test' : 'script'};
     return {kind: 'edit', files: writes.map(path => ({path})), command, group: 'edit', ...(runs ? {alsoRuns: runs} : {})};
   }
   if (TEST_CMD.test(cmd)) return {kind: 'run-test', files: [], command, group: 'test'};
@@ -183,7 +221,12 @@ export function stateExtractor(): (step: StepInput) => ActionState {
   };
 }
 
-/** "test-related": a path or name with test_, _test, /tests/, repro or debug. */
+/** "test-related": a path or name with test_, _test, /tests/, repro, poc (a proof of concept) or debug. */
 export function isTestRelated(path: string): boolean {
-  return /(^|\/)test_|_test\b|_test\.|\/tests?\/|^tests?\/|repro|debug/i.test(path);
+  return /(^|\/)test_|_test\b|_test\.|\/tests?\/|^tests?\/|repro|(^|[\/_-])poc\b|debug/i.test(path);
+}
+
+/** A file a program reads rather than runs: markup, text, configuration, data. */
+export function isDataFile(path: string): boolean {
+  return /\.(html?|txt|json|ya?ml|toml|cfg|ini|csv|tsv|xml|md|rst|j2|jinja2?|tpl|tmpl|svg|css)$/i.test(path);
 }
