@@ -2,6 +2,7 @@ import {say} from './output.js';
 import {type Db} from '../store/db.js';
 import {getSteps, getTrajectory, type StepRow, type TrajectoryDetail} from '../store/trajectories.js';
 import {openStore} from './db-path.js';
+import {reasoningOf} from '../store/reasoning.js';
 import {COMMON_OPTIONS, EXIT, NotFound, parse, printJson, UsageError} from './args.js';
 
 export const SHOW_HELP = `Usage: deltalens show trajectory ID [--json] [--db FILE]
@@ -10,7 +11,9 @@ Print one trajectory: status, explanation, patch and every step (thought, action
 With --json: {"id", "instance", "agent", "model", "format", "resolved", "resolved_source",
 "exit_status", "explanation", "patch", …, "steps": [{"idx", "thought", "tool", "args",
 "action", "observation", "stage": "E" | "I" | "V" | "O", "rule", "rule_inputs",
-"action_state"}]} — stage and rule from the AgentLens intent labeller.`;
+"action_state", "reasoning": [{"family": A…E | obs, "kind", "span": [start, end], "detector",
+"text", "claim"}]}]} — stage and rule from the AgentLens intent labeller, reasoning marks from
+the code-reasoning detector (deltalens reasoning --help; span: offsets into the thought).`;
 
 export {NotFound};
 
@@ -56,7 +59,10 @@ export function trajectoryJson(db: Db, id: number) {
     meta: t.meta,
     explanation: t.explanation,
     patch: t.patch,
-    steps: getSteps(db, id).map(stepJson),
+    steps: (() => {
+      const marks = reasoningOf(db, id);
+      return getSteps(db, id).map(s => ({...stepJson(s), reasoning: marks.filter(m => m.step === s.idx).map(m => ({family: m.family, kind: m.kind, span: m.span, detector: m.detector, text: m.text, claim: m.claim}))}));
+    })(),
   };
 }
 

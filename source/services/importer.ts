@@ -13,7 +13,8 @@ import {instanceRecordFrom} from '../core/trajectory/swe-bench-instance.js';
 import {ensureAgent} from '../store/agents.js';
 import {streamTx, writeTx, type Db} from '../store/db.js';
 import {streamingLabels} from '../store/lens.js';
-import {ensureInstance, upsertInstance} from '../store/instances.js';
+import {ensureInstance, problemStatement, upsertInstance} from '../store/instances.js';
+import {reasoningTagger} from '../store/reasoning.js';
 import {finishTrajectory, hasContentHash, insertTrajectory, setContentHash, stepWriter} from '../store/trajectories.js';
 import {ResolutionFinder} from './resolution-finder.js';
 import {parseJson, readLines, readUtf8File} from './text-file.js';
@@ -227,7 +228,7 @@ function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext):
   if (existing !== null) return {existing};
   const {header, agentId, resolvedSource} = resolveHeader(db, trajectory, context);
   const id = insertTrajectory(db, {header, agentId, sourcePath: context.path, sourceLocator: context.locator, contentHash: context.hash, resolvedSource});
-  const write = stepWriter(db, id, streamingLabels());
+  const write = stepWriter(db, id, streamingLabels(), reasoningTagger(db, id, problemStatement(db, header.instance)));
   let count = 0;
   for (const step of trajectory.steps) count = write(step);
   finishTrajectory(db, id, {nSteps: count, explanation: header.explanation, header, agentId, resolvedSource});
@@ -336,7 +337,7 @@ function streamGeneric(
         const placeholder = `pending:${randomUUID()}`;
         const {header, agentId} = resolveHeader(db, event.header, {path, locator: null, hash: placeholder, ...context});
         const id = insertTrajectory(db, {header, agentId, sourcePath: path, sourceLocator: null, contentHash: placeholder, resolvedSource: null});
-        open = {id, write: stepWriter(db, id, streamingLabels()), count: 0, hash: createHash('sha256'), startLine: event.line};
+        open = {id, write: stepWriter(db, id, streamingLabels(), reasoningTagger(db, id, problemStatement(db, header.instance))), count: 0, hash: createHash('sha256'), startLine: event.line};
       } else if (event.kind === 'step') {
         open!.count = open!.write(event.step);
       } else {

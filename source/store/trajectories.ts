@@ -48,7 +48,7 @@ export function insertTrajectory(db: Db, t: NewTrajectory): number {
  * `label` (the intent stage and rule JSON of each step, in order) goes into the same row, so a
  * step is written once.
  */
-export function stepWriter(db: Db, trajectoryId: number, label?: (step: Step) => {stage: string; rule: string}): (step: Step) => number {
+export function stepWriter(db: Db, trajectoryId: number, label?: (step: Step) => {stage: string; rule: string}, tag?: (idx: number, thought: string | null) => void): (step: Step) => number {
   const insert = db.prepare(
     `INSERT INTO step (trajectory, idx, thought, action_tool, action_args, action_text, observation, intent_stage, labeller_rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
@@ -66,6 +66,7 @@ export function stepWriter(db: Db, trajectoryId: number, label?: (step: Step) =>
       l?.stage ?? null,
       l?.rule ?? null,
     );
+    tag?.(idx, step.thought);
     return ++idx;
   };
 }

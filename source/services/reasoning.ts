@@ -1,0 +1,209 @@
+/**
+ * Code reasoning across a store (DeskCheck RQ1–RQ3): tagging every run's steps, and the report —
+ * prevalence per agent, resolved rate with and without code reasoning and a chi-square test,
+ * families and kinds, intent phases, difficulty by gold patch size, and reproduction runs
+ * before the first edit.
+ */
+import {DEFAULT_SETTINGS, detectReasoning, DETECTOR_VERSION, FAMILY_ORDER, TAXONOMY, type Family, type MarkFamily} from '../core/reasoning/detect.js';
+import {chiSquare2x2, difficultyOf, patchSize} from '../core/reasoning/stats.js';
+import {writeTx, type Db} from '../store/db.js';
+import {problemStatement} from '../store/instances.js';
+import {clearReasoning, ensureReasoningRun, goldPatchOf, instanceOfRun, labellerRules, reasoningRows, reasoningWriter, runsForReasoning, thoughtsOf, trajectoryIds} from '../store/reasoning.js';
+import {getStageString} from '../store/trajectories.js';
+
+export const DETECTORS = ['default'] as const;
+export type Detector = (typeof DETECTORS)[number];
+
+/** Re-tags every run (or the given ones) with a detector; one transaction per run. */
+export function tagReasoning(db: Db, o: {detector?: Detector; trajectories?: number[]; onProgress?: (done: number, total: number) => void} = {}): {runs: number; steps: number; marks: number; run: number} {
+  const detector = o.detector ?? 'default';
+  const ids = o.trajectories ?? trajectoryIds(db);
+  const run = ensureReasoningRun(db, detector, DETECTOR_VERSION, DEFAULT_SETTINGS);
+  let steps = 0;
+  let marks = 0;
+  ids.forEach((id, i) => {
+    const instance = instanceOfRun(db, id);
+    const task = instance === null ? null : problemStatement(db, instance);
+    writeTx(db, () => {
+      clearReasoning(db, id, detector);
+      const write = reasoningWriter(db, id, run, detector);
+      for (const s of thoughtsOf(db, id)) {
+        const found = detectReasoning(s.thought, {task});
+        write(s.idx, found);
+        steps++;
+        marks += found.length;
+      }
+    });
+    o.onProgress?.(i + 1, ids.length);
+  });
+  return {runs: ids.length, steps, marks, run};
+}
+
+/** The report's phases, named as DeskCheck's RQ3 data names them, from our intent stages. */
+export const PHASE_OF_STAGE: Record<string, string> = {E: 'localization', I: 'patch', V: 'validation', O: 'general'};
+
+export interface AgentReasoning {
+  agent: string;
+  runs: number;
+  with_reasoning: number;
+  /** runs whose resolution is known, with and without code reasoning, and how many resolved */
+  with_known: number;
+  resolved_with: number;
+  without_known: number;
+  resolved_without: number;
+  rate_with: number | null;
+  rate_without: number | null;
+  chi2: number | null;
+  p: number | null;
+  /** "too few runs": an expected count under 5 (or an empty row or column) — the test is not trusted */
+  note: string | null;
+  families: Record<Family, number>;
+}
+
+export interface ReasoningReport {
+  detector: string;
+  runs: number;
+  steps_tagged: number;
+  agents: AgentReasoning[];
+  families: Record<MarkFamily, {name: string; deskcheck: string | null; runs: number; steps: number; marks: number; kinds: Record<string, {runs: number; marks: number}>}>;
+  phases: Record<string, {stage: string; node_occurrences: number; node_occurrences_with_code_reasoning: number; family_occurrences: Record<Family, number>}>;
+  difficulty: {known: number; note: string; buckets: Record<string, {runs: number; with_reasoning: number; resolved_with: number; resolved_without: number}>};
+  reproduction_before_first_edit: {runs: number; with_any: number; mean: number | null; median: number | null; counts: Record<string, number>};
+  notes: string[];
+}
+
+const emptyFamilies = (): Record<Family, number> => ({A: 0, B: 0, C: 0, D: 0, E: 0});
+
+export function reasoningReport(db: Db, detector: Detector = 'default'): ReasoningReport {
+  const runs = runsForReasoning(db);
+  const rows = reasoningRows(db, detector);
+  const notes: string[] = [];
+  // per run: families with reasoning, and per step the families
+  const byRun = new Map<number, {families: Set<Family>; steps: Map<number, Set<MarkFamily>>}>();
+  for (const r of rows) {
+    let e = byRun.get(r.trajectory);
+    if (!e) byRun.set(r.trajectory, (e = {families: new Set(), steps: new Map()}));
+    if (r.family !== 'obs') e.families.add(r.family);
+    let s = e.steps.get(r.step);
+    if (!s) e.steps.set(r.step, (s = new Set()));
+    s.add(r.family);
+  }
+  const reasons = (id: number) => (byRun.get(id)?.families.size ?? 0) > 0;
+
+  // per agent: prevalence, resolution with / without, chi-square
+  const agents = [...new Set(runs.map(r => r.agent))].sort().map((agent): AgentReasoning => {
+    const mine = runs.filter(r => r.agent === agent);
+    const withR = mine.filter(r => reasons(r.trajectory));
+    const withoutR = mine.filter(r => !reasons(r.trajectory));
+    const known = (xs: typeof mine) => xs.filter(r => r.resolved !== null);
+    const resolved = (xs: typeof mine) => xs.filter(r => r.resolved === 1).length;
+    const [wk, wok] = [known(withR), known(withoutR)];
+    const [a, c] = [resolved(wk), resolved(wok)];
+    const test = chiSquare2x2(a, wk.length - a, c, wok.length - c);
+    const families = emptyFamilies();
+    for (const r of mine) for (const f of byRun.get(r.trajectory)?.families ?? []) families[f]++;
+    return {
+      agent,
+      runs: mine.length,
+      with_reasoning: withR.length,
+      with_known: wk.length,
+      resolved_with: a,
+      without_known: wok.length,
+      resolved_without: c,
+      rate_with: wk.length ? a / wk.length : null,
+      rate_without: wok.length ? c / wok.length : null,
+      chi2: test.chi2,
+      p: test.p,
+      note: !wk.length && !wok.length ? 'no run with a known resolution' : test.tooFew ? 'too few runs (an expected count under 5): no test' : null,
+      families,
+    };
+  });
+
+  // families and kinds
+  const families = Object.fromEntries(
+    (Object.keys(TAXONOMY) as MarkFamily[]).map(f => [f, {name: TAXONOMY[f].name, deskcheck: TAXONOMY[f].deskcheck, runs: 0, steps: 0, marks: 0, kinds: Object.fromEntries(Object.keys(TAXONOMY[f].kinds).map(k => [k, {runs: 0, marks: 0}]))}]),
+  ) as ReasoningReport['families'];
+  const runKinds = new Set<string>();
+  const stepFamilies = new Set<string>();
+  const runFamilies = new Set<string>();
+  for (const r of rows) {
+    const fam = families[r.family];
+    fam.marks++;
+    const kind = (fam.kinds[r.kind] ??= {runs: 0, marks: 0});
+    kind.marks++;
+    if (!runKinds.has(`${r.trajectory}/${r.family}/${r.kind}`)) {
+      runKinds.add(`${r.trajectory}/${r.family}/${r.kind}`);
+      kind.runs++;
+    }
+    if (!stepFamilies.has(`${r.trajectory}/${r.step}/${r.family}`)) {
+      stepFamilies.add(`${r.trajectory}/${r.step}/${r.family}`);
+      fam.steps++;
+    }
+    if (!runFamilies.has(`${r.trajectory}/${r.family}`)) {
+      runFamilies.add(`${r.trajectory}/${r.family}`);
+      fam.runs++;
+    }
+  }
+
+  // phases (steps per intent stage), reproduction runs before the first edit
+  const phases: ReasoningReport['phases'] = Object.fromEntries(Object.entries(PHASE_OF_STAGE).map(([stage, name]) => [name, {stage, node_occurrences: 0, node_occurrences_with_code_reasoning: 0, family_occurrences: emptyFamilies()}]));
+  const reproCounts: number[] = [];
+  let stepsTotal = 0;
+  for (const r of runs) {
+    const stages = getStageString(db, r.trajectory);
+    stepsTotal += stages.length;
+    const tagged = byRun.get(r.trajectory)?.steps;
+    [...stages].forEach((stage, idx) => {
+      const phase = phases[PHASE_OF_STAGE[stage] ?? ''];
+      if (!phase) return;
+      phase.node_occurrences++;
+      const fams = [...(tagged?.get(idx) ?? [])].filter((f): f is Family => f !== 'obs');
+      if (fams.length) phase.node_occurrences_with_code_reasoning++;
+      for (const f of fams) phase.family_occurrences[f]++;
+    });
+    // the paper's Figure 15: how often a run executes a reproduction before its first source edit
+    const labelled = labellerRules(db, r.trajectory);
+    const firstEdit = labelled.find(s => s.rule === 'source-edit')?.idx ?? Infinity;
+    reproCounts.push(labelled.filter(s => s.rule === 'run' && s.idx < firstEdit).length);
+  }
+  const sorted = [...reproCounts].sort((x, y) => x - y);
+  const counts: Record<string, number> = {};
+  for (const n of reproCounts) counts[n >= 5 ? '5+' : String(n)] = (counts[n >= 5 ? '5+' : String(n)] ?? 0) + 1;
+
+  // difficulty: the gold patch's size, where the instance record gives it
+  const buckets: ReasoningReport['difficulty']['buckets'] = {};
+  let known = 0;
+  for (const r of runs) {
+    const patch = goldPatchOf(db, r.instance);
+    if (!patch) continue;
+    known++;
+    const size = patchSize(patch);
+    const b = (buckets[difficultyOf(size)] ??= {runs: 0, with_reasoning: 0, resolved_with: 0, resolved_without: 0});
+    b.runs++;
+    if (reasons(r.trajectory)) {
+      b.with_reasoning++;
+      if (r.resolved === 1) b.resolved_with++;
+    } else if (r.resolved === 1) b.resolved_without++;
+  }
+  if (!rows.length && runs.length) notes.push(`no ${detector} tags yet: deltalens reasoning tag`);
+  if (known < runs.length) notes.push(`difficulty: ${runs.length - known} of ${runs.length} runs have no gold patch in their instance record (import the SWE-bench records)`);
+  return {
+    detector,
+    runs: runs.length,
+    steps_tagged: stepsTotal,
+    agents,
+    families,
+    phases,
+    difficulty: {known, note: 'by the gold patch: small = one file and at most 5 changed lines, medium = at most 2 files and 20 lines, large = more', buckets},
+    reproduction_before_first_edit: {
+      runs: reproCounts.length,
+      with_any: reproCounts.filter(n => n > 0).length,
+      mean: reproCounts.length ? reproCounts.reduce((s, n) => s + n, 0) / reproCounts.length : null,
+      median: sorted.length ? (sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2) : null,
+      counts,
+    },
+    notes,
+  };
+}
+
+export {FAMILY_ORDER};

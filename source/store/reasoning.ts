@@ -1,0 +1,99 @@
+import {DEFAULT_SETTINGS, detectReasoning, DETECTOR_VERSION, type MarkFamily, type ReasoningMark} from '../core/reasoning/detect.js';
+import type {Db} from './db.js';
+
+/** The tagging run of a detector with these settings (one row per detector, version and settings). */
+export function ensureReasoningRun(db: Db, detector: string, version: number, settings: unknown): number {
+  const json = JSON.stringify(settings);
+  const found = db.prepare('SELECT id FROM reasoning_run WHERE detector = ? AND version = ? AND settings = ? ORDER BY id DESC LIMIT 1').pluck().get(detector, version, json) as number | undefined;
+  if (found !== undefined) return found;
+  return Number(db.prepare('INSERT INTO reasoning_run (detector, version, settings) VALUES (?, ?, ?)').run(detector, version, json).lastInsertRowid);
+}
+
+/** Writes one step's marks (call inside the import's or the re-tagging's transaction). */
+export function reasoningWriter(db: Db, trajectory: number, run: number, detector: string): (step: number, marks: ReasoningMark[]) => void {
+  const insert = db.prepare('INSERT INTO reasoning_tag (trajectory, step, category, subcategory, evidence, run, detector, span_start, span_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  return (step, marks) => {
+    for (const m of marks) insert.run(trajectory, step, m.family, m.kind, m.text.slice(0, 500), run, detector, m.span[0], m.span[1]);
+  };
+}
+
+/** Removes a detector's tags of one run (before it is tagged again). */
+export function clearReasoning(db: Db, trajectory: number, detector: string): void {
+  db.prepare('DELETE FROM reasoning_tag WHERE trajectory = ? AND detector = ?').run(trajectory, detector);
+}
+
+export interface StoredMark {
+  step: number;
+  family: MarkFamily;
+  kind: string;
+  span: [number, number];
+  text: string;
+  detector: string;
+  claim: unknown;
+}
+
+/** A run's marks by one detector, in step and text order. */
+export function reasoningOf(db: Db, trajectory: number, detector = 'default'): StoredMark[] {
+  const rows = db
+    .prepare('SELECT step, category AS family, subcategory AS kind, span_start AS s, span_end AS e, evidence AS text, detector, claim FROM reasoning_tag WHERE trajectory = ? AND detector = ? ORDER BY step, span_start')
+    .all(trajectory, detector) as {step: number; family: MarkFamily; kind: string; s: number; e: number; text: string; detector: string; claim: string | null}[];
+  return rows.map(r => ({step: r.step, family: r.family, kind: r.kind, span: [r.s, r.e], text: r.text, detector: r.detector, claim: r.claim === null ? null : JSON.parse(r.claim)}));
+}
+
+/** Every tagged step's families, with the run's agent, resolution and the step's intent stage. */
+export function reasoningRows(db: Db, detector = 'default'): {trajectory: number; agent: string; instance: string; resolved: number | null; step: number; stage: string | null; family: MarkFamily; kind: string}[] {
+  return db
+    .prepare(
+      `SELECT r.trajectory, a.name AS agent, t.instance, t.resolved, r.step,
+              coalesce((SELECT sa.stage FROM stage_annotation sa WHERE sa.trajectory = r.trajectory AND sa.idx = r.step ORDER BY sa.created_at DESC LIMIT 1), s.intent_stage) AS stage,
+              r.category AS family, r.subcategory AS kind
+         FROM reasoning_tag r JOIN trajectory t ON t.id = r.trajectory JOIN agent a ON a.id = t.agent
+         LEFT JOIN step s ON s.trajectory = r.trajectory AND s.idx = r.step
+        WHERE r.detector = ? ORDER BY r.trajectory, r.step`,
+    )
+    .all(detector) as never;
+}
+
+/** Every run with its agent and resolution (the denominators of the report). */
+export function runsForReasoning(db: Db): {trajectory: number; agent: string; instance: string; resolved: number | null}[] {
+  return db.prepare('SELECT t.id AS trajectory, a.name AS agent, t.instance, t.resolved FROM trajectory t JOIN agent a ON a.id = t.agent ORDER BY t.id').all() as never;
+}
+
+/** The steps' thoughts of one run, for (re-)tagging. */
+export function thoughtsOf(db: Db, trajectory: number): {idx: number; thought: string | null}[] {
+  return db.prepare('SELECT idx, thought FROM step WHERE trajectory = ? ORDER BY idx').all(trajectory) as never;
+}
+
+/** The settings each detector last tagged with. */
+export function reasoningRuns(db: Db): {id: number; detector: string; version: number; settings: unknown; created_at: string; tags: number}[] {
+  const rows = db.prepare('SELECT r.id, r.detector, r.version, r.settings, r.created_at, (SELECT count(*) FROM reasoning_tag t WHERE t.run = r.id) AS tags FROM reasoning_run r ORDER BY r.id').all() as {id: number; detector: string; version: number; settings: string; created_at: string; tags: number}[];
+  return rows.map(r => ({...r, settings: JSON.parse(r.settings)}));
+}
+
+/** Tags each step as it is written (import): the default detector, the task statement's lines
+ * left out of the thought. */
+export function reasoningTagger(db: Db, trajectory: number, task: string | null): (idx: number, thought: string | null) => void {
+  const run = ensureReasoningRun(db, 'default', DETECTOR_VERSION, DEFAULT_SETTINGS);
+  const write = reasoningWriter(db, trajectory, run, 'default');
+  return (idx, thought) => write(idx, detectReasoning(thought, {task}));
+}
+
+/** Every run's id, in import order. */
+export function trajectoryIds(db: Db): number[] {
+  return db.prepare('SELECT id FROM trajectory ORDER BY id').pluck().all() as number[];
+}
+
+/** The instance a run is of. */
+export function instanceOfRun(db: Db, trajectory: number): string | null {
+  return (db.prepare('SELECT instance FROM trajectory WHERE id = ?').pluck().get(trajectory) as string | undefined) ?? null;
+}
+
+/** Each step's labeller rule (run, source-edit, …), in order. */
+export function labellerRules(db: Db, trajectory: number): {idx: number; rule: string | null}[] {
+  return db.prepare("SELECT idx, json_extract(labeller_rule, '$.rule') AS rule FROM step WHERE trajectory = ? ORDER BY idx").all(trajectory) as never;
+}
+
+/** The gold patch an instance record gives, if any. */
+export function goldPatchOf(db: Db, instance: string): string | null {
+  return (db.prepare('SELECT gold_patch FROM instance WHERE id = ?').pluck().get(instance) as string | null | undefined) ?? null;
+}

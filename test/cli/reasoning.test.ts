@@ -1,0 +1,59 @@
+import {spawnSync} from 'node:child_process';
+import {join} from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {ROOT, SAMPLES, tempDir} from '../helpers/files.js';
+
+const BIN = join(ROOT, 'bin', 'deltalens.js');
+const run = (args: string[], cwd: string) => {
+  const r = spawnSync(process.execPath, [BIN, ...args], {cwd, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}});
+  return {code: r.status, stdout: r.stdout, stderr: r.stderr};
+};
+
+describe('deltalens reasoning', () => {
+  it('import tags every step; the report gives prevalence, the chi-square test, families, phases; re-tagging gives the same marks', () => {
+    const cwd = tempDir();
+    expect(run(['import', join(SAMPLES, 'mini-swe-agent-multi')], cwd).code).toBe(0);
+    const report = JSON.parse(run(['reasoning', 'report', '--json'], cwd).stdout);
+    expect(report.runs).toBe(24);
+    const untruncated = report.agents.find((a: {agent: string}) => a.agent === 'results-baseline-untruncated');
+    // astropy-14309 and astropy-7336 reason (E raises, …); the two django runs do not
+    expect(untruncated).toMatchObject({runs: 4, with_reasoning: 2, resolved_with: 2, with_known: 2, resolved_without: 1, without_known: 2, note: expect.stringContaining('too few runs')});
+    expect(untruncated.chi2).toBeCloseTo(1.3333, 3);
+    expect(report.families.E.kinds.raises.marks).toBeGreaterThan(5);
+    expect(report.families.obs.kinds.reproduced.runs).toBeGreaterThan(3);
+    expect(Object.keys(report.phases).sort()).toEqual(['general', 'localization', 'patch', 'validation']);
+    const phased = Object.values(report.phases as Record<string, {node_occurrences: number}>).reduce((s, p) => s + p.node_occurrences, 0);
+    expect(phased).toBe(report.steps_tagged);
+    expect(report.tagging_runs[0]).toMatchObject({detector: 'default', version: 1, settings: {minChars: 50, maxMarks: 200}});
+
+    // the step's marks in show --json, each span pointing at its text in the thought
+    const list = JSON.parse(run(['trajectories', '--agent', 'results-baseline-untruncated', '--json'], cwd).stdout);
+    const astropy = list.trajectories.find((t: {instance: string}) => t.instance === 'astropy__astropy-14309');
+    const shown = JSON.parse(run(['show', 'trajectory', String(astropy.id), '--json'], cwd).stdout);
+    const marked = shown.steps.filter((s: {reasoning: unknown[]}) => s.reasoning.length);
+    expect(marked.length).toBeGreaterThan(0);
+    for (const s of marked) for (const m of s.reasoning) expect(s.thought.slice(m.span[0], m.span[1])).toBe(m.text);
+
+    const tagged = JSON.parse(run(['reasoning', 'tag', '--json'], cwd).stdout).tagged;
+    expect(tagged).toMatchObject({runs: 24, detector: 'default'});
+    const again = JSON.parse(run(['reasoning', 'report', '--json'], cwd).stdout);
+    expect(again.families).toEqual(report.families);
+    // the plain report is one table per topic
+    const plain = run(['reasoning', 'report'], cwd).stdout;
+    expect(plain).toContain('E return value / exception');
+    expect(plain).toContain('localization (E)');
+  });
+
+  it('usage errors are one line with exit 2', () => {
+    const cwd = tempDir();
+    for (const [args, message] of [
+      [['reasoning', 'report', '--detector', 'nope'], '--detector must be one of'],
+      [['reasoning', 'count'], 'tag or report'],
+      [['reasoning', 'report', 'x'], 'takes no arguments'],
+    ] as [string[], string][]) {
+      const r = run(args, cwd);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
+  });
+});
