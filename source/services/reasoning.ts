@@ -206,4 +206,43 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
   };
 }
 
-export {FAMILY_ORDER};
+
+const pct = (x: number | null) => (x === null ? '   —' : `${(x * 100).toFixed(0).padStart(3)}%`);
+const cell = (t: string) => t.replace(/\s+/g, ' ').trim();
+/** A name cut in the middle, so names differing only at the end stay distinct. */
+const middle = (t: string, n: number) => (t.length <= n ? t : `${t.slice(0, Math.ceil((n - 1) / 2))}…${t.slice(t.length - Math.floor((n - 1) / 2))}`);
+
+/** The report as text lines (headings marked), the same for the command and the explorer. */
+/** `width`: the agent column narrows so a row fits (36 characters at most). */
+export function reasoningReportLines(r: ReasoningReport, width = 120): {text: string; role?: 'heading' | 'muted'}[] {
+  const aw = Math.max(14, Math.min(36, width - 63));
+  const lines: {text: string; role?: 'heading' | 'muted'}[] = [];
+  const out = (text: string) => lines.push({text, ...(/^(agent|family|phase) /.test(text) ? {role: 'heading' as const} : {})});
+  const detector = r.detector;
+  out(`Code reasoning (${detector} detector): ${r.runs} runs, ${r.steps_tagged} steps`);
+  out('');
+  out(`${'agent'.padEnd(aw)} runs  with  resolved with · without   chi2       p`);
+  for (const a of r.agents) {
+    const rates = `${pct(a.rate_with)} (${a.resolved_with}/${a.with_known}) · ${pct(a.rate_without)} (${a.resolved_without}/${a.without_known})`;
+    out(`${middle(cell(a.agent), aw).padEnd(aw)} ${String(a.runs).padStart(4)} ${pct(a.runs ? a.with_reasoning / a.runs : null)}  ${rates.padEnd(28)} ${a.chi2 === null ? '    —' : a.chi2.toFixed(2).padStart(5)} ${a.p === null ? '      —' : a.p.toFixed(4).padStart(7)}${a.note ? `  ${a.note.replace(/ \(.*$|:.*$/, '')}` : ''}`);
+  }
+  out('');
+  out(`${'family / kind'.padEnd(44)} runs  steps  marks`);
+  for (const f of [...FAMILY_ORDER, 'obs' as const]) {
+    const x = r.families[f];
+    out(`${`${f} ${x.name}`.padEnd(44)} ${String(x.runs).padStart(4)} ${String(x.steps).padStart(6)} ${String(x.marks).padStart(6)}`);
+    for (const [k, v] of Object.entries(x.kinds)) if (v.marks) out(`    ${k.padEnd(40)} ${String(v.runs).padStart(4)}        ${String(v.marks).padStart(6)}`);
+  }
+  out('');
+  out(`${'phase (intent stage)'.padEnd(26)} steps  with reasoning  ${FAMILY_ORDER.join('    ')}`);
+  for (const [name, ph] of Object.entries(r.phases)) {
+    out(`${`${name} (${ph.stage})`.padEnd(26)} ${String(ph.node_occurrences).padStart(5)}  ${String(ph.node_occurrences_with_code_reasoning).padStart(14)}  ${FAMILY_ORDER.map(f => String(ph.family_occurrences[f]).padStart(4)).join(' ')}`);
+  }
+  out('');
+  const rep = r.reproduction_before_first_edit;
+  out(`reproduction runs before the first source edit: ${rep.with_any} of ${rep.runs} runs ran one; mean ${rep.mean === null ? '—' : rep.mean.toFixed(2)}, median ${rep.median ?? '—'} (${Object.entries(rep.counts).sort().map(([k, v]) => `${k}: ${v}`).join(', ')})`);
+  const buckets = Object.entries(r.difficulty.buckets);
+  if (buckets.length) out(`by gold patch size (${r.difficulty.known} runs): ${buckets.map(([k, b]) => `${k} ${b.with_reasoning}/${b.runs} with reasoning`).join(', ')}`);
+  for (const n of r.notes) lines.push({text: `note: ${n}`, role: 'muted'});
+  return lines;
+}

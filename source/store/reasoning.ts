@@ -97,3 +97,12 @@ export function labellerRules(db: Db, trajectory: number): {idx: number; rule: s
 export function goldPatchOf(db: Db, instance: string): string | null {
   return (db.prepare('SELECT gold_patch FROM instance WHERE id = ?').pluck().get(instance) as string | null | undefined) ?? null;
 }
+
+/** One character per step: the first code-reasoning family of its thought, '·' where none. */
+export function reasoningLetters(db: Db, trajectory: number, detector = 'default'): string {
+  const steps = db.prepare('SELECT count(*) FROM step WHERE trajectory = ?').pluck().get(trajectory) as number;
+  const rows = db.prepare("SELECT step, min(category) AS family FROM reasoning_tag WHERE trajectory = ? AND detector = ? AND category != 'obs' GROUP BY step").all(trajectory, detector) as {step: number; family: string}[];
+  const out = Array.from({length: steps}, () => '·');
+  for (const r of rows) if (r.step < steps) out[r.step] = r.family;
+  return out.join('');
+}

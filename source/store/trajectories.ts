@@ -287,6 +287,8 @@ export interface StepHead {
   rule: string | null;
   /** a person's correction of the stage (the latest), when there is one */
   person: string | null;
+  /** the code-reasoning families of the step's thought (A–E, in order; '' none) */
+  reasoning: string;
 }
 
 /** The run's intent stages in step order, e.g. "EEEIIVO" ('·' where unlabelled); a person's correction wins over the labeller. */
@@ -308,7 +310,8 @@ export function getStepHeads(db: Db, trajectoryId: number, offset: number, limit
       `SELECT idx, action_tool AS tool, substr(coalesce(action_text, ''), 1, 400) AS action,
               coalesce(length(thought), 0) AS thoughtChars, coalesce(length(observation), 0) AS observationChars,
               intent_stage AS stage, json_extract(labeller_rule, '$.rule') AS rule,
-              (SELECT sa.stage FROM stage_annotation sa WHERE sa.trajectory = step.trajectory AND sa.idx = step.idx ORDER BY sa.created_at DESC LIMIT 1) AS person
+              (SELECT sa.stage FROM stage_annotation sa WHERE sa.trajectory = step.trajectory AND sa.idx = step.idx ORDER BY sa.created_at DESC LIMIT 1) AS person,
+              coalesce((SELECT group_concat(category, '') FROM (SELECT DISTINCT category FROM reasoning_tag r WHERE r.trajectory = step.trajectory AND r.step = step.idx AND r.detector = 'default' AND r.category != 'obs' ORDER BY category)), '') AS reasoning
        FROM step WHERE trajectory = ? AND idx >= ? ORDER BY idx LIMIT ?`,
     )
     .all(trajectoryId, offset, limit) as StepHead[];

@@ -15,6 +15,8 @@ import {buildPrompt, seedOf} from '../core/questions/prompt.js';
 import type {AgentQuestionRow} from './screens/agent-questions/rows.js';
 import type {QuestionData} from './screens/question/lines.js';
 import {editText} from '../services/editor.js';
+import {reasoningLetters, reasoningOf, type StoredMark} from '../store/reasoning.js';
+import {reasoningReport, type ReasoningReport} from '../services/reasoning.js';
 import {editDocument} from '../core/questions/edit.js';
 import {reviewQuestion} from '../services/question-review.js';
 import type {EditResult} from '../services/question-revalidate.js';
@@ -42,6 +44,10 @@ export interface ExplorerData {
   stepHeads(id: number, offset: number, limit: number): StepHead[];
   /** intent stages of the run's steps, one letter each */
   stages(id: number): string;
+  /** the run's code-reasoning marks: one family letter per step ('·' none), and every mark */
+  reasoning(id: number): {letters: string; marks: StoredMark[]};
+  /** the code-reasoning report (deltalens reasoning report) */
+  reasoningReport(): ReasoningReport;
   step(id: number, idx: number): StepRow | null;
   /** traced pairs, or only those of one trajectory's patch */
   pairs(trajectory?: number): PairListRow[];
@@ -189,6 +195,8 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
     },
     qaModel: process.env.DELTALENS_QA_MODEL || null,
     edit: text => editText(text),
+    reasoning: id => ({letters: reasoningLetters(db, id), marks: reasoningOf(db, id)}),
+    reasoningReport: () => reasoningReport(db),
     agents: () => agentNames(db),
     provenance: id => {
       const p = questionProvenance(db, id);

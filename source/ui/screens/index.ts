@@ -19,6 +19,8 @@ import type {PtaScreen} from './pta/keys.js';
 import {question} from './question/index.js';
 import type {QuestionScreen} from './question/keys.js';
 import {ranking} from './ranking/index.js';
+import {reasoning} from './reasoning/index.js';
+import type {ReasoningScreen} from './reasoning/keys.js';
 import type {RankingScreen} from './ranking/keys.js';
 import {step} from './step/index.js';
 import type {StepScreen} from './step/keys.js';
@@ -31,9 +33,9 @@ import type {ScreenDef} from './types.js';
 import {ANNOTATE_BINDINGS} from './annotate/keys.js';
 import {ADJUDICATE_BINDINGS} from './adjudicate/keys.js';
 
-export type Screen = ListScreen | TrajectoryScreen | StepScreen | PairsScreen | StepperScreen | BoardScreen | AgentQuestionsScreen | QuestionScreen | PtaScreen | RankingScreen | AgreementScreen;
+export type Screen = ListScreen | TrajectoryScreen | StepScreen | PairsScreen | StepperScreen | BoardScreen | AgentQuestionsScreen | QuestionScreen | PtaScreen | RankingScreen | AgreementScreen | ReasoningScreen;
 
-export const SCREENS: {[K in Screen['kind']]: ScreenDef<Extract<Screen, {kind: K}>, any>} = {list, trajectory, step, pairs, stepper, board, agentQuestions, question, pta, ranking, agreement};
+export const SCREENS: {[K in Screen['kind']]: ScreenDef<Extract<Screen, {kind: K}>, any>} = {list, trajectory, step, pairs, stepper, board, agentQuestions, question, pta, ranking, agreement, reasoning};
 
 export function defOf<S extends Screen>(screen: S): ScreenDef<S, any> {
   return SCREENS[screen.kind] as unknown as ScreenDef<S, any>;

@@ -32,6 +32,7 @@ export const BINDINGS: Binding[] = [
   {id: 'leaderboard', label: 'leaderboard', keys: 'l', description: 'explanation-score leaderboard (ExplainBench)', scopes: ['list'], hint: ['list'], match: ch('l')},
   {id: 'rankings', label: 'rankings', keys: 'R', description: 'process-quality rankings: rank by pass rate vs rank by quality (AgentLens)', scopes: ['list'], hint: ['list'], match: ch('R')},
   {id: 'agreement', label: 'agreement', keys: 'A', description: "agreement on people's labels: Cohen's and Fleiss' κ, people vs models", scopes: ['list'], hint: ['list'], match: ch('A')},
+  {id: 'reasoning', keys: 'D', description: 'code reasoning (DeskCheck): per agent with vs without and chi-square, families, intent phases', scopes: ['list'], match: ch('D')},
   {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model, and resolved:yes/no/unknown, tier:lucky/solid/ideal/none, agent:NAME, instance:ID (quote a value with spaces; Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: ch('/')},
   {id: 'pickAgent', keys: 'a', description: 'filter by agent, chosen from a list of the stored agents', scopes: ['list'], match: ch('a')},
   {id: 'pickTier', keys: 'L', description: 'filter by lens tier (Lucky, Solid, Ideal, none), chosen from a list', scopes: ['list'], match: ch('L')},
@@ -59,6 +60,7 @@ export function command(s: ListScreen, id: string, view: ListView): Outcome<List
   if (id === 'leaderboard') return {push: [{kind: 'board', model: null, list: START}]};
   if (id === 'rankings') return {push: [{kind: 'ranking', scroll: 0, cursor: 0}]};
   if (id === 'agreement') return {push: [{kind: 'agreement', scroll: 0}]};
+  if (id === 'reasoning') return {push: [{kind: 'reasoning', scroll: 0}]};
   if (id === 'filter') return {screen: {...s, editingFilter: true}};
   if (id === 'pickAgent') {
     return view.agents.length

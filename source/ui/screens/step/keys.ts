@@ -2,7 +2,7 @@ import {MOVES, type Binding} from '../../keys.js';
 import {followCursor, moveScroll} from '../../nav.js';
 import type {Screen} from '../index.js';
 import type {Outcome} from '../types.js';
-import {SHARED_BINDINGS, sharedCommand, TAB_FOR, type TrajectoryView} from '../trajectory/keys.js';
+import {reasoningStep, SHARED_BINDINGS, sharedCommand, TAB_FOR, type TrajectoryView} from '../trajectory/keys.js';
 import type {TextFind} from '../trajectory/text-find.js';
 
 /** One step of a run in full: thought, action, observation. */
@@ -31,7 +31,12 @@ export function command(s: StepScreen, id: string, view: TrajectoryView, below: 
   const tab = TAB_FOR[id];
   if (tab) return parent?.kind === 'trajectory' ? {screen: null, parent: {...parent, tab, scroll: 0}} : {};
   if (MOVES.has(id)) return {screen: {...s, scroll: moveScroll(s.scroll, id, view)}};
-  // n without a search is the next step
+  // n without a search is the next step; r / R the next / previous one with code reasoning
+  if (id === 'nextReasoning' || id === 'prevReasoning') {
+    const to = reasoningStep(view.reasoningSteps, s.idx, id === 'nextReasoning' ? 1 : -1);
+    if (to === null) return {status: view.reasoningSteps.length ? `no ${id === 'nextReasoning' ? 'later' : 'earlier'} step with code reasoning` : 'no step of this run holds code reasoning'};
+    return {screen: {...s, idx: to, scroll: 0, find: null}, ...(parent?.kind === 'trajectory' ? {parent: {...parent, steps: followCursor(parent.steps, to, view.page)}} : {})};
+  }
   if (id === 'nextStep' || id === 'prevStep' || id === 'findNext') {
     const idx = Math.min(Math.max(0, s.idx + (id === 'prevStep' ? -1 : 1)), Math.max(0, view.steps - 1));
     // the timeline's cursor stays on the step being read, so Esc lands where you are

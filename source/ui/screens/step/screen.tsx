@@ -9,11 +9,11 @@ import {BINDINGS, type StepScreen} from './keys.js';
 
 export function StepComponent({screen: s, env}: {screen: StepScreen; env: Env}) {
   const {data, width, bodyHeight, theme, version} = env;
-  const {detail} = useRun(s.id, env);
+  const {detail, reasoning, reasoningSteps} = useRun(s.id, env);
   const step = useMemo(() => (detail ? data.step(detail.id, s.idx) : null), [data, detail, s.idx, version]);
-  const textLines = useMemo(() => (step ? stepLines(step, width) : []), [step, width]);
+  const textLines = useMemo(() => (step ? stepLines(step, width, reasoning.marks.filter(m => m.step === s.idx)) : []), [step, width, reasoning, s.idx]);
   const lines = useMemo(() => findable(textLines), [textLines]);
-  env.report({uid: s.uid!, total: textLines.length, page: bodyHeight, steps: detail?.steps ?? 0, lines, copy: () => step?.actionText ?? null});
+  env.report({uid: s.uid!, total: textLines.length, page: bodyHeight, steps: detail?.steps ?? 0, reasoningSteps, lines, copy: () => step?.actionText ?? null});
   if (!detail) {
     return <ScreenFrame env={env} scope="step" bindings={BINDINGS} title="Trajectory" subheader={<Text> </Text>} body={<Text color={theme.bad}>Trajectory #{s.id} is no longer in the database. Esc goes back.</Text>} />;
   }

@@ -1,6 +1,6 @@
 import type {Key} from 'ink';
 import {ch, MOVES, type Binding, type Scope} from '../../keys.js';
-import {moveCursor, moveScroll, START, type Cursor} from '../../nav.js';
+import {followCursor, moveCursor, moveScroll, START, type Cursor} from '../../nav.js';
 import type {Outcome} from '../types.js';
 import {findInput, findMove, findPrompt, startFind, type TextFind, type TextView} from './text-find.js';
 import {stageInput, stagePrompt} from './stage.js';
@@ -27,6 +27,13 @@ export function trajectoryScreen(id: number, step = 0): TrajectoryScreen {
 export interface TrajectoryView extends TextView {
   /** steps in the run */
   steps: number;
+  /** the steps whose thought holds code reasoning (r / R go to the next / previous) */
+  reasoningSteps: number[];
+}
+
+/** The next (dir 1) or previous (-1) step with code reasoning from `from`, or null. */
+export function reasoningStep(steps: number[], from: number, dir: 1 | -1): number | null {
+  return (dir > 0 ? steps.find(i => i > from) : [...steps].reverse().find(i => i < from)) ?? null;
 }
 
 /** Keys of a run and of one of its steps (the step screen's own are in ../step). */
@@ -39,6 +46,8 @@ export const SHARED_BINDINGS: Binding[] = [
   {id: 'findNext', keys: 'n', description: 'next match of the text being found (on a step without a search: next step)', scopes: ['trajectory', 'step'], match: ch('n')},
   {id: 'findPrev', keys: 'N', description: 'previous match of the text being found', scopes: ['trajectory', 'step'], match: ch('N')},
   {id: 'reference', label: 'reference', keys: 'P', description: "the run's PTA reference: the other passing runs merged, its path and where it leaves", scopes: ['trajectory', 'step'], hint: ['trajectory'], match: ch('P')},
+  {id: 'nextReasoning', keys: 'r', description: 'next step whose thought holds code reasoning (the family letters in the step list)', scopes: ['trajectory', 'step'], match: ch('r')},
+  {id: 'prevReasoning', keys: 'R', description: 'previous step with code reasoning', scopes: ['trajectory', 'step'], match: ch('R')},
   {id: 'correctStage', label: 'correct stage', keys: 'c', description: "correct the step's intent stage (then e/i/v/o; x removes yours), stored under $DELTALENS_ANNOTATOR", scopes: ['trajectory', 'step'], hint: ['trajectory', 'step'], match: ch('c')},
 ];
 
@@ -73,6 +82,11 @@ export function command(s: TrajectoryScreen, id: string, view: TrajectoryView): 
     return {screen: {...s, tab: TABS[i % TABS.length]!, scroll: 0, find: null}};
   }
   if (id === 'traces') return {push: [{kind: 'pairs', list: START, trajectory: s.id}]};
+  if (id === 'nextReasoning' || id === 'prevReasoning') {
+    const to = reasoningStep(view.reasoningSteps, s.steps.cursor, id === 'nextReasoning' ? 1 : -1);
+    if (to === null) return {status: view.reasoningSteps.length ? `no ${id === 'nextReasoning' ? 'later' : 'earlier'} step with code reasoning` : 'no step of this run holds code reasoning (deltalens reasoning tag tags a database)'};
+    return {screen: {...s, tab: 'steps', steps: followCursor(s.steps, to, view.page), find: null}};
+  }
   if (s.tab === 'steps') {
     if (MOVES.has(id)) return {screen: {...s, steps: moveCursor(s.steps, id, view)}};
     if (id === 'open' && view.total > 0) return {push: [{kind: 'step', id: s.id, idx: s.steps.cursor, scroll: 0}]};

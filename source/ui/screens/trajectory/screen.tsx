@@ -6,7 +6,7 @@ import type {DisplayLine} from '../../display-lines.js';
 import type {Env} from '../types.js';
 import {BINDINGS, type TrajectoryScreen} from './keys.js';
 import {LensLine, lensInfoLines, lensLineRows} from './lens-line.js';
-import {IntentTimeline, StepRows, TabBar, tabBarWidth, tabLines, TrajectoryTitle} from './view.js';
+import {IntentTimeline, ReasoningTimeline, StepRows, TabBar, tabBarWidth, tabLines, TrajectoryTitle} from './view.js';
 
 /** A run as the screens read it: its record, stages, lens score and the marks they put on steps. */
 export function useRun(id: number, env: Env) {
@@ -15,7 +15,9 @@ export function useRun(id: number, env: Env) {
   const stages = useMemo(() => (detail ? data.stages(detail.id) : ''), [data, detail]);
   const lens = useMemo(() => (detail ? data.lens(detail.id) : null), [data, detail]);
   const marks = useMemo(() => ({waste: new Set(lens?.score?.waste.flatMap(w => w.steps) ?? []), divergence: lens?.score?.divergence ?? null}), [lens]);
-  return {detail, stages, lens, marks};
+  const reasoning = useMemo(() => (detail ? data.reasoning(detail.id) : {letters: '', marks: []}), [data, detail, version]);
+  const reasoningSteps = useMemo(() => [...reasoning.letters].flatMap((c, i) => (c === '·' ? [] : [i])), [reasoning]);
+  return {detail, stages, lens, marks, reasoning, reasoningSteps};
 }
 
 /** Lines of a text, lower-cased, for `/`. */
@@ -28,9 +30,10 @@ export function position(scroll: number, lines: number, height: number): string 
 
 export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen; env: Env}) {
   const {data, width, bodyHeight, theme, version} = env;
-  const {detail, stages, lens, marks} = useRun(s.id, env);
+  const {detail, stages, lens, marks, reasoning, reasoningSteps} = useRun(s.id, env);
   const lensRows = lensLineRows(lens?.score ?? null, lens?.why ?? '', width);
-  const stepRows = Math.max(1, bodyHeight - 1 - lensRows);
+  const reasonRows = reasoningSteps.length ? 1 : 0;
+  const stepRows = Math.max(1, bodyHeight - 1 - reasonRows - lensRows);
   const heads = useMemo(() => (s.tab === 'steps' && detail ? data.stepHeads(detail.id, s.steps.top, stepRows) : []), [data, detail, s.tab, s.steps.top, stepRows, version]);
   const textLines = useMemo(() => {
     if (!detail || s.tab === 'steps') return [];
@@ -42,6 +45,7 @@ export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen;
     uid: s.uid!,
     ...(s.tab === 'steps' ? {total: detail?.steps ?? 0, page: stepRows} : {total: textLines.length, page: bodyHeight}),
     steps: detail?.steps ?? 0,
+    reasoningSteps,
     lines,
     copy: () => (s.tab !== 'steps' ? (detail?.sourcePath ?? null) : detail ? (data.step(detail.id, s.steps.cursor)?.actionText ?? null) : null),
   });
@@ -68,6 +72,7 @@ export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen;
         s.tab === 'steps' ? (
           <Box flexDirection="column" height={bodyHeight}>
             <IntentTimeline stages={stages} width={width} theme={theme} waste={marks.waste} divergence={marks.divergence} />
+            {reasonRows ? <ReasoningTimeline letters={reasoning.letters} width={width} theme={theme} /> : null}
             <LensLine score={lens?.score ?? null} why={lens?.why ?? ''} width={width} theme={theme} />
             <StepRows heads={heads} top={s.steps.top} cursor={s.steps.cursor} width={width} height={stepRows} theme={theme} waste={marks.waste} divergence={marks.divergence} />
           </Box>

@@ -9,6 +9,8 @@ import {TABS, type Tab} from './keys.js';
 import type {Theme} from '../../theme.js';
 import {formatChars} from '../list/rows.js';
 import {RULES} from '../../../core/lens/labeller.js';
+import {TAXONOMY} from '../../../core/reasoning/detect.js';
+import type {StoredMark} from '../../../store/reasoning.js';
 
 const TAB_LABELS: Record<Tab, string> = {steps: 'Steps', explanation: 'Explanation', patch: 'Patch', info: 'Info'};
 const SHORT_LABELS: Record<Tab, string> = {steps: 'Steps', explanation: 'Expl', patch: 'Patch', info: 'Info'};
@@ -76,6 +78,24 @@ export function IntentTimeline({stages, width, theme, waste = new Set(), diverge
   );
 }
 
+/** One cell per step under the intent timeline: the first code-reasoning family of its thought. */
+export function ReasoningTimeline({letters, width, theme}: {letters: string; width: number; theme: Theme}) {
+  const room = Math.max(4, width - 8);
+  const shown = letters.length > room - 1 ? letters.slice(0, room - 1) : letters;
+  return (
+    <Text wrap="truncate-end">
+      <Text color={theme.muted}>reason </Text>
+      {[...shown].map((c, i) => (
+        <Text key={i} color={c === '·' ? theme.muted : theme.accent} bold={c !== '·'}>
+          {c}
+        </Text>
+      ))}
+      {letters.length > shown.length ? <Text color={theme.muted}>…</Text> : null}
+      <Text color={theme.muted}> A state B calls C loop D branch E return/raise · r next</Text>
+    </Text>
+  );
+}
+
 export function StepRows({
   heads,
   top,
@@ -97,7 +117,9 @@ export function StepRows({
 }) {
   const toolWidth = Math.min(18, Math.max(6, Math.floor(width * 0.15)));
   const sizeWidth = 7;
-  const actionWidth = Math.max(8, width - 11 - toolWidth - sizeWidth - 3);
+  // the code-reasoning families of each step's thought (A–E), when any step has one
+  const reasonWidth = heads.some(h => h.reasoning) ? 3 : 0;
+  const actionWidth = Math.max(8, width - 11 - toolWidth - sizeWidth - 3 - reasonWidth);
   return (
     <Box flexDirection="column" height={height}>
       {heads.length === 0 ? <Text color={theme.muted}>This trajectory has no steps.</Text> : null}
@@ -113,6 +135,7 @@ export function StepRows({
             {pad(String(h.idx + 1), 4, 'right')} <Text color={selected ? undefined : STAGE_COLOR[stage ?? ''] ?? theme.muted} bold>{stage ?? '·'}</Text>
             {corrected}
             <Text color={selected ? undefined : theme.warn}>{mark}</Text>{' '}
+            {reasonWidth ? <Text color={selected ? undefined : theme.accent}>{pad(h.reasoning.length > 2 ? `${h.reasoning.slice(0, 1)}+` : h.reasoning, reasonWidth)}</Text> : null}
             <Text color={selected ? undefined : theme.accent}>{pad(oneLine(h.tool ?? '—', toolWidth), toolWidth)}</Text>{' '}
             {pad(oneLine(h.action || '(no action)', actionWidth), actionWidth)} <Text color={selected ? undefined : theme.muted}>{pad(formatChars(h.observationChars), sizeWidth - 1, 'right')}</Text>
           </Text>
@@ -155,8 +178,8 @@ export function tabLines(t: TrajectoryDetail, tab: Exclude<Tab, 'steps'>, width:
   return rows.flatMap(([key, value]) => textBlock(`${key.padEnd(14)}${key.length >= 14 ? ' ' : ''}${value}`, width));
 }
 
-/** Thought, action and observation of one step, in full. */
-export function stepLines(step: StepRow, width: number): DisplayLine[] {
+/** Thought, action and observation of one step, in full (with the thought's code-reasoning marks). */
+export function stepLines(step: StepRow, width: number, marks: StoredMark[] = []): DisplayLine[] {
   const lines: DisplayLine[] = [];
   const section = (title: string) => {
     if (lines.length) lines.push({text: ''});
@@ -182,6 +205,13 @@ export function stepLines(step: StepRow, width: number): DisplayLine[] {
   section('Thought');
   append(lines, step.thought ? textBlock(step.thought, width) : [{text: '(none)', role: 'muted' as const}]);
   if (step.thought) cut(step.thought, step.thoughtChars);
+  if (marks.length) {
+    section(`Code reasoning in the thought (${marks.filter(m => m.family !== 'obs').length} marks, ${marks.filter(m => m.family === 'obs').length} observations)`);
+    for (const m of marks) {
+      const name = m.family === 'obs' ? 'observation' : `${m.family} ${TAXONOMY[m.family].name}`;
+      append(lines, textBlock(`${name} · ${m.kind} (chars ${m.span[0]}–${m.span[1]}): «${m.text}»`, width).map(l => ({...l, role: m.family === 'obs' ? ('muted' as const) : ('added' as const)})));
+    }
+  }
   section(`Action${step.tool ? ` · ${step.tool}` : ''}`);
   const action = step.actionText ?? (step.args ? JSON.stringify(step.args, null, 2) : null);
   append(lines, action ? textBlock(action, width, step.tool === 'python' || step.tool === 'run_ipython' ? 'python' : 'bash') : [{text: '(none)', role: 'muted' as const}]);
