@@ -131,10 +131,7 @@ async function build(argv: string[]): Promise<number> {
 
 /** The demo projects' checkouts (sample-data/projects/NAME/repo), by instance. */
 async function demoSources(): Promise<{instance: string; dir: string}[]> {
-  const {demoProjects} = await import('../services/demo.js');
-  return demoProjects()
-    .map(p => ({instance: p.instance, dir: join(p.dir, 'repo')}))
-    .filter(p => existsSync(p.dir));
+  return (await import('../services/demo.js')).demoCheckouts();
 }
 
 async function report(argv: string[]): Promise<number> {

@@ -1,11 +1,16 @@
 import {DETECTORS, reasoningReport, reasoningReportLines, tagReasoning, type Detector} from '../services/reasoning.js';
 import {reasoningRuns} from '../store/reasoning.js';
+import {existsSync} from 'node:fs';
+import {resolve} from 'node:path';
+import {demoCheckouts} from '../services/demo.js';
+import {localizationReport} from '../services/localization.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
 import {openStore} from './db-path.js';
 import {say} from './output.js';
 
 export const REASONING_HELP = `Usage: deltalens reasoning tag [--detector default] [--json] [--db FILE]
        deltalens reasoning report [--detector default] [--json] [--db FILE]
+       deltalens reasoning localization [--source INSTANCE=DIR]... [--json] [--db FILE]
 
 Code reasoning in the agents' own words (DeskCheck §2): every step's thought is read for the
 five families of simulated execution — A variable state, B call dependency, C loop,
@@ -21,6 +26,16 @@ Pearson's chi-square test of independence (df 1; "too few runs" when an expected
 5); marks per family and kind; steps per intent phase (E → localization, I → patch,
 V → validation, O → general, as DeskCheck's RQ3 data names them) with the families in them;
 runs by the size of the instance's gold patch; reproduction runs before the first source edit.
+
+localization (DeskCheck Table 3): for every run with a patch whose instance record has a gold
+patch, precision, recall and F1 of the files — and, with a checkout of the instance
+(--source INSTANCE=DIR; the demo projects' own are used without asking), of the functions — its
+patch edits against those the gold patch edits (functions from Python's ast on the checkout, the
+task's starting tree; lines outside any function count as the file's <module>), per run and per
+agent, split by runs with and without code reasoning. --json: {"runs": [{"trajectory", "agent",
+"instance", "resolved", "reasoning", "file": {"precision", "recall", "f1", "agent", "gold",
+"both"}, "function": {…} | null, "note"}], "agents": [{"agent", "runs", "file_f1",
+"function_f1", "with_reasoning", "without_reasoning"}], "notes"}.
 --json: {"detector", "runs", "agents": [{"agent", "runs", "with_reasoning", "resolved_with",
 "resolved_without", "with_known", "without_known", "rate_with", "rate_without", "chi2", "p",
 "note", "families"}], "families": {A…E, obs: {"name", "deskcheck", "runs", "steps", "marks",
@@ -30,7 +45,7 @@ runs by the size of the instance's gold patch; reproduction runs before the firs
 
 export async function runReasoning(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, detector: {type: 'string'}});
+  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, detector: {type: 'string'}, source: {type: 'string', multiple: true}});
   if (values.help || sub === '--help' || sub === '-h' || sub === undefined) {
     say(REASONING_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
@@ -52,7 +67,33 @@ export async function runReasoning(argv: string[]): Promise<number> {
       db.close();
     }
   }
-  if (sub !== 'report') throw new UsageError(`reasoning takes tag or report (got "${sub}")`);
+  if (sub === 'localization') {
+    const sources = new Map(demoCheckouts().map(p => [p.instance, p.dir] as const));
+    for (const spec of values.source ?? []) {
+      const m = /^([^=]+)=(.+)$/.exec(spec);
+      if (!m) throw new UsageError(`--source takes INSTANCE=DIR (got "${spec}")`);
+      if (!existsSync(m[2]!)) throw new UsageError(`--source ${m[1]}: no directory ${m[2]}`);
+      sources.set(m[1]!, resolve(m[2]!));
+    }
+    const {db} = await openStore(values.db, 'read');
+    try {
+      const r = await localizationReport(db, sources);
+      if (values.json) {
+        printJson(r);
+        return EXIT.ok;
+      }
+      const f = (x: number | null) => (x === null ? '   —' : x.toFixed(2).padStart(4));
+      say(`Localization against the gold patch: ${r.runs.length} runs (F1; function level where a checkout is at hand)`);
+      say('');
+      say(`${'agent'.padEnd(34)} runs  file F1  function F1 (runs)   with reasoning: file · function   without: file · function`);
+      for (const a of r.agents) say(`${a.agent.slice(0, 34).padEnd(34)} ${String(a.runs).padStart(4)}     ${f(a.file_f1)}         ${f(a.function_f1)} (${a.function_runs})            ${String(a.with_reasoning.runs).padStart(3)} runs ${f(a.with_reasoning.file_f1)} · ${f(a.with_reasoning.function_f1)}     ${String(a.without_reasoning.runs).padStart(3)} runs ${f(a.without_reasoning.file_f1)} · ${f(a.without_reasoning.function_f1)}`);
+      for (const n of r.notes) say(`note: ${n}`);
+      return EXIT.ok;
+    } finally {
+      db.close();
+    }
+  }
+  if (sub !== 'report') throw new UsageError(`reasoning takes tag, report or localization (got "${sub}")`);
   const {db} = await openStore(values.db, 'read');
   try {
     const r = reasoningReport(db, detector);

@@ -258,3 +258,10 @@ function listFiles(dir: string): string[] {
     entry.isDirectory() ? listFiles(join(dir, entry.name)) : entry.isFile() ? [join(dir, entry.name)] : [],
   );
 }
+
+/** The demo projects' checkouts (sample-data/projects/NAME/repo), by instance. */
+export function demoCheckouts(): {instance: string; dir: string}[] {
+  return demoProjects()
+    .map(p => ({instance: p.instance, dir: join(p.dir, 'repo')}))
+    .filter(p => existsSync(p.dir));
+}

@@ -106,3 +106,8 @@ export function reasoningLetters(db: Db, trajectory: number, detector = 'default
   for (const r of rows) if (r.step < steps) out[r.step] = r.family;
   return out.join('');
 }
+
+/** Every run that submitted a patch: its agent, instance, resolution and patch. */
+export function runPatches(db: Db): {trajectory: number; agent: string; instance: string; resolved: number | null; patch: string}[] {
+  return db.prepare("SELECT t.id AS trajectory, a.name AS agent, t.instance, t.resolved, t.patch FROM trajectory t JOIN agent a ON a.id = t.agent WHERE t.patch IS NOT NULL AND trim(t.patch) != '' ORDER BY t.id").all() as never;
+}
