@@ -1,16 +1,18 @@
 import {DETECTORS, reasoningReport, reasoningReportLines, tagReasoning, type Detector} from '../services/reasoning.js';
-import {reasoningRuns} from '../store/reasoning.js';
+import {reasoningRuns, trajectoryIds} from '../store/reasoning.js';
 import {existsSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {demoCheckouts} from '../services/demo.js';
 import {localizationReport} from '../services/localization.js';
-import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
+import {checkClaims} from '../services/claims.js';
+import {COMMON_OPTIONS, EXIT, NotFound, oneOf, parse, printJson, UsageError} from './args.js';
 import {openStore} from './db-path.js';
 import {say} from './output.js';
 
 export const REASONING_HELP = `Usage: deltalens reasoning tag [--detector default] [--json] [--db FILE]
        deltalens reasoning report [--detector default] [--json] [--db FILE]
        deltalens reasoning localization [--source INSTANCE=DIR]... [--json] [--db FILE]
+       deltalens reasoning check (--trajectory N | --all) [--json] [--db FILE]
 
 Code reasoning in the agents' own words (DeskCheck §2): every step's thought is read for the
 five families of simulated execution — A variable state, B call dependency, C loop,
@@ -26,6 +28,17 @@ Pearson's chi-square test of independence (df 1; "too few runs" when an expected
 5); marks per family and kind; steps per intent phase (E → localization, I → patch,
 V → validation, O → general, as DeskCheck's RQ3 data names them) with the families in them;
 runs by the size of the instance's gold patch; reproduction runs before the first source edit.
+
+check: the claims in a run's code reasoning against its program's trace (beyond the paper). A
+mark that states a concrete value — a variable's value (A), a call's result or an exception (E)
+— is a claim; reasoning before the run's first source edit is checked against the buggy program
+(any traced pair of the instance), after it against the run's own patch (a pair traced with
+trace --trajectory N, or one whose diff is the run's patch). confirmed: the trace records that
+value there; contradicted: the place is recorded with other values only; unverifiable: no
+trace, the place not reached, or its values not recorded — never a guess. The verdict and its
+evidence (pair, trace, frame, step, recorded value) are stored with the mark (show trajectory
+--json, the step screen). --json: {"checks": [{"trajectory", "step", "claim", "text",
+"verdict", "reason", "evidence"}], "counts": {confirmed, contradicted, unverifiable}}.
 
 localization (DeskCheck Table 3): for every run with a patch whose instance record has a gold
 patch, precision, recall and F1 of the files — and, with a checkout of the instance
@@ -45,7 +58,7 @@ agent, split by runs with and without code reasoning. --json: {"runs": [{"trajec
 
 export async function runReasoning(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, detector: {type: 'string'}, source: {type: 'string', multiple: true}});
+  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, detector: {type: 'string'}, source: {type: 'string', multiple: true}, trajectory: {type: 'string'}, all: {type: 'boolean'}});
   if (values.help || sub === '--help' || sub === '-h' || sub === undefined) {
     say(REASONING_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
@@ -62,6 +75,29 @@ export async function runReasoning(argv: string[]): Promise<number> {
       const seconds = (Date.now() - t0) / 1000;
       if (values.json) printJson({tagged: {...r, detector, seconds, steps_per_second: seconds ? Math.round(r.steps / seconds) : null}, db: path});
       else say(`tagged ${r.steps} steps of ${r.runs} runs with the ${detector} detector: ${r.marks} marks (${seconds.toFixed(1)} s) → ${path}`);
+      return EXIT.ok;
+    } finally {
+      db.close();
+    }
+  }
+  if (sub === 'check') {
+    if (!values.trajectory === !values.all) throw new UsageError('reasoning check takes --trajectory N or --all');
+    if (values.trajectory !== undefined && !/^\d+$/.test(values.trajectory)) throw new UsageError(`--trajectory takes a run id (got "${values.trajectory}")`);
+    const {db} = await openStore(values.db, 'write');
+    try {
+      const ids = values.all ? trajectoryIds(db) : [Number(values.trajectory)];
+      if (!values.all && !trajectoryIds(db).includes(ids[0]!)) throw new NotFound(`no trajectory with id ${ids[0]}`);
+      const all = ids.flatMap(id => {
+        const r = checkClaims(db, id);
+        return r.checks.map(c => ({trajectory: id, ...c}));
+      });
+      const counts = {confirmed: 0, contradicted: 0, unverifiable: 0};
+      for (const c of all) counts[c.verdict]++;
+      if (values.json) printJson({checks: all, counts});
+      else {
+        for (const c of all) say(`#${c.trajectory} step ${c.step + 1}  ${c.verdict.padEnd(12)} ${c.text}  — ${c.reason}`);
+        say(`${all.length} claims: ${counts.confirmed} confirmed, ${counts.contradicted} contradicted, ${counts.unverifiable} unverifiable`);
+      }
       return EXIT.ok;
     } finally {
       db.close();
@@ -93,7 +129,7 @@ export async function runReasoning(argv: string[]): Promise<number> {
       db.close();
     }
   }
-  if (sub !== 'report') throw new UsageError(`reasoning takes tag, report or localization (got "${sub}")`);
+  if (sub !== 'report') throw new UsageError(`reasoning takes tag, report, localization or check (got "${sub}")`);
   const {db} = await openStore(values.db, 'read');
   try {
     const r = reasoningReport(db, detector);

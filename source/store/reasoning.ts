@@ -111,3 +111,8 @@ export function reasoningLetters(db: Db, trajectory: number, detector = 'default
 export function runPatches(db: Db): {trajectory: number; agent: string; instance: string; resolved: number | null; patch: string}[] {
   return db.prepare("SELECT t.id AS trajectory, a.name AS agent, t.instance, t.resolved, t.patch FROM trajectory t JOIN agent a ON a.id = t.agent WHERE t.patch IS NOT NULL AND trim(t.patch) != '' ORDER BY t.id").all() as never;
 }
+
+/** Stores a checked claim on the mark it came from (the default detector's). */
+export function setClaim(db: Db, trajectory: number, step: number, spanStart: number, claim: unknown): void {
+  db.prepare("UPDATE reasoning_tag SET claim = ? WHERE trajectory = ? AND step = ? AND span_start = ? AND detector = 'default'").run(JSON.stringify(claim), trajectory, step, spanStart);
+}

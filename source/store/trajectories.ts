@@ -109,6 +109,10 @@ export interface TrajectoryQuery {
   resolved?: boolean | null;
   /** the process-lens tier of the last build (Lucky, Solid, Ideal); null: scored without a tier */
   tier?: string | null;
+  /** runs with (or without) code reasoning in a thought, by the default detector */
+  reasoning?: boolean;
+  /** runs with a checked claim of this verdict */
+  claim?: 'confirmed' | 'contradicted' | 'unverifiable';
   /** Free text matched against instance, agent and model (the explorer's `/` filter). */
   text?: string;
   sort?: SortKey;
@@ -161,6 +165,11 @@ function where(query: TrajectoryQuery): {sql: string; params: unknown[]} {
   if (query.tier !== undefined) {
     clauses.push(query.tier === null ? 't.id IN (SELECT trajectory FROM lens_score WHERE tier IS NULL)' : 't.id IN (SELECT trajectory FROM lens_score WHERE tier = ?)');
     if (query.tier !== null) params.push(query.tier);
+  }
+  if (query.reasoning !== undefined) clauses.push(`t.id ${query.reasoning ? '' : 'NOT '}IN (SELECT trajectory FROM reasoning_tag WHERE detector = 'default' AND category != 'obs')`);
+  if (query.claim !== undefined) {
+    clauses.push("t.id IN (SELECT trajectory FROM reasoning_tag WHERE detector = 'default' AND json_extract(claim, '$.verdict') = ?)");
+    params.push(query.claim);
   }
   if (query.text) {
     clauses.push("(t.instance LIKE ? ESCAPE '\\' OR a.name LIKE ? ESCAPE '\\' OR a.model LIKE ? ESCAPE '\\')");

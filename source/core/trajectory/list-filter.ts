@@ -1,6 +1,8 @@
 /**
  * The explorer list's `/` filter: free text (instance, agent or model) plus named conditions —
- * `resolved:yes|no|unknown`, `tier:lucky|solid|ideal|none`, `agent:NAME`, `instance:ID` — in any order.
+ * `resolved:yes|no|unknown`, `tier:lucky|solid|ideal|none`, `agent:NAME`, `instance:ID`,
+ * `reasoning:yes|no` (code reasoning in a thought), `claim:contradicted|confirmed|unverifiable`
+ * (a checked claim with that verdict) — in any order.
  * A value with spaces is quoted (`agent:"my agent"`). A word that looks like a condition but is
  * not one stays free text, and says so.
  */
@@ -10,6 +12,8 @@ export interface ListFilter {
   tier?: string | null;
   agent?: string;
   instance?: string;
+  reasoning?: boolean;
+  claim?: 'confirmed' | 'contradicted' | 'unverifiable';
   /** words that looked like conditions but are not known ones */
   unknown: string[];
 }
@@ -22,7 +26,7 @@ export function parseListFilter(input: string): ListFilter {
   const free: string[] = [];
   // a condition's value may be quoted to hold spaces: agent:"my agent"
   for (const word of input.match(/[a-z]+:"[^"]*"?|\S+/gi) ?? []) {
-    const m = /^(resolved|tier|agent|instance):(.+)$/i.exec(word);
+    const m = /^(resolved|tier|agent|instance|reasoning|claim):(.+)$/i.exec(word);
     if (!m) {
       free.push(word);
       continue;
@@ -34,6 +38,8 @@ export function parseListFilter(input: string): ListFilter {
     else if (name!.toLowerCase() === 'tier' && value in TIERS) out.tier = TIERS[value];
     else if (name!.toLowerCase() === 'agent') out.agent = raw;
     else if (name!.toLowerCase() === 'instance') out.instance = raw;
+    else if (name!.toLowerCase() === 'reasoning' && (value === 'yes' || value === 'no')) out.reasoning = value === 'yes';
+    else if (name!.toLowerCase() === 'claim' && ['confirmed', 'contradicted', 'unverifiable'].includes(value)) out.claim = value as ListFilter['claim'];
     else {
       out.unknown.push(word);
       free.push(word);

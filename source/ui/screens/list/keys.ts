@@ -33,7 +33,7 @@ export const BINDINGS: Binding[] = [
   {id: 'rankings', label: 'rankings', keys: 'R', description: 'process-quality rankings: rank by pass rate vs rank by quality (AgentLens)', scopes: ['list'], hint: ['list'], match: ch('R')},
   {id: 'agreement', label: 'agreement', keys: 'A', description: "agreement on people's labels: Cohen's and Fleiss' κ, people vs models", scopes: ['list'], hint: ['list'], match: ch('A')},
   {id: 'reasoning', keys: 'D', description: 'code reasoning (DeskCheck): per agent with vs without and chi-square, families, intent phases', scopes: ['list'], match: ch('D')},
-  {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model, and resolved:yes/no/unknown, tier:lucky/solid/ideal/none, agent:NAME, instance:ID (quote a value with spaces; Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: ch('/')},
+  {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model, and resolved:yes/no/unknown, tier:lucky/solid/ideal/none, agent:NAME, instance:ID, reasoning:yes/no, claim:contradicted/confirmed/unverifiable (quote a value with spaces; Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: ch('/')},
   {id: 'pickAgent', keys: 'a', description: 'filter by agent, chosen from a list of the stored agents', scopes: ['list'], match: ch('a')},
   {id: 'pickTier', keys: 'L', description: 'filter by lens tier (Lucky, Solid, Ideal, none), chosen from a list', scopes: ['list'], match: ch('L')},
   {id: 'sort', label: 'sort', keys: 's', description: 'sort by the next column', scopes: ['list'], hint: ['list'], match: ch('s')},

@@ -34,7 +34,7 @@ export function ListComponent({screen: s, env}: {screen: ListScreen; env: Env}) 
       return id === undefined ? null : (data.trajectory(id)?.sourcePath ?? null);
     },
   });
-  const unknown = parsed.unknown.length ? ` · not a condition: ${parsed.unknown.join(' ')} (resolved: tier: agent: instance:)` : '';
+  const unknown = parsed.unknown.length ? ` · not a condition: ${parsed.unknown.join(' ')} (resolved: tier: agent: instance: reasoning: claim:)` : '';
   return (
     <ScreenFrame
       env={env}

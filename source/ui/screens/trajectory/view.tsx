@@ -210,6 +210,11 @@ export function stepLines(step: StepRow, width: number, marks: StoredMark[] = []
     for (const m of marks) {
       const name = m.family === 'obs' ? 'observation' : `${m.family} ${TAXONOMY[m.family].name}`;
       append(lines, textBlock(`${name} · ${m.kind} (chars ${m.span[0]}–${m.span[1]}): «${m.text}»`, width).map(l => ({...l, role: m.family === 'obs' ? ('muted' as const) : ('added' as const)})));
+      const c = m.claim as {text?: string; verdict?: string; reason?: string; evidence?: {pair: number; side: string; trace: number; seq: number; recorded: string} | null} | null;
+      if (c?.verdict) {
+        const where = c.evidence ? ` — pair #${c.evidence.pair} ${c.evidence.side} trace #${c.evidence.trace}${c.evidence.seq >= 0 ? ` step ${c.evidence.seq}` : ''}: ${c.evidence.recorded}` : '';
+        append(lines, textBlock(`    claim ${c.text}: ${c.verdict.toUpperCase()} (${c.reason})${where}`, width).map(l => ({...l, role: c.verdict === 'contradicted' ? ('removed' as const) : c.verdict === 'confirmed' ? ('added' as const) : ('muted' as const)})));
+      }
     }
   }
   section(`Action${step.tool ? ` · ${step.tool}` : ''}`);
