@@ -188,33 +188,36 @@ export async function importDemoQuestions(db: Db, onProgress?: (message: string)
 }
 
 /**
- * Built questions beside the hand-written ones: the durations project through `questions
- * build` (offline generators, all four types, its three agent patches — the ineffective one
- * gives "the patch has no effect"), quality-checked with the lexical baseline. The other two
- * projects are left to `deltalens questions build --all sample-data/projects` (the build takes
- * about 25 s a project).
+ * Built questions beside the hand-written ones: every demo project through `questions build`
+ * (offline generators, all four types, its three agent patches — each project's ineffective one
+ * gives "the patch has no effect"), the projects side by side, quality-checked with the lexical
+ * baseline. The pairs the demo traced already are reused, so only the candidates run.
  */
 export async function buildDemoQuestions(db: Db, onProgress?: (message: string) => void): Promise<{questions: number; excluded: string[]}> {
   const {buildQuestions, qualityChecks} = await import('./question-build.js');
   const {lexicalModel} = await import('./qa-models.js');
-  const project = demoProjects().find(p => p.name === 'durations');
-  if (!project) return {questions: 0, excluded: []};
-  onProgress?.('building questions for durations (questions build, offline)…');
-  const r = await buildQuestions(db, {
-    instance: project.instance,
-    buggyDir: join(project.dir, 'repo'),
-    goldPatch: project.patches.find(p => p.name === 'gold')!.file,
-    // named like the demo agents whose explanations are stored
-    agentPatches: project.patches.filter(p => p.name !== 'gold').map(p => ({name: `demo-${p.name}`, file: p.file})),
-    test: project.test,
-    python: process.env.DELTALENS_PYTHON ?? 'python3',
-    sandbox: 'prefer', // our own project and patches
-    seed: 0,
-    timeoutS: 120,
-    types: ['e2e_intent', 'e2e_effect', 'local_intent', 'local_effect'],
-  });
-  await qualityChecks(db, r.questions.map(b => b.question), lexicalModel());
-  return {questions: r.questions.length, excluded: r.excluded.map(e => `${e.instance} ${e.stage}${e.agent ? ` ${e.agent}` : ''}: ${e.reason}`)};
+  const projects = demoProjects();
+  onProgress?.(`building questions for ${projects.map(p => p.name).join(', ')} (questions build, offline)…`);
+  const results = await Promise.all(
+    projects.map(project =>
+      buildQuestions(db, {
+        instance: project.instance,
+        buggyDir: join(project.dir, 'repo'),
+        goldPatch: project.patches.find(p => p.name === 'gold')!.file,
+        // named like the demo agents whose explanations are stored
+        agentPatches: project.patches.filter(p => p.name !== 'gold').map(p => ({name: `demo-${p.name}`, file: p.file})),
+        test: project.test,
+        python: process.env.DELTALENS_PYTHON ?? 'python3',
+        sandbox: 'prefer', // our own project and patches
+        seed: 0,
+        timeoutS: 120,
+        types: ['e2e_intent', 'e2e_effect', 'local_intent', 'local_effect'],
+      }),
+    ),
+  );
+  const built = results.flatMap(r => r.questions);
+  await qualityChecks(db, built.map(b => b.question), lexicalModel());
+  return {questions: built.length, excluded: results.flatMap(r => r.excluded).map(e => `${e.instance} ${e.stage}${e.agent ? ` ${e.agent}` : ''}: ${e.reason}`)};
 }
 
 /** Builds into a temporary file and renames it into place, so a crash never leaves half a demo. */

@@ -85,5 +85,13 @@ describe('deltalens CLI', () => {
     for (const p of byLabel('gold')) expect(p).toMatchObject({outcomes: {buggy: {status: 'failed'}, patched: {status: 'passed'}}, delta: {status: 'found'}});
     for (const p of byLabel('agent-ineffective')) expect(p).toMatchObject({outcomes: {buggy: {status: 'failed'}, patched: {status: 'failed'}}, delta: {status: 'none'}});
     for (const p of byLabel('agent-wrong')) expect(p).toMatchObject({outcomes: {patched: {status: 'failed'}}, delta: {status: 'found'}});
+    // built questions beside the hand-written ones: all four types for each project, and each
+    // project's ineffective patch keyed "the patch has no effect"
+    const questions = execFileSync(process.execPath, [BIN, 'questions', 'export', '-'], {cwd: tempDir(), encoding: 'utf8'}).trim().split('\n').map(l => JSON.parse(l));
+    const built = questions.filter((q: {id: string}) => q.id.includes('/built/'));
+    expect(built).toHaveLength(24);
+    const none = built.filter((q: {id: string}) => q.id.endsWith('/built/local_effect/demo-agent-ineffective'));
+    expect(none).toHaveLength(3);
+    for (const q of none) expect(q.choices.find((c: {label: string}) => c.label === q.answer).role).toBe('no_effect');
   }, 300_000);
 });
