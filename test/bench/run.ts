@@ -21,6 +21,7 @@ import {benchScoring} from './scoring.js';
 import {benchSandbox} from './sandbox.js';
 import {benchHeavy} from './heavy.js';
 import {benchQuestions} from './questions.js';
+import {benchReasoning} from './reasoning.js';
 
 const OUT = join(ROOT, 'test', 'bench', 'out');
 const CORPUS = join(OUT, 'corpus');
@@ -233,6 +234,10 @@ async function main() {
   if (!only || only === 'traces' || only === 'sandbox') await benchSandbox(OUT, log);
   if (!only || only === 'traces' || only === 'heavy') await benchHeavy(OUT, log);
   if (!only || only === 'questions') await benchQuestions(OUT, log);
+  if (!only || only === 'reasoning') {
+    if (!existsSync(CORPUS)) buildCorpus();
+    await benchReasoning(OUT, CORPUS, log);
+  }
   if (!process.env['BENCH_KEEP']) rmSync(CORPUS, {recursive: true, force: true});
 }
 
