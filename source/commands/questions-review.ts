@@ -148,6 +148,7 @@ export async function runQuestionsReview(sub: 'review' | 'edit', argv: string[])
     else {
       for (const c of r.checks) say(`  ${c.status === 'invalid' ? '✗' : c.status === 'valid' ? '✓' : '·'} ${c.label}. ${c.text} [${c.role}] — ${c.reason}`);
       if (r.saved) say(`${id}: edited and saved (${r.ran ? 'changed choices re-validated by running them' : 'checked against the stored runs'}; the previous version is kept in its review)`);
+      else if (r.problems[0] === 'unchanged: nothing to save') say(`${id}: unchanged: nothing to save`);
       else say(`${id}: NOT saved — ${r.problems.join('; ')}${kept ? ` (your edit is in ${kept}: fix it and run questions edit ${id} --file ${kept})` : ''}`);
     }
     return r.saved || r.problems[0] === 'unchanged: nothing to save' ? EXIT.ok : EXIT.failed;
