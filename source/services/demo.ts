@@ -40,6 +40,8 @@ export function demoFingerprint(): string {
     ...listFiles(join(TRACER_DIR, 'deltatrace')),
     // the intent labeller labels runs at import: a new labeller means new labels
     ...listFiles(join(ROOT, 'source', 'core', 'lens')),
+    // and the code-reasoning detector tags them
+    join(ROOT, 'source', 'core', 'reasoning', 'detect.ts'),
     ...listFiles(MIGRATIONS_DIR),
     // the demo's built questions are this builder's output
     join(ROOT, 'source', 'services', 'question-build.ts'),

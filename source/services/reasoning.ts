@@ -8,7 +8,7 @@ import {DEFAULT_SETTINGS, detectReasoning, DETECTOR_VERSION, FAMILY_ORDER, TAXON
 import {chiSquare2x2, difficultyOf, patchSize} from '../core/reasoning/stats.js';
 import {writeTx, type Db} from '../store/db.js';
 import {problemStatement} from '../store/instances.js';
-import {clearReasoning, ensureReasoningRun, goldPatchOf, instanceOfRun, labellerRules, reasoningRows, reasoningWriter, runsForReasoning, thoughtsOf, trajectoryIds} from '../store/reasoning.js';
+import {clearReasoning, ensureReasoningRun, staleTagRuns, goldPatchOf, instanceOfRun, labellerRules, reasoningRows, reasoningWriter, runsForReasoning, thoughtsOf, trajectoryIds} from '../store/reasoning.js';
 import {getStageString} from '../store/trajectories.js';
 
 export const DETECTORS = ['default'] as const;
@@ -186,6 +186,8 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
     } else if (r.resolved === 1) b.resolved_without++;
   }
   if (!rows.length && runs.length) notes.push(`no ${detector} tags yet: deltalens reasoning tag`);
+  const stale = staleTagRuns(db, detector, DETECTOR_VERSION);
+  if (stale) notes.push(`${stale} run(s) were tagged by an older version of the ${detector} detector: deltalens reasoning tag re-tags them`);
   if (known < runs.length) notes.push(`difficulty: ${runs.length - known} of ${runs.length} runs have no gold patch in their instance record (import the SWE-bench records)`);
   return {
     detector,

@@ -116,3 +116,8 @@ export function runPatches(db: Db): {trajectory: number; agent: string; instance
 export function setClaim(db: Db, trajectory: number, step: number, spanStart: number, claim: unknown): void {
   db.prepare("UPDATE reasoning_tag SET claim = ? WHERE trajectory = ? AND step = ? AND span_start = ? AND detector = 'default'").run(JSON.stringify(claim), trajectory, step, spanStart);
 }
+
+/** How many runs hold tags a detector made at another version than `version`. */
+export function staleTagRuns(db: Db, detector: string, version: number): number {
+  return db.prepare('SELECT count(DISTINCT t.trajectory) FROM reasoning_tag t JOIN reasoning_run r ON r.id = t.run WHERE t.detector = ? AND r.version != ?').pluck().get(detector, version) as number;
+}

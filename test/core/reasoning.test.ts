@@ -58,7 +58,8 @@ describe('what the detector reads', () => {
     expect(t('The condition `if not seen` is False for "1h".')).toEqual(['D:condition-value']);
     expect(t('`parse_duration` calls `_tokens` first.')).toEqual(['B:forward-call']);
     expect(t('calling `_split_opt("-x")` returns `("", "-x")`.')).toEqual(['E:returns-value']);
-    expect(t('The output shows `total` is 1800.')).toEqual(['obs:run-output']);
+    // the report of the run, and the value read from it: both observations
+    expect(t('The output shows `total` is 1800.')).toEqual(['obs:run-output', 'obs:run-output']);
     expect(t('All tests pass now.')).toEqual(['obs:test-outcome']);
   });
 

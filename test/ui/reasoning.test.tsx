@@ -20,7 +20,7 @@ describe('code reasoning in the explorer', () => {
   it('the step list shows each step\'s families and a reasoning line under the timeline; r and R go between reasoning steps; the step shows its marks', async () => {
     const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: [trajectoryScreen(run)]}});
     let frame = await app.ready();
-    expect(frame).toContain('reason ··BB····E');
+    expect(frame).toContain('reason ··BBD···D');
     expect(frame).toMatch(/3 O {3}BE —/);
     frame = await app.press('r');
     expect(frame).toMatch(/› +3 O/);
@@ -43,7 +43,7 @@ describe('code reasoning in the explorer', () => {
     await app.ready();
     const frame = await app.press('D');
     expect(frame).toContain('Code reasoning (default detector): 4 runs');
-    expect(frame).toMatch(/results-baseline-untruncated +4 +50%/);
+    expect(frame).toMatch(/results-baseline-untruncated +4 +75%/);
     app.unmount();
   });
 });

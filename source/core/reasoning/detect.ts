@@ -84,7 +84,8 @@ export const DEFAULT_SETTINGS = {
 };
 
 export type DetectorSettings = typeof DEFAULT_SETTINGS;
-export const DETECTOR_VERSION = 1;
+/** 2: plain-prose observations, literal conditions, exceptions caused, habitual calls (measured on the labelled steps) */
+export const DETECTOR_VERSION = 2;
 
 export interface ReasoningMark {
   family: MarkFamily;
@@ -113,9 +114,10 @@ const PATTERNS: Pattern[] = [
   p('A', 'state-hypothetical', String.raw`\b(?:if|when|once|while|until|unless)\s+${CODE}\s+(?:is|was|becomes|equals|is\s+set\s+to)\s+(?:not\s+)?${VALUE}`),
   p('A', 'state-initial', String.raw`${CODE}\s+(?:starts|begins|is\s+initiali[sz]ed)\s+(?:out\s+)?(?:as|at|with|to)\s+${VALUE}|${CODE}\s+is\s+initially\s+${VALUE}|${CODE}\s+defaults\s+to\s+${VALUE}`),
   p('A', 'state-update', String.raw`${CODE}\s+(?:is|gets|was|will\s+be|would\s+be)\s+(?:set|reset|assigned|updated|changed|incremented|decremented|overwritten|cleared)\s+(?:to|with)\s+${VALUE}|\bsets?\s+${CODE}\s+to\s+${VALUE}`),
-  p('A', 'state-value', String.raw`${CODE}\s+${BE}\s+(?:now\s+|still\s+|then\s+|just\s+|only\s+)?${VALUE}`),
+  p('A', 'state-value', String.raw`${CODE}\s+${BE}\s+(?:now\s+|still\s+|then\s+|just\s+|only\s+)?${VALUE}|\b[A-Za-z_]\w{0,40}(?:\.\w{1,40}){0,3}\s+is\s+(?:still\s+|now\s+|already\s+|always\s+)?(?:None|True|False)\b`, 'g'),
   // B — call dependency
   p('B', 'forward-call', String.raw`${CODE}\s+(?:then\s+)?(?:calls|invokes|delegates\s+to|dispatches\s+to|forwards\s+to|hands\s+off\s+to)\s+${CODE}|\b(?:which|it|this|that)\s+(?:then\s+)?(?:calls|invokes|delegates\s+to)\s+${CODE}|${CODE}\s+(?:is|gets)\s+passed\s+(?:to|into)\s+${CODE}`),
+  p('B', 'forward-call', String.raw`\b(?:always|then|first|unconditionally|still|never|now)\s+(?:tries\s+to\s+|attempts\s+to\s+)?(?:calls|invokes|indexes|accesses)\s+(?:${CODE}|\.\w{1,40}\([^)\n]{0,40}\)|[A-Za-z_]\w{0,40}\[[^\]\n]{0,20}\])`),
   p('B', 'backward-call', String.raw`${CODE}\s+(?:is|gets|was|will\s+be)\s+(?:called|invoked|triggered)\s+(?:from|by|in|inside|via|within)\s+${CODE}|\b(?:when|after|before|once)\s+${CODE}\s+(?:is|gets)\s+(?:called|invoked)`),
   // C — loop
   p('C', 'iteration', String.raw`\b(?:on|in|during|after|at)\s+(?:the\s+)?(?:first|second|third|fourth|next|last|final|\d+(?:st|nd|rd|th))\s+(?:iteration|pass\s+through\s+the\s+loop)\b|\biteration\s+\d+\b`),
@@ -123,12 +125,15 @@ const PATTERNS: Pattern[] = [
   // D — conditional
   p('D', 'branch-taken', String.raw`\b(?:takes|took|enters|entered|hits|reaches|falls\s+(?:into|through\s+to)|goes\s+(?:into|to)|skips)\s+the\s+\x60?(?:if|else|elif|except|finally)\x60?\s+(?:branch|block|clause|path)\b|\bthe\s+\x60?(?:if|else|elif)\x60?\s+(?:branch|block|clause)\s+(?:is|gets)\s+(?:taken|executed|skipped)\b|\b(?:returns|exits|bails\s+out)\s+early\b`),
   p('D', 'condition-value', String.raw`\b(?:the\s+)?(?:condition|check|guard)\s+(?:${CODE}\s+)?(?:is|evaluates\s+to|will\s+be|would\s+be)\s+(?:True|False|true|false|met|satisfied|not\s+met|truthy|falsy)\b|\x60(?:if|elif|while)\s[^\x60\n]{1,100}\x60\s+(?:is|evaluates\s+to)\s+(?:True|False|true|false)\b|${CODE}\s+(?:is|evaluates\s+to)\s+(?:truthy|falsy)\b`),
+  p('D', 'condition-value', String.raw`\b(?:when|if|unless|once)\s+(?:the\s+|a\s+|an\s+)?(?:[\w.\x60()]{1,40}\s+){1,3}?(?:is|are|returns|equals)\s+(?:not\s+)?(?:the\s+literal\s+)?(?:None|True|False|empty|missing|absent)\b`),
   // E — return value / exception
   p('E', 'returns-value', String.raw`\bcalling\s+${CODE}\s+(?:returns|gives|yields|produces)\s+${VALUE}|${CODE}\s+(?:returns|returned|will\s+return|would\s+return|yields|evaluates\s+to|produces)\s+(?:back\s+)?${VALUE}|${CODE}\s*(?:->|=>|→)\s*${VALUE}`),
   p('E', 'result-is', String.raw`\bthe\s+(?:result|output|return\s+value|returned\s+value)\s+(?:of\s+${CODE}\s+)?(?:is|will\s+be|would\s+be|becomes)\s+${VALUE}`),
-  p('E', 'raises', String.raw`\b(?:raises|raised|throws|will\s+raise|would\s+raise)\s+(?:an?\s+|the\s+)?${EXC}|${EXC}\s+(?:is|gets|will\s+be|would\s+be)\s+(?:raised|thrown)\b|\bfails\s+with\s+(?:an?\s+|the\s+)?${EXC}`, 'g'),
+  p('E', 'raises', String.raw`\b(?:raises|raised|raising|throws|will\s+raise|would\s+raise|[Cc]ausing|[Cc]auses|[Cc]aused|[Ll]eads?\s+to|[Rr]esults?\s+in)\s+(?:an?\s+|the\s+)?${EXC}|${EXC}\s+(?:is|gets|will\s+be|would\s+be)\s+(?:raised|thrown)\b|\bfails\s+with\s+(?:an?\s+|the\s+)?${EXC}|\b(?:this|which|that|it)\s+(?:fails|will\s+fail|would\s+fail)\s+(?:if|when|because)\b`, 'g'),
+  p('E', 'returns-value', String.raw`\b(?:returns|will\s+return|would\s+return)\s+(?:a\s+|an\s+)?(?:None|True|False|-?\d+(?:\.\d+)?(?!\w|\.\d)|zero|empty\s+\w+|no\s+\w+)\b|\(expected\s+(?:None|True|False|-?\d+|'[^'\n]{0,40}'|"[^"\n]{0,40}")\)`),
   // observations
   p('obs', 'test-outcome', String.raw`\b(?:all|the|both|every|these|those|existing|new)\s+(?:\w{1,20}\s+)?tests?\s+(?:now\s+|still\s+)?(?:pass|passes|passed|fail|fails|failed)\b`),
+  p('obs', 'run-output', String.raw`\b(?:the|my)\s+previous\s+(?:\w+\s+){0,3}?(?:failed|didn't|did\s+not|returned|was\s+too|showed|supposedly)\b|\b(?:failed|errored)\s+(?:due\s+to|because|with)\b|\b(?:tests?|repro\w*|output|traceback|run|check|search|grep|script|command)\s+(?:\w+\s+){0,3}?(?:shows?|showed|indicates?|printed|reported|returned\s+no|found\s+no)\b|\b(?:compiled|compiles)\s+successfully\b|\bverified\s+(?:that\s+)?(?:the\s+)?\w+\s+(?:compiles|works|runs|passes)\b|\b(?:wasn't|was\s+not)\s+found\b|\b(?:I\s+)?(?:verified|confirmed|validated)\s+(?:that\s+|it\s+|both\s+|the\s+)\b`),
   p('obs', 'reproduced', String.raw`\b(?:successfully\s+)?(?:reproduced|reproduces|confirmed|confirms|verified|verifies)\s+(?:that\s+)?(?:the\s+)?(?:issue|bug|error|fix|problem|behaviou?r|crash|failure)\b`),
 ];
 
