@@ -1,6 +1,7 @@
 import type {WatchValue} from '../services/stepper.js';
 import type {ExplorerData} from './data.js';
 import type {Screen} from './screens/index.js';
+import {stepperScreen} from './screens/stepper/keys.js';
 
 /**
  * Side effects a key asks for. Reducers return intents (with the ids they act on); the one
@@ -16,7 +17,8 @@ export type Intent =
   | {kind: 'review'; question: string; action: 'accepted' | 'rejected'; note: string}
   | {kind: 'editQuestion'; question: string}
   | {kind: 'live'; pair: number; row: number; exprs: string[]}
-  | {kind: 'findRow'; pair: number; text: string; from: number};
+  | {kind: 'findRow'; pair: number; text: string; from: number}
+  | {kind: 'openEvidence'; pair: number; side: 'buggy' | 'patched'; seq: number; text: string};
 
 /** What the runner hands back. `uid` names the screen the intent came from: a result for a
  * screen that has been closed is dropped. */
@@ -24,7 +26,9 @@ export type Result =
   | {type: 'status'; uid: number; text: string}
   /** stored data changed: every screen reads it again */
   | {type: 'changed'}
-  | {type: 'update'; uid: number; update: (screen: Screen) => Screen};
+  | {type: 'update'; uid: number; update: (screen: Screen) => Screen}
+  /** screens opened over the screen `uid` (dropped when it is no longer on top) */
+  | {type: 'push'; uid: number; screens: Screen[]};
 
 export interface RunnerContext {
   data: ExplorerData;
@@ -106,6 +110,16 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
           } else status(r.problems[0] === 'unchanged: nothing to save' ? 'unchanged: nothing saved' : `edit NOT saved — ${r.problems.join('; ')} (E opens your edit again)`);
         })
         .catch((e: Error) => status(`edit NOT saved — ${e.message} (E opens your edit again)`));
+      return;
+    }
+    case 'openEvidence': {
+      // the trace step a claim's verdict rests on, in the stepper
+      const model = data.stepper(intent.pair);
+      if ('error' in model) return status(model.error);
+      const which = intent.side === 'buggy' ? 'b' : 'p';
+      const exact = model.rows.findIndex(r => r[which]?.seq === intent.seq);
+      const row = exact >= 0 ? exact : model.rows.findIndex(r => (r[which]?.seq ?? -1) > intent.seq);
+      done({type: 'push', uid, screens: [{...stepperScreen(intent.pair, Math.max(0, row)), message: `claim ${intent.text}: the ${intent.side} side's step ${intent.seq}${exact < 0 ? ' (the nearest aligned row)' : ''}`}]});
       return;
     }
     case 'findRow': {

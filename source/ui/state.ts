@@ -68,6 +68,11 @@ export function reduce(state: State, action: Action): Reduced {
   if (action.type === 'status') return same(state.stack.some(s => s.uid === action.uid) ? {...state, status: {uid: action.uid, text: action.text}} : state);
   if (action.type === 'changed') return same({...state, version: state.version + 1});
   if (action.type === 'update') return same({...state, stack: state.stack.map(s => (s.uid === action.uid ? {...action.update(s), uid: s.uid} : s))});
+  if (action.type === 'push') {
+    if (top.uid !== action.uid) return same(state);
+    let nextUid = state.nextUid;
+    return same({...state, stack: [...state.stack, ...action.screens.map(s => ({...s, uid: nextUid++}) as Screen)], nextUid, status: null});
+  }
   const view = action.view && action.view.uid === top.uid ? action.view : {uid: top.uid!, total: 0, page: 1};
   const {input, key} = action;
   if (key.ctrl && input === 'c') return same({...state, quitting: true});

@@ -11,6 +11,9 @@ import {getSteps, listTrajectories} from '../../source/store/trajectories.js';
 import {parseListFilter} from '../../source/core/trajectory/list-filter.js';
 import {stepLines} from '../../source/ui/screens/trajectory/view.js';
 import {freshDb, importInto} from '../helpers/db.js';
+import {renderApp} from '../helpers/ui.js';
+import {storeData} from '../../source/ui/data.js';
+import {trajectoryScreen} from '../../source/ui/screens/trajectory/keys.js';
 import {tempDir} from '../helpers/files.js';
 
 const P = join(PROJECTS_DIR, 'durations');
@@ -64,6 +67,21 @@ describe('claims in code reasoning, checked against the real execution', () => {
     // the step screen shows the verdict under its mark
     const text = stepLines(getSteps(db, run)[1]!, 200, reasoningOf(db, run).filter(m => m.step === 1)).map(l => l.text).join('\n');
     expect(text).toContain('claim total = 7200: CONTRADICTED');
+  });
+
+  it('J on the step opens the stepper at the trace step the verdict rests on', async () => {
+    checkClaims(db, run);
+    const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: [trajectoryScreen(run), {kind: 'step', id: run, idx: 0, scroll: 0}]}});
+    let frame = await app.ready();
+    // the whole step fits: its claim says where its evidence is
+    expect(frame).toContain('J opens it in the stepper');
+    frame = await app.press('J');
+    frame = await app.until('Trace stepper');
+    expect(frame).toContain('claim total = 1800: the buggy s');
+    // the row shown is parse_duration's line 21, where total was recorded as 1800
+    expect(frame).toContain('parse_duration durations/parse.py:21');
+    expect(frame).toContain('total = 1800');
+    app.unmount();
   });
 
   it('after the run edits the source, claims need a trace of its own patch: without one they are unverifiable, never checked against the buggy program', () => {

@@ -1,4 +1,4 @@
-import {MOVES, type Binding} from '../../keys.js';
+import {ch, MOVES, type Binding} from '../../keys.js';
 import {followCursor, moveScroll} from '../../nav.js';
 import type {Screen} from '../index.js';
 import type {Outcome} from '../types.js';
@@ -19,6 +19,7 @@ export interface StepScreen {
 export const BINDINGS: Binding[] = [
   ...SHARED_BINDINGS,
   {id: 'nextStep', label: 'next step', keys: 'n, ]', description: 'next step', scopes: ['step'], hint: ['step'], match: input => input === 'n' || input === ']'},
+  {id: 'claimEvidence', label: 'evidence', keys: 'J', description: "the trace step a checked claim of this step's thought rests on, in the stepper (reasoning check)", scopes: ['step'], match: ch('J')},
   {id: 'prevStep', label: 'previous', keys: 'p, [', description: 'previous step', scopes: ['step'], hint: ['step'], match: input => input === 'p' || input === '['},
 ];
 
@@ -31,6 +32,11 @@ export function command(s: StepScreen, id: string, view: TrajectoryView, below: 
   const tab = TAB_FOR[id];
   if (tab) return parent?.kind === 'trajectory' ? {screen: null, parent: {...parent, tab, scroll: 0}} : {};
   if (MOVES.has(id)) return {screen: {...s, scroll: moveScroll(s.scroll, id, view)}};
+  if (id === 'claimEvidence') {
+    const e = view.evidence?.[0];
+    if (!e) return {status: 'no checked claim of this step rests on a trace step (deltalens reasoning check)'};
+    return {intents: [{kind: 'openEvidence', ...e}]};
+  }
   // n without a search is the next step; r / R the next / previous one with code reasoning
   if (id === 'nextReasoning' || id === 'prevReasoning') {
     const to = reasoningStep(view.reasoningSteps, s.idx, id === 'nextReasoning' ? 1 : -1);

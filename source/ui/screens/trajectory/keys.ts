@@ -29,6 +29,8 @@ export interface TrajectoryView extends TextView {
   steps: number;
   /** the steps whose thought holds code reasoning (r / R go to the next / previous) */
   reasoningSteps: number[];
+  /** the step screen's checked claims that rest on a trace step (J opens the first) */
+  evidence?: {pair: number; side: 'buggy' | 'patched'; seq: number; text: string}[];
 }
 
 /** The next (dir 1) or previous (-1) step with code reasoning from `from`, or null. */

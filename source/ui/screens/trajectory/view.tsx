@@ -213,7 +213,7 @@ export function stepLines(step: StepRow, width: number, marks: StoredMark[] = []
       const c = m.claim as {text?: string; verdict?: string; reason?: string; evidence?: {pair: number; side: string; trace: number; seq: number; recorded: string} | null} | null;
       if (c?.verdict) {
         const where = c.evidence ? ` — pair #${c.evidence.pair} ${c.evidence.side} trace #${c.evidence.trace}${c.evidence.seq >= 0 ? ` step ${c.evidence.seq}` : ''}: ${c.evidence.recorded}` : '';
-        append(lines, textBlock(`    claim ${c.text}: ${c.verdict.toUpperCase()} (${c.reason})${where}`, width).map(l => ({...l, role: c.verdict === 'contradicted' ? ('removed' as const) : c.verdict === 'confirmed' ? ('added' as const) : ('muted' as const)})));
+        append(lines, textBlock(`    claim ${c.text}: ${c.verdict.toUpperCase()} (${c.reason})${where}${c.evidence && c.evidence.seq >= 0 ? ' · J opens it in the stepper' : ''}`, width).map(l => ({...l, role: c.verdict === 'contradicted' ? ('removed' as const) : c.verdict === 'confirmed' ? ('added' as const) : ('muted' as const)})));
       }
     }
   }
