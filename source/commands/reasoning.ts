@@ -9,8 +9,8 @@ import {COMMON_OPTIONS, EXIT, NotFound, oneOf, parse, printJson, UsageError} fro
 import {openStore} from './db-path.js';
 import {say} from './output.js';
 
-export const REASONING_HELP = `Usage: deltalens reasoning tag [--detector default] [--json] [--db FILE]
-       deltalens reasoning report [--detector default] [--json] [--db FILE]
+export const REASONING_HELP = `Usage: deltalens reasoning tag [--detector default|deskcheck] [--json] [--db FILE]
+       deltalens reasoning report [--detector default|deskcheck] [--json] [--db FILE]
        deltalens reasoning localization [--source INSTANCE=DIR]... [--json] [--db FILE]
        deltalens reasoning check (--trajectory N | --all) [--json] [--db FILE]
 
@@ -21,7 +21,9 @@ what a run showed ("all tests pass", "reproduced the issue", a value stated from
 output) are observations (obs), kept apart and never counted as reasoning. Code fences, pasted
 numbered listings and the task statement's lines are left out first. Import tags every run;
 tag re-tags the whole database (after a detector changes). The thresholds are stored with each
-tagging run.
+tagging run. --detector deskcheck is the DeskCheck artifact's own scan, deciding as it does
+(code tokens in prose, then pattern families on their windows; a run reasons when two windows
+carry family kinds, one beyond an observation); import tags with the default detector only.
 
 report: per agent, runs with code reasoning, the resolved rate with and without it and
 Pearson's chi-square test of independence (df 1; "too few runs" when an expected count is under

@@ -6,19 +6,29 @@
  */
 import {DEFAULT_SETTINGS, detectReasoning, DETECTOR_VERSION, FAMILY_ORDER, TAXONOMY, type Family, type MarkFamily} from '../core/reasoning/detect.js';
 import {chiSquare2x2, difficultyOf, patchSize} from '../core/reasoning/stats.js';
+import {deskcheckRun, deskcheckTurn, type DeskcheckTurn} from '../core/reasoning/deskcheck.js';
+import {DESKCHECK} from '../core/reasoning/deskcheck-patterns.js';
 import {writeTx, type Db} from '../store/db.js';
 import {problemStatement} from '../store/instances.js';
-import {clearReasoning, ensureReasoningRun, staleTagRuns, goldPatchOf, instanceOfRun, labellerRules, reasoningRows, reasoningWriter, runsForReasoning, thoughtsOf, trajectoryIds} from '../store/reasoning.js';
+import {clearReasoning, ensureReasoningRun, runsDecided, setRunDecision, staleTagRuns, goldPatchOf, instanceOfRun, labellerRules, reasoningRows, reasoningWriter, runsForReasoning, thoughtsOf, trajectoryIds} from '../store/reasoning.js';
 import {getStageString} from '../store/trajectories.js';
 
-export const DETECTORS = ['default'] as const;
+export const DETECTORS = ['default', 'deskcheck'] as const;
 export type Detector = (typeof DETECTORS)[number];
+
+/** The text the deskcheck detector reads: the assistant's turn as it wrote it (the thought, and
+ * a bash action in its fence, as mini-SWE-agent messages hold them). */
+export function assistantText(step: {thought: string | null; action: string | null; tool: string | null}): string | null {
+  if (step.thought === null && !step.action) return null;
+  if (step.tool === 'bash' && step.action) return `THOUGHT: ${step.thought ?? ''}\n\n\`\`\`bash\n${step.action}\n\`\`\``;
+  return step.thought;
+}
 
 /** Re-tags every run (or the given ones) with a detector; one transaction per run. */
 export function tagReasoning(db: Db, o: {detector?: Detector; trajectories?: number[]; onProgress?: (done: number, total: number) => void} = {}): {runs: number; steps: number; marks: number; run: number} {
   const detector = o.detector ?? 'default';
   const ids = o.trajectories ?? trajectoryIds(db);
-  const run = ensureReasoningRun(db, detector, DETECTOR_VERSION, DEFAULT_SETTINGS);
+  const run = detector === 'deskcheck' ? ensureReasoningRun(db, 'deskcheck', 1, DESKCHECK.defaults) : ensureReasoningRun(db, detector, DETECTOR_VERSION, DEFAULT_SETTINGS);
   let steps = 0;
   let marks = 0;
   ids.forEach((id, i) => {
@@ -27,11 +37,21 @@ export function tagReasoning(db: Db, o: {detector?: Detector; trajectories?: num
     writeTx(db, () => {
       clearReasoning(db, id, detector);
       const write = reasoningWriter(db, id, run, detector);
+      const turns: (DeskcheckTurn | null)[] = [];
       for (const s of thoughtsOf(db, id)) {
-        const found = detectReasoning(s.thought, {task});
+        let found;
+        if (detector === 'deskcheck') {
+          const turn = deskcheckTurn(assistantText(s));
+          turns.push(turn);
+          found = turn?.marks ?? [];
+        } else found = detectReasoning(s.thought, {task});
         write(s.idx, found);
         steps++;
         marks += found.length;
+      }
+      if (detector === 'deskcheck') {
+        const decision = deskcheckRun(turns);
+        setRunDecision(db, id, run, detector, decision.hasCodeReasoning ? 'has_code_reasoning' : 'no_code_reasoning', {reasoning_snippets: decision.reasoningSnippets, core_snippets: decision.coreSnippets});
       }
     });
     o.onProgress?.(i + 1, ids.length);
@@ -88,7 +108,9 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
     if (!s) e.steps.set(r.step, (s = new Set()));
     s.add(r.family);
   }
-  const reasons = (id: number) => (byRun.get(id)?.families.size ?? 0) > 0;
+  // the deskcheck detector decides per run (two reasoning windows, one beyond observations)
+  const decided = detector === 'deskcheck' ? runsDecided(db, 'deskcheck') : null;
+  const reasons = (id: number) => (decided ? decided.has(id) : (byRun.get(id)?.families.size ?? 0) > 0);
 
   // per agent: prevalence, resolution with / without, chi-square
   const agents = [...new Set(runs.map(r => r.agent))].sort().map((agent): AgentReasoning => {
@@ -186,7 +208,7 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
     } else if (r.resolved === 1) b.resolved_without++;
   }
   if (!rows.length && runs.length) notes.push(`no ${detector} tags yet: deltalens reasoning tag`);
-  const stale = staleTagRuns(db, detector, DETECTOR_VERSION);
+  const stale = staleTagRuns(db, detector, detector === 'deskcheck' ? 1 : DETECTOR_VERSION);
   if (stale) notes.push(`${stale} run(s) were tagged by an older version of the ${detector} detector: deltalens reasoning tag re-tags them`);
   if (known < runs.length) notes.push(`difficulty: ${runs.length - known} of ${runs.length} runs have no gold patch in their instance record (import the SWE-bench records)`);
   return {

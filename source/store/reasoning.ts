@@ -35,7 +35,7 @@ export interface StoredMark {
 /** A run's marks by one detector, in step and text order. */
 export function reasoningOf(db: Db, trajectory: number, detector = 'default'): StoredMark[] {
   const rows = db
-    .prepare('SELECT step, category AS family, subcategory AS kind, span_start AS s, span_end AS e, evidence AS text, detector, claim FROM reasoning_tag WHERE trajectory = ? AND detector = ? ORDER BY step, span_start')
+    .prepare("SELECT step, category AS family, subcategory AS kind, span_start AS s, span_end AS e, evidence AS text, detector, claim FROM reasoning_tag WHERE trajectory = ? AND detector = ? AND category != 'run' ORDER BY step, span_start")
     .all(trajectory, detector) as {step: number; family: MarkFamily; kind: string; s: number; e: number; text: string; detector: string; claim: string | null}[];
   return rows.map(r => ({step: r.step, family: r.family, kind: r.kind, span: [r.s, r.e], text: r.text, detector: r.detector, claim: r.claim === null ? null : JSON.parse(r.claim)}));
 }
@@ -49,7 +49,7 @@ export function reasoningRows(db: Db, detector = 'default'): {trajectory: number
               r.category AS family, r.subcategory AS kind
          FROM reasoning_tag r JOIN trajectory t ON t.id = r.trajectory JOIN agent a ON a.id = t.agent
          LEFT JOIN step s ON s.trajectory = r.trajectory AND s.idx = r.step
-        WHERE r.detector = ? ORDER BY r.trajectory, r.step`,
+        WHERE r.detector = ? AND r.category != 'run' ORDER BY r.trajectory, r.step`,
     )
     .all(detector) as never;
 }
@@ -59,9 +59,19 @@ export function runsForReasoning(db: Db): {trajectory: number; agent: string; in
   return db.prepare('SELECT t.id AS trajectory, a.name AS agent, t.instance, t.resolved FROM trajectory t JOIN agent a ON a.id = t.agent ORDER BY t.id').all() as never;
 }
 
-/** The steps' thoughts of one run, for (re-)tagging. */
-export function thoughtsOf(db: Db, trajectory: number): {idx: number; thought: string | null}[] {
-  return db.prepare('SELECT idx, thought FROM step WHERE trajectory = ? ORDER BY idx').all(trajectory) as never;
+/** The steps' thoughts (and actions) of one run, for (re-)tagging. */
+export function thoughtsOf(db: Db, trajectory: number): {idx: number; thought: string | null; action: string | null; tool: string | null}[] {
+  return db.prepare('SELECT idx, thought, action_text AS action, action_tool AS tool FROM step WHERE trajectory = ? ORDER BY idx').all(trajectory) as never;
+}
+
+/** A run-level decision of a detector (the deskcheck one's has_code_reasoning), kept as a tag at step -1. */
+export function setRunDecision(db: Db, trajectory: number, run: number, detector: string, decision: string, evidence: unknown): void {
+  db.prepare("INSERT INTO reasoning_tag (trajectory, step, category, subcategory, evidence, run, detector) VALUES (?, -1, 'run', ?, ?, ?, ?)").run(trajectory, decision, JSON.stringify(evidence), run, detector);
+}
+
+/** The runs a detector decided have code reasoning (run-level decisions). */
+export function runsDecided(db: Db, detector: string): Set<number> {
+  return new Set(db.prepare("SELECT trajectory FROM reasoning_tag WHERE detector = ? AND category = 'run' AND subcategory = 'has_code_reasoning'").pluck().all(detector) as number[]);
 }
 
 /** The settings each detector last tagged with. */
@@ -101,7 +111,7 @@ export function goldPatchOf(db: Db, instance: string): string | null {
 /** One character per step: the first code-reasoning family of its thought, '·' where none. */
 export function reasoningLetters(db: Db, trajectory: number, detector = 'default'): string {
   const steps = db.prepare('SELECT count(*) FROM step WHERE trajectory = ?').pluck().get(trajectory) as number;
-  const rows = db.prepare("SELECT step, min(category) AS family FROM reasoning_tag WHERE trajectory = ? AND detector = ? AND category != 'obs' GROUP BY step").all(trajectory, detector) as {step: number; family: string}[];
+  const rows = db.prepare("SELECT step, min(category) AS family FROM reasoning_tag WHERE trajectory = ? AND detector = ? AND category NOT IN ('obs', 'run') GROUP BY step").all(trajectory, detector) as {step: number; family: string}[];
   const out = Array.from({length: steps}, () => '·');
   for (const r of rows) if (r.step < steps) out[r.step] = r.family;
   return out.join('');

@@ -40,6 +40,13 @@ describe('deltalens reasoning', () => {
     expect(tagged).toMatchObject({runs: 24, detector: 'default'});
     const again = JSON.parse(run(['reasoning', 'report', '--json'], cwd).stdout);
     expect(again.families).toEqual(report.families);
+    // the artifact's scan, tagged on demand: its run decisions are what the report counts
+    expect(JSON.parse(run(['reasoning', 'tag', '--detector', 'deskcheck', '--json'], cwd).stdout).tagged).toMatchObject({runs: 24, detector: 'deskcheck'});
+    const desk = JSON.parse(run(['reasoning', 'report', '--detector', 'deskcheck', '--json'], cwd).stdout);
+    // the artifact decides 14 of the 25 sample files reason; 24 of them are in this import (not mini-swe-agent/)
+    const decided = desk.agents.reduce((n: number, a: {with_reasoning: number}) => n + a.with_reasoning, 0);
+    expect(decided).toBe(13);
+    expect(desk.tagging_runs.find((t: {detector: string}) => t.detector === 'deskcheck')).toMatchObject({version: 1, settings: {min_score: 1, prose_hits: 1, min_reasoning_snippets: 2}});
     // the plain report is one table per topic
     const plain = run(['reasoning', 'report'], cwd).stdout;
     expect(plain).toContain('E return value / exception');
