@@ -47,3 +47,17 @@ describe('code reasoning in the explorer', () => {
     app.unmount();
   });
 });
+
+describe('marked spans', () => {
+  it('a thought wrapped to a width keeps its marks on the right lines and columns', async () => {
+    const {markedBlock} = await import('../../source/ui/display-lines.js');
+    const text = 'First line.\n\nThen `total` becomes 1800 on the second unit of the input.';
+    const start = text.indexOf('`total`');
+    const lines = markedBlock(text, 20, [[start, start + '`total` becomes 1800'.length]]);
+    const marked = lines.filter(l => l.marks).map(l => l.marks!.map(([a, b]) => l.text.slice(a, b)).join('|'));
+    expect(marked.join('|').replace(/\|/g, '')).toBe('`total` becomes 1800');
+    expect(lines.map(l => l.text)).toEqual(['First line.', '', 'Then `total` becomes', ' 1800 on the second ', 'unit of the input.']);
+    expect(lines[2]!.marks).toEqual([[5, 20]]);
+    expect(lines[3]!.marks).toEqual([[0, 5]]);
+  });
+});

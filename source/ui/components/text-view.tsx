@@ -21,6 +21,18 @@ export function TextView({lines, scroll, height, theme}: {lines: DisplayLine[]; 
 function Line({line, theme}: {line: DisplayLine; theme: Theme}) {
   // lines are built from data in many places; only the visible ones are sanitized here, again
   const text = line.text.length ? sanitize(line.text) : ' ';
+  if (line.marks?.length && text === line.text) {
+    // marked ranges (code-reasoning spans) underlined and bold, so they read without colour too
+    const parts: React.ReactNode[] = [];
+    let at = 0;
+    line.marks.forEach(([a, b], i) => {
+      if (a > at) parts.push(text.slice(at, a));
+      parts.push(<Text key={i} underline bold color={theme.accent}>{text.slice(Math.max(a, at), b)}</Text>);
+      at = Math.max(at, b);
+    });
+    if (at < text.length) parts.push(text.slice(at));
+    return <Text wrap="truncate-end">{parts}</Text>;
+  }
   switch (line.role) {
     case 'heading':
       return <Text bold color={theme.accent} wrap="truncate-end">{text}</Text>;

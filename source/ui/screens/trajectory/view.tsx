@@ -5,6 +5,7 @@ import {append} from '../../../core/arrays.js';
 import type {StepHead, StepRow, TrajectoryDetail} from '../../../store/trajectories.js';
 import {observationLanguage} from '../../highlight.js';
 import {diffBlock, textBlock, type DisplayLine} from '../../components/text-view.js';
+import {markedBlock} from '../../display-lines.js';
 import {TABS, type Tab} from './keys.js';
 import type {Theme} from '../../theme.js';
 import {formatChars} from '../list/rows.js';
@@ -203,7 +204,9 @@ export function stepLines(step: StepRow, width: number, marks: StoredMark[] = []
     if (full > shown.length) lines.push({text: ''}, {text: `… ${formatChars(full - shown.length)} more characters not shown here (deltalens show trajectory ID --json has all of it)`, role: 'muted'});
   };
   section('Thought');
-  append(lines, step.thought ? textBlock(step.thought, width) : [{text: '(none)', role: 'muted' as const}]);
+  // the thought with its code-reasoning spans marked (observations left plain)
+  const spans = marks.filter(m => m.family !== 'obs' && step.thought && m.span[1] <= step.thought.length).map(m => m.span);
+  append(lines, step.thought ? (spans.length ? markedBlock(step.thought, width, spans) : textBlock(step.thought, width)) : [{text: '(none)', role: 'muted' as const}]);
   if (step.thought) cut(step.thought, step.thoughtChars);
   if (marks.length) {
     section(`Code reasoning in the thought (${marks.filter(m => m.family !== 'obs').length} marks, ${marks.filter(m => m.family === 'obs').length} observations)`);
