@@ -56,7 +56,8 @@ agent, split by runs with and without code reasoning. --json: {"runs": [{"trajec
 "note", "families"}], "families": {A…E, obs: {"name", "deskcheck", "runs", "steps", "marks",
 "kinds"}}, "phases": {localization|patch|validation|general: {"node_occurrences",
 "node_occurrences_with_code_reasoning", "family_occurrences"}}, "difficulty",
-"reproduction_before_first_edit", "notes"}.`;
+"reproduction_before_first_edit" (its per_run: run id → reproduction runs before the first
+source edit), "notes"}.`;
 
 export async function runReasoning(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;

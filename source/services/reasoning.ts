@@ -88,7 +88,7 @@ export interface ReasoningReport {
   families: Record<MarkFamily, {name: string; deskcheck: string | null; runs: number; steps: number; marks: number; kinds: Record<string, {runs: number; marks: number}>}>;
   phases: Record<string, {stage: string; node_occurrences: number; node_occurrences_with_code_reasoning: number; family_occurrences: Record<Family, number>}>;
   difficulty: {known: number; note: string; buckets: Record<string, {runs: number; with_reasoning: number; resolved_with: number; resolved_without: number}>};
-  reproduction_before_first_edit: {runs: number; with_any: number; mean: number | null; median: number | null; counts: Record<string, number>};
+  reproduction_before_first_edit: {runs: number; with_any: number; mean: number | null; median: number | null; counts: Record<string, number>; per_run: Record<string, number>};
   notes: string[];
 }
 
@@ -170,6 +170,7 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
   // phases (steps per intent stage), reproduction runs before the first edit
   const phases: ReasoningReport['phases'] = Object.fromEntries(Object.entries(PHASE_OF_STAGE).map(([stage, name]) => [name, {stage, node_occurrences: 0, node_occurrences_with_code_reasoning: 0, family_occurrences: emptyFamilies()}]));
   const reproCounts: number[] = [];
+  const perRun: Record<string, number> = {};
   let stepsTotal = 0;
   for (const r of runs) {
     const stages = getStageString(db, r.trajectory);
@@ -186,7 +187,9 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
     // the paper's Figure 15: how often a run executes a reproduction before its first source edit
     const labelled = labellerRules(db, r.trajectory);
     const firstEdit = labelled.find(s => s.rule === 'source-edit')?.idx ?? Infinity;
-    reproCounts.push(labelled.filter(s => s.rule === 'run' && s.idx < firstEdit).length);
+    const n = labelled.filter(s => s.rule === 'run' && s.idx < firstEdit).length;
+    reproCounts.push(n);
+    perRun[String(r.trajectory)] = n;
   }
   const sorted = [...reproCounts].sort((x, y) => x - y);
   const counts: Record<string, number> = {};
@@ -225,6 +228,7 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
       mean: reproCounts.length ? reproCounts.reduce((s, n) => s + n, 0) / reproCounts.length : null,
       median: sorted.length ? (sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2) : null,
       counts,
+      per_run: perRun,
     },
     notes,
   };

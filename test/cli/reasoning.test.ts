@@ -26,6 +26,9 @@ describe('deltalens reasoning', () => {
     expect(Object.keys(report.phases).sort()).toEqual(['general', 'localization', 'patch', 'validation']);
     const phased = Object.values(report.phases as Record<string, {node_occurrences: number}>).reduce((s, p) => s + p.node_occurrences, 0);
     expect(phased).toBe(report.steps_tagged);
+    const perRun = Object.values(report.reproduction_before_first_edit.per_run as Record<string, number>);
+    expect(perRun).toHaveLength(24);
+    expect(perRun.filter(n => n > 0)).toHaveLength(report.reproduction_before_first_edit.with_any);
     expect(report.tagging_runs[0]).toMatchObject({detector: 'default', version: 2, settings: {minChars: 50, maxMarks: 200}});
 
     // the step's marks in show --json, each span pointing at its text in the thought
