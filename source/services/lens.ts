@@ -36,10 +36,7 @@ function buildAndSave(db: Db, runs: LensRun[], overridden: number, options: Lens
  * itself shifted can land in the wrong scope.
  */
 export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string, string>, python = process.env.DELTALENS_PYTHON ?? 'python3'): Promise<{states: number; problems: string[]}> {
-  const {pythonRunner, runPython} = await import('./python.js');
-  const {forget, makeTempDir} = await import('./leftovers.js');
-  // ast only, no project code runs: confined when bwrap is there, else run as it is
-  const runner = await pythonRunner(python, 'prefer');
+  const {scopesIn} = await import('./scopes.js');
   const problems: string[] = [];
   let states = 0;
   const actionText = actionTextReader(db);
@@ -47,17 +44,14 @@ export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string
     const own = runs.filter(r => r.instance === instance);
     const files = [...new Set(own.flatMap(r => r.steps.flatMap(s => s.state.files.map(f => f.path))))].filter(p => !p.startsWith('/') && !p.includes('..') && p.endsWith('.py'));
     if (!own.length || !files.length) continue;
-    const scratch = makeTempDir('scopes');
-    const out = join(scratch, 'scopes.json');
     try {
-      const r = await runPython(runner, ['-m', 'deltatrace', 'scopes', '--root', dir, '--out', out, ...files], {cwd: dir, timeoutMs: 60_000, writable: [scratch], readable: [dir]});
-      if (r.exitCode !== 0) {
-        problems.push(`${instance}: deltatrace scopes failed: ${r.stderr.trim().split('\n').at(-1) ?? r.exitCode}`);
+      const found = await scopesIn(dir, files, python);
+      if (found.problem) {
+        problems.push(`${instance}: ${found.problem}`);
         continue;
       }
-      const parsed = JSON.parse(readFileSync(out, 'utf8')) as Record<string, {scopes?: Scope[]; error?: string}>;
       const known = new Map<string, {scopes: Scope[]; text: string}>();
-      for (const [path, v] of Object.entries(parsed)) if (v.scopes) known.set(path, {scopes: v.scopes, text: readFileSync(join(dir, path), 'utf8')});
+      for (const [path, scopes] of found.scopes) known.set(path, {scopes, text: readFileSync(join(dir, path), 'utf8')});
       for (const run of own) {
         for (const step of run.steps) {
           const next = withScopes(step.state, step.state.kind === 'edit' || step.state.kind === 'create' ? actionText(run.id, step.idx) : null, known);
@@ -69,8 +63,6 @@ export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string
       }
     } catch (error) {
       problems.push(`${instance}: ${(error as Error).message}`);
-    } finally {
-      forget(scratch);
     }
   }
   return {states, problems};

@@ -4,14 +4,11 @@
  * a checkout of the instance is at hand (`deltatrace scopes`, Python's ast; no project code runs),
  * file level otherwise, and said so.
  */
-import {readFileSync} from 'node:fs';
-import {join} from 'node:path';
 import type {Scope} from '../core/lens/scope.js';
 import {diffTouches, functionsTouched, prf, type Prf} from '../core/reasoning/localization.js';
 import type {Db} from '../store/db.js';
 import {goldPatchOf, reasoningRows, runPatches} from '../store/reasoning.js';
-import {forget, makeTempDir} from './leftovers.js';
-import {pythonRunner, runPython} from './python.js';
+import {scopesIn} from './scopes.js';
 
 export interface RunLocalization {
   trajectory: number;
@@ -39,26 +36,6 @@ const mean = (xs: (number | null)[]) => {
   const v = xs.filter((x): x is number => x !== null);
   return v.length ? v.reduce((s, x) => s + x, 0) / v.length : null;
 };
-
-/** Function scopes of the files of a checkout, by path (files that are missing or do not parse are left out). */
-async function scopesIn(dir: string, files: string[], python: string): Promise<{scopes: Map<string, Scope[]>; problem: string | null}> {
-  const scopes = new Map<string, Scope[]>();
-  const py = files.filter(f => f.endsWith('.py') && !f.startsWith('/') && !f.includes('..'));
-  if (!py.length) return {scopes, problem: null};
-  // ast only, no project code runs: confined when bwrap is there, else run as it is
-  const runner = await pythonRunner(python, 'prefer');
-  const scratch = makeTempDir('scopes');
-  const out = join(scratch, 'scopes.json');
-  try {
-    const r = await runPython(runner, ['-m', 'deltatrace', 'scopes', '--root', dir, '--out', out, ...py], {cwd: dir, timeoutMs: 60_000, writable: [scratch], readable: [dir]});
-    if (r.exitCode !== 0) return {scopes, problem: `deltatrace scopes failed: ${r.stderr.trim().split('\n').at(-1) ?? r.exitCode}`};
-    const parsed = JSON.parse(readFileSync(out, 'utf8')) as Record<string, {scopes?: Scope[]}>;
-    for (const [path, v] of Object.entries(parsed)) if (v.scopes) scopes.set(path, v.scopes);
-    return {scopes, problem: null};
-  } finally {
-    forget(scratch);
-  }
-}
 
 export async function localizationReport(db: Db, sources: Map<string, string>, python = process.env.DELTALENS_PYTHON ?? 'python3'): Promise<{runs: RunLocalization[]; agents: AgentLocalization[]; notes: string[]}> {
   const notes: string[] = [];

@@ -22,3 +22,24 @@ export function insertDurationsQuestion(db: Db, o: {id: string; correct?: string
     }),
   );
 }
+
+/** questions build options for the demo durations bug (its gold patch, the test that reproduces
+ * it, sandbox 'prefer' for our own project); `o` overrides. */
+export async function durationsBuild(o: Partial<import('../../source/services/question-build.js').BuildOptions> = {}): Promise<import('../../source/services/question-build.js').BuildOptions> {
+  const {join} = await import('node:path');
+  const {PROJECTS_DIR} = await import('../../source/services/demo.js');
+  const P = join(PROJECTS_DIR, 'durations');
+  return {
+    instance: 'demo__durations-1',
+    buggyDir: join(P, 'repo'),
+    goldPatch: join(P, 'patches', 'gold.diff'),
+    agentPatches: [],
+    test: 'tests/test_parse.py::test_compound_duration',
+    python: process.env.DELTALENS_PYTHON ?? 'python3',
+    sandbox: 'prefer',
+    seed: 0,
+    timeoutS: 60,
+    types: ['e2e_intent', 'e2e_effect', 'local_intent', 'local_effect'],
+    ...o,
+  };
+}

@@ -12,7 +12,7 @@ import {scoreExplanations} from '../../source/services/scoring.js';
 import type {Db} from '../../source/store/db.js';
 import {ensureExplanation, getQuestion, listAnswers, listReviews, questionProvenance, rejectedQuestions} from '../../source/store/questions.js';
 import {freshDb} from '../helpers/db.js';
-import {insertDurationsQuestion} from '../helpers/questions.js';
+import {durationsBuild, insertDurationsQuestion} from '../helpers/questions.js';
 
 const P = join(PROJECTS_DIR, 'durations');
 const patch = (name: string) => join(P, 'patches', `${name}.diff`);
@@ -24,29 +24,19 @@ const ID = {
   wrong: 'demo__durations-1/built/local_effect/wrong',
 };
 
-function options(o: Partial<BuildOptions> = {}): BuildOptions {
-  return {
-    instance: 'demo__durations-1',
-    buggyDir: join(P, 'repo'),
-    goldPatch: patch('gold'),
+const options = (o: Partial<BuildOptions> = {}) =>
+  durationsBuild({
     agentPatches: [
       {name: 'ineffective', file: patch('agent-ineffective')},
       {name: 'wrong', file: patch('agent-wrong')},
     ],
-    test: 'tests/test_parse.py::test_compound_duration',
-    python: process.env.DELTALENS_PYTHON ?? 'python3',
-    sandbox: 'prefer', // our own demo project
-    seed: 0,
-    timeoutS: 60,
-    types: ['e2e_intent', 'e2e_effect', 'local_intent', 'local_effect'],
     ...o,
-  };
-}
+  });
 
 let db: Db;
 beforeAll(async () => {
   db = freshDb().db;
-  await buildQuestions(db, options());
+  await buildQuestions(db, await options());
 }, 300_000);
 
 const reviewer = 'ana';
@@ -165,7 +155,7 @@ describe('accepting and rejecting built questions', () => {
   });
 
   it('a rebuild replacing a reviewed question is recorded, so it reads as not reviewed', async () => {
-    await buildQuestions(db, options({types: ['e2e_intent'], agentPatches: [], force: true}));
+    await buildQuestions(db, await options({types: ['e2e_intent'], agentPatches: [], force: true}));
     const last = listReviews(db, ID.intent).at(-1)!;
     expect(last).toMatchObject({action: 'rebuilt', reviewer: 'questions build'});
     expect(texts(last.previous)).toContain('1800');

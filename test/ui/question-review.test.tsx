@@ -9,7 +9,7 @@ import {storeData} from '../../source/ui/data.js';
 import {questionScreen} from '../../source/ui/screens/question/keys.js';
 import {freshDb} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
-import {insertDurationsQuestion} from '../helpers/questions.js';
+import {durationsBuild, insertDurationsQuestion} from '../helpers/questions.js';
 import {KEYS, renderApp} from '../helpers/ui.js';
 
 const P = join(PROJECTS_DIR, 'durations');
@@ -18,18 +18,7 @@ let db: Db;
 const saved = {EDITOR: process.env.EDITOR, VISUAL: process.env.VISUAL, DELTALENS_ANNOTATOR: process.env.DELTALENS_ANNOTATOR};
 beforeAll(async () => {
   db = freshDb().db;
-  await buildQuestions(db, {
-    instance: 'demo__durations-1',
-    buggyDir: join(P, 'repo'),
-    goldPatch: join(P, 'patches', 'gold.diff'),
-    agentPatches: [{name: 'wrong', file: join(P, 'patches', 'agent-wrong.diff')}],
-    test: 'tests/test_parse.py::test_compound_duration',
-    python: process.env.DELTALENS_PYTHON ?? 'python3',
-    sandbox: 'prefer',
-    seed: 0,
-    timeoutS: 60,
-    types: ['e2e_effect'],
-  });
+  await buildQuestions(db, await durationsBuild({agentPatches: [{name: 'wrong', file: join(P, 'patches', 'agent-wrong.diff')}], types: ['e2e_effect']}));
   insertDurationsQuestion(db, {id: 'hand-written'});
   // an "editor" that makes "The test passed." the answer after the patch, then (second time)
   // rewords that distractor instead
