@@ -2,7 +2,11 @@ import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {diffTouches, functionsTouched, prf} from '../../source/core/reasoning/localization.js';
-import {PROJECTS_DIR} from '../../source/services/demo.js';
+import {demoCheckouts, demoProjects, PROJECTS_DIR} from '../../source/services/demo.js';
+import {localizationReport} from '../../source/services/localization.js';
+import {upsertInstance} from '../../source/store/instances.js';
+import {freshDb, importInto} from '../helpers/db.js';
+import {SAMPLES} from '../helpers/files.js';
 
 const patch = (name: string) => readFileSync(join(PROJECTS_DIR, 'durations', 'patches', `${name}.diff`), 'utf8');
 // deltatrace scopes on the durations checkout: _tokens 8–10, parse_duration 13–24 (parse.py);
@@ -41,11 +45,6 @@ describe('localization against the gold patch', () => {
 
 describe('localization of the demo runs (real checkouts, deltatrace scopes)', () => {
   it('per run and per agent, function level from the checkout; the off-target agent edits none of the gold functions', async () => {
-    const {freshDb, importInto} = await import('../helpers/db.js');
-    const {SAMPLES} = await import('../helpers/files.js');
-    const {upsertInstance} = await import('../../source/store/instances.js');
-    const {demoCheckouts, demoProjects} = await import('../../source/services/demo.js');
-    const {localizationReport} = await import('../../source/services/localization.js');
     const {db} = freshDb();
     importInto(db, [join(SAMPLES, 'demo-runs')]);
     for (const p of demoProjects()) {
