@@ -25,6 +25,7 @@ const COMMANDS: Record<string, Command> = {
   explanations: {summary: 'list or import explanations', load: async () => import('./commands/questions.js').then(m => ({run: m.runExplanations, help: m.EXPLANATIONS_HELP}))},
   score: {summary: 'answer questions from explanations with a QA model', load: async () => import('./commands/score.js').then(m => ({run: m.runScore, help: m.SCORE_HELP}))},
   report: {summary: 'explanation scores per agent (ExplainBench Tables 3–6)', load: async () => import('./commands/report.js').then(m => ({run: m.runReport, help: m.REPORT_HELP}))},
+  audit: {summary: 'ExplainBench §6: a model tests an explanation by running code, and refines it', load: async () => import('./commands/audit.js').then(m => ({run: m.runAuditCommand, help: m.AUDIT_HELP}))},
   reasoning: {summary: 'DeskCheck: code reasoning in the agents\' thoughts, tagged per step, and its report', load: async () => import('./commands/reasoning.js').then(m => ({run: m.runReasoning, help: m.REASONING_HELP}))},
   lens: {summary: 'AgentLens: intent labels, references, quality, tiers, rankings', load: async () => import('./commands/lens.js').then(m => ({run: m.runLens, help: m.LENS_HELP}))},
   annotate: {summary: 'label questions from explanations by hand, blind', load: async () => import('./commands/annotate.js').then(m => ({run: m.runAnnotate, help: m.ANNOTATE_HELP}))},

@@ -14,6 +14,8 @@ export interface Call {
 
 export type Reply =
   | {answer: string; delayMs?: number; tokens?: number}
+  /** an assistant message calling tools (arguments as the model wrote them: maybe not JSON) */
+  | {toolCalls: {name: string; arguments: string}[]; content?: string; tokens?: number}
   | {status: number; headers?: Record<string, string>; body?: string; delayMs?: number}
   | {malformed: string};
 
@@ -34,6 +36,17 @@ export async function startOpenAiServer(script: (call: Call) => Reply) {
       if ('delayMs' in reply && reply.delayMs) await new Promise(r => setTimeout(r, reply.delayMs));
       if ('malformed' in reply) {
         res.writeHead(200, {'content-type': 'application/json'}).end(reply.malformed);
+      } else if ('toolCalls' in reply) {
+        res.writeHead(200, {'content-type': 'application/json'}).end(
+          JSON.stringify({
+            id: `cmpl-${call.index}`,
+            object: 'chat.completion',
+            created: 0,
+            model: String(body['model' as keyof typeof body] ?? 'm'),
+            choices: [{index: 0, message: {role: 'assistant', content: reply.content ?? null, tool_calls: reply.toolCalls.map((c, i) => ({id: `call-${call.index}-${i}`, type: 'function', function: c}))}, finish_reason: 'tool_calls'}],
+            usage: {prompt_tokens: 100, completion_tokens: 20, total_tokens: reply.tokens ?? 120},
+          }),
+        );
       } else if ('status' in reply) {
         res.writeHead(reply.status, {'content-type': 'application/json', ...reply.headers}).end(reply.body ?? JSON.stringify({error: {message: `scripted ${reply.status}`}}));
       } else {

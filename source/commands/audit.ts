@@ -1,0 +1,238 @@
+import {existsSync, readFileSync} from 'node:fs';
+import {resolve} from 'node:path';
+import {continueAudit, DEFAULT_BUDGETS, runAudit, type AuditBudgets, type AuditRunOptions} from '../services/audit.js';
+import {parsePassEnv, SandboxMissing} from '../services/sandbox.js';
+import {auditMessages, getAudit, listAudits, type AuditRow} from '../store/audits.js';
+import type {Db} from '../store/db.js';
+import {COMMON_OPTIONS, EXIT, NotFound, parse, positiveInt, printJson, UsageError} from './args.js';
+import {openStore} from './db-path.js';
+import {cell, say, warn} from './output.js';
+
+export const AUDIT_HELP = `Usage: deltalens audit --buggy-dir DIR --patch FILE --explanation FILE [--issue FILE]
+                      [--instance ID] [--agent NAME] --model NAME [--base-url URL] [--api-key-env VAR]
+                      [--max-tool-calls N] [--max-tokens N] [--max-seconds S]
+                      [--max-cost DOLLARS --price-in D --price-out D] [--json] [--db FILE]
+       deltalens audit --resume ID [same model options]
+       deltalens audit list [--json]
+       deltalens audit show ID [--json]
+
+The explanation audit (ExplainBench §6): a chat model tests an agent's explanation of its patch by
+running code, and answers with a refined explanation — the original with what it validated and
+how, or a revision naming each contradicted claim and its evidence. Its tools, every run in the
+sandbox on throw-away copies of the buggy tree: diff_execution (a test run before and after the
+patch, with the delta point — where behaviour first differs — from the tracer), inspect_call_graph,
+read_file, write_file (only inside the copy), apply_patch, revert_patch and a bounded bash.
+
+The model is any OpenAI-compatible endpoint with tool calling (--base-url, else $OPENAI_BASE_URL;
+the key in $OPENAI_API_KEY or --api-key-env VAR), retried on 429/5xx as score does. Budgets end a
+loop: --max-tool-calls (default ${DEFAULT_BUDGETS.maxToolCalls}), --max-tokens (${DEFAULT_BUDGETS.maxTokens}), --max-seconds (${DEFAULT_BUDGETS.maxSeconds}), and
+--max-cost with prices per million tokens. Every message, tool call, capped tool result and token
+count is stored as it happens; an audit that runs out of budget, or is interrupted (Ctrl+C), is
+kept as incomplete with the reason — never as done — and --resume ID continues it. A done audit's
+refined explanation is stored as the agent's "audited" explanation of the instance, so score and
+report compare it with the original.
+
+--json prints {"audit": {"id", "status", "reason", "original", "refined", "tool_calls": [{"tool",
+"arguments", "result"}], "requirements", "tokens": {"in", "out"}, "cost"}}; diff_execution results
+carry {"before": {"exit_code", "outcome"}, "after": {…}, "delta": {…} | null}.`;
+
+export function auditJson(db: Db, a: AuditRow) {
+  const msgs = auditMessages(db, a.id);
+  return {
+    audit: {
+      id: a.id,
+      instance: a.instance,
+      agent: a.agent,
+      status: a.status,
+      reason: a.reason,
+      model: a.model,
+      original: a.original,
+      refined: a.refined,
+      tool_calls: msgs
+        .filter(m => m.role === 'tool')
+        .map(m => {
+          let result: unknown = m.content;
+          try {
+            result = JSON.parse(m.content ?? 'null');
+          } catch {
+            // a result cut at the cap is kept as text
+          }
+          let args: unknown = m.arguments;
+          try {
+            args = JSON.parse(m.arguments ?? 'null');
+          } catch {
+            // the model's arguments as it wrote them
+          }
+          return {tool: m.tool, arguments: args, result};
+        }),
+      requirements: a.requirements,
+      tokens: {in: a.tokens_in, out: a.tokens_out},
+      cost: a.cost,
+      started_at: a.started_at,
+      finished_at: a.finished_at,
+    },
+  };
+}
+
+const num = (v: string | undefined, flag: string): number | null => {
+  if (v === undefined) return null;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${flag} takes a number (got "${v}")`);
+  return n;
+};
+
+export async function runAuditCommand(argv: string[]): Promise<number> {
+  const {values, positionals} = parse(argv, {
+    ...COMMON_OPTIONS,
+    'buggy-dir': {type: 'string'},
+    patch: {type: 'string'},
+    explanation: {type: 'string'},
+    issue: {type: 'string'},
+    instance: {type: 'string'},
+    agent: {type: 'string'},
+    model: {type: 'string'},
+    'base-url': {type: 'string'},
+    'api-key-env': {type: 'string'},
+    'max-tool-calls': {type: 'string'},
+    'max-tokens': {type: 'string'},
+    'max-seconds': {type: 'string'},
+    'max-cost': {type: 'string'},
+    'price-in': {type: 'string'},
+    'price-out': {type: 'string'},
+    resume: {type: 'string'},
+    python: {type: 'string'},
+    'no-sandbox': {type: 'boolean'},
+    'pass-env': {type: 'string', multiple: true},
+  });
+  if (values.help) {
+    say(AUDIT_HELP);
+    return EXIT.ok;
+  }
+  const [sub, idText] = positionals;
+  if (sub === 'list' || sub === 'show') {
+    const {db} = await openStore(values.db, 'read');
+    try {
+      if (sub === 'list') {
+        const rows = listAudits(db);
+        if (values.json) printJson(rows.map(a => auditJson(db, a).audit));
+        else {
+          for (const a of rows) say(`#${a.id}  ${a.status.padEnd(10)} ${cell(a.instance)} · ${cell(a.agent)} · ${cell(a.model)} · ${a.tool_calls} tool calls${a.reason ? ` — ${cell(a.reason)}` : ''}`);
+          say(`${rows.length} audits`);
+        }
+        return EXIT.ok;
+      }
+      if (!idText || !/^\d+$/.test(idText)) throw new UsageError('audit show takes an audit id');
+      const a = getAudit(db, Number(idText));
+      if (!a) throw new NotFound(`no audit ${idText}`);
+      const j = auditJson(db, a);
+      if (values.json) printJson(j);
+      else printAudit(j.audit);
+      return EXIT.ok;
+    } finally {
+      db.close();
+    }
+  }
+  if (positionals.length) throw new UsageError(`audit takes list, show ID, or the options to start one (got "${positionals[0]}")`);
+  if (!values.model) throw new UsageError('audit needs --model NAME (a chat model with tool calling at an OpenAI-compatible endpoint)');
+  const keyVar = values['api-key-env'] ?? 'OPENAI_API_KEY';
+  const apiKey = process.env[keyVar];
+  if (!apiKey) throw new UsageError(`the auditing model ${values.model} needs an API key in $${keyVar} (or --api-key-env VAR)`);
+  const budgets: AuditBudgets = {
+    maxToolCalls: positiveInt(values['max-tool-calls'], '--max-tool-calls') ?? DEFAULT_BUDGETS.maxToolCalls,
+    maxTokens: positiveInt(values['max-tokens'], '--max-tokens') ?? DEFAULT_BUDGETS.maxTokens,
+    maxSeconds: positiveInt(values['max-seconds'], '--max-seconds') ?? DEFAULT_BUDGETS.maxSeconds,
+    maxCost: num(values['max-cost'], '--max-cost'),
+    priceIn: num(values['price-in'], '--price-in'),
+    priceOut: num(values['price-out'], '--price-out'),
+  };
+  if (budgets.maxCost !== null && (budgets.priceIn === null || budgets.priceOut === null)) throw new UsageError('--max-cost needs --price-in and --price-out (dollars per million tokens)');
+  let passEnv: string[];
+  try {
+    passEnv = parsePassEnv(values['pass-env']);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(130);
+    warn('\nstopping: the transcript so far is kept and the audit marked incomplete (Ctrl+C again to quit at once)');
+    controller.abort();
+  };
+  const options: AuditRunOptions = {
+    model: {name: values.model, baseURL: values['base-url'] ?? process.env.OPENAI_BASE_URL, apiKey},
+    budgets,
+    python: values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',
+    sandbox: values['no-sandbox'] ? 'off' : 'require',
+    passEnv,
+    toolTimeoutS: 120,
+    maxResultChars: 8000,
+    signal: controller.signal,
+    onEvent: e => {
+      if (!values.json || process.stderr.isTTY) warn(`audit · ${e.kind}: ${e.text}`);
+    },
+  };
+  let start: (db: Db) => Promise<AuditRow>;
+  if (values.resume !== undefined) {
+    if (!/^\d+$/.test(values.resume)) throw new UsageError(`--resume takes an audit id (got "${values.resume}")`);
+    start = async db => {
+      if (!getAudit(db, Number(values.resume))) throw new NotFound(`no audit ${values.resume}`);
+      return continueAudit(db, Number(values.resume), options);
+    };
+  } else {
+    for (const [flag, v] of [['--buggy-dir', values['buggy-dir']], ['--patch', values.patch], ['--explanation', values.explanation]] as const) {
+      if (!v) throw new UsageError(`audit needs ${flag} (or --resume ID)`);
+      if (!existsSync(v)) throw new UsageError(`${flag} ${v}: no such ${flag === '--buggy-dir' ? 'folder' : 'file'}`);
+    }
+    if (values.issue && !existsSync(values.issue)) throw new UsageError(`--issue ${values.issue}: no such file`);
+    const read = (f: string) => readFileSync(f, 'utf8');
+    start = db =>
+      runAudit(
+        db,
+        {
+          instance: values.instance ?? 'audit',
+          agent: values.agent ?? 'audited-agent',
+          trajectory: null,
+          buggyDir: resolve(values['buggy-dir']!),
+          patch: read(values.patch!),
+          explanation: read(values.explanation!).trim(),
+          issue: values.issue ? read(values.issue) : '(no issue text given)',
+        },
+        options,
+      );
+  }
+  const {db} = await openStore(values.db, 'create');
+  process.on('SIGINT', onSigint);
+  try {
+    const a = await start(db);
+    const j = auditJson(db, a);
+    if (values.json) printJson(j);
+    else printAudit(j.audit);
+    return a.status === 'done' ? EXIT.ok : EXIT.failed;
+  } catch (error) {
+    if (error instanceof SandboxMissing) {
+      warn(`deltalens: ${error.message}`);
+      return EXIT.failed;
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', onSigint);
+    db.close();
+  }
+}
+
+function printAudit(a: ReturnType<typeof auditJson>['audit']): void {
+  say(`audit #${a.id} · ${a.instance} · ${a.agent} · ${a.model} · ${a.status}${a.reason ? ` — ${a.reason}` : ''}`);
+  say(`${a.tool_calls.length} tool calls · ${a.tokens.in} tokens in, ${a.tokens.out} out${a.cost !== null ? ` · $${a.cost.toFixed(4)}` : ''}`);
+  for (const t of a.tool_calls) {
+    const r = t.result as Record<string, unknown> | null;
+    const brief = r && typeof r === 'object' ? ('error' in r ? `error: ${String(r.error)}` : 'before' in r ? `before ${(r.before as {outcome: string}).outcome}, after ${(r.after as {outcome: string}).outcome}${r.delta ? ` · delta ${JSON.stringify(r.delta).slice(0, 120)}` : ''}` : JSON.stringify(r).slice(0, 160)) : String(r).slice(0, 160);
+    say(`  ${String(t.tool).padEnd(18)} ${brief}`);
+  }
+  say('');
+  say('original:');
+  say(`  ${a.original}`);
+  say('refined:');
+  say(`  ${a.refined ?? '(none: the audit did not finish)'}`);
+}

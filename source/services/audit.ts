@@ -1,0 +1,240 @@
+/**
+ * The explanation audit agent (ExplainBench §6): a model, given the issue, the agent's patch and
+ * its explanation, tests the explanation by running code through the audit tools (every run in
+ * the sandbox, on throw-away trees) and answers with a refined explanation — the original with
+ * what was validated and how, or a revision naming each contradicted claim and its evidence.
+ *
+ * A tool-calling loop over any OpenAI-compatible endpoint. Bad model output is expected:
+ * arguments that are not JSON, an unknown tool, the same call over and over, an empty final
+ * answer — each gets an error the model can read, and the budgets (tool calls, tokens, wall time,
+ * an optional cost) end a loop that does not stop. Every message is stored as it happens; an
+ * audit is marked done only with a refined explanation, which is then stored as the agent's
+ * `audited` explanation for that instance (so `score` and `report` compare it with the original).
+ */
+import OpenAI from 'openai';
+import type {Db} from '../store/db.js';
+import {writeTx} from '../store/db.js';
+import {addAuditMessage, auditMessages, createAudit, getAudit, updateAudit, type AuditRow} from '../store/audits.js';
+import {ensureExplanation, replaceExplanationText} from '../store/questions.js';
+import {AuditTools} from './audit-tools.js';
+import type {SandboxPolicy} from './sandbox.js';
+
+export interface AuditBudgets {
+  maxToolCalls: number;
+  maxTokens: number;
+  maxSeconds: number;
+  /** dollars; needs prices */
+  maxCost: number | null;
+  /** dollars per million tokens, for the cost */
+  priceIn: number | null;
+  priceOut: number | null;
+}
+
+export const DEFAULT_BUDGETS: AuditBudgets = {maxToolCalls: 20, maxTokens: 200_000, maxSeconds: 900, maxCost: null, priceIn: null, priceOut: null};
+
+export interface AuditModel {
+  name: string;
+  baseURL?: string;
+  apiKey: string;
+  maxRetries?: number;
+  timeoutMs?: number;
+}
+
+export interface AuditInputs {
+  instance: string;
+  agent: string;
+  trajectory: number | null;
+  buggyDir: string;
+  patch: string;
+  explanation: string;
+  issue: string;
+}
+
+export interface AuditRunOptions {
+  model: AuditModel;
+  budgets: AuditBudgets;
+  python: string;
+  sandbox: SandboxPolicy;
+  passEnv?: string[];
+  /** per test run and bash command, seconds */
+  toolTimeoutS: number;
+  /** characters of a tool result kept (in the transcript and for the model) */
+  maxResultChars: number;
+  signal?: AbortSignal;
+  onEvent?: (e: {kind: 'model' | 'tool' | 'error'; text: string}) => void;
+}
+
+/** The tools as the chat API describes them. */
+export const AUDIT_TOOLS: OpenAI.Chat.ChatCompletionTool[] = [
+  {type: 'function', function: {name: 'diff_execution', description: 'Write a pytest test (Python source holding one def test_… function), run it before and after the patch, and get both outcomes and the delta point: the first place the two executions differ (function, line, values).', parameters: {type: 'object', properties: {test_code: {type: 'string'}}, required: ['test_code']}}},
+  {type: 'function', function: {name: 'inspect_call_graph', description: 'The places in the code that call a function, by name.', parameters: {type: 'object', properties: {function: {type: 'string'}}, required: ['function']}}},
+  {type: 'function', function: {name: 'read_file', description: 'Read a file of the work tree (path relative to it).', parameters: {type: 'object', properties: {path: {type: 'string'}}, required: ['path']}}},
+  {type: 'function', function: {name: 'write_file', description: 'Write a file of the work tree (only inside it).', parameters: {type: 'object', properties: {path: {type: 'string'}, content: {type: 'string'}}, required: ['path', 'content']}}},
+  {type: 'function', function: {name: 'apply_patch', description: "Apply the agent's patch to the work tree.", parameters: {type: 'object', properties: {}}}},
+  {type: 'function', function: {name: 'revert_patch', description: 'Put the buggy files back in the work tree.', parameters: {type: 'object', properties: {}}}},
+  {type: 'function', function: {name: 'bash', description: 'Run a bash command in the work tree (time and output limited, no network).', parameters: {type: 'object', properties: {command: {type: 'string'}}, required: ['command']}}},
+];
+
+export function auditPrompt(i: AuditInputs): {system: string; user: string} {
+  return {
+    system:
+      "You audit a coding agent's explanation of its patch. Test what the explanation claims by running code with the tools (diff_execution runs a test before and after the patch and shows where behaviour first differs). When you are done, answer with the refined explanation and nothing else: the original explanation with a confirmation of what you validated and how, or a revision that names each claim your runs contradicted and the evidence.",
+    user: `Issue:\n${i.issue}\n\nThe agent's patch:\n${i.patch}\n\nThe agent's explanation:\n${i.explanation}`,
+  };
+}
+
+type Message = OpenAI.Chat.ChatCompletionMessageParam;
+
+/** The stored transcript as chat messages, to continue an audit. */
+function toMessages(db: Db, id: number): Message[] {
+  return auditMessages(db, id).map((m): Message => {
+    if (m.role === 'tool') return {role: 'tool', tool_call_id: m.tool_call_id ?? '', content: m.content ?? ''};
+    if (m.role === 'assistant') return {role: 'assistant', content: m.content, ...(m.tool_calls?.length ? {tool_calls: m.tool_calls.map(c => ({id: c.id, type: 'function' as const, function: {name: c.name, arguments: c.arguments}}))} : {})};
+    return {role: m.role, content: m.content ?? ''} as Message;
+  });
+}
+
+const costOf = (b: AuditBudgets, tokensIn: number, tokensOut: number) => (b.priceIn !== null && b.priceOut !== null ? (tokensIn * b.priceIn + tokensOut * b.priceOut) / 1e6 : null);
+
+/** Starts an audit and runs it to its end (done, or incomplete with the reason). */
+export async function runAudit(db: Db, inputs: AuditInputs, o: AuditRunOptions): Promise<AuditRow> {
+  const id = writeTx(db, () => {
+    const a = createAudit(db, {instance: inputs.instance, agent: inputs.agent, trajectory: inputs.trajectory, model: o.model.name, inputs: {...inputs, budgets: o.budgets}, original: inputs.explanation});
+    const p = auditPrompt(inputs);
+    addAuditMessage(db, a, {role: 'system', content: p.system, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
+    addAuditMessage(db, a, {role: 'user', content: p.user, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
+    return a;
+  });
+  return continueAudit(db, id, o);
+}
+
+/** Continues an audit from its stored transcript (after an interruption, or with new budgets). */
+export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Promise<AuditRow> {
+  const audit = getAudit(db, id);
+  if (!audit) throw new Error(`no audit ${id}`);
+  if (audit.status === 'done') return audit;
+  const inputs = audit.inputs as unknown as AuditInputs;
+  const event = o.onEvent ?? (() => {});
+  const finish = (status: 'done' | 'incomplete' | 'failed', reason: string | null, refined: string | null = null) => {
+    writeTx(db, () => {
+      updateAudit(db, id, {status, reason, refined, finished: true});
+      if (status === 'done' && refined) {
+        // the refined explanation joins the agent's explanations as "audited" for this instance
+        const e = ensureExplanation(db, {instance: audit.instance, agent: audit.agent, kind: 'audited', text: refined, source: `deltalens audit #${id} (${audit.model})`});
+        replaceExplanationText(db, e, refined);
+      }
+    });
+    return getAudit(db, id)!;
+  };
+  writeTx(db, () => updateAudit(db, id, {status: 'running', reason: null}));
+  let tools: AuditTools;
+  try {
+    tools = await AuditTools.open(db, {instance: audit.instance, buggyDir: inputs.buggyDir, patch: inputs.patch, python: o.python, sandbox: o.sandbox, passEnv: o.passEnv, timeoutS: o.toolTimeoutS, maxOutput: o.maxResultChars});
+  } catch (error) {
+    return finish('failed', `the audit's trees cannot be made: ${(error as Error).message}`);
+  }
+  const client = new OpenAI({apiKey: o.model.apiKey, baseURL: o.model.baseURL, maxRetries: o.model.maxRetries ?? 6, timeout: o.model.timeoutMs ?? 120_000});
+  const messages = toMessages(db, id);
+  let toolCalls = audit.tool_calls;
+  let tokensIn = audit.tokens_in;
+  let tokensOut = audit.tokens_out;
+  const started = Date.now();
+  const seen = new Map<string, number>();
+  for (const m of auditMessages(db, id)) for (const c of m.tool_calls ?? []) seen.set(`${c.name}\0${c.arguments}`, (seen.get(`${c.name}\0${c.arguments}`) ?? 0) + 1);
+  let empty = 0;
+  const store = (m: Parameters<typeof addAuditMessage>[2]) => writeTx(db, () => addAuditMessage(db, id, m));
+  const counters = () => writeTx(db, () => updateAudit(db, id, {toolCalls, tokensIn, tokensOut, cost: costOf(o.budgets, tokensIn, tokensOut)}));
+  try {
+    for (;;) {
+      if (o.signal?.aborted) return finish('incomplete', 'interrupted (Ctrl+C): the transcript so far is kept; deltalens audit --resume continues it');
+      const cost = costOf(o.budgets, tokensIn, tokensOut);
+      const over =
+        toolCalls >= o.budgets.maxToolCalls
+          ? `the budget of ${o.budgets.maxToolCalls} tool calls is spent`
+          : tokensIn + tokensOut >= o.budgets.maxTokens
+            ? `the budget of ${o.budgets.maxTokens} tokens is spent`
+            : (Date.now() - started) / 1000 >= o.budgets.maxSeconds
+              ? `the budget of ${o.budgets.maxSeconds} s is spent`
+              : o.budgets.maxCost !== null && cost !== null && cost >= o.budgets.maxCost
+                ? `the cost limit of $${o.budgets.maxCost} is reached`
+                : null;
+      if (over) return finish('incomplete', `${over} before a refined explanation`);
+      let res: OpenAI.Chat.ChatCompletion;
+      try {
+        res = await client.chat.completions.create({model: o.model.name, messages, tools: AUDIT_TOOLS, tool_choice: 'auto'}, {signal: o.signal});
+      } catch (error) {
+        if (o.signal?.aborted) return finish('incomplete', 'interrupted (Ctrl+C): the transcript so far is kept; deltalens audit --resume continues it');
+        return finish('incomplete', `the model did not answer: ${(error as Error).message}`);
+      }
+      tokensIn += res.usage?.prompt_tokens ?? 0;
+      tokensOut += res.usage?.completion_tokens ?? 0;
+      const msg = res.choices[0]?.message;
+      const calls = (msg?.tool_calls ?? []).filter((c): c is OpenAI.Chat.ChatCompletionMessageFunctionToolCall => c.type === 'function');
+      store({role: 'assistant', content: msg?.content ?? null, tool_calls: calls.length ? calls.map(c => ({id: c.id, name: c.function.name, arguments: c.function.arguments})) : null, tool_call_id: null, tool: null, arguments: null, tokens: res.usage?.total_tokens ?? null});
+      messages.push({role: 'assistant', content: msg?.content ?? null, ...(calls.length ? {tool_calls: calls} : {})});
+      if (calls.length) {
+        for (const c of calls) {
+          toolCalls++;
+          const name = c.function.name;
+          event({kind: 'tool', text: `${name} ${c.function.arguments.slice(0, 120)}`});
+          const result = await runTool(tools, name, c.function.arguments, seen);
+          const content = JSON.stringify(result);
+          const capped = content.length > o.maxResultChars ? `${content.slice(0, o.maxResultChars)}… (${content.length - o.maxResultChars} more characters cut)` : content;
+          store({role: 'tool', content: capped, tool_calls: null, tool_call_id: c.id, tool: name, arguments: c.function.arguments, tokens: null});
+          messages.push({role: 'tool', tool_call_id: c.id, content: capped});
+        }
+        counters();
+        continue;
+      }
+      counters();
+      const text = (msg?.content ?? '').trim();
+      if (!text) {
+        empty++;
+        if (empty >= 2) return finish('incomplete', 'the model gave an empty final answer twice');
+        const nudge = 'Your answer was empty. Answer with the refined explanation (or call a tool).';
+        store({role: 'user', content: nudge, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
+        messages.push({role: 'user', content: nudge});
+        continue;
+      }
+      event({kind: 'model', text: 'refined explanation received'});
+      return finish('done', null, text);
+    }
+  } finally {
+    tools.close();
+  }
+}
+
+/** One tool call: its result, or an error the model can read. */
+async function runTool(tools: AuditTools, name: string, rawArgs: string, seen: Map<string, number>): Promise<unknown> {
+  let args: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(rawArgs || '{}');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {error: 'the arguments must be a JSON object'};
+    args = parsed as Record<string, unknown>;
+  } catch (error) {
+    return {error: `the arguments are not JSON: ${(error as Error).message}`};
+  }
+  const key = `${name}\0${rawArgs}`;
+  const times = (seen.get(key) ?? 0) + 1;
+  seen.set(key, times);
+  if (times >= 3) return {error: `this exact call was made ${times} times; its result will not change — try something else or give the refined explanation`};
+  const str = (k: string) => (typeof args[k] === 'string' ? (args[k] as string) : '');
+  switch (name) {
+    case 'diff_execution':
+      return tools.diffExecution(str('test_code'));
+    case 'inspect_call_graph':
+      return tools.callGraph(str('function'));
+    case 'read_file':
+      return tools.readFile(str('path'));
+    case 'write_file':
+      return tools.writeFile(str('path'), str('content'));
+    case 'apply_patch':
+      return tools.applyPatch();
+    case 'revert_patch':
+      return tools.revertPatch();
+    case 'bash':
+      return tools.bash(str('command'));
+    default:
+      return {error: `unknown tool "${name}" (tools: ${AUDIT_TOOLS.map(t => (t as {function: {name: string}}).function.name).join(', ')})`};
+  }
+}

@@ -1,0 +1,144 @@
+import {readFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {continueAudit, DEFAULT_BUDGETS, runAudit, type AuditInputs, type AuditRunOptions} from '../../source/services/audit.js';
+import {PROJECTS_DIR} from '../../source/services/demo.js';
+import type {Db} from '../../source/store/db.js';
+import {auditMessages} from '../../source/store/audits.js';
+import {findExplanation} from '../../source/store/questions.js';
+import {freshDb} from '../helpers/db.js';
+import {startOpenAiServer, type Call, type Reply} from '../helpers/openai-server.js';
+
+const P = join(PROJECTS_DIR, 'durations');
+const TEST = 'from durations.parse import parse_duration\n\n\ndef test_compound():\n    assert parse_duration("1h30m") == 5400\n';
+const REFINED = 'Revised: the explanation says the patch fixes compound durations, but diff_execution shows test_compound still failing after the patch (AssertionError), with the first difference in parse_duration line 21.';
+
+const inputs: AuditInputs = {
+  instance: 'demo__durations-1',
+  agent: 'demo-agent-wrong',
+  trajectory: null,
+  buggyDir: join(P, 'repo'),
+  patch: readFileSync(join(P, 'patches', 'agent-wrong.diff'), 'utf8'),
+  explanation: 'The bug is fixed: parse_duration now returns the right total for compound durations.',
+  issue: "parse_duration('1h30m') returns 1800.0 instead of 5400.",
+};
+
+let server: Awaited<ReturnType<typeof startOpenAiServer>>;
+let script: (call: Call) => Reply = () => ({answer: ''});
+beforeAll(async () => {
+  server = await startOpenAiServer(call => script(call));
+});
+afterAll(() => server?.close());
+
+const options = (o: Partial<AuditRunOptions> = {}): AuditRunOptions => ({
+  model: {name: 'auditor', baseURL: server.url, apiKey: 'test-key', maxRetries: 0},
+  budgets: DEFAULT_BUDGETS,
+  python: process.env.DELTALENS_PYTHON ?? 'python3',
+  sandbox: 'prefer', // our own demo project
+  toolTimeoutS: 5,
+  maxResultChars: 4000,
+  ...o,
+});
+
+describe('the audit agent, with a local server playing the auditing model', () => {
+  let db: Db;
+  beforeAll(() => {
+    db = freshDb().db;
+  });
+
+  it('runs the scripted tool calls — a diff_execution showing the wrong patch failing, a call-graph lookup, a refused write outside the tree, a runaway command cut, arguments that are not JSON — and stores the refined explanation as audited', async () => {
+    const steps: Reply[] = [
+      {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: TEST})}]},
+      {toolCalls: [{name: 'inspect_call_graph', arguments: '{"function": "parse_duration"}'}]},
+      {toolCalls: [{name: 'write_file', arguments: '{"path": "../../escape.txt", "content": "x"}'}]},
+      {toolCalls: [{name: 'bash', arguments: '{"command": "while true; do :; done"}'}]},
+      {toolCalls: [{name: 'diff_execution', arguments: '{test_code: oops'}, {name: 'teleport', arguments: '{}'}]},
+      {answer: REFINED},
+    ];
+    const base = server.calls.length;
+    script = call => steps[call.index - base] ?? {answer: REFINED};
+    const a = await runAudit(db, inputs, options());
+    expect(a).toMatchObject({status: 'done', refined: REFINED, tool_calls: 6, original: inputs.explanation});
+    const results = auditMessages(db, a.id).filter(m => m.role === 'tool');
+    const diff = JSON.parse(results[0]!.content!);
+    expect(diff).toMatchObject({before: {outcome: 'failed'}, after: {outcome: 'failed'}, delta: {function: 'parse_duration'}});
+    expect(JSON.parse(results[1]!.content!).callers.map((c: {file: string}) => c.file)).toContain('tests/test_parse.py');
+    expect(JSON.parse(results[2]!.content!)).toMatchObject({error: expect.stringContaining('outside')});
+    expect(JSON.parse(results[3]!.content!)).toMatchObject({outcome: 'timeout'});
+    expect(JSON.parse(results[4]!.content!)).toMatchObject({error: expect.stringContaining('not JSON')});
+    expect(JSON.parse(results[5]!.content!)).toMatchObject({error: expect.stringContaining('unknown tool "teleport"')});
+    // the model saw the tools and the prompt held the issue, the patch and the explanation
+    const first = server.calls[base]!.body as {tools: unknown[]; messages: {content: string}[]};
+    expect(first.tools).toHaveLength(7);
+    expect(first.messages[1]!.content).toContain(inputs.explanation);
+    expect(findExplanation(db, 'demo__durations-1', 'demo-agent-wrong', 'audited')).toMatchObject({text: REFINED});
+  }, 120_000);
+
+  it('a model that never stops is ended by its budget, incomplete and never saved as done; the same call thrice gets an error', async () => {
+    const base = server.calls.length;
+    script = () => ({toolCalls: [{name: 'read_file', arguments: '{"path": "durations/parse.py"}'}]});
+    const a = await runAudit(db, {...inputs, agent: 'budget-test'}, options({budgets: {...DEFAULT_BUDGETS, maxToolCalls: 4}}));
+    expect(a).toMatchObject({status: 'incomplete', refined: null, tool_calls: 4, reason: expect.stringContaining('budget of 4 tool calls')});
+    const results = auditMessages(db, a.id).filter(m => m.role === 'tool').map(m => JSON.parse(m.content!));
+    expect(results[2]).toMatchObject({error: expect.stringContaining('made 3 times')});
+    expect(server.calls.length - base).toBe(4);
+    expect(findExplanation(db, 'demo__durations-1', 'budget-test', 'audited')).toBeNull();
+  }, 60_000);
+
+  it('an interrupted audit keeps its transcript and resumes to the end', async () => {
+    const base = server.calls.length;
+    const stop = new AbortController();
+    script = call => (call.index - base === 0 ? {toolCalls: [{name: 'read_file', arguments: '{"path": "durations/parse.py"}'}]} : {answer: REFINED});
+    const first = await runAudit(db, {...inputs, agent: 'resume-test'}, options({signal: stop.signal, onEvent: e => e.kind === 'tool' && stop.abort()}));
+    expect(first).toMatchObject({status: 'incomplete', reason: expect.stringContaining('interrupted')});
+    expect(auditMessages(db, first.id).filter(m => m.role === 'tool')).toHaveLength(1);
+    const resumed = await continueAudit(db, first.id, options());
+    expect(resumed).toMatchObject({status: 'done', refined: REFINED, tool_calls: 1});
+    // the resumed call carried the whole transcript
+    const last = server.calls.at(-1)!.body as {messages: {role: string}[]};
+    expect(last.messages.map(m => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+  }, 60_000);
+});
+
+describe('deltalens audit from the command line', () => {
+  it('audits a patch that is not in the store, prints the JSON the issue names, and lists it; usage errors are one line', async () => {
+    const {spawn} = await import('node:child_process');
+    const {mkdtempSync, writeFileSync} = await import('node:fs');
+    const {tmpdir} = await import('node:os');
+    const {ROOT} = await import('../helpers/paths.js');
+    const dir = mkdtempSync(join(tmpdir(), 'deltalens-test-audit-'));
+    writeFileSync(join(dir, 'patch.diff'), inputs.patch);
+    writeFileSync(join(dir, 'explanation.txt'), inputs.explanation);
+    const base = server.calls.length;
+    script = call => (call.index - base === 0 ? {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: TEST})}]} : {answer: REFINED});
+    // spawned (not spawnSync): the scripted server answers from this process
+    const run = (args: string[]) =>
+      new Promise<{code: number | null; stdout: string; stderr: string}>(done => {
+        const c = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), ...args], {cwd: dir, env: {...process.env, OPENAI_API_KEY: 'k', NO_COLOR: '1'}});
+        let stdout = '';
+        let stderr = '';
+        c.stdout.on('data', d => (stdout += d));
+        c.stderr.on('data', d => (stderr += d));
+        c.on('close', code => done({code, stdout, stderr}));
+      });
+    const r = await run(['audit', '--buggy-dir', join(P, 'repo'), '--patch', 'patch.diff', '--explanation', 'explanation.txt', '--model', 'auditor', '--base-url', server.url, '--instance', 'demo__durations-1', '--agent', 'cli-agent', '--json', '--db', 'a.db']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout).audit;
+    expect(j).toMatchObject({status: 'done', original: inputs.explanation, refined: REFINED, tokens: {in: 110, out: 21}, cost: null, requirements: null});
+    expect(j.tool_calls[0]).toMatchObject({tool: 'diff_execution', arguments: {test_code: TEST}, result: {before: {exit_code: 1, outcome: 'failed'}, after: {exit_code: 1, outcome: 'failed'}, delta: {function: 'parse_duration'}}});
+    const list = JSON.parse((await run(['audit', 'list', '--json', '--db', 'a.db'])).stdout);
+    expect(list.map((a: {status: string}) => a.status)).toEqual(['done']);
+    for (const [args, message] of [
+      [['audit', '--db', 'a.db'], 'needs --model'],
+      [['audit', '--model', 'm', '--db', 'a.db'], 'needs --buggy-dir'],
+      [['audit', '--model', 'm', '--max-cost', '1', '--buggy-dir', '.', '--patch', 'patch.diff', '--explanation', 'explanation.txt', '--db', 'a.db'], 'needs --price-in'],
+      [['audit', 'show', '99', '--db', 'a.db'], 'no audit 99'],
+    ] as [string[], string][]) {
+      const e = await run(args);
+      expect(e.code, args.join(' ')).not.toBe(0);
+      expect(e.stderr).toContain(message);
+      expect(e.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    (await import('node:fs')).rmSync(dir, {recursive: true, force: true});
+  }, 120_000);
+});
