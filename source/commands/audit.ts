@@ -1,6 +1,6 @@
 import {existsSync, readFileSync} from 'node:fs';
 import {resolve} from 'node:path';
-import {continueAudit, DEFAULT_BUDGETS, runAudit, type AuditBudgets, type AuditRunOptions} from '../services/audit.js';
+import {AuditInputError, continueAudit, DEFAULT_BUDGETS, inputsFromRun, runAudit, runOf, type AuditBudgets, type AuditRunOptions} from '../services/audit.js';
 import {parsePassEnv, SandboxMissing} from '../services/sandbox.js';
 import {auditMessages, getAudit, listAudits, type AuditRow} from '../store/audits.js';
 import type {Db} from '../store/db.js';
@@ -8,13 +8,17 @@ import {COMMON_OPTIONS, EXIT, NotFound, parse, positiveInt, printJson, UsageErro
 import {openStore} from './db-path.js';
 import {cell, say, warn} from './output.js';
 
-export const AUDIT_HELP = `Usage: deltalens audit --buggy-dir DIR --patch FILE --explanation FILE [--issue FILE]
+export const AUDIT_HELP = `Usage: deltalens audit TRAJECTORY | --instance ID --agent NAME   [--buggy-dir DIR] --model NAME …
+       deltalens audit --buggy-dir DIR --patch FILE --explanation FILE [--issue FILE]
                       [--instance ID] [--agent NAME] --model NAME [--base-url URL] [--api-key-env VAR]
                       [--max-tool-calls N] [--max-tokens N] [--max-seconds S]
                       [--max-cost DOLLARS --price-in D --price-out D] [--json] [--db FILE]
        deltalens audit --resume ID [same model options]
        deltalens audit list [--json]
        deltalens audit show ID [--json]
+
+A stored run is audited with its own patch and final explanation and its instance record's issue
+text; its buggy tree is --buggy-dir (the demo projects' own checkouts are used for their tasks).
 
 The explanation audit (ExplainBench §6): a chat model tests an agent's explanation of its patch by
 running code, and answers with a refined explanation — the original with what it validated and
@@ -132,7 +136,8 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
       db.close();
     }
   }
-  if (positionals.length) throw new UsageError(`audit takes list, show ID, or the options to start one (got "${positionals[0]}")`);
+  const stored = positionals.length === 1 && /^\d+$/.test(positionals[0]!) ? Number(positionals[0]) : null;
+  if (positionals.length && stored === null) throw new UsageError(`audit takes a run id, list, show ID, or the options to start one (got "${positionals[0]}")`);
   if (!values.model) throw new UsageError('audit needs --model NAME (a chat model with tool calling at an OpenAI-compatible endpoint)');
   const keyVar = values['api-key-env'] ?? 'OPENAI_API_KEY';
   const apiKey = process.env[keyVar];
@@ -179,6 +184,20 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
     start = async db => {
       if (!getAudit(db, Number(values.resume))) throw new NotFound(`no audit ${values.resume}`);
       return continueAudit(db, Number(values.resume), options);
+    };
+  } else if (stored !== null || (values.instance && values.agent && !values.patch && !values.explanation)) {
+    if (values['buggy-dir'] && !existsSync(values['buggy-dir'])) throw new UsageError(`--buggy-dir ${values['buggy-dir']}: no such folder`);
+    start = async db => {
+      const id = stored ?? runOf(db, values.instance!, values.agent!);
+      if (id === null) throw new NotFound(`no stored run of ${values.agent} on ${values.instance} with a patch`);
+      let inputs;
+      try {
+        inputs = inputsFromRun(db, id, values['buggy-dir'] ? resolve(values['buggy-dir']) : null);
+      } catch (error) {
+        if (error instanceof AuditInputError) throw new UsageError(error.message);
+        throw error;
+      }
+      return runAudit(db, inputs, options);
     };
   } else {
     for (const [flag, v] of [['--buggy-dir', values['buggy-dir']], ['--patch', values.patch], ['--explanation', values.explanation]] as const) {

@@ -16,6 +16,9 @@ import type {Db} from '../store/db.js';
 import {writeTx} from '../store/db.js';
 import {addAuditMessage, auditMessages, createAudit, getAudit, updateAudit, type AuditRow} from '../store/audits.js';
 import {ensureExplanation, replaceExplanationText} from '../store/questions.js';
+import {problemStatement} from '../store/instances.js';
+import {getTrajectory, listTrajectories} from '../store/trajectories.js';
+import {demoCheckouts} from './demo.js';
 import {AuditTools} from './audit-tools.js';
 import type {SandboxPolicy} from './sandbox.js';
 
@@ -38,6 +41,8 @@ export interface AuditModel {
   apiKey: string;
   maxRetries?: number;
   timeoutMs?: number;
+  /** answers in process instead of an endpoint (the demo's scripted offline auditor) */
+  complete?: (messages: OpenAI.Chat.ChatCompletionMessageParam[]) => Promise<OpenAI.Chat.ChatCompletion>;
 }
 
 export interface AuditInputs {
@@ -161,7 +166,7 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
       if (over) return finish('incomplete', `${over} before a refined explanation`);
       let res: OpenAI.Chat.ChatCompletion;
       try {
-        res = await client.chat.completions.create({model: o.model.name, messages, tools: AUDIT_TOOLS, tool_choice: 'auto'}, {signal: o.signal});
+        res = o.model.complete ? await o.model.complete(messages) : await client.chat.completions.create({model: o.model.name, messages, tools: AUDIT_TOOLS, tool_choice: 'auto'}, {signal: o.signal});
       } catch (error) {
         if (o.signal?.aborted) return finish('incomplete', 'interrupted (Ctrl+C): the transcript so far is kept; deltalens audit --resume continues it');
         return finish('incomplete', `the model did not answer: ${(error as Error).message}`);
@@ -237,4 +242,26 @@ async function runTool(tools: AuditTools, name: string, rawArgs: string, seen: M
     default:
       return {error: `unknown tool "${name}" (tools: ${AUDIT_TOOLS.map(t => (t as {function: {name: string}}).function.name).join(', ')})`};
   }
+}
+
+export class AuditInputError extends Error {}
+
+/**
+ * An audit's inputs from a stored run: its patch, its final explanation, the instance record's
+ * issue text; the buggy tree is given, or the demo project's own checkout for a demo instance.
+ */
+export function inputsFromRun(db: Db, trajectory: number, buggyDir: string | null): AuditInputs {
+  const t = getTrajectory(db, trajectory);
+  if (!t) throw new AuditInputError(`no trajectory ${trajectory}`);
+  if (!t.patch?.trim()) throw new AuditInputError(`run #${trajectory} submitted no patch: there is nothing to audit`);
+  if (!t.explanation?.trim()) throw new AuditInputError(`run #${trajectory} has no explanation text to audit`);
+  const dir = buggyDir ?? demoCheckouts().find(c => c.instance === t.instance)?.dir ?? null;
+  if (!dir) throw new AuditInputError(`the audit of run #${trajectory} needs the buggy tree of ${t.instance}: --buggy-dir DIR`);
+  return {instance: t.instance, agent: t.agent, trajectory: t.id, buggyDir: dir, patch: t.patch, explanation: t.explanation.trim(), issue: problemStatement(db, t.instance) ?? '(no issue text in the instance record)'};
+}
+
+/** The stored run of an agent on an instance that has a patch (the latest). */
+export function runOf(db: Db, instance: string, agent: string): number | null {
+  const runs = listTrajectories(db, {instance, agent}).filter(r => getTrajectory(db, r.id, 1)?.patch);
+  return runs.at(-1)?.id ?? null;
 }

@@ -3,7 +3,7 @@ import {existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import {join, relative} from 'node:path';
 import {packageRoot} from '../package-root.js';
 import {checkpoint, MIGRATIONS_DIR, openDb, writeTx, type Db} from '../store/db.js';
-import {upsertInstance} from '../store/instances.js';
+import {problemStatement, upsertInstance} from '../store/instances.js';
 import {importPaths, type ImportReport} from './importer.js';
 import {runLensBuildWithSources} from './lens.js';
 import {validateQuestion} from '../core/questions/model.js';
@@ -43,8 +43,11 @@ export function demoFingerprint(): string {
     // and the code-reasoning detector tags them
     join(ROOT, 'source', 'core', 'reasoning', 'detect.ts'),
     ...listFiles(MIGRATIONS_DIR),
-    // the demo's built questions are this builder's output
+    // the demo's built questions are this builder's output, its audits these services'
     join(ROOT, 'source', 'services', 'question-build.ts'),
+    join(ROOT, 'source', 'services', 'audit.ts'),
+    join(ROOT, 'source', 'services', 'audit-tools.ts'),
+    join(ROOT, 'source', 'services', 'offline-auditor.ts'),
   ]
     .filter(file => !file.includes('__pycache__'))
     .sort();
@@ -222,6 +225,42 @@ export async function buildDemoQuestions(db: Db, onProgress?: (message: string) 
   return {questions: built.length, excluded: results.flatMap(r => r.excluded).map(e => `${e.instance} ${e.stage}${e.agent ? ` ${e.agent}` : ''}: ${e.reason}`)};
 }
 
+/**
+ * Audits of the demo agents' explanations on the durations project (ExplainBench §6), made offline
+ * by the scripted auditor (marked as such: model offline-scripted-auditor) through the real audit
+ * loop and tools — the sandboxed diff_execution of the project's test before and after each patch —
+ * then scored with the lexical baseline, so the audit screen and the Table 6 comparison have data.
+ */
+export async function auditDemoAgents(db: Db, onProgress?: (message: string) => void): Promise<{audits: number; problems: string[]}> {
+  const {runAudit, DEFAULT_BUDGETS} = await import('./audit.js');
+  const {offlineAuditor, testSource} = await import('./offline-auditor.js');
+  const {findExplanation} = await import('../store/questions.js');
+  const {lexicalModel} = await import('./qa-models.js');
+  const {scoreExplanations} = await import('./scoring.js');
+  const project = demoProjects().find(p => p.name === 'durations');
+  const problems: string[] = [];
+  if (!project) return {audits: 0, problems};
+  const [file, fn] = project.test.split('::') as [string, string];
+  const code = testSource(readFileSync(join(project.dir, 'repo', file), 'utf8'), fn);
+  if (!code) return {audits: 0, problems: [`durations: no ${project.test} to audit with`]};
+  let audits = 0;
+  for (const p of project.patches.filter(x => x.name !== 'gold')) {
+    const agent = `demo-${p.name}`;
+    const e = findExplanation(db, project.instance, agent, 'original');
+    if (!e?.text) continue;
+    onProgress?.(`auditing ${agent}'s explanation (offline scripted auditor, sandboxed runs)…`);
+    const a = await runAudit(
+      db,
+      {instance: project.instance, agent, trajectory: null, buggyDir: join(project.dir, 'repo'), patch: readFileSync(p.file, 'utf8'), explanation: e.text, issue: problemStatement(db, project.instance) ?? ''},
+      {model: offlineAuditor(code, e.text), budgets: {...DEFAULT_BUDGETS, maxToolCalls: 3}, python: process.env.DELTALENS_PYTHON ?? 'python3', sandbox: 'prefer', toolTimeoutS: 120, maxResultChars: 8000},
+    );
+    if (a.status === 'done') audits++;
+    else problems.push(`audit of ${agent}: ${a.reason}`);
+  }
+  await scoreExplanations(db, {model: lexicalModel(), samples: 5, concurrency: 1, kinds: ['audited']});
+  return {audits, problems};
+}
+
 /** Builds into a temporary file and renames it into place, so a crash never leaves half a demo. */
 export async function buildDemo(onProgress?: (message: string) => void): Promise<DemoReport> {
   const temporary = `${DEMO_DB}.building-${process.pid}`;
@@ -240,6 +279,8 @@ export async function buildDemo(onProgress?: (message: string) => void): Promise
     await importDemoQuestions(db, onProgress);
     const built = await buildDemoQuestions(db, onProgress);
     traced.problems.push(...built.excluded);
+    const audited = await auditDemoAgents(db, onProgress);
+    traced.problems.push(...audited.problems);
     onProgress?.('scoring process quality (lens build)');
     await runLensBuildWithSources(db, {}, new Map(demoProjects().map(p => [p.instance, join(p.dir, 'repo')] as const)));
     checkpoint(db);

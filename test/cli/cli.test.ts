@@ -76,9 +76,11 @@ describe('deltalens CLI', () => {
     const parsed = JSON.parse(out);
     expect(parsed.total).toBeGreaterThanOrEqual(25);
     expect(parsed.trajectories).toHaveLength(3);
-    // the three demo projects, each traced with its gold and three agent patches
+    // the three demo projects, each traced with its gold and three agent patches, and the three
+    // pairs the demo audits traced (the durations test before and after each agent patch)
     const pairs = JSON.parse(execFileSync(process.execPath, [BIN, 'traces', '--json'], {cwd: tempDir(), encoding: 'utf8'})).pairs;
-    expect(pairs).toHaveLength(13);
+    expect(pairs).toHaveLength(16);
+    expect(pairs.filter((p: {label: string}) => p.label === 'audit')).toHaveLength(3);
     // and the ExplainBench trace samples of sympy-20801, imported
     expect(pairs.find((p: {instance: string}) => p.instance === 'sympy__sympy-20801')).toMatchObject({delta: {status: 'found', function: 'Float.__eq__'}});
     const byLabel = (label: string) => pairs.filter((p: {label: string}) => p.label === label);
@@ -93,5 +95,14 @@ describe('deltalens CLI', () => {
     const none = built.filter((q: {id: string}) => q.id.endsWith('/built/local_effect/demo-agent-ineffective'));
     expect(none).toHaveLength(3);
     for (const q of none) expect(q.choices.find((c: {label: string}) => c.label === q.answer).role).toBe('no_effect');
+    // the demo agents' explanations audited offline, marked as such, each done
+    const audits = JSON.parse(execFileSync(process.execPath, [BIN, 'audit', 'list', '--json'], {cwd: tempDir(), encoding: 'utf8'}));
+    expect(audits.map((a: {agent: string; status: string; model: string}) => [a.agent, a.status, a.model])).toEqual([
+      ['demo-agent-correct', 'done', 'offline-scripted-auditor'],
+      ['demo-agent-ineffective', 'done', 'offline-scripted-auditor'],
+      ['demo-agent-wrong', 'done', 'offline-scripted-auditor'],
+    ]);
+    expect(audits[2].refined).toContain('still fails after the patch');
+    expect(audits[0].refined).toContain('passes after it');
   }, 300_000);
 });
