@@ -265,3 +265,20 @@ export function runOf(db: Db, instance: string, agent: string): number | null {
   const runs = listTrajectories(db, {instance, agent}).filter(r => getTrajectory(db, r.id, 1)?.patch);
   return runs.at(-1)?.id ?? null;
 }
+
+/** The model the explorer's `a` audits with: $DELTALENS_AUDIT_MODEL at $OPENAI_BASE_URL, key in $OPENAI_API_KEY. */
+export function explorerAuditModel(env: NodeJS.ProcessEnv = process.env): AuditModel | {error: string} {
+  const name = env.DELTALENS_AUDIT_MODEL;
+  if (!name) return {error: 'no audit of this explanation yet; set $DELTALENS_AUDIT_MODEL (a chat model with tool calling, at $OPENAI_BASE_URL) to start one with a, or run deltalens audit'};
+  if (!env.OPENAI_API_KEY) return {error: `the audit model ${name} needs an API key in $OPENAI_API_KEY`};
+  return {name, baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY};
+}
+
+/** An audit started from the explorer: a stored run, or the agent's run on the instance. */
+export async function startExplorerAudit(db: Db, target: {trajectory: number} | {instance: string; agent: string}, o: {noSandbox?: boolean; passEnv?: string[]; onEvent: (text: string) => void; signal?: AbortSignal}): Promise<AuditRow> {
+  const model = explorerAuditModel();
+  if ('error' in model) throw new AuditInputError(model.error);
+  const id = 'trajectory' in target ? target.trajectory : runOf(db, target.instance, target.agent);
+  if (id === null) throw new AuditInputError(`no stored run of ${'agent' in target ? target.agent : ''} with a patch to audit (deltalens audit --buggy-dir … --patch … --explanation …)`);
+  return runAudit(db, inputsFromRun(db, id, null), {model, budgets: DEFAULT_BUDGETS, python: process.env.DELTALENS_PYTHON ?? 'python3', sandbox: o.noSandbox ? 'off' : 'require', passEnv: o.passEnv, toolTimeoutS: 120, maxResultChars: 8000, signal: o.signal, onEvent: e => o.onEvent(e.text)});
+}

@@ -90,13 +90,19 @@ function save(): void {
   if (!file) {
     mine.start ??= startTime(process.pid);
     file = join(recordsDir(), `${process.pid}-${mine.start ?? 'x'}.json`);
-    process.on('exit', removeMine);
+    // once per process: the record comes and goes with the folders, the hook stays
+    if (!exitHooked) {
+      exitHooked = true;
+      process.on('exit', removeMine);
+    }
   }
   writeRecord(file);
 }
 
 /** Another run removes the records folder when it leaves it empty — possibly between our
  * mkdir and our write: the folder is made again and the write retried. */
+let exitHooked = false;
+
 function writeRecord(path: string): void {
   for (let attempt = 0; ; attempt++) {
     try {

@@ -15,6 +15,7 @@ import {buildPrompt, seedOf} from '../core/questions/prompt.js';
 import type {AgentQuestionRow} from './screens/agent-questions/rows.js';
 import type {QuestionData} from './screens/question/lines.js';
 import {editText} from '../services/editor.js';
+import {auditMessages, getAudit, listAudits, type AuditMessage, type AuditRow} from '../store/audits.js';
 import {reasoningLetters, reasoningOf, type StoredMark} from '../store/reasoning.js';
 import {reasoningReport, type ReasoningReport} from '../services/reasoning.js';
 import {editDocument} from '../core/questions/edit.js';
@@ -48,6 +49,12 @@ export interface ExplorerData {
   reasoning(id: number): {letters: string; marks: StoredMark[]};
   /** the code-reasoning report (deltalens reasoning report) */
   reasoningReport(): ReasoningReport;
+  /** an audit and its transcript */
+  audit(id: number): {row: AuditRow; messages: AuditMessage[]} | null;
+  /** the audits of an agent's explanation of an instance, oldest first */
+  audits(instance: string, agent: string): AuditRow[];
+  /** starts an audit of a stored run (or of the agent's explanation on the instance) with $DELTALENS_AUDIT_MODEL */
+  startAudit(target: {trajectory: number} | {instance: string; agent: string}, onEvent: (text: string) => void): Promise<AuditRow>;
   step(id: number, idx: number): StepRow | null;
   /** traced pairs, or only those of one trajectory's patch */
   pairs(trajectory?: number): PairListRow[];
@@ -197,6 +204,16 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
     edit: text => editText(text),
     reasoning: id => ({letters: reasoningLetters(db, id), marks: reasoningOf(db, id)}),
     reasoningReport: () => reasoningReport(db),
+    audit: id => {
+      const row = getAudit(db, id);
+      return row ? {row, messages: auditMessages(db, id)} : null;
+    },
+    audits: (instance, agent) => listAudits(db).filter(a => a.instance === instance && a.agent === agent),
+    startAudit: async (target, onEvent) => {
+      const {startExplorerAudit} = await import('../services/audit.js');
+      reports.clear();
+      return startExplorerAudit(db, target, {noSandbox: options.noSandbox, passEnv: options.passEnv, onEvent});
+    },
     agents: () => agentNames(db),
     provenance: id => {
       const p = questionProvenance(db, id);

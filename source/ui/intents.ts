@@ -18,7 +18,8 @@ export type Intent =
   | {kind: 'editQuestion'; question: string}
   | {kind: 'live'; pair: number; row: number; exprs: string[]}
   | {kind: 'findRow'; pair: number; text: string; from: number}
-  | {kind: 'openEvidence'; pair: number; side: 'buggy' | 'patched'; seq: number; text: string};
+  | {kind: 'openEvidence'; pair: number; side: 'buggy' | 'patched'; seq: number; text: string}
+  | {kind: 'startAudit'; target: {trajectory: number} | {instance: string; agent: string}};
 
 /** What the runner hands back. `uid` names the screen the intent came from: a result for a
  * screen that has been closed is dropped. */
@@ -120,6 +121,18 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
       const exact = model.rows.findIndex(r => r[which]?.seq === intent.seq);
       const row = exact >= 0 ? exact : model.rows.findIndex(r => (r[which]?.seq ?? -1) > intent.seq);
       done({type: 'push', uid, screens: [{...stepperScreen(intent.pair, Math.max(0, row)), message: `claim ${intent.text}: the ${intent.side} side's step ${intent.seq}${exact < 0 ? ' (the nearest aligned row)' : ''}`}]});
+      return;
+    }
+    case 'startAudit': {
+      status('auditing the explanation: starting…');
+      void data
+        .startAudit(intent.target, text => status(`auditing: ${text}`))
+        .then(a => {
+          done({type: 'changed'});
+          done({type: 'push', uid, screens: [{kind: 'audit', id: a.id, scroll: 0}]});
+          status(`audit #${a.id} ${a.status}${a.reason ? `: ${a.reason}` : ''}`);
+        })
+        .catch((e: Error) => status(`audit not started: ${e.message}`));
       return;
     }
     case 'findRow': {

@@ -27,3 +27,11 @@ describe('the record of a run\'s throw-away folders', () => {
     expect(existsSync(a) || existsSync(b)).toBe(false);
   });
 });
+
+describe('the exit hook', () => {
+  it('is added once, however many temporary folders come and go', async () => {
+    const before = process.listenerCount('exit');
+    for (let i = 0; i < 20; i++) forget(makeTempDir('hook'));
+    expect(process.listenerCount('exit') - before).toBeLessThanOrEqual(1);
+  });
+});

@@ -20,6 +20,8 @@ import {question} from './question/index.js';
 import type {QuestionScreen} from './question/keys.js';
 import {ranking} from './ranking/index.js';
 import {reasoning} from './reasoning/index.js';
+import {audit} from './audit/index.js';
+import type {AuditScreen} from './audit/keys.js';
 import type {ReasoningScreen} from './reasoning/keys.js';
 import type {RankingScreen} from './ranking/keys.js';
 import {step} from './step/index.js';
@@ -33,9 +35,9 @@ import type {ScreenDef} from './types.js';
 import {ANNOTATE_BINDINGS} from './annotate/keys.js';
 import {ADJUDICATE_BINDINGS} from './adjudicate/keys.js';
 
-export type Screen = ListScreen | TrajectoryScreen | StepScreen | PairsScreen | StepperScreen | BoardScreen | AgentQuestionsScreen | QuestionScreen | PtaScreen | RankingScreen | AgreementScreen | ReasoningScreen;
+export type Screen = ListScreen | TrajectoryScreen | StepScreen | PairsScreen | StepperScreen | BoardScreen | AgentQuestionsScreen | QuestionScreen | PtaScreen | RankingScreen | AgreementScreen | ReasoningScreen | AuditScreen;
 
-export const SCREENS: {[K in Screen['kind']]: ScreenDef<Extract<Screen, {kind: K}>, any>} = {list, trajectory, step, pairs, stepper, board, agentQuestions, question, pta, ranking, agreement, reasoning};
+export const SCREENS: {[K in Screen['kind']]: ScreenDef<Extract<Screen, {kind: K}>, any>} = {list, trajectory, step, pairs, stepper, board, agentQuestions, question, pta, ranking, agreement, reasoning, audit};
 
 export function defOf<S extends Screen>(screen: S): ScreenDef<S, any> {
   return SCREENS[screen.kind] as unknown as ScreenDef<S, any>;

@@ -4,6 +4,7 @@ import {ch, fieldKey, fieldPrompt, MOVES, type Binding, type Scope} from '../../
 import {moveScroll, START} from '../../nav.js';
 import {MODEL_BINDING, nextModel, RUNS_BINDING, type ModelsView} from '../board/keys.js';
 import {listScreen, withCondition} from '../list/keys.js';
+import {AUDIT_BINDING} from '../trajectory/keys.js';
 import type {Outcome} from '../types.js';
 
 /** One question × one explanation: context, choices (and key), the explanation, every answer. */
@@ -41,6 +42,8 @@ export interface QuestionView extends ModelsView {
   qaModels: string[];
   /** made by questions build (only those are accepted, rejected or edited here) */
   built: boolean;
+  /** the audits of this agent's explanation of the instance */
+  audits?: number[];
 }
 
 export const BINDINGS: Binding[] = [
@@ -57,6 +60,7 @@ export const BINDINGS: Binding[] = [
   {id: 'traces', keys: 't', description: "the traced pairs of the question's instance", scopes: ['question'], match: ch('t')},
   MODEL_BINDING,
   RUNS_BINDING,
+  AUDIT_BINDING,
 ];
 
 export function command(s: QuestionScreen, id: string, view: QuestionView): Outcome<QuestionScreen> | null {
@@ -78,6 +82,7 @@ export function command(s: QuestionScreen, id: string, view: QuestionView): Outc
     return {intents: [{kind: 'editQuestion', question: s.id}]};
   }
   if (!view.instance) return null;
+  if (id === 'audit') return view.audits?.length ? {push: [{kind: 'audit', id: view.audits.at(-1)!, scroll: 0}]} : {intents: [{kind: 'startAudit', target: {instance: view.instance, agent: s.agent}}]};
   if (id === 'traces') return {push: [{kind: 'pairs', list: START, instance: view.instance}]};
   if (id === 'runs') return view.instanceRuns ? {push: [listScreen(withCondition('', 'instance', view.instance))]} : {status: `no runs of ${view.instance} in this database`};
   if (id === 'rescore' || id === 'rescoreFresh') {

@@ -38,6 +38,7 @@ export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env
     instance: q?.q.instance ?? null,
     instanceRuns,
     built: (provenance?.provenance as {origin?: string} | null)?.origin === 'built',
+    audits: q ? data.audits(q.q.instance, s.agent).map(a => a.id) : [],
     explanation: q?.explanation ? {id: q.explanation.id, text: q.explanation.text} : null,
     copy: () => s.id,
   });

@@ -31,7 +31,11 @@ export interface TrajectoryView extends TextView {
   reasoningSteps: number[];
   /** the step screen's checked claims that rest on a trace step (J opens the first) */
   evidence?: {pair: number; side: 'buggy' | 'patched'; seq: number; text: string}[];
+  /** the audits of this run's agent's explanation on its instance (a opens the latest) */
+  audits?: number[];
 }
+
+export const AUDIT_BINDING: Binding = {id: 'audit', label: 'audit', keys: 'a', description: "the explanation's latest audit (ExplainBench §6); without one, starts an audit with $DELTALENS_AUDIT_MODEL", scopes: ['trajectory', 'question'], hint: ['trajectory'], match: ch('a')};
 
 /** The next (dir 1) or previous (-1) step with code reasoning from `from`, or null. */
 export function reasoningStep(steps: number[], from: number, dir: 1 | -1): number | null {
@@ -58,6 +62,7 @@ export const BINDINGS: Binding[] = [
   {id: 'nextTab', keys: 'Tab, l, →', description: 'next tab', scopes: ['trajectory'], match: (input, key) => (key.tab && !key.shift) || input === 'l' || key.rightArrow},
   {id: 'prevTab', keys: 'Shift+Tab, h, ←', description: 'previous tab', scopes: ['trajectory'], match: (input, key) => (key.tab && key.shift) || input === 'h' || key.leftArrow},
   {id: 'traces', label: 'traces', keys: 't', description: "the traced pairs of the run's patch (else of its instance)", scopes: ['trajectory'], hint: ['trajectory'], match: ch('t')},
+  AUDIT_BINDING,
   ...SHARED_BINDINGS,
 ];
 
@@ -84,6 +89,7 @@ export function command(s: TrajectoryScreen, id: string, view: TrajectoryView): 
     return {screen: {...s, tab: TABS[i % TABS.length]!, scroll: 0, find: null}};
   }
   if (id === 'traces') return {push: [{kind: 'pairs', list: START, trajectory: s.id}]};
+  if (id === 'audit') return view.audits?.length ? {push: [{kind: 'audit', id: view.audits.at(-1)!, scroll: 0}]} : {intents: [{kind: 'startAudit', target: {trajectory: s.id}}]};
   if (id === 'nextReasoning' || id === 'prevReasoning') {
     const to = reasoningStep(view.reasoningSteps, s.steps.cursor, id === 'nextReasoning' ? 1 : -1);
     if (to === null) return {status: view.reasoningSteps.length ? `no ${id === 'nextReasoning' ? 'later' : 'earlier'} step with code reasoning` : 'no step of this run holds code reasoning (deltalens reasoning tag tags a database)'};

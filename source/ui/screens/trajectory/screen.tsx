@@ -46,6 +46,7 @@ export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen;
     ...(s.tab === 'steps' ? {total: detail?.steps ?? 0, page: stepRows} : {total: textLines.length, page: bodyHeight}),
     steps: detail?.steps ?? 0,
     reasoningSteps,
+    audits: detail ? data.audits(detail.instance, detail.agent).map(a => a.id) : [],
     lines,
     copy: () => (s.tab !== 'steps' ? (detail?.sourcePath ?? null) : detail ? (data.step(detail.id, s.steps.cursor)?.actionText ?? null) : null),
   });

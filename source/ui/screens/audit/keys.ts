@@ -1,0 +1,17 @@
+import {MOVES, type Binding} from '../../keys.js';
+import {moveScroll} from '../../nav.js';
+import type {Outcome, View} from '../types.js';
+
+/** One explanation audit: the explanations side by side, the requirements, the transcript. */
+export interface AuditScreen {
+  kind: 'audit';
+  uid?: number;
+  id: number;
+  scroll: number;
+}
+
+export const BINDINGS: Binding[] = [];
+
+export function command(s: AuditScreen, id: string, view: View): Outcome<AuditScreen> | null {
+  return MOVES.has(id) ? {screen: {...s, scroll: moveScroll(s.scroll, id, view)}} : null;
+}
