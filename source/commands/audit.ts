@@ -12,7 +12,7 @@ export const AUDIT_HELP = `Usage: deltalens audit TRAJECTORY | --instance ID --a
        deltalens audit --buggy-dir DIR --patch FILE --explanation FILE [--issue FILE]
                       [--instance ID] [--agent NAME] --model NAME [--base-url URL] [--api-key-env VAR]
                       [--max-tool-calls N] [--max-tokens N] [--max-seconds S]
-                      [--max-cost DOLLARS --price-in D --price-out D] [--json] [--db FILE]
+                      [--max-cost DOLLARS --price-in D --price-out D] [--requirements] [--json] [--db FILE]
        deltalens audit --resume ID [same model options]
        deltalens audit list [--json]
        deltalens audit show ID [--json]
@@ -35,6 +35,11 @@ count is stored as it happens; an audit that runs out of budget, or is interrupt
 kept as incomplete with the reason — never as done — and --resume ID continues it. A done audit's
 refined explanation is stored as the agent's "audited" explanation of the instance, so score and
 report compare it with the original.
+
+--requirements first runs DeskCheck's requirement audit (§3.1.4–3.1.5): the model lists the
+issue's requirements, writes a test of input/expected-output pairs for each (at most 8), and each
+test runs before and after the patch: satisfied (passes after), violated (fails after; the test is
+kept), or not checkable. The table is stored with the audit and given to the model before it audits.
 
 --json prints {"audit": {"id", "status", "reason", "original", "refined", "tool_calls": [{"tool",
 "arguments", "result"}], "requirements", "tokens": {"in", "out"}, "cost"}}; diff_execution results
@@ -104,6 +109,7 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
     'price-in': {type: 'string'},
     'price-out': {type: 'string'},
     resume: {type: 'string'},
+    requirements: {type: 'boolean'},
     python: {type: 'string'},
     'no-sandbox': {type: 'boolean'},
     'pass-env': {type: 'string', multiple: true},
@@ -197,7 +203,7 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
         if (error instanceof AuditInputError) throw new UsageError(error.message);
         throw error;
       }
-      return runAudit(db, inputs, options);
+      return runAudit(db, {...inputs, requirements: values.requirements}, options);
     };
   } else {
     for (const [flag, v] of [['--buggy-dir', values['buggy-dir']], ['--patch', values.patch], ['--explanation', values.explanation]] as const) {
@@ -217,6 +223,7 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
           patch: read(values.patch!),
           explanation: read(values.explanation!).trim(),
           issue: values.issue ? read(values.issue) : '(no issue text given)',
+          requirements: values.requirements,
         },
         options,
       );

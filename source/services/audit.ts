@@ -53,7 +53,20 @@ export interface AuditInputs {
   patch: string;
   explanation: string;
   issue: string;
+  /** DeskCheck's requirement audit first (§3.1.4–3.1.5) */
+  requirements?: boolean;
 }
+
+export interface RequirementCheck {
+  requirement: string;
+  verdict: 'satisfied' | 'violated' | 'not checkable';
+  /** the test the model wrote for it, when it wrote one */
+  test: string | null;
+  detail: string;
+}
+
+/** At most this many requirements are checked (a longer list is cut, and said so). */
+export const MAX_REQUIREMENTS = 8;
 
 export interface AuditRunOptions {
   model: AuditModel;
@@ -149,7 +162,38 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
   let empty = 0;
   const store = (m: Parameters<typeof addAuditMessage>[2]) => writeTx(db, () => addAuditMessage(db, id, m));
   const counters = () => writeTx(db, () => updateAudit(db, id, {toolCalls, tokensIn, tokensOut, cost: costOf(o.budgets, tokensIn, tokensOut)}));
+  /** One question to the model without tools (the requirement phase), stored in the transcript. */
+  const ask = async (prompt: string): Promise<string | null> => {
+    store({role: 'user', content: prompt, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
+    const conv: Message[] = [{role: 'system', content: 'You help audit a patch against the issue it should fix. Answer exactly in the form asked.'}, {role: 'user', content: prompt}];
+    const r = o.model.complete ? await o.model.complete(conv) : await client.chat.completions.create({model: o.model.name, messages: conv}, {signal: o.signal});
+    tokensIn += r.usage?.prompt_tokens ?? 0;
+    tokensOut += r.usage?.completion_tokens ?? 0;
+    const text = r.choices[0]?.message?.content ?? null;
+    store({role: 'assistant', content: text, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: r.usage?.total_tokens ?? null});
+    return text;
+  };
   try {
+    if (inputs.requirements && audit.requirements === null) {
+      event({kind: 'model', text: 'requirement audit: extracting the issue\'s requirements'});
+      let checks: RequirementCheck[];
+      try {
+        checks = await requirementAudit(inputs, ask, async code => {
+          toolCalls++;
+          const r = await tools.diffExecution(code);
+          store({role: 'tool', content: JSON.stringify(r).slice(0, o.maxResultChars), tool_calls: null, tool_call_id: `requirement-${toolCalls}`, tool: 'diff_execution', arguments: JSON.stringify({test_code: code}), tokens: null});
+          return r;
+        });
+      } catch (error) {
+        if (o.signal?.aborted) return finish('incomplete', 'interrupted (Ctrl+C) during the requirement audit; deltalens audit --resume continues it');
+        return finish('incomplete', `the requirement audit did not finish: ${(error as Error).message}`);
+      }
+      writeTx(db, () => updateAudit(db, id, {requirements: checks}));
+      counters();
+      const summary = `Requirement checks (each turned into a test run before and after the patch):\n${checks.map(c => `- ${c.verdict}: ${c.requirement}${c.detail ? ` (${c.detail})` : ''}`).join('\n')}`;
+      store({role: 'user', content: summary, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
+      messages.push({role: 'user', content: summary});
+    }
     for (;;) {
       if (o.signal?.aborted) return finish('incomplete', 'interrupted (Ctrl+C): the transcript so far is kept; deltalens audit --resume continues it');
       const cost = costOf(o.budgets, tokensIn, tokensOut);
@@ -281,4 +325,41 @@ export async function startExplorerAudit(db: Db, target: {trajectory: number} | 
   const id = 'trajectory' in target ? target.trajectory : runOf(db, target.instance, target.agent);
   if (id === null) throw new AuditInputError(`no stored run of ${'agent' in target ? target.agent : ''} with a patch to audit (deltalens audit --buggy-dir … --patch … --explanation …)`);
   return runAudit(db, inputsFromRun(db, id, null), {model, budgets: DEFAULT_BUDGETS, python: process.env.DELTALENS_PYTHON ?? 'python3', sandbox: o.noSandbox ? 'off' : 'require', passEnv: o.passEnv, toolTimeoutS: 120, maxResultChars: 8000, signal: o.signal, onEvent: e => o.onEvent(e.text)});
+}
+
+const codeOf = (text: string) => /```(?:python|py)?\s*\n([\s\S]*?)```/.exec(text)?.[1] ?? (/^\s*(?:async\s+)?def\s+test\w*\s*\(/m.test(text) ? text : null);
+
+/**
+ * DeskCheck's requirement audit (§3.1.4–3.1.5): the issue's requirements as a list, then for each
+ * one input/expected-output pairs as a test, run before and after the patch — satisfied (passes
+ * after), violated (fails after: the test is kept), or not checkable (the model wrote none, or the
+ * test could not run).
+ */
+export async function requirementAudit(i: AuditInputs, ask: (prompt: string) => Promise<string | null>, run: (test: string) => Promise<unknown>): Promise<RequirementCheck[]> {
+  const listed = await ask(`List the requirements this issue states — what the fixed code must do — as a JSON array of short strings, nothing else.\n\nIssue:\n${i.issue}`);
+  let reqs: string[] = [];
+  try {
+    const json = /\[[\s\S]*\]/.exec(listed ?? '')?.[0] ?? 'null';
+    const parsed: unknown = JSON.parse(json);
+    if (Array.isArray(parsed)) reqs = parsed.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map(x => x.trim());
+  } catch {
+    reqs = [];
+  }
+  if (!reqs.length) return [{requirement: '(none listed)', verdict: 'not checkable', test: null, detail: `the model gave no JSON list of requirements: ${(listed ?? '').slice(0, 200)}`}];
+  const out: RequirementCheck[] = [];
+  for (const requirement of reqs.slice(0, MAX_REQUIREMENTS)) {
+    const answer = await ask(`Requirement: ${requirement}\n\nWrite one pytest test function (def test_…, with its imports) that checks this requirement with concrete input/expected-output pairs, in a python code block. If it cannot be checked by a test, answer NOT CHECKABLE and why.\n\nIssue:\n${i.issue}\n\nThe patch under audit:\n${i.patch}`);
+    const code = answer && !/NOT CHECKABLE/i.test(answer) ? codeOf(answer) : null;
+    if (!code) {
+      out.push({requirement, verdict: 'not checkable', test: null, detail: (answer ?? 'no answer').replace(/\s+/g, ' ').slice(0, 200)});
+      continue;
+    }
+    const r = (await run(code)) as {error?: string; after?: {outcome: string; stdout?: string}; before?: {outcome: string}};
+    if (r.error || !r.after) out.push({requirement, verdict: 'not checkable', test: code, detail: r.error ?? 'the test did not run'});
+    else if (r.after.outcome === 'passed') out.push({requirement, verdict: 'satisfied', test: code, detail: `the test passes after the patch (${r.before?.outcome} before)`});
+    else if (r.after.outcome === 'failed') out.push({requirement, verdict: 'violated', test: code, detail: `the test fails after the patch: ${(r.after.stdout ?? '').split('\n').filter(l => /Error|assert/.test(l)).slice(0, 2).join(' ').slice(0, 200)}`});
+    else out.push({requirement, verdict: 'not checkable', test: code, detail: `the test did not run (${r.after.outcome})`});
+  }
+  if (reqs.length > MAX_REQUIREMENTS) out.push({requirement: `(${reqs.length - MAX_REQUIREMENTS} more not checked)`, verdict: 'not checkable', test: null, detail: `at most ${MAX_REQUIREMENTS} requirements are checked`});
+  return out;
 }

@@ -142,3 +142,27 @@ describe('deltalens audit from the command line', () => {
     (await import('node:fs')).rmSync(dir, {recursive: true, force: true});
   }, 120_000);
 });
+
+describe("DeskCheck's requirement audit before the audit", () => {
+  it('lists the requirements, checks each with a test run before and after the patch, stores the table and gives it to the model', async () => {
+    const db = freshDb().db;
+    const base = server.calls.length;
+    const replies: Reply[] = [
+      {answer: '```json\n["parse_duration sums every unit of a compound duration", "the output format is pleasant"]\n```'},
+      {answer: `Here is a test:\n\`\`\`python\n${TEST}\`\`\``},
+      {answer: 'NOT CHECKABLE: "pleasant" is not something a test can decide.'},
+      {answer: REFINED},
+    ];
+    script = call => replies[call.index - base] ?? {answer: REFINED};
+    const a = await runAudit(db, {...inputs, agent: 'requirements-test', requirements: true}, options());
+    expect(a.status).toBe('done');
+    expect(a.requirements).toEqual([
+      {requirement: 'parse_duration sums every unit of a compound duration', verdict: 'violated', test: TEST, detail: expect.stringContaining('fails after the patch')},
+      {requirement: 'the output format is pleasant', verdict: 'not checkable', test: null, detail: expect.stringContaining('NOT CHECKABLE')},
+    ]);
+    expect(a.tool_calls).toBe(1);
+    // the audit's model saw the table
+    const last = server.calls.at(-1)!.body as {messages: {role: string; content: string}[]};
+    expect(last.messages.at(-1)!.content).toContain('- violated: parse_duration sums every unit');
+  }, 60_000);
+});
