@@ -5,7 +5,11 @@ import {continueAudit, DEFAULT_BUDGETS, runAudit, type AuditInputs, type AuditRu
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import type {Db} from '../../source/store/db.js';
 import {auditMessages} from '../../source/store/audits.js';
-import {findExplanation} from '../../source/store/questions.js';
+import {ensureExplanation, findExplanation} from '../../source/store/questions.js';
+import {lexicalModel} from '../../source/services/qa-models.js';
+import {buildReport} from '../../source/services/report.js';
+import {scoreExplanations} from '../../source/services/scoring.js';
+import {insertDurationsQuestion} from '../helpers/questions.js';
 import {freshDb} from '../helpers/db.js';
 import {startOpenAiServer, type Call, type Reply} from '../helpers/openai-server.js';
 
@@ -72,6 +76,12 @@ describe('the audit agent, with a local server playing the auditing model', () =
     expect(first.tools).toHaveLength(7);
     expect(first.messages[1]!.content).toContain(inputs.explanation);
     expect(findExplanation(db, 'demo__durations-1', 'demo-agent-wrong', 'audited')).toMatchObject({text: REFINED});
+    // scored like any explanation, and the report compares it with the original
+    insertDurationsQuestion(db, {id: 'q-effect', correct: 'still fails after the patch', wrong: 'passes after the patch'});
+    ensureExplanation(db, {instance: 'demo__durations-1', agent: 'demo-agent-wrong', kind: 'original', text: inputs.explanation, source: 'test'});
+    await scoreExplanations(db, {model: lexicalModel(), samples: 1, concurrency: 1, kinds: ['original', 'audited']});
+    const report = buildReport(db, {model: 'lexical'});
+    expect(report.agents.find(x => x.agent === 'demo-agent-wrong' && x.explanations === 'audited')).toBeDefined();
   }, 120_000);
 
   it('a model that never stops is ended by its budget, incomplete and never saved as done; the same call thrice gets an error', async () => {
