@@ -15,6 +15,7 @@ import {forget, makeTempDir} from './leftovers.js';
 import {pythonRunner, runPython, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {tracePair} from './tracing.js';
+import {StoredTrace} from '../store/stored-trace.js';
 import {prepareWorkspace, type Workspace} from './workspace.js';
 
 export const AUDIT_TEST = 'test_deltalens_audit.py';
@@ -130,10 +131,35 @@ export class AuditTools {
     return {reverted: true};
   }
 
-  /** Where a function is called from, by reading the work tree's Python files (static). */
-  callGraph(fn: string): {callers: {file: string; line: number; text: string}[]; how: string} | {error: string} {
+  /** The pairs diff_execution traced, newest last: their traces hold the call chains. */
+  private readonly traced: {pair: number; buggy: number; patched: number}[] = [];
+
+  /**
+   * The call chains that reach a function in the tests diff_execution traced (each frame's callers
+   * up to the test), and, as a fallback or beside them, the lines of the tree that call it by name.
+   */
+  callGraph(fn: string): {chains: {side: string; chain: string[]}[]; callers: {file: string; line: number; text: string}[]; how: string} | {error: string} {
     if (typeof fn !== 'string' || !/^[A-Za-z_][\w.]*$/.test(fn)) return {error: 'function must be a Python name (dotted names allowed)'};
     const name = fn.split('.').at(-1)!;
+    const chains: {side: string; chain: string[]}[] = [];
+    const seenChains = new Set<string>();
+    for (const t of [...this.traced].reverse()) {
+      for (const [side, id] of [['buggy', t.buggy], ['patched', t.patched]] as const) {
+        const trace = new StoredTrace(this.db, id);
+        for (let fid = 1; fid < 200_000 && chains.length < 10; fid++) {
+          const f = trace.frame(fid);
+          if (!f) break;
+          if (f.fn.replace(/^.*<locals>\./, '').split('.').at(-1) !== name) continue;
+          const chain: string[] = [];
+          for (let at: typeof f | undefined = f; at; at = at.parent === null ? undefined : trace.frame(at.parent)) chain.push(`${at.fn} (${at.file}${at.callLine ? `, called at line ${at.callLine}` : ''})`);
+          const key = chain.join(' < ');
+          if (!seenChains.has(key)) {
+            seenChains.add(key);
+            chains.push({side, chain});
+          }
+        }
+      }
+    }
     const callers: {file: string; line: number; text: string}[] = [];
     const walk = (dir: string) => {
       for (const e of readdirSync(dir, {withFileTypes: true})) {
@@ -148,7 +174,15 @@ export class AuditTools {
       }
     };
     walk(this.work);
-    return {callers, how: 'static: every line of the tree that calls it by name (the traced call chains are not read here)'};
+    return {
+      chains,
+      callers,
+      how: chains.length
+        ? 'chains: from the traces of the tests diff_execution ran (innermost first); callers: every line of the tree that calls it by name'
+        : this.traced.length
+          ? 'no traced test reached it: callers are every line of the tree that calls it by name (static)'
+          : 'no test traced yet (diff_execution traces them): callers are every line of the tree that calls it by name (static)',
+    };
   }
 
   /**
@@ -170,6 +204,7 @@ export class AuditTools {
     if (before.outcome !== 'timeout' && after.outcome !== 'timeout') {
       try {
         const r = await tracePair(this.db, {kind: 'dirs', buggyDir: this.ws.buggy, patchedDir: this.ws.patched}, {python: this.o.python, test: nodeid, instance: this.o.instance, label: 'audit', sandbox: this.o.sandbox, passEnv: this.o.passEnv, pytestPlugins: false, limits: {timeoutS: this.o.timeoutS}});
+        this.traced.push({pair: r.pair, buggy: r.buggy.trace, patched: r.patched.trace});
         const d = r.delta;
         delta = d.status === 'found' ? {pair: r.pair, kind: d.kind, function: d.function, file: d.file, line: d.line, timing: d.timing, variables: (d as {variables?: unknown}).variables ?? null} : d.status === 'none' ? null : {pair: r.pair, status: d.status, reason: d.reason};
       } catch (error) {

@@ -85,7 +85,7 @@ export interface AuditRunOptions {
 /** The tools as the chat API describes them. */
 export const AUDIT_TOOLS: OpenAI.Chat.ChatCompletionTool[] = [
   {type: 'function', function: {name: 'diff_execution', description: 'Write a pytest test (Python source holding one def test_… function), run it before and after the patch, and get both outcomes and the delta point: the first place the two executions differ (function, line, values).', parameters: {type: 'object', properties: {test_code: {type: 'string'}}, required: ['test_code']}}},
-  {type: 'function', function: {name: 'inspect_call_graph', description: 'The places in the code that call a function, by name.', parameters: {type: 'object', properties: {function: {type: 'string'}}, required: ['function']}}},
+  {type: 'function', function: {name: 'inspect_call_graph', description: 'The call chains that reach a function in the tests diff_execution traced, and the lines that call it by name.', parameters: {type: 'object', properties: {function: {type: 'string'}}, required: ['function']}}},
   {type: 'function', function: {name: 'read_file', description: 'Read a file of the work tree (path relative to it).', parameters: {type: 'object', properties: {path: {type: 'string'}}, required: ['path']}}},
   {type: 'function', function: {name: 'write_file', description: 'Write a file of the work tree (only inside it).', parameters: {type: 'object', properties: {path: {type: 'string'}, content: {type: 'string'}}, required: ['path', 'content']}}},
   {type: 'function', function: {name: 'apply_patch', description: "Apply the agent's patch to the work tree.", parameters: {type: 'object', properties: {}}}},

@@ -56,7 +56,12 @@ describe('the audit tools, on the demo durations bug with the wrong agent patch'
     expect(tools.revertPatch()).toEqual({reverted: true});
     expect((tools.readFile('durations/parse.py') as {content: string}).content).toBe(before);
     const g = tools.callGraph('parse_duration');
-    expect('callers' in g && g.callers.map(c => c.file)).toContain('tests/test_parse.py');
+    if ('error' in g) throw new Error(g.error);
+    expect(g.callers.map(c => c.file)).toContain('tests/test_parse.py');
+    // the test diff_execution traced reached it: its call chain, innermost first
+    expect(g.chains.length).toBeGreaterThan(0);
+    expect(g.chains[0]!.chain[0]).toMatch(/^parse_duration \(durations\/parse\.py/);
+    expect(g.chains[0]!.chain.some(f => f.startsWith('test_compound'))).toBe(true);
     expect(tools.callGraph('not a name')).toMatchObject({error: expect.any(String)});
   }, 60_000);
 

@@ -95,6 +95,14 @@ describe('the audit agent, with a local server playing the auditing model', () =
     expect(findExplanation(db, 'demo__durations-1', 'budget-test', 'audited')).toBeNull();
   }, 60_000);
 
+  it('a 429 with Retry-After and a 500 are retried, as score retries them', async () => {
+    const base = server.calls.length;
+    script = call => (call.index - base === 0 ? {status: 429, headers: {'retry-after': '0'}} : call.index - base === 1 ? {status: 500} : {answer: REFINED});
+    const a = await runAudit(db, {...inputs, agent: 'retry-test'}, options({model: {name: 'auditor', baseURL: server.url, apiKey: 'k', maxRetries: 3}}));
+    expect(a).toMatchObject({status: 'done', refined: REFINED});
+    expect(server.calls.length - base).toBe(3);
+  }, 60_000);
+
   it('an interrupted audit keeps its transcript and resumes to the end', async () => {
     const base = server.calls.length;
     const stop = new AbortController();
