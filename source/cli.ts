@@ -21,7 +21,7 @@ const COMMANDS: Record<string, Command> = {
   delta: {summary: 'recompute the delta of two stored traces', load: async () => import('./commands/delta.js').then(m => ({run: m.runDelta, help: m.DELTA_HELP}))},
   steps: {summary: "a traced pair's aligned stepper rows (locals, stacks, what differs)", load: async () => import('./commands/steps.js').then(m => ({run: m.runSteps, help: m.STEPS_HELP}))},
   traces: {summary: 'list traced patch pairs and their deltas; import trace files', load: async () => import('./commands/traces.js').then(m => ({run: m.runTraces, help: m.TRACES_HELP}))},
-  questions: {summary: 'import, export or list questions (JSONL)', load: async () => import('./commands/questions.js').then(m => ({run: m.runQuestions, help: m.QUESTIONS_HELP}))},
+  questions: {summary: 'build questions from a bug, review and edit them; import, export or list them (JSONL)', load: async () => import('./commands/questions.js').then(m => ({run: m.runQuestions, help: m.QUESTIONS_HELP}))},
   explanations: {summary: 'list or import explanations', load: async () => import('./commands/questions.js').then(m => ({run: m.runExplanations, help: m.EXPLANATIONS_HELP}))},
   score: {summary: 'answer questions from explanations with a QA model', load: async () => import('./commands/score.js').then(m => ({run: m.runScore, help: m.SCORE_HELP}))},
   report: {summary: 'explanation scores per agent (ExplainBench Tables 3–6)', load: async () => import('./commands/report.js').then(m => ({run: m.runReport, help: m.REPORT_HELP}))},
