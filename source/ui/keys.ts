@@ -1,6 +1,7 @@
 import {useInput, useStdin, type Key} from 'ink';
 import {useEffect, useReducer, useRef} from 'react';
 import {editLine} from './line-edit.js';
+import {moveScroll, type Size} from './nav.js';
 
 /**
  * The one key system of the explorer, annotate and adjudicate. A binding is declared once — by
@@ -67,6 +68,11 @@ export const TEXT_FIELD_BINDINGS: Binding[] = [
 ];
 
 export const MOVES = new Set(['down', 'up', 'pageDown', 'pageUp', 'top', 'bottom']);
+
+/** A text screen's movement: the scroll after a move key, or null for any other command. */
+export function scrolled<S extends {scroll: number}>(s: S, id: string, view: Size): {screen: S} | null {
+  return MOVES.has(id) ? {screen: {...s, scroll: moveScroll(s.scroll, id, view)}} : null;
+}
 
 /** The first binding of `scopes` (in that order) that matches the key. */
 export function bindingFor(bindings: Binding[], scopes: Scope[], input: string, key: Key): Binding | null {

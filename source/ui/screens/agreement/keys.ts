@@ -1,5 +1,4 @@
-import {MOVES, type Binding} from '../../keys.js';
-import {moveScroll} from '../../nav.js';
+import {scrolled, type Binding} from '../../keys.js';
 import type {Outcome, View} from '../types.js';
 
 /** Agreement on people's labels: Cohen's and Fleiss' κ, people vs QA models. */
@@ -12,5 +11,5 @@ export interface AgreementScreen {
 export const BINDINGS: Binding[] = [];
 
 export function command(s: AgreementScreen, id: string, view: View): Outcome<AgreementScreen> | null {
-  return MOVES.has(id) ? {screen: {...s, scroll: moveScroll(s.scroll, id, view)}} : null;
+  return scrolled(s, id, view);
 }

@@ -1,5 +1,4 @@
-import {MOVES, type Binding} from '../../keys.js';
-import {moveScroll} from '../../nav.js';
+import {scrolled, type Binding} from '../../keys.js';
 import type {Outcome, View} from '../types.js';
 
 /** One explanation audit: the explanations side by side, the requirements, the transcript. */
@@ -13,5 +12,5 @@ export interface AuditScreen {
 export const BINDINGS: Binding[] = [];
 
 export function command(s: AuditScreen, id: string, view: View): Outcome<AuditScreen> | null {
-  return MOVES.has(id) ? {screen: {...s, scroll: moveScroll(s.scroll, id, view)}} : null;
+  return scrolled(s, id, view);
 }

@@ -1,5 +1,4 @@
-import {ch, MOVES, type Binding} from '../../keys.js';
-import {moveScroll} from '../../nav.js';
+import {ch, scrolled, type Binding} from '../../keys.js';
 import type {Outcome, View} from '../types.js';
 
 /** A run's PTA reference (AgentLens): the other passing runs merged, its path, where it leaves. */
@@ -17,5 +16,5 @@ export const BINDINGS: Binding[] = [
 
 export function command(s: PtaScreen, id: string, view: View): Outcome<PtaScreen> | null {
   if (id === 'dagView') return {screen: {...s, dag: !s.dag, scroll: 0}};
-  return MOVES.has(id) ? {screen: {...s, scroll: moveScroll(s.scroll, id, view)}} : null;
+  return scrolled(s, id, view);
 }
