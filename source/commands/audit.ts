@@ -1,10 +1,11 @@
 import {existsSync, readFileSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {AuditInputError, continueAudit, DEFAULT_BUDGETS, inputsFromRun, runAudit, runOf, type AuditBudgets, type AuditRunOptions} from '../services/audit.js';
-import {parsePassEnv, SandboxMissing} from '../services/sandbox.js';
+import {SandboxMissing} from '../services/sandbox.js';
 import {auditMessages, getAudit, listAudits, type AuditRow} from '../store/audits.js';
 import type {Db} from '../store/db.js';
 import {COMMON_OPTIONS, EXIT, NotFound, parse, positiveInt, printJson, UsageError} from './args.js';
+import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {cell, say, warn} from './output.js';
 
@@ -157,12 +158,7 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
     priceOut: num(values['price-out'], '--price-out'),
   };
   if (budgets.maxCost !== null && (budgets.priceIn === null || budgets.priceOut === null)) throw new UsageError('--max-cost needs --price-in and --price-out (dollars per million tokens)');
-  let passEnv: string[];
-  try {
-    passEnv = parsePassEnv(values['pass-env']);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const passEnv = passEnvOption(values['pass-env']);
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {

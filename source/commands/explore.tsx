@@ -6,7 +6,7 @@ import {App} from '../ui/app.js';
 import {storeData} from '../ui/data.js';
 import {themeFromEnv} from '../ui/theme.js';
 import {COMMON_OPTIONS, EXIT, parse, positiveInt, UsageError} from './args.js';
-import {parsePassEnv} from '../services/sandbox.js';
+import {passEnvOption} from './pass-env.js';
 import {linkStack, type DeepLink} from '../ui/state.js';
 import {getTrajectory} from '../store/trajectories.js';
 import {getPair} from '../store/traces.js';
@@ -33,12 +33,7 @@ export async function runExplore(argv: string[]): Promise<number> {
     },
     false,
   );
-  let passEnv: string[];
-  try {
-    passEnv = parsePassEnv(values['pass-env']);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const passEnv = passEnvOption(values['pass-env']);
   if (values.help) {
     say(EXPLORE_HELP);
     return EXIT.ok;

@@ -5,11 +5,12 @@ import {forget, makeTempDir} from '../services/leftovers.js';
 import {PythonError} from '../services/python.js';
 import {buildQuestions, qualityChecks, type BuildOptions, type BuildResult, type QualityReport} from '../services/question-build.js';
 import {qaModelFrom, QaModelChoiceError, type QaModel} from '../services/qa-models.js';
-import {parsePassEnv, SandboxMissing} from '../services/sandbox.js';
+import {SandboxMissing} from '../services/sandbox.js';
 import {WorkspaceError} from '../services/workspace.js';
 import type {Db} from '../store/db.js';
 import {getTrajectory, listTrajectories} from '../store/trajectories.js';
 import {COMMON_OPTIONS, EXIT, parse, positiveInt, printJson, UsageError} from './args.js';
+import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {say, warn} from './output.js';
 
@@ -205,12 +206,7 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
     if (values['gold-patch'] && !existsSync(values['gold-patch'])) throw new UsageError(`--gold-patch ${values['gold-patch']}: no such file`);
     projects = [{instance: values.instance, buggyDir: resolve(values['buggy-dir'] ?? values.repo!), goldPatch: values['gold-patch'] ? resolve(values['gold-patch']) : '', test: values.test ?? '', agentPatches: []}];
   }
-  let passEnv: string[];
-  try {
-    passEnv = parsePassEnv(values['pass-env']);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const passEnv = passEnvOption(values['pass-env']);
   const seed = values.seed === undefined ? 0 : Number(values.seed);
   if (!Number.isInteger(seed)) throw new UsageError(`--seed wants an integer, got "${values.seed}"`);
   const timeoutS = positiveInt(values.timeout, '--timeout') ?? 120;

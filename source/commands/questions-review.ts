@@ -7,9 +7,10 @@ import {PythonError} from '../services/python.js';
 import {editDocument} from '../core/questions/edit.js';
 import {ReviewError, reviewQuestion} from '../services/question-review.js';
 import {saveEditedQuestion, type EditResult} from '../services/question-revalidate.js';
-import {parsePassEnv, SandboxMissing} from '../services/sandbox.js';
+import {SandboxMissing} from '../services/sandbox.js';
 import {getQuestion, listReviews} from '../store/questions.js';
 import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
+import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {say, warn} from './output.js';
 
@@ -91,12 +92,7 @@ export async function runQuestionsReview(sub: 'review' | 'edit', argv: string[])
 
   if (values.accept || values.reject) throw new UsageError('--accept and --reject go with questions review');
   if (values.file && !existsSync(values.file)) throw new UsageError(`--file ${values.file}: no such file`);
-  let passEnv: string[];
-  try {
-    passEnv = parsePassEnv(values['pass-env']);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const passEnv = passEnvOption(values['pass-env']);
   const {db} = await openStore(values.db, values.print ? 'read' : 'write');
   try {
     const q = getQuestion(db, id);

@@ -3,7 +3,7 @@ import {writeFileSync} from 'node:fs';
 import {openStore} from './db-path.js';
 import {join} from 'node:path';
 import {forget, makeTempDir} from '../services/leftovers.js';
-import {INSTALL_HINT, parsePassEnv, SandboxMissing} from '../services/sandbox.js';
+import {INSTALL_HINT, SandboxMissing} from '../services/sandbox.js';
 import {getTrajectory, type TrajectoryDetail} from '../store/trajectories.js';
 import {NotFound} from './show.js';
 import {DELTA_OPTIONS, type DeltaOption} from '../core/trace/delta.js';
@@ -12,6 +12,7 @@ import {PythonError} from '../services/python.js';
 import {CONFIRM_ROUNDS, Interrupted, tracePair, TraceRunError, DEFAULT_LIMITS} from '../services/tracing.js';
 import {WorkspaceError, type WorkspaceSpec} from '../services/workspace.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson, UsageError} from './args.js';
+import {passEnvOption} from './pass-env.js';
 import {deltaJson, describeDelta} from './trace-json.js';
 
 export const TRACE_HELP = `Usage: deltalens trace --test NODEID
@@ -159,12 +160,7 @@ export async function runTrace(argv: string[]): Promise<number> {
   const options = parseDeltaOptions(values.option);
   const valuesMode = oneOf(values.values ?? 'planned', ['planned', 'all'] as const, '--values')!;
   if (values['no-seed'] && values.seed !== undefined) throw new UsageError('give --seed N or --no-seed, not both');
-  let passEnv: string[];
-  try {
-    passEnv = parsePassEnv(values['pass-env']);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const passEnv = passEnvOption(values['pass-env']);
   const {db, path: dbPath} = await openStore(values.db, 'create');
   const verbose = !values.json;
   let patchDir: string | null = null;
