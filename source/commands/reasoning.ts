@@ -1,5 +1,5 @@
 import {DETECTORS, reasoningReport, reasoningReportLines, tagReasoning, type Detector} from '../services/reasoning.js';
-import {reasoningRuns, trajectoryIds} from '../store/reasoning.js';
+import {instanceOfRun, reasoningRuns, trajectoryIds} from '../store/reasoning.js';
 import {existsSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {demoCheckouts} from '../services/demo.js';
@@ -89,7 +89,7 @@ export async function runReasoning(argv: string[]): Promise<number> {
     const {db} = await openStore(values.db, 'write');
     try {
       const ids = values.all ? trajectoryIds(db) : [Number(values.trajectory)];
-      if (!values.all && !trajectoryIds(db).includes(ids[0]!)) throw new NotFound(`no trajectory with id ${ids[0]}`);
+      if (!values.all && instanceOfRun(db, ids[0]!) === null) throw new NotFound(`no trajectory with id ${ids[0]}`);
       const all = ids.flatMap(id => {
         const r = checkClaims(db, id);
         return r.checks.map(c => ({trajectory: id, ...c}));

@@ -395,10 +395,11 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     const save = (q: Question, provenance: Record<string, unknown>, validations: Record<string, unknown>) => {
       // one question, whole or not at all; replacing one an author reviewed is recorded
       writeTx(db, () => {
-        const previous = getQuestion(db, q.id);
         const review = listReviews(db, q.id).at(-1);
+        // the question as the author left it, kept in the review that says it was built again
+        const previous = review && review.action !== 'rebuilt' ? getQuestion(db, q.id) : null;
         insertQuestion(db, validateQuestion(q), provenance, validations);
-        if (review && review.action !== 'rebuilt') addReview(db, {question: q.id, reviewer: 'questions build', action: 'rebuilt', note: `built again (was ${review.action} by ${review.reviewer})`, previous});
+        if (review && previous) addReview(db, {question: q.id, reviewer: 'questions build', action: 'rebuilt', note: `built again (was ${review.action} by ${review.reviewer})`, previous});
       });
       questions.push({question: q, provenance, unchanged: false});
     };

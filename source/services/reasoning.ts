@@ -10,8 +10,7 @@ import {deskcheckRun, deskcheckTurn, type DeskcheckTurn} from '../core/reasoning
 import {DESKCHECK} from '../core/reasoning/deskcheck-patterns.js';
 import {writeTx, type Db} from '../store/db.js';
 import {problemStatement} from '../store/instances.js';
-import {clearReasoning, ensureReasoningRun, runsDecided, setRunDecision, staleTagRuns, goldPatchOf, instanceOfRun, labellerRules, reasoningRows, reasoningWriter, runsForReasoning, thoughtsOf, trajectoryIds} from '../store/reasoning.js';
-import {getStageString} from '../store/trajectories.js';
+import {clearReasoning, ensureReasoningRun, runsDecided, setRunDecision, staleTagRuns, goldPatchOf, instanceOfRun, reasoningRows, stepLabels, reasoningWriter, runsForReasoning, thoughtsOf, trajectoryIds} from '../store/reasoning.js';
 
 export const DETECTORS = ['default', 'deskcheck'] as const;
 export type Detector = (typeof DETECTORS)[number];
@@ -173,10 +172,11 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
   const perRun: Record<string, number> = {};
   let stepsTotal = 0;
   for (const r of runs) {
-    const stages = getStageString(db, r.trajectory);
-    stepsTotal += stages.length;
+    // one read of the run's steps: their stages for the phases, their rules for the reproductions
+    const labelled = stepLabels(db, r.trajectory);
+    stepsTotal += labelled.length;
     const tagged = byRun.get(r.trajectory)?.steps;
-    [...stages].forEach((stage, idx) => {
+    labelled.forEach(({stage, idx}) => {
       const phase = phases[PHASE_OF_STAGE[stage] ?? ''];
       if (!phase) return;
       phase.node_occurrences++;
@@ -185,7 +185,6 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
       for (const f of fams) phase.family_occurrences[f]++;
     });
     // the paper's Figure 15: how often a run executes a reproduction before its first source edit
-    const labelled = labellerRules(db, r.trajectory);
     const firstEdit = labelled.find(s => s.rule === 'source-edit')?.idx ?? Infinity;
     const n = labelled.filter(s => s.rule === 'run' && s.idx < firstEdit).length;
     reproCounts.push(n);

@@ -75,16 +75,24 @@ export function updateAudit(db: Db, id: number, f: {status?: AuditStatus; reason
   db.prepare(`UPDATE audit SET ${sets.join(', ')} WHERE id = ?`).run(...args, id);
 }
 
+type StoredAudit = Omit<AuditRow, 'inputs' | 'requirements'> & {inputs: string; requirements: string | null};
+const toAudit = (r: StoredAudit): AuditRow => ({...r, inputs: JSON.parse(r.inputs) as Record<string, unknown>, requirements: r.requirements === null ? null : JSON.parse(r.requirements)});
+
 export function getAudit(db: Db, id: number): AuditRow | null {
-  const r = db.prepare('SELECT * FROM audit WHERE id = ?').get(id) as (Omit<AuditRow, 'inputs' | 'requirements'> & {inputs: string; requirements: string | null}) | undefined;
-  return r ? {...r, inputs: JSON.parse(r.inputs) as Record<string, unknown>, requirements: r.requirements === null ? null : JSON.parse(r.requirements)} : null;
+  const r = db.prepare('SELECT * FROM audit WHERE id = ?').get(id) as StoredAudit | undefined;
+  return r ? toAudit(r) : null;
 }
 
 export function listAudits(db: Db): AuditRow[] {
-  return (db.prepare('SELECT id FROM audit ORDER BY id').pluck().all() as number[]).map(id => getAudit(db, id)!);
+  return (db.prepare('SELECT * FROM audit ORDER BY id').all() as StoredAudit[]).map(toAudit);
 }
 
 export function auditMessages(db: Db, audit: number): AuditMessage[] {
   const rows = db.prepare('SELECT seq, role, content, tool_calls, tool_call_id, tool, arguments, tokens FROM audit_message WHERE audit = ? ORDER BY seq').all(audit) as (Omit<AuditMessage, 'tool_calls'> & {tool_calls: string | null})[];
   return rows.map(r => ({...r, tool_calls: r.tool_calls ? (JSON.parse(r.tool_calls) as AuditMessage['tool_calls']) : null}));
+}
+
+/** The ids of the audits of an agent's explanation of an instance, oldest first. */
+export function auditIdsOf(db: Db, instance: string, agent: string): number[] {
+  return db.prepare('SELECT id FROM audit WHERE instance = ? AND agent = ? ORDER BY id').pluck().all(instance, agent) as number[];
 }

@@ -98,9 +98,15 @@ export function instanceOfRun(db: Db, trajectory: number): string | null {
   return (db.prepare('SELECT instance FROM trajectory WHERE id = ?').pluck().get(trajectory) as string | undefined) ?? null;
 }
 
-/** Each step's labeller rule (run, source-edit, …), in order. */
-export function labellerRules(db: Db, trajectory: number): {idx: number; rule: string | null}[] {
-  return db.prepare("SELECT idx, json_extract(labeller_rule, '$.rule') AS rule FROM step WHERE trajectory = ? ORDER BY idx").all(trajectory) as never;
+/** Each step's intent stage (a person's correction first; '·' unlabelled) and the labeller's rule (run, source-edit, …), in order. */
+export function stepLabels(db: Db, trajectory: number): {idx: number; stage: string; rule: string | null}[] {
+  return db
+    .prepare(
+      `SELECT idx, coalesce((SELECT sa.stage FROM stage_annotation sa WHERE sa.trajectory = step.trajectory AND sa.idx = step.idx ORDER BY sa.created_at DESC LIMIT 1), intent_stage, '·') AS stage,
+              json_extract(labeller_rule, '$.rule') AS rule
+         FROM step WHERE trajectory = ? ORDER BY idx`,
+    )
+    .all(trajectory) as never;
 }
 
 /** The gold patch an instance record gives, if any. */

@@ -15,7 +15,7 @@ import {buildPrompt, seedOf} from '../core/questions/prompt.js';
 import type {AgentQuestionRow} from './screens/agent-questions/rows.js';
 import type {QuestionData} from './screens/question/lines.js';
 import {editText} from '../services/editor.js';
-import {auditMessages, getAudit, listAudits, type AuditMessage, type AuditRow} from '../store/audits.js';
+import {auditIdsOf, auditMessages, getAudit, type AuditMessage, type AuditRow} from '../store/audits.js';
 import {reasoningLetters, reasoningOf, type StoredMark} from '../store/reasoning.js';
 import {reasoningReport, type ReasoningReport} from '../services/reasoning.js';
 import {editDocument} from '../core/questions/edit.js';
@@ -51,8 +51,8 @@ export interface ExplorerData {
   reasoningReport(): ReasoningReport;
   /** an audit and its transcript */
   audit(id: number): {row: AuditRow; messages: AuditMessage[]} | null;
-  /** the audits of an agent's explanation of an instance, oldest first */
-  audits(instance: string, agent: string): AuditRow[];
+  /** the ids of the audits of an agent's explanation of an instance, oldest first */
+  auditIds(instance: string, agent: string): number[];
   /** starts an audit of a stored run (or of the agent's explanation on the instance) with $DELTALENS_AUDIT_MODEL */
   startAudit(target: {trajectory: number} | {instance: string; agent: string}, onEvent: (text: string) => void): Promise<AuditRow>;
   step(id: number, idx: number): StepRow | null;
@@ -208,7 +208,7 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
       const row = getAudit(db, id);
       return row ? {row, messages: auditMessages(db, id)} : null;
     },
-    audits: (instance, agent) => listAudits(db).filter(a => a.instance === instance && a.agent === agent),
+    auditIds: (instance, agent) => auditIdsOf(db, instance, agent),
     startAudit: async (target, onEvent) => {
       const {startExplorerAudit} = await import('../services/audit.js');
       reports.clear();

@@ -82,12 +82,19 @@ function* finditer(c: Compiled, text: string): Generator<RegExpExecArray> {
   }
 }
 
-const FENCE = compile(DESKCHECK.fence, 's');
-const LINE_NUMBERED = new RegExp(DESKCHECK.line_numbered);
-const PR = compile(DESKCHECK.pr_description, 'is');
-const PROSE = compile(DESKCHECK.prose_context, 'i');
-const TOKENS = DESKCHECK.code_tokens.map(([src, label]) => ({c: compile(src, ''), label}));
-const FAMILIES = Object.fromEntries(Object.entries(DESKCHECK.families).map(([fam, ps]) => [fam, ps.map(([src, kind]) => ({c: compile(src, 'i'), kind}))])) as Record<DeskFamily, {c: Compiled; kind: string}[]>;
+/** The artifact's patterns, compiled on first use (not when a module that can call them loads). */
+let compiled: {FENCE: Compiled; LINE_NUMBERED: RegExp; PR: Compiled; PROSE: Compiled; TOKENS: {c: Compiled; label: string}[]; FAMILIES: Record<DeskFamily, {c: Compiled; kind: string}[]>} | null = null;
+function tables() {
+  compiled ??= {
+    FENCE: compile(DESKCHECK.fence, 's'),
+    LINE_NUMBERED: new RegExp(DESKCHECK.line_numbered),
+    PR: compile(DESKCHECK.pr_description, 'is'),
+    PROSE: compile(DESKCHECK.prose_context, 'i'),
+    TOKENS: DESKCHECK.code_tokens.map(([src, label]) => ({c: compile(src, ''), label})),
+    FAMILIES: Object.fromEntries(Object.entries(DESKCHECK.families).map(([fam, ps]) => [fam, ps.map(([src, kind]) => ({c: compile(src, 'i'), kind}))])) as Record<DeskFamily, {c: Compiled; kind: string}[]>,
+  };
+  return compiled;
+}
 const D = DESKCHECK.defaults;
 
 /** Text with each match of `c` replaced by a newline, and where each kept character came from. */
@@ -109,6 +116,7 @@ function substitute(text: string, map: number[], c: Compiled): {text: string; ma
 
 /** The artifact's cleaning (pr_description, fences, numbered listings), with an index map back. */
 export function deskcheckClean(thought: string): {text: string; map: number[]} {
+  const {PR, FENCE, LINE_NUMBERED} = tables();
   let r = {text: thought, map: Array.from({length: thought.length}, (_, i) => i)};
   r = substitute(r.text, r.map, PR);
   r = substitute(r.text, r.map, FENCE);
@@ -183,6 +191,7 @@ export interface DeskcheckTurn {
 /** One thought as the artifact scans it; null when the turn does not qualify. */
 export function deskcheckTurn(thought: string | null): DeskcheckTurn | null {
   if (!thought || thought.length < D.min_thought_chars || thought.length > D.max_thought_chars) return null;
+  const {TOKENS, FAMILIES, PROSE} = tables();
   const cleaned = deskcheckClean(thought);
   const text = cleaned.text;
   if (text.length < D.min_thought_chars) return null;

@@ -17,6 +17,7 @@ export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env
   const instanceRuns = useMemo(() => (q ? data.count({instance: q.q.instance}) : 0), [data, q]);
   const flags = useMemo(() => data.flags(s.id), [data, s.id, version]);
   const provenance = useMemo(() => data.provenance(s.id), [data, s.id, version]);
+  const audits = useMemo(() => (q ? data.auditIds(q.q.instance, s.agent) : []), [data, q, s.agent, version]);
   // a "[choices only]" run is a way of asking a model, not a model r could ask
   const qaModels = useMemo(() => [...new Set(['lexical', ...(data.qaModel ? [data.qaModel] : []), ...models.filter(m => !m.endsWith(CHOICES_ONLY))])], [data, models]);
   const lines = useMemo(
@@ -38,7 +39,7 @@ export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env
     instance: q?.q.instance ?? null,
     instanceRuns,
     built: (provenance?.provenance as {origin?: string} | null)?.origin === 'built',
-    audits: q ? data.audits(q.q.instance, s.agent).map(a => a.id) : [],
+    audits,
     explanation: q?.explanation ? {id: q.explanation.id, text: q.explanation.text} : null,
     copy: () => s.id,
   });

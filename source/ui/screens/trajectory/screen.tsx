@@ -41,12 +41,13 @@ export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen;
     return s.tab === 'info' && lens ? [...lines, ...lensInfoLines(lens.score, lens.why, width)] : lines;
   }, [detail, lens, s.tab, width]);
   const lines = useMemo(() => findable(textLines), [textLines]);
+  const audits = useMemo(() => (detail ? data.auditIds(detail.instance, detail.agent) : []), [data, detail, version]);
   env.report({
     uid: s.uid!,
     ...(s.tab === 'steps' ? {total: detail?.steps ?? 0, page: stepRows} : {total: textLines.length, page: bodyHeight}),
     steps: detail?.steps ?? 0,
     reasoningSteps,
-    audits: detail ? data.audits(detail.instance, detail.agent).map(a => a.id) : [],
+    audits,
     lines,
     copy: () => (s.tab !== 'steps' ? (detail?.sourcePath ?? null) : detail ? (data.step(detail.id, s.steps.cursor)?.actionText ?? null) : null),
   });
