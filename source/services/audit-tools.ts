@@ -107,21 +107,23 @@ export class AuditTools {
     return {written: relative(this.work, p.ok), bytes: Buffer.byteLength(content)};
   }
 
+  /** A program run in the work tree, confined (only the tree writable), as an argument array:
+   * started by the sandbox's Python, which is what the sandbox knows how to start. */
+  private inWork(argv: string[], timeoutMs: number, readable: string[] = []) {
+    return runPython(this.runner, ['-c', 'import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)', ...argv], {cwd: this.work, timeoutMs, writable: [this.work], readable});
+  }
+
   /** A bash command in the work tree, confined, cut at the time limit, its output capped. */
   async bash(command: string): Promise<RunOutcome | {error: string}> {
     if (typeof command !== 'string' || !command.trim()) return {error: 'command must be a non-empty string'};
-    const r = await runPython(this.runner, ['-c', 'import subprocess, sys; sys.exit(subprocess.run(["bash", "-c", sys.argv[1]]).returncode)', command], {
-      cwd: this.work,
-      timeoutMs: this.o.timeoutS * 1000,
-      writable: [this.work],
-    });
+    const r = await this.inWork(['bash', '-c', command], this.o.timeoutS * 1000);
     return {exit_code: r.exitCode, outcome: r.timedOut ? 'timeout' : r.exitCode === 0 ? 'passed' : 'failed', stdout: tailOf(r.stdout, this.o.maxOutput), stderr: tailOf(r.stderr, this.o.maxOutput)};
   }
 
   /** The agent's patch applied to the work tree (`revert_patch` puts the buggy files back). */
   async applyPatch(): Promise<{applied: boolean; detail: string}> {
     const file = join(this.scratch, 'agent.diff');
-    const r = await runPython(this.runner, ['-c', 'import subprocess, sys; sys.exit(subprocess.run(["patch", "-p1", "--forward", "--batch", "-i", sys.argv[1]]).returncode)', file], {cwd: this.work, timeoutMs: 60_000, writable: [this.work], readable: [this.scratch]});
+    const r = await this.inWork(['patch', '-p1', '--forward', '--batch', '-i', file], 60_000, [this.scratch]);
     return {applied: r.exitCode === 0, detail: tailOf(`${r.stdout}${r.stderr}`.trim(), 2000)};
   }
 

@@ -12,6 +12,7 @@
  * `audited` explanation for that instance (so `score` and `report` compare it with the original).
  */
 import OpenAI from 'openai';
+import {pythonTestCode} from '../core/text/python-code.js';
 import type {Db} from '../store/db.js';
 import {writeTx} from '../store/db.js';
 import {addAuditMessage, auditMessages, createAudit, getAudit, updateAudit, type AuditRow} from '../store/audits.js';
@@ -162,13 +163,17 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
   let empty = 0;
   const store = (m: Parameters<typeof addAuditMessage>[2]) => writeTx(db, () => addAuditMessage(db, id, m));
   const counters = () => writeTx(db, () => updateAudit(db, id, {toolCalls, tokensIn, tokensOut, cost: costOf(o.budgets, tokensIn, tokensOut)}));
+  /** One answer of the model (with the tools offered, or without), its tokens counted. */
+  const chat = async (conv: Message[], tools: boolean): Promise<OpenAI.Chat.ChatCompletion> => {
+    const r = o.model.complete ? await o.model.complete(conv) : await client.chat.completions.create({model: o.model.name, messages: conv, ...(tools ? {tools: AUDIT_TOOLS, tool_choice: 'auto' as const} : {})}, {signal: o.signal});
+    tokensIn += r.usage?.prompt_tokens ?? 0;
+    tokensOut += r.usage?.completion_tokens ?? 0;
+    return r;
+  };
   /** One question to the model without tools (the requirement phase), stored in the transcript. */
   const ask = async (prompt: string): Promise<string | null> => {
     store({role: 'user', content: prompt, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
-    const conv: Message[] = [{role: 'system', content: 'You help audit a patch against the issue it should fix. Answer exactly in the form asked.'}, {role: 'user', content: prompt}];
-    const r = o.model.complete ? await o.model.complete(conv) : await client.chat.completions.create({model: o.model.name, messages: conv}, {signal: o.signal});
-    tokensIn += r.usage?.prompt_tokens ?? 0;
-    tokensOut += r.usage?.completion_tokens ?? 0;
+    const r = await chat([{role: 'system', content: 'You help audit a patch against the issue it should fix. Answer exactly in the form asked.'}, {role: 'user', content: prompt}], false);
     const text = r.choices[0]?.message?.content ?? null;
     store({role: 'assistant', content: text, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: r.usage?.total_tokens ?? null});
     return text;
@@ -210,13 +215,11 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
       if (over) return finish('incomplete', `${over} before a refined explanation`);
       let res: OpenAI.Chat.ChatCompletion;
       try {
-        res = o.model.complete ? await o.model.complete(messages) : await client.chat.completions.create({model: o.model.name, messages, tools: AUDIT_TOOLS, tool_choice: 'auto'}, {signal: o.signal});
+        res = await chat(messages, true);
       } catch (error) {
         if (o.signal?.aborted) return finish('incomplete', 'interrupted (Ctrl+C): the transcript so far is kept; deltalens audit --resume continues it');
         return finish('incomplete', `the model did not answer: ${(error as Error).message}`);
       }
-      tokensIn += res.usage?.prompt_tokens ?? 0;
-      tokensOut += res.usage?.completion_tokens ?? 0;
       const msg = res.choices[0]?.message;
       const calls = (msg?.tool_calls ?? []).filter((c): c is OpenAI.Chat.ChatCompletionMessageFunctionToolCall => c.type === 'function');
       store({role: 'assistant', content: msg?.content ?? null, tool_calls: calls.length ? calls.map(c => ({id: c.id, name: c.function.name, arguments: c.function.arguments})) : null, tool_call_id: null, tool: null, arguments: null, tokens: res.usage?.total_tokens ?? null});
@@ -327,7 +330,6 @@ export async function startExplorerAudit(db: Db, target: {trajectory: number} | 
   return runAudit(db, inputsFromRun(db, id, null), {model, budgets: DEFAULT_BUDGETS, python: process.env.DELTALENS_PYTHON ?? 'python3', sandbox: o.noSandbox ? 'off' : 'require', passEnv: o.passEnv, toolTimeoutS: 120, maxResultChars: 8000, signal: o.signal, onEvent: e => o.onEvent(e.text)});
 }
 
-const codeOf = (text: string) => /```(?:python|py)?\s*\n([\s\S]*?)```/.exec(text)?.[1] ?? (/^\s*(?:async\s+)?def\s+test\w*\s*\(/m.test(text) ? text : null);
 
 /**
  * DeskCheck's requirement audit (§3.1.4–3.1.5): the issue's requirements as a list, then for each
@@ -349,7 +351,7 @@ export async function requirementAudit(i: AuditInputs, ask: (prompt: string) => 
   const out: RequirementCheck[] = [];
   for (const requirement of reqs.slice(0, MAX_REQUIREMENTS)) {
     const answer = await ask(`Requirement: ${requirement}\n\nWrite one pytest test function (def test_…, with its imports) that checks this requirement with concrete input/expected-output pairs, in a python code block. If it cannot be checked by a test, answer NOT CHECKABLE and why.\n\nIssue:\n${i.issue}\n\nThe patch under audit:\n${i.patch}`);
-    const code = answer && !/NOT CHECKABLE/i.test(answer) ? codeOf(answer) : null;
+    const code = answer && !/NOT CHECKABLE/i.test(answer) ? pythonTestCode(answer) : null;
     if (!code) {
       out.push({requirement, verdict: 'not checkable', test: null, detail: (answer ?? 'no answer').replace(/\s+/g, ' ').slice(0, 200)});
       continue;

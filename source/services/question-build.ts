@@ -17,6 +17,7 @@ import {INSUFFICIENT_TEXT, NO_EFFECT_TEXT, validateQuestion, type Choice, type Q
 import {seedOf} from '../core/questions/prompt.js';
 import {mmr, MMR_LAMBDA, pickCorrect, seededOrder, type Distance} from '../core/questions/select.js';
 import {formatValue} from '../core/trace/values.js';
+import {pythonTestCode} from '../core/text/python-code.js';
 import type {Db} from '../store/db.js';
 import {writeTx} from '../store/db.js';
 import {addReview, answerTally, ensureExplanation, getQuestion, insertQuestion, listReviews, questionProvenance} from '../store/questions.js';
@@ -256,6 +257,17 @@ function sha(...parts: string[]): string {
 
 export const PBT_FILE = 'test_deltalens_pbt.py';
 
+/** The buggy and the fixed tree: two folders, two revisions of one repository, or the buggy tree with the gold patch. */
+export function fixSpec(o: Pick<BuildOptions, 'buggyDir' | 'buggyRev' | 'fixedDir' | 'fixedRev' | 'goldPatch'>): WorkspaceSpec {
+  return o.fixedDir ? {kind: 'dirs', buggyDir: o.buggyDir, patchedDir: o.fixedDir} : o.fixedRev ? {kind: 'revs', repo: o.buggyDir, buggy: o.buggyRev!, patched: o.fixedRev} : patchedSpec(o, o.goldPatch!);
+}
+
+/** A test with an expression substituted, run on both versions: does it fail before the fix and
+ * pass after it (the expression is also correct), or not run at all (it says nothing)? */
+export function judgeVariant(b: TestOutcome, f: TestOutcome): {reproduces: boolean; broken: boolean} {
+  return {reproduces: failsBeforePassesAfter(b, f), broken: [b, f].every(x => x.status === 'error' && x.line === null) || [b, f].some(x => x.status === 'timeout')};
+}
+
 /** The buggy tree with a patch applied: a copy of the folder, or the revision's files. */
 export function patchedSpec(o: Pick<BuildOptions, 'buggyDir' | 'buggyRev'>, patch: string): WorkspaceSpec {
   return o.buggyRev ? {kind: 'patch', repo: o.buggyDir, buggy: o.buggyRev, patch} : {kind: 'patch', repo: o.buggyDir, patch, copy: true};
@@ -309,14 +321,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
   let pbtDir: string | null = null;
   let pbtRuns: [TestOutcome[], TestOutcome[]] | null = null;
   progress('trees', 'copying the buggy and fixed trees');
-  const ws = await prepareWorkspace(
-    o.fixedDir
-      ? {kind: 'dirs', buggyDir: o.buggyDir, patchedDir: o.fixedDir}
-      : o.fixedRev
-        ? {kind: 'revs', repo: o.buggyDir, buggy: o.buggyRev!, patched: o.fixedRev}
-        : patchedSpec(o, o.goldPatch!),
-    runner,
-  );
+  const ws = await prepareWorkspace(fixSpec(o), runner);
   try {
     if (o.generatePbt && o.generator) {
       const made = await generatePbt(db, o, step, ws);
@@ -435,9 +440,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           writeTest(ws.buggy, file, variant);
           writeTest(ws.patched, file, variant);
           const [b, f] = await Promise.all([step.outcome(ws.buggy), step.outcome(ws.patched)]);
-          const reproduces = failsBeforePassesAfter(b, f);
-          // a candidate with which the test cannot even run says nothing about the behaviour
-          const broken = [b, f].every(x => x.status === 'error' && x.line === null) || [b, f].some(x => x.status === 'timeout');
+          const {reproduces, broken} = judgeVariant(b, f);
           const reason = reproduces
             ? 'dropped: it makes the test fail before the fix and pass after it, so it is also a correct answer'
             : broken
@@ -1025,7 +1028,7 @@ async function generatePbt(db: Db, o: BuildOptions, step: Step, ws: Workspace): 
       attempts.push({attempt: n, prompt, raw: null, reason: step.silence()});
       continue;
     }
-    const code = /```(?:python|py)?\s*\n([\s\S]*?)```/.exec(raw)?.[1] ?? (raw.includes('def test') ? raw : null);
+    const code = pythonTestCode(raw);
     const fn = code ? /^(?:async\s+)?def\s+(test\w*)\s*\(/m.exec(code)?.[1] : undefined;
     if (!code || !fn) {
       attempts.push({attempt: n, prompt, raw, reason: 'no test_… function in the answer'});

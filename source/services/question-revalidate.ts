@@ -15,7 +15,7 @@ import {writeTx} from '../store/db.js';
 import {addReview, insertQuestion, questionProvenance} from '../store/questions.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {pythonRunner} from './python.js';
-import {changed, ensureTestFile, evaluateAt, failsBeforePassesAfter, outcomeText, patchedSpec, PBT_FILE, Step, testFileOf, testPathOf, writeTest, type EvalResult} from './question-build.js';
+import {changed, ensureTestFile, evaluateAt, fixSpec, judgeVariant, outcomeText, patchedSpec, PBT_FILE, Step, testFileOf, testPathOf, writeTest, type EvalResult} from './question-build.js';
 import {builtQuestion, ReviewError, type Provenance} from './question-review.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {prepareWorkspace, type Workspace, type WorkspaceSpec} from './workspace.js';
@@ -124,9 +124,7 @@ async function treesFor(prov: Provenance, agentSide: boolean, o: RevalidateOptio
   if (agentSide) {
     if (prov.patch_text === undefined) throw new ReviewError('the agent patch is not stored with this question: build it again');
     spec = patchedSpec(from, patchFile('agent.diff', prov.patch_text));
-  } else if (b.fixed_dir) spec = {kind: 'dirs', buggyDir: b.buggy_dir, patchedDir: b.fixed_dir};
-  else if (b.fixed_rev) spec = {kind: 'revs', repo: b.buggy_dir, buggy: b.buggy_rev!, patched: b.fixed_rev};
-  else spec = patchedSpec(from, patchFile('gold.diff', b.gold_patch ?? ''));
+  } else spec = fixSpec({...from, fixedDir: b.fixed_dir, fixedRev: b.fixed_rev, goldPatch: b.fixed_dir || b.fixed_rev ? undefined : patchFile('gold.diff', b.gold_patch ?? '')});
   o.onProgress?.('making the buggy and the other tree again from the build inputs');
   let ws: Workspace;
   try {
@@ -165,8 +163,7 @@ async function checkIntent(ws: Awaited<ReturnType<typeof treesFor>>, prov: Prove
     writeTest(ws.patched, file, variant);
     const [b, f] = await Promise.all([ws.step.outcome(ws.buggy), ws.step.outcome(ws.patched)]);
     const evidence = {buggy: b, fixed: f};
-    const reproduces = failsBeforePassesAfter(b, f);
-    const broken = [b, f].every(x => x.status === 'error' && x.line === null) || [b, f].some(x => x.status === 'timeout');
+    const {reproduces, broken} = judgeVariant(b, f);
     if (c.role === 'correct') {
       if (reproduces) pass(c, 'the test with it fails before the fix and passes after it', evidence);
       else fail(c, `the test with it does not fail-before-and-pass-after (buggy: ${outcomeText(b)} fixed: ${outcomeText(f)})`, evidence);

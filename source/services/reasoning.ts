@@ -8,6 +8,7 @@ import {DEFAULT_SETTINGS, detectReasoning, DETECTOR_VERSION, FAMILY_ORDER, TAXON
 import {chiSquare2x2, difficultyOf, patchSize} from '../core/reasoning/stats.js';
 import {deskcheckRun, deskcheckTurn, type DeskcheckTurn} from '../core/reasoning/deskcheck.js';
 import {DESKCHECK} from '../core/reasoning/deskcheck-patterns.js';
+import {padMiddle} from '../core/text/sanitize.js';
 import {writeTx, type Db} from '../store/db.js';
 import {problemStatement} from '../store/instances.js';
 import {clearReasoning, ensureReasoningRun, runsDecided, setRunDecision, staleTagRuns, goldPatchOf, instanceOfRun, reasoningRows, stepLabels, reasoningWriter, runsForReasoning, thoughtsOf, trajectoryIds} from '../store/reasoning.js';
@@ -235,9 +236,6 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
 
 
 const pct = (x: number | null) => (x === null ? '   —' : `${(x * 100).toFixed(0).padStart(3)}%`);
-const cell = (t: string) => t.replace(/\s+/g, ' ').trim();
-/** A name cut in the middle, so names differing only at the end stay distinct. */
-const middle = (t: string, n: number) => (t.length <= n ? t : `${t.slice(0, Math.ceil((n - 1) / 2))}…${t.slice(t.length - Math.floor((n - 1) / 2))}`);
 
 /** The report as text lines (headings marked), the same for the command and the explorer. */
 /** `width`: the agent column narrows so a row fits (36 characters at most). */
@@ -251,7 +249,7 @@ export function reasoningReportLines(r: ReasoningReport, width = 120): {text: st
   out(`${'agent'.padEnd(aw)} runs  with  resolved with · without   chi2       p`);
   for (const a of r.agents) {
     const rates = `${pct(a.rate_with)} (${a.resolved_with}/${a.with_known}) · ${pct(a.rate_without)} (${a.resolved_without}/${a.without_known})`;
-    out(`${middle(cell(a.agent), aw).padEnd(aw)} ${String(a.runs).padStart(4)} ${pct(a.runs ? a.with_reasoning / a.runs : null)}  ${rates.padEnd(28)} ${a.chi2 === null ? '    —' : a.chi2.toFixed(2).padStart(5)} ${a.p === null ? '      —' : a.p.toFixed(4).padStart(7)}${a.note ? `  ${a.note.replace(/ \(.*$|:.*$/, '')}` : ''}`);
+    out(`${padMiddle(a.agent, aw)} ${String(a.runs).padStart(4)} ${pct(a.runs ? a.with_reasoning / a.runs : null)}  ${rates.padEnd(28)} ${a.chi2 === null ? '    —' : a.chi2.toFixed(2).padStart(5)} ${a.p === null ? '      —' : a.p.toFixed(4).padStart(7)}${a.note ? `  ${a.note.replace(/ \(.*$|:.*$/, '')}` : ''}`);
   }
   out('');
   out(`${'family / kind'.padEnd(44)} runs  steps  marks`);

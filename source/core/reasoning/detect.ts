@@ -199,8 +199,3 @@ export function detectReasoning(thought: string | null, o: {task?: string | null
   }
   return marks.sort((a, b) => a.span[0] - b.span[0] || a.span[1] - b.span[1]);
 }
-
-/** The families a step's marks show (observations left out). */
-export function familiesOf(marks: ReasoningMark[]): Family[] {
-  return FAMILY_ORDER.filter(f => marks.some(m => m.family === f));
-}
