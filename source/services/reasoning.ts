@@ -51,7 +51,7 @@ export function tagReasoning(db: Db, o: {detector?: Detector; trajectories?: num
       }
       if (detector === 'deskcheck') {
         const decision = deskcheckRun(turns);
-        setRunDecision(db, id, run, detector, decision.hasCodeReasoning ? 'has_code_reasoning' : 'no_code_reasoning', {reasoning_snippets: decision.reasoningSnippets, core_snippets: decision.coreSnippets});
+        setRunDecision(db, id, run, detector, decision.hasCodeReasoning, {reasoning_snippets: decision.reasoningSnippets, core_snippets: decision.coreSnippets});
       }
     });
     o.onProgress?.(i + 1, ids.length);

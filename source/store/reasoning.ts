@@ -17,9 +17,10 @@ export function reasoningWriter(db: Db, trajectory: number, run: number, detecto
   };
 }
 
-/** Removes a detector's tags of one run (before it is tagged again). */
+/** Removes a detector's tags and decision of one run (before it is tagged again). */
 export function clearReasoning(db: Db, trajectory: number, detector: string): void {
   db.prepare('DELETE FROM reasoning_tag WHERE trajectory = ? AND detector = ?').run(trajectory, detector);
+  db.prepare('DELETE FROM reasoning_decision WHERE trajectory = ? AND detector = ?').run(trajectory, detector);
 }
 
 export interface StoredMark {
@@ -35,7 +36,7 @@ export interface StoredMark {
 /** A run's marks by one detector, in step and text order. */
 export function reasoningOf(db: Db, trajectory: number, detector = 'default'): StoredMark[] {
   const rows = db
-    .prepare("SELECT step, category AS family, subcategory AS kind, span_start AS s, span_end AS e, evidence AS text, detector, claim FROM reasoning_tag WHERE trajectory = ? AND detector = ? AND category != 'run' ORDER BY step, span_start")
+    .prepare('SELECT step, category AS family, subcategory AS kind, span_start AS s, span_end AS e, evidence AS text, detector, claim FROM reasoning_tag WHERE trajectory = ? AND detector = ? ORDER BY step, span_start')
     .all(trajectory, detector) as {step: number; family: MarkFamily; kind: string; s: number; e: number; text: string; detector: string; claim: string | null}[];
   return rows.map(r => ({step: r.step, family: r.family, kind: r.kind, span: [r.s, r.e], text: r.text, detector: r.detector, claim: r.claim === null ? null : JSON.parse(r.claim)}));
 }
@@ -49,7 +50,7 @@ export function reasoningRows(db: Db, detector = 'default'): {trajectory: number
               r.category AS family, r.subcategory AS kind
          FROM reasoning_tag r JOIN trajectory t ON t.id = r.trajectory JOIN agent a ON a.id = t.agent
          LEFT JOIN step s ON s.trajectory = r.trajectory AND s.idx = r.step
-        WHERE r.detector = ? AND r.category != 'run' ORDER BY r.trajectory, r.step`,
+        WHERE r.detector = ? ORDER BY r.trajectory, r.step`,
     )
     .all(detector) as never;
 }
@@ -64,14 +65,14 @@ export function thoughtsOf(db: Db, trajectory: number): {idx: number; thought: s
   return db.prepare('SELECT idx, thought, action_text AS action, action_tool AS tool FROM step WHERE trajectory = ? ORDER BY idx').all(trajectory) as never;
 }
 
-/** A run-level decision of a detector (the deskcheck one's has_code_reasoning), kept as a tag at step -1. */
-export function setRunDecision(db: Db, trajectory: number, run: number, detector: string, decision: string, evidence: unknown): void {
-  db.prepare("INSERT INTO reasoning_tag (trajectory, step, category, subcategory, evidence, run, detector) VALUES (?, -1, 'run', ?, ?, ?, ?)").run(trajectory, decision, JSON.stringify(evidence), run, detector);
+/** A detector's decision about a whole run (the deskcheck one's has_code_reasoning); a new one replaces it. */
+export function setRunDecision(db: Db, trajectory: number, run: number, detector: string, hasCodeReasoning: boolean, evidence: unknown): void {
+  db.prepare('INSERT OR REPLACE INTO reasoning_decision (trajectory, detector, run, has_code_reasoning, evidence) VALUES (?, ?, ?, ?, ?)').run(trajectory, detector, run, hasCodeReasoning ? 1 : 0, JSON.stringify(evidence));
 }
 
-/** The runs a detector decided have code reasoning (run-level decisions). */
+/** The runs a detector decided have code reasoning. */
 export function runsDecided(db: Db, detector: string): Set<number> {
-  return new Set(db.prepare("SELECT trajectory FROM reasoning_tag WHERE detector = ? AND category = 'run' AND subcategory = 'has_code_reasoning'").pluck().all(detector) as number[]);
+  return new Set(db.prepare('SELECT trajectory FROM reasoning_decision WHERE detector = ? AND has_code_reasoning = 1').pluck().all(detector) as number[]);
 }
 
 /** The settings each detector last tagged with. */
@@ -117,7 +118,7 @@ export function goldPatchOf(db: Db, instance: string): string | null {
 /** One character per step: the first code-reasoning family of its thought, '·' where none. */
 export function reasoningLetters(db: Db, trajectory: number, detector = 'default'): string {
   const steps = db.prepare('SELECT count(*) FROM step WHERE trajectory = ?').pluck().get(trajectory) as number;
-  const rows = db.prepare("SELECT step, min(category) AS family FROM reasoning_tag WHERE trajectory = ? AND detector = ? AND category NOT IN ('obs', 'run') GROUP BY step").all(trajectory, detector) as {step: number; family: string}[];
+  const rows = db.prepare("SELECT step, min(category) AS family FROM reasoning_tag WHERE trajectory = ? AND detector = ? AND category != 'obs' GROUP BY step").all(trajectory, detector) as {step: number; family: string}[];
   const out = Array.from({length: steps}, () => '·');
   for (const r of rows) if (r.step < steps) out[r.step] = r.family;
   return out.join('');
