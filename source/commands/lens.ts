@@ -9,7 +9,7 @@ import type {PtaNode} from '../core/lens/pta.js';
 import {ptaLines} from '../ui/pta-lines.js';
 import {NotFound} from './show.js';
 import {existsSync} from 'node:fs';
-import {join, resolve} from 'node:path';
+import {resolve} from 'node:path';
 import {runLensBuildWithSources} from '../services/lens.js';
 import {withDb, withDbAsync} from './db-path.js';
 import {COMMON_OPTIONS, EXIT, parse, positiveInt, printJson, UsageError} from './args.js';

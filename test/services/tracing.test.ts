@@ -3,7 +3,7 @@
  * library with a regression put back, crafted projects), stored in a real SQLite file.
  */
 import {execFileSync, spawnSync} from 'node:child_process';
-import {cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
+import {cpSync, existsSync, mkdirSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {tracePair, type TracePairOptions} from '../../source/services/tracing.js';
