@@ -18,6 +18,13 @@ export const COMMON_OPTIONS = {
   help: {type: 'boolean', short: 'h'},
 } as const satisfies Options;
 
+/** What every command that runs untrusted code takes: the interpreter, no sandbox, variables to pass in. */
+export const SANDBOX_OPTIONS = {
+  python: {type: 'string'},
+  'no-sandbox': {type: 'boolean'},
+  'pass-env': {type: 'string', multiple: true},
+} as const satisfies Options;
+
 /** node:util parseArgs in strict mode; its complaints become usage errors (exit 2). */
 export function parse<O extends Options>(argv: string[], options: O, allowPositionals = true) {
   try {

@@ -4,7 +4,7 @@ import {AuditInputError, continueAudit, DEFAULT_BUDGETS, inputsFromRun, runAudit
 import {SandboxMissing} from '../services/sandbox.js';
 import {auditMessages, getAudit, listAudits, type AuditRow} from '../store/audits.js';
 import type {Db} from '../store/db.js';
-import {COMMON_OPTIONS, EXIT, NotFound, parse, positiveInt, printJson, UsageError} from './args.js';
+import {COMMON_OPTIONS, SANDBOX_OPTIONS, EXIT, NotFound, parse, positiveInt, printJson, UsageError} from './args.js';
 import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {cell, say, warn} from './output.js';
@@ -111,9 +111,7 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
     'price-out': {type: 'string'},
     resume: {type: 'string'},
     requirements: {type: 'boolean'},
-    python: {type: 'string'},
-    'no-sandbox': {type: 'boolean'},
-    'pass-env': {type: 'string', multiple: true},
+    ...SANDBOX_OPTIONS,
   });
   if (values.help) {
     say(AUDIT_HELP);

@@ -9,7 +9,7 @@ import {SandboxMissing} from '../services/sandbox.js';
 import {WorkspaceError} from '../services/workspace.js';
 import type {Db} from '../store/db.js';
 import {getTrajectory, listTrajectories} from '../store/trajectories.js';
-import {COMMON_OPTIONS, EXIT, parse, positiveInt, printJson, UsageError} from './args.js';
+import {COMMON_OPTIONS, SANDBOX_OPTIONS, EXIT, parse, positiveInt, printJson, UsageError} from './args.js';
 import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {say, warn} from './output.js';
@@ -157,9 +157,7 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       force: {type: 'boolean'},
       'check-model': {type: 'string'},
       'no-checks': {type: 'boolean'},
-      python: {type: 'string'},
-      'no-sandbox': {type: 'boolean'},
-      'pass-env': {type: 'string', multiple: true},
+      ...SANDBOX_OPTIONS,
     },
     false,
   );

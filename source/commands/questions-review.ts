@@ -9,7 +9,7 @@ import {ReviewError, reviewQuestion} from '../services/question-review.js';
 import {saveEditedQuestion, type EditResult} from '../services/question-revalidate.js';
 import {SandboxMissing} from '../services/sandbox.js';
 import {getQuestion, listReviews} from '../store/questions.js';
-import {COMMON_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
+import {COMMON_OPTIONS, SANDBOX_OPTIONS, EXIT, parse, printJson, UsageError} from './args.js';
 import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {say, warn} from './output.js';
@@ -52,9 +52,7 @@ export async function runQuestionsReview(sub: 'review' | 'edit', argv: string[])
     reviewer: {type: 'string'},
     file: {type: 'string'},
     print: {type: 'boolean'},
-    python: {type: 'string'},
-    'no-sandbox': {type: 'boolean'},
-    'pass-env': {type: 'string', multiple: true},
+    ...SANDBOX_OPTIONS,
   });
   if (values.help) {
     say(QUESTIONS_REVIEW_HELP);
