@@ -8,14 +8,15 @@
  * `bash` act. A tool never throws: a bad call (a path outside the tree, a patch that does not
  * apply, a runaway command) comes back as a result the model can read.
  */
-import {cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync} from 'node:fs';
+import {createReadStream, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync} from 'node:fs';
+import {createInterface} from 'node:readline';
 import {dirname, join, relative, resolve, sep} from 'node:path';
 import type {Db} from '../store/db.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {pythonRunner, runPython, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {tracePair} from './tracing.js';
-import {StoredTrace} from '../store/stored-trace.js';
+import {scopesIn} from './scopes.js';
 import {prepareWorkspace, type Workspace} from './workspace.js';
 
 export const AUDIT_TEST = 'test_deltalens_audit.py';
@@ -133,57 +134,81 @@ export class AuditTools {
     return {reverted: true};
   }
 
-  /** The pairs diff_execution traced, newest last: their traces hold the call chains. */
-  private readonly traced: {pair: number; buggy: number; patched: number}[] = [];
+  /** The tests diff_execution ran, in order: inspect_call_graph traces them. */
+  private readonly tests: string[] = [];
 
-  /**
-   * The call chains that reach a function in the tests diff_execution traced (each frame's callers
-   * up to the test), and, as a fallback or beside them, the lines of the tree that call it by name.
-   */
-  callGraph(fn: string): {chains: {side: string; chain: string[]}[]; callers: {file: string; line: number; text: string}[]; how: string} | {error: string} {
-    if (typeof fn !== 'string' || !/^[A-Za-z_][\w.]*$/.test(fn)) return {error: 'function must be a Python name (dotted names allowed)'};
-    const name = fn.split('.').at(-1)!;
-    const chains: {side: string; chain: string[]}[] = [];
-    const seenChains = new Set<string>();
-    for (const t of [...this.traced].reverse()) {
-      for (const [side, id] of [['buggy', t.buggy], ['patched', t.patched]] as const) {
-        const trace = new StoredTrace(this.db, id);
-        for (let fid = 1; fid < 200_000 && chains.length < 10; fid++) {
-          const f = trace.frame(fid);
-          if (!f) break;
-          if (f.fn.replace(/^.*<locals>\./, '').split('.').at(-1) !== name) continue;
-          const chain: string[] = [];
-          for (let at: typeof f | undefined = f; at; at = at.parent === null ? undefined : trace.frame(at.parent)) chain.push(`${at.fn} (${at.file}${at.callLine ? `, called at line ${at.callLine}` : ''})`);
-          const key = chain.join(' < ');
-          if (!seenChains.has(key)) {
-            seenChains.add(key);
-            chains.push({side, chain});
-          }
-        }
-      }
-    }
+  /** The files of a tree that define a function by this name, and the lines (any tree) that call it. */
+  private staticSearch(tree: string, name: string): {defs: string[]; callers: {file: string; line: number; text: string}[]} {
+    const defs: string[] = [];
     const callers: {file: string; line: number; text: string}[] = [];
+    const call = new RegExp(`(?<![\\w])${name}\\s*\\(`);
+    const def = new RegExp(`^\\s*(?:async\\s+)?def\\s+${name}\\b`);
     const walk = (dir: string) => {
       for (const e of readdirSync(dir, {withFileTypes: true})) {
-        if (e.name.startsWith('.') || e.name === '__pycache__') continue;
+        if (e.name.startsWith('.') || e.name === '__pycache__' || e.name.startsWith('test_deltalens_')) continue;
         const full = join(dir, e.name);
         if (e.isDirectory()) walk(full);
-        else if (e.name.endsWith('.py') && callers.length < 50) {
+        else if (e.isFile() && e.name.endsWith('.py')) {
+          const rel = relative(tree, full);
           readFileSync(full, 'utf8').split('\n').forEach((l, i) => {
-            if (callers.length < 50 && new RegExp(`(?<![\\w])${name}\\s*\\(`).test(l) && !new RegExp(`^\\s*def\\s+${name}\\b`).test(l)) callers.push({file: relative(this.work, full), line: i + 1, text: l.trim().slice(0, 200)});
+            if (def.test(l)) {
+              if (!defs.includes(rel)) defs.push(rel);
+            } else if (callers.length < 50 && call.test(l)) callers.push({file: rel, line: i + 1, text: l.trim().slice(0, 200)});
           });
         }
       }
     };
-    walk(this.work);
+    walk(tree);
+    return {defs, callers};
+  }
+
+  /**
+   * The call chains that reach a function in the tests diff_execution ran: the tests are traced
+   * again with the function as the tracer's focus (control flow only), which records, in that one
+   * run, every frame that called it up to the test; beside them, the lines of the model's tree that
+   * call it by name (the fallback when no test has run or none reached it).
+   */
+  async callGraph(fn: string): Promise<{chains: {side: string; chain: string[]}[]; callers: {file: string; line: number; text: string}[]; how: string} | {error: string}> {
+    if (typeof fn !== 'string' || !/^[A-Za-z_][\w.]*$/.test(fn)) return {error: 'function must be a Python name (dotted names allowed)'};
+    const parts = fn.split('.');
+    const name = parts.at(-1)!;
+    const {callers} = this.staticSearch(this.work, name);
+    const statics = (why: string) => ({chains: [], callers, how: `${why}: callers are every line of the tree that calls it by name (static)`});
+    if (!this.tests.length) return statics('no test run yet (diff_execution runs them; their traces give the call chains)');
+    // where it is defined: the buggy tree, or the patched one for a function the patch adds
+    let side: 'buggy' | 'patched' = 'buggy';
+    let found = this.staticSearch(this.ws.buggy, name).defs;
+    if (!found.length) [side, found] = ['patched', this.staticSearch(this.ws.patched, name).defs];
+    if (!found.length) return statics('no function of that name is defined in the tree');
+    const tree = side === 'buggy' ? this.ws.buggy : this.ws.patched;
+    const {scopes, problem} = await scopesIn(tree, found, this.o.python);
+    if (problem) return statics(problem);
+    // the qualified names that end in what was asked (Class.method matches Class.method and Outer.Class.method)
+    const wanted = (q: string) => {
+      const tail = q.replace(/<locals>\./g, '').split('.');
+      return parts.every((p, i) => tail[tail.length - parts.length + i] === p);
+    };
+    const focus = [...scopes].flatMap(([file, ss]) => ss.filter(s => s.kind === 'function' && wanted(s.qualname)).map(s => `${file}:${s.qualname}`));
+    if (!focus.length) return statics('no function of that name is defined in the tree');
+    const files = this.tests.map((code, i) => {
+      const file = `test_deltalens_audit_cg${i + 1}.py`;
+      writeFileSync(join(tree, file), code);
+      return file;
+    });
+    const out = join(this.scratch, 'callgraph.jsonl');
+    const args = ['-m', 'deltatrace', 'run', '--root', tree, '--out', out, '--record', 'skeleton', '--max-events', '2000000', '--timeout', String(Math.max(1, this.o.timeoutS - 2))];
+    for (const f of focus) args.push('--focus', f);
+    args.push('--', '-q', '-p', 'no:cacheprovider', ...files);
+    const r = await runPython(this.runner, args, {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree, this.scratch], env: {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'}});
+    if (!existsSync(out)) return statics(`the tests could not be traced (${r.timedOut ? 'timed out' : tailOf(r.stderr.trim(), 300) || `exit ${r.exitCode}`})`);
+    const chains = await chainsIn(out, new Set(focus), side);
+    forget(out);
     return {
       chains,
       callers,
       how: chains.length
-        ? 'chains: from the traces of the tests diff_execution ran (innermost first); callers: every line of the tree that calls it by name'
-        : this.traced.length
-          ? 'no traced test reached it: callers are every line of the tree that calls it by name (static)'
-          : 'no test traced yet (diff_execution traces them): callers are every line of the tree that calls it by name (static)',
+        ? `chains: the tests diff_execution ran, traced with ${focus.join(', ')} as the focus (innermost first, ${side} tree); callers: every line of the tree that calls it by name`
+        : `the tests diff_execution ran never reached ${focus.join(', ')}: callers are every line of the tree that calls it by name (static)`,
     };
   }
 
@@ -195,6 +220,7 @@ export class AuditTools {
   async diffExecution(testCode: string): Promise<{before: RunOutcome; after: RunOutcome; delta: Record<string, unknown> | null; test: string} | {error: string}> {
     if (typeof testCode !== 'string' || !/^\s*(?:async\s+)?def\s+test\w*\s*\(/m.test(testCode)) return {error: 'test_code must hold a pytest test function (def test_…)'};
     const fn = /^\s*(?:async\s+)?def\s+(test\w*)\s*\(/m.exec(testCode)![1]!;
+    this.tests.push(testCode);
     for (const tree of [this.ws.buggy, this.ws.patched]) writeFileSync(join(tree, AUDIT_TEST), testCode);
     const nodeid = `${AUDIT_TEST}::${fn}`;
     const run = async (tree: string): Promise<RunOutcome> => {
@@ -206,7 +232,6 @@ export class AuditTools {
     if (before.outcome !== 'timeout' && after.outcome !== 'timeout') {
       try {
         const r = await tracePair(this.db, {kind: 'dirs', buggyDir: this.ws.buggy, patchedDir: this.ws.patched}, {python: this.o.python, test: nodeid, instance: this.o.instance, label: 'audit', sandbox: this.o.sandbox, passEnv: this.o.passEnv, pytestPlugins: false, limits: {timeoutS: this.o.timeoutS}});
-        this.traced.push({pair: r.pair, buggy: r.buggy.trace, patched: r.patched.trace});
         const d = r.delta;
         delta = d.status === 'found' ? {pair: r.pair, kind: d.kind, function: d.function, file: d.file, line: d.line, timing: d.timing, variables: (d as {variables?: unknown}).variables ?? null} : d.status === 'none' ? null : {pair: r.pair, status: d.status, reason: d.reason};
       } catch (error) {
@@ -215,4 +240,30 @@ export class AuditTools {
     }
     return {before, after, delta, test: nodeid};
   }
+}
+
+/** Each distinct chain of frames from a focus frame up to the test (innermost first), from a
+ * skeleton trace read line by line; at most ten. */
+async function chainsIn(file: string, focus: Set<string>, side: string): Promise<{side: string; chain: string[]}[]> {
+  const frames = new Map<number, {fn: string; file: string; parent: number | null; callLine?: number}>();
+  const hits: number[] = [];
+  for await (const line of createInterface({input: createReadStream(file, 'utf8'), crlfDelay: Infinity})) {
+    if (!line.startsWith('{"t":"call"')) continue;
+    const rec = JSON.parse(line) as {fid: number; parent: number | null; fn: string; file: string; call_line?: number};
+    if (frames.has(rec.fid)) continue; // a generator resuming
+    frames.set(rec.fid, {fn: rec.fn, file: rec.file, parent: rec.parent, callLine: rec.call_line});
+    if (focus.has(`${rec.file}:${rec.fn}`)) hits.push(rec.fid);
+  }
+  const chains: {side: string; chain: string[]}[] = [];
+  const seen = new Set<string>();
+  for (const fid of hits) {
+    const chain: string[] = [];
+    for (let at = frames.get(fid); at; at = at.parent === null ? undefined : frames.get(at.parent)) chain.push(`${at.fn} (${at.file}${at.callLine ? `, called at line ${at.callLine}` : ''})`);
+    const key = chain.join(' < ');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    chains.push({side, chain});
+    if (chains.length >= 10) break;
+  }
+  return chains;
 }

@@ -49,20 +49,30 @@ describe('the audit tools, on the demo durations bug with the wrong agent patch'
     expect(tools.readFile('../../../../etc/hostname')).toMatchObject({error: expect.stringContaining('outside')});
   });
 
-  it('apply_patch and revert_patch change the work tree; call_graph finds the callers statically', async () => {
+  it('apply_patch and revert_patch change the work tree; inspect_call_graph traces the tests with the function as the focus', async () => {
     const before = (tools.readFile('durations/parse.py') as {content: string}).content;
     expect(await tools.applyPatch()).toMatchObject({applied: true});
     expect((tools.readFile('durations/parse.py') as {content: string}).content).not.toBe(before);
     expect(tools.revertPatch()).toEqual({reverted: true});
     expect((tools.readFile('durations/parse.py') as {content: string}).content).toBe(before);
-    const g = tools.callGraph('parse_duration');
+    const g = await tools.callGraph('parse_duration');
     if ('error' in g) throw new Error(g.error);
     expect(g.callers.map(c => c.file)).toContain('tests/test_parse.py');
-    // the test diff_execution traced reached it: its call chain, innermost first
+    // the test diff_execution ran, traced with the function as the focus: its call chain, innermost first
     expect(g.chains.length).toBeGreaterThan(0);
     expect(g.chains[0]!.chain[0]).toMatch(/^parse_duration \(durations\/parse\.py/);
-    expect(g.chains[0]!.chain.some(f => f.startsWith('test_compound'))).toBe(true);
-    expect(tools.callGraph('not a name')).toMatchObject({error: expect.any(String)});
+    expect(g.chains[0]!.chain.at(-1)).toMatch(/^test_compound \(test_deltalens_audit_cg1\.py/);
+    // a helper below it: the chain goes through the function that really called it
+    const h = await tools.callGraph('_tokens');
+    if ('error' in h) throw new Error(h.error);
+    expect(h.chains[0]!.chain.map(f => f.split(' ')[0])).toEqual(['_tokens', 'parse_duration', 'test_compound']);
+    expect(h.chains[0]!.chain[0]).toContain('called at line 17');
+    // a function no test reaches: only its static callers, and the answer says so
+    const f = await tools.callGraph('format_duration');
+    if ('error' in f) throw new Error(f.error);
+    expect(f.chains).toEqual([]);
+    expect(f.how).toMatch(/never reached durations\/format\.py:format_duration/);
+    expect(await tools.callGraph('not a name')).toMatchObject({error: expect.any(String)});
   }, 60_000);
 
   it('bash runs in the tree, confined, and a runaway command is cut at its time limit', async () => {
