@@ -56,8 +56,12 @@ export async function runExplore(argv: string[]): Promise<number> {
     const link = resolveLink(db, {pair, trajectory, step, question: values.question, agent: values.agent});
     const initial = link ? {stack: linkStack(link)} : undefined;
     if (values['no-sandbox']) warn('deltalens: warning: --no-sandbox: live re-runs (L) of patches run unconfined, outside the sandbox');
-    const instance = render(<App data={storeData(db, label, {noSandbox: values['no-sandbox'], passEnv})} theme={themeFromEnv()} initial={initial} />, {exitOnCtrlC: false});
+    const data = storeData(db, label, {noSandbox: values['no-sandbox'], passEnv});
+    const instance = render(<App data={data} theme={themeFromEnv()} initial={initial} />, {exitOnCtrlC: false});
     await instance.waitUntilExit();
+    // quit while an audit runs: it is stopped and marked incomplete before the store closes
+    data.cancelJobs();
+    await data.whenIdle();
   } finally {
     db.close();
   }

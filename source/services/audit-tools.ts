@@ -34,6 +34,8 @@ export interface AuditToolOptions {
   timeoutS: number;
   /** characters of output a tool result carries at most */
   maxOutput: number;
+  /** stops a running test, trace or command (Ctrl+C) */
+  signal?: AbortSignal;
 }
 
 export interface RunOutcome {
@@ -111,7 +113,7 @@ export class AuditTools {
   /** A program run in the work tree, confined (only the tree writable), as an argument array:
    * started by the sandbox's Python, which is what the sandbox knows how to start. */
   private inWork(argv: string[], timeoutMs: number, readable: string[] = []) {
-    return runPython(this.runner, ['-c', 'import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)', ...argv], {cwd: this.work, timeoutMs, writable: [this.work], readable});
+    return runPython(this.runner, ['-c', 'import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)', ...argv], {cwd: this.work, timeoutMs, writable: [this.work], readable, signal: this.o.signal});
   }
 
   /** A bash command in the work tree, confined, cut at the time limit, its output capped. */
@@ -199,7 +201,7 @@ export class AuditTools {
     const args = ['-m', 'deltatrace', 'run', '--root', tree, '--out', out, '--record', 'skeleton', '--max-events', '2000000', '--timeout', String(Math.max(1, this.o.timeoutS - 2))];
     for (const f of focus) args.push('--focus', f);
     args.push('--', '-q', '-p', 'no:cacheprovider', ...files);
-    const r = await runPython(this.runner, args, {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree, this.scratch], env: {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'}});
+    const r = await runPython(this.runner, args, {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree, this.scratch], env: {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'}, signal: this.o.signal});
     if (!existsSync(out)) return statics(`the tests could not be traced (${r.timedOut ? 'timed out' : tailOf(r.stderr.trim(), 300) || `exit ${r.exitCode}`})`);
     const chains = await chainsIn(out, new Set(focus), side);
     forget(out);
@@ -224,14 +226,14 @@ export class AuditTools {
     for (const tree of [this.ws.buggy, this.ws.patched]) writeFileSync(join(tree, AUDIT_TEST), testCode);
     const nodeid = `${AUDIT_TEST}::${fn}`;
     const run = async (tree: string): Promise<RunOutcome> => {
-      const r = await runPython(this.runner, ['-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider', nodeid], {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree]});
+      const r = await runPython(this.runner, ['-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider', nodeid], {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree], signal: this.o.signal});
       return {exit_code: r.exitCode, outcome: r.timedOut ? 'timeout' : r.exitCode === 0 ? 'passed' : r.exitCode === 1 ? 'failed' : 'error', stdout: tailOf(r.stdout, this.o.maxOutput), stderr: tailOf(r.stderr, this.o.maxOutput)};
     };
     const [before, after] = await Promise.all([run(this.ws.buggy), run(this.ws.patched)]);
     let delta: Record<string, unknown> | null = null;
-    if (before.outcome !== 'timeout' && after.outcome !== 'timeout') {
+    if (before.outcome !== 'timeout' && after.outcome !== 'timeout' && !this.o.signal?.aborted) {
       try {
-        const r = await tracePair(this.db, {kind: 'dirs', buggyDir: this.ws.buggy, patchedDir: this.ws.patched}, {python: this.o.python, test: nodeid, instance: this.o.instance, label: 'audit', sandbox: this.o.sandbox, passEnv: this.o.passEnv, pytestPlugins: false, limits: {timeoutS: this.o.timeoutS}});
+        const r = await tracePair(this.db, {kind: 'dirs', buggyDir: this.ws.buggy, patchedDir: this.ws.patched}, {python: this.o.python, test: nodeid, instance: this.o.instance, label: 'audit', sandbox: this.o.sandbox, passEnv: this.o.passEnv, pytestPlugins: false, limits: {timeoutS: this.o.timeoutS}, signal: this.o.signal});
         const d = r.delta;
         delta = d.status === 'found' ? {pair: r.pair, kind: d.kind, function: d.function, file: d.file, line: d.line, timing: d.timing, variables: (d as {variables?: unknown}).variables ?? null} : d.status === 'none' ? null : {pair: r.pair, status: d.status, reason: d.reason};
       } catch (error) {

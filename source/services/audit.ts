@@ -148,7 +148,7 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
   writeTx(db, () => updateAudit(db, id, {status: 'running', reason: null}));
   let tools: AuditTools;
   try {
-    tools = await AuditTools.open(db, {instance: audit.instance, buggyDir: inputs.buggyDir, patch: inputs.patch, python: o.python, sandbox: o.sandbox, passEnv: o.passEnv, timeoutS: o.toolTimeoutS, maxOutput: o.maxResultChars});
+    tools = await AuditTools.open(db, {instance: audit.instance, buggyDir: inputs.buggyDir, patch: inputs.patch, python: o.python, sandbox: o.sandbox, passEnv: o.passEnv, timeoutS: o.toolTimeoutS, maxOutput: o.maxResultChars, signal: o.signal});
   } catch (error) {
     return finish('failed', `the audit's trees cannot be made: ${(error as Error).message}`);
   }
@@ -229,8 +229,11 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
           toolCalls++;
           const name = c.function.name;
           event({kind: 'tool', text: `${name} ${c.function.arguments.slice(0, 120)}`});
-          const result = await runTool(tools, name, c.function.arguments, seen);
-          const content = JSON.stringify(result);
+          // every call gets an answer in the transcript (a resumed audit sends them all back); one
+          // stopped by Ctrl+C says so instead of a half result
+          const stopped = {error: 'interrupted (Ctrl+C) before this call finished: no result; call it again'};
+          const ran = o.signal?.aborted ? stopped : await runTool(tools, name, c.function.arguments, seen);
+          const content = JSON.stringify(o.signal?.aborted ? stopped : ran);
           const capped = content.length > o.maxResultChars ? `${content.slice(0, o.maxResultChars)}… (${content.length - o.maxResultChars} more characters cut)` : content;
           store({role: 'tool', content: capped, tool_calls: null, tool_call_id: c.id, tool: name, arguments: c.function.arguments, tokens: null});
           messages.push({role: 'tool', tool_call_id: c.id, content: capped});

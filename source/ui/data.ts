@@ -55,6 +55,10 @@ export interface ExplorerData {
   auditIds(instance: string, agent: string): number[];
   /** starts an audit of a stored run (or of the agent's explanation on the instance) with $DELTALENS_AUDIT_MODEL */
   startAudit(target: {trajectory: number} | {instance: string; agent: string}, onEvent: (text: string) => void): Promise<AuditRow>;
+  /** stops what is running (an audit: its transcript kept, marked incomplete) */
+  cancelJobs(): void;
+  /** resolves once nothing started here is still running */
+  whenIdle(): Promise<void>;
   step(id: number, idx: number): StepRow | null;
   /** traced pairs, or only those of one trajectory's patch */
   pairs(trajectory?: number): PairListRow[];
@@ -148,6 +152,8 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
   const reports = new Map<string, Report>();
   // an edit the re-validation refused: the next edit starts from it, so nothing typed is lost
   const refusedEdits = new Map<string, string>();
+  // audits running now: Ctrl+C stops them, and the explorer waits for them before it closes the store
+  const jobs = new Map<Promise<unknown>, AbortController>();
   return {
     label,
     count: query => countTrajectories(db, query),
@@ -209,10 +215,22 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
       return row ? {row, messages: auditMessages(db, id)} : null;
     },
     auditIds: (instance, agent) => auditIdsOf(db, instance, agent),
-    startAudit: async (target, onEvent) => {
-      const {startExplorerAudit} = await import('../services/audit.js');
-      reports.clear();
-      return startExplorerAudit(db, target, {noSandbox: options.noSandbox, passEnv: options.passEnv, onEvent});
+    startAudit: (target, onEvent) => {
+      const controller = new AbortController();
+      const job = (async () => {
+        const {startExplorerAudit} = await import('../services/audit.js');
+        reports.clear();
+        return startExplorerAudit(db, target, {noSandbox: options.noSandbox, passEnv: options.passEnv, onEvent, signal: controller.signal});
+      })();
+      const tracked = job.finally(() => jobs.delete(tracked));
+      jobs.set(tracked, controller);
+      return tracked;
+    },
+    cancelJobs: () => {
+      for (const c of jobs.values()) c.abort();
+    },
+    whenIdle: async () => {
+      await Promise.allSettled([...jobs.keys()]);
     },
     agents: () => agentNames(db),
     provenance: id => {

@@ -19,7 +19,8 @@ export type Intent =
   | {kind: 'live'; pair: number; row: number; exprs: string[]}
   | {kind: 'findRow'; pair: number; text: string; from: number}
   | {kind: 'openEvidence'; pair: number; side: 'buggy' | 'patched'; seq: number; text: string}
-  | {kind: 'startAudit'; target: {trajectory: number} | {instance: string; agent: string}};
+  | {kind: 'startAudit'; target: {trajectory: number} | {instance: string; agent: string}}
+  | {kind: 'cancelJobs'};
 
 /** What the runner hands back. `uid` names the screen the intent came from: a result for a
  * screen that has been closed is dropped. */
@@ -27,6 +28,8 @@ export type Result =
   | {type: 'status'; uid: number; text: string}
   /** stored data changed: every screen reads it again */
   | {type: 'changed'}
+  /** a long job started or ended (Ctrl+C stops it before it quits) */
+  | {type: 'job'; job: {label: string; stopping: boolean} | null}
   | {type: 'update'; uid: number; update: (screen: Screen) => Screen}
   /** screens opened over the screen `uid` (dropped when it is no longer on top) */
   | {type: 'push'; uid: number; screens: Screen[]};
@@ -124,9 +127,11 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
       return;
     }
     case 'startAudit': {
-      status('auditing the explanation: starting…');
+      status('auditing the explanation: starting… (Ctrl+C stops it, keeping what is done)');
+      done({type: 'job', job: {label: 'audit', stopping: false}});
       void data
-        .startAudit(intent.target, text => status(`auditing: ${text}`))
+        .startAudit(intent.target, text => status(`auditing: ${text} (Ctrl+C stops it)`))
+        .finally(() => done({type: 'job', job: null}))
         .then(a => {
           done({type: 'changed'});
           done({type: 'push', uid, screens: [{kind: 'audit', id: a.id, scroll: 0}]});
@@ -135,6 +140,9 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
         .catch((e: Error) => status(`audit not started: ${e.message}`));
       return;
     }
+    case 'cancelJobs':
+      data.cancelJobs();
+      return;
     case 'findRow': {
       const model = data.stepper(intent.pair);
       if ('error' in model) return status(model.error);

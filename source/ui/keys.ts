@@ -49,7 +49,7 @@ export const ch = (c: string) => (input: string) => input === c;
 /** Keys that work on every screen of the explorer; help lists them once, under "Everywhere". */
 export const GLOBAL_BINDINGS: Binding[] = [
   {id: 'help', label: 'help', keys: '?', description: 'show or hide this help', scopes: ['global'], hint: ['list', 'trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking', 'agreement', 'reasoning', 'audit'], match: ch('?')},
-  {id: 'quitNow', keys: 'Ctrl+C', description: 'quit at once, from any screen', scopes: ['global'], match: (input, key) => key.ctrl && input === 'c'},
+  {id: 'quitNow', keys: 'Ctrl+C', description: 'quit at once, from any screen (while an audit runs: stop it first, keeping what it has done)', scopes: ['global'], match: (input, key) => key.ctrl && input === 'c'},
   {id: 'quit', label: 'quit', keys: 'q', description: 'back one screen; quit from the trajectory list', scopes: ['global'], hint: ['list'], match: ch('q')},
   {id: 'back', label: 'back', keys: 'Esc, Backspace', description: 'back to the previous screen (closes help, clears a filter or a find first)', scopes: ['global'], hint: ['trajectory', 'step', 'pairs', 'stepper', 'board', 'agentQuestions', 'question', 'pta', 'ranking', 'agreement', 'reasoning', 'audit'], match: (_, key) => key.escape || key.backspace || key.delete},
   {id: 'down', keys: 'j, ↓', description: 'next row / scroll down (the stepper: next aligned row, into calls)', scopes: ['global'], match: (input, key) => input === 'j' || key.downArrow},

@@ -21,6 +21,8 @@ export interface State {
   helpScroll: number;
   picker: (Picker & {uid: number; index: number}) | null;
   quitting: boolean;
+  /** a long job the explorer started (an audit): Ctrl+C stops it first, a second Ctrl+C quits */
+  job: {label: string; stopping: boolean} | null;
   /** the last status message and the screen it belongs to */
   status: {uid: number; text: string} | null;
   /** bumped when stored data changed */
@@ -32,7 +34,7 @@ export interface State {
  * screen gets its uid. */
 export function initialState(stack: Screen[] = []): State {
   const screens = stack[0]?.kind === 'list' ? stack : [listScreen(), ...stack];
-  return {stack: screens.map((s, i) => ({...s, uid: i + 1})), help: false, helpScroll: 0, picker: null, quitting: false, status: null, version: 0, nextUid: screens.length + 1};
+  return {stack: screens.map((s, i) => ({...s, uid: i + 1})), help: false, helpScroll: 0, picker: null, quitting: false, job: null, status: null, version: 0, nextUid: screens.length + 1};
 }
 
 /** Where `deltalens explore` opens (deep links); each is checked against the store first. */
@@ -66,6 +68,7 @@ const same = (state: State): Reduced => ({state, intents: []});
 export function reduce(state: State, action: Action): Reduced {
   const top = state.stack.at(-1)!;
   if (action.type === 'status') return same(state.stack.some(s => s.uid === action.uid) ? {...state, status: {uid: action.uid, text: action.text}} : state);
+  if (action.type === 'job') return same({...state, job: action.job});
   if (action.type === 'changed') return same({...state, version: state.version + 1});
   if (action.type === 'update') return same({...state, stack: state.stack.map(s => (s.uid === action.uid ? {...action.update(s), uid: s.uid} : s))});
   if (action.type === 'push') {
@@ -75,7 +78,11 @@ export function reduce(state: State, action: Action): Reduced {
   }
   const view = action.view && action.view.uid === top.uid ? action.view : {uid: top.uid!, total: 0, page: 1};
   const {input, key} = action;
-  if (key.ctrl && input === 'c') return same({...state, quitting: true});
+  if (key.ctrl && input === 'c') {
+    if (!state.job || state.job.stopping) return same({...state, quitting: true});
+    const text = `stopping the ${state.job.label}: what it has done is kept, marked incomplete (Ctrl+C again quits)`;
+    return {state: {...state, job: {...state.job, stopping: true}, status: {uid: top.uid!, text}}, intents: [{intent: {kind: 'cancelJobs'}, uid: top.uid!}]};
+  }
   if (state.picker) {
     const picker = state.picker;
     const r = pickerKey(picker, input, key);

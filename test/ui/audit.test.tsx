@@ -1,28 +1,37 @@
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {Db} from '../../source/store/db.js';
+import {auditMessages, getAudit} from '../../source/store/audits.js';
 import {listTrajectories} from '../../source/store/trajectories.js';
 import {storeData} from '../../source/ui/data.js';
 import {trajectoryScreen} from '../../source/ui/screens/trajectory/keys.js';
 import {freshDb, importInto} from '../helpers/db.js';
 import {SAMPLES} from '../helpers/files.js';
 import {startOpenAiServer} from '../helpers/openai-server.js';
-import {renderApp} from '../helpers/ui.js';
+import {KEYS, renderApp} from '../helpers/ui.js';
 
 const TEST = 'from durations import parse_duration\n\n\ndef test_compound():\n    assert parse_duration("1h30m") == 5400\n';
 let db: Db;
 let run: number;
 let server: Awaited<ReturnType<typeof startOpenAiServer>>;
+// a model whose every answer runs a test that does not end (the explorer's tool limit is 120 s)
+let slow: Awaited<ReturnType<typeof startOpenAiServer>>;
+const SLOW_TEST = 'import time\n\n\ndef test_waits():\n    time.sleep(100)\n';
 const saved = {model: process.env.DELTALENS_AUDIT_MODEL, key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL};
-beforeAll(async () => {
-  db = freshDb().db;
+function freshRun(): {db: Db; run: number} {
+  const {db} = freshDb();
   importInto(db, [join(SAMPLES, 'demo-runs', 'demo-misfix')]);
-  run = listTrajectories(db, {instance: 'demo__durations-1'})[0]!.id;
+  return {db, run: listTrajectories(db, {instance: 'demo__durations-1'})[0]!.id};
+}
+beforeAll(async () => {
+  ({db, run} = freshRun());
   let n = 0;
   server = await startOpenAiServer(() => (n++ === 0 ? {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: TEST})}]} : {answer: 'Revised: the test still fails after this patch.'}));
+  slow = await startOpenAiServer(() => ({toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: SLOW_TEST})}]}));
 });
 afterAll(async () => {
   await server?.close();
+  await slow?.close();
   for (const [k, v] of [['DELTALENS_AUDIT_MODEL', saved.model], ['OPENAI_API_KEY', saved.key], ['OPENAI_BASE_URL', saved.url]] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
@@ -55,5 +64,57 @@ describe('audits in the explorer', () => {
     frame = await app.press('a');
     expect(frame).toContain('Audit #1');
     app.unmount();
+  }, 90_000);
+
+  it('Ctrl+C while an audit runs stops it — the running test too — and keeps its transcript, marked incomplete; the explorer stays open', async () => {
+    Object.assign(process.env, {DELTALENS_AUDIT_MODEL: 'slow-auditor', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: slow.url});
+    // a store of its own: the run has no audit yet, so a starts one
+    const {db, run} = freshRun();
+    const data = storeData(db, 'test.db', {noSandbox: false});
+    let quit = false;
+    const app = renderApp({data, initial: {stack: [trajectoryScreen(run)]}, onQuit: () => (quit = true)});
+    await app.ready();
+    await app.press('a', {expectChange: false});
+    await app.until('auditing: diff_execution', 60_000);
+    await app.press(KEYS.ctrlC);
+    // the test sleeping 100 s was stopped: the audit ends long before it would have
+    const shown = await app.until(/Audit #\d+/, 30_000);
+    expect(shown).toContain('incomplete');
+    expect(quit).toBe(false);
+    const id = Number(/Audit #(\d+)/.exec(shown)![1]);
+    expect(getAudit(db, id)).toMatchObject({status: 'incomplete', reason: expect.stringContaining('interrupted (Ctrl+C)')});
+    // the interrupted call has its answer in the transcript (a resumed audit sends every call back)
+    const last = auditMessages(db, id).at(-1)!;
+    expect(last).toMatchObject({role: 'tool', tool: 'diff_execution'});
+    expect(last.content).toContain('interrupted (Ctrl+C) before this call finished');
+    // with nothing running, Ctrl+C quits
+    await app.press(KEYS.ctrlC, {expectChange: false});
+    expect(quit).toBe(true);
+    app.unmount();
+  }, 90_000);
+
+  it('quitting (q) while an audit runs leaves it incomplete, not running, once the explorer closes', async () => {
+    Object.assign(process.env, {DELTALENS_AUDIT_MODEL: 'slow-auditor-2', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: slow.url});
+    // a store of its own: the run has no audit yet, so a starts one
+    const {db, run} = freshRun();
+    const data = storeData(db, 'test.db', {noSandbox: false});
+    let quit = false;
+    const app = renderApp({data, initial: {stack: [trajectoryScreen(run)]}, onQuit: () => (quit = true)});
+    await app.ready();
+    await app.press('a', {expectChange: false});
+    await app.until('auditing: diff_execution', 60_000);
+    // back to the list and q: the explorer quits with the audit still running
+    await app.press(KEYS.escape);
+    await app.press('q', {expectChange: false});
+    // (the audit's own status may change the frame before the key is read)
+    for (let i = 0; i < 100 && !quit; i++) await new Promise(r => setTimeout(r, 20));
+    expect(quit).toBe(true);
+    app.unmount();
+    // what deltalens explore does before it closes the store
+    data.cancelJobs();
+    await data.whenIdle();
+    const mine = db.prepare("SELECT id FROM audit WHERE model = 'slow-auditor-2'").all() as {id: number}[];
+    expect(mine).toHaveLength(1);
+    expect(getAudit(db, mine[0]!.id)).toMatchObject({status: 'incomplete'});
   }, 90_000);
 });
