@@ -8,6 +8,7 @@ import {COMMON_OPTIONS, SANDBOX_OPTIONS, EXIT, NotFound, parse, positiveInt, pri
 import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {cell, say, warn} from './output.js';
+import {toolResultBrief} from '../core/audit/brief.js';
 
 export const AUDIT_HELP = `Usage: deltalens audit TRAJECTORY | --instance ID --agent NAME   [--buggy-dir DIR] --model NAME …
        deltalens audit --buggy-dir DIR --patch FILE --explanation FILE [--issue FILE]
@@ -246,9 +247,7 @@ function printAudit(a: ReturnType<typeof auditJson>['audit']): void {
   say(`audit #${a.id} · ${a.instance} · ${a.agent} · ${a.model} · ${a.status}${a.reason ? ` — ${a.reason}` : ''}`);
   say(`${a.tool_calls.length} tool calls · ${a.tokens.in} tokens in, ${a.tokens.out} out${a.cost !== null ? ` · $${a.cost.toFixed(4)}` : ''}`);
   for (const t of a.tool_calls) {
-    const r = t.result as Record<string, unknown> | null;
-    const brief = r && typeof r === 'object' ? ('error' in r ? `error: ${String(r.error)}` : 'before' in r ? `before ${(r.before as {outcome: string}).outcome}, after ${(r.after as {outcome: string}).outcome}${r.delta ? ` · delta ${JSON.stringify(r.delta).slice(0, 120)}` : ''}` : JSON.stringify(r).slice(0, 160)) : String(r).slice(0, 160);
-    say(`  ${String(t.tool).padEnd(18)} ${brief}`);
+    say(`  ${String(t.tool).padEnd(18)} ${toolResultBrief(t.result, 160)}`);
   }
   say('');
   say('original:');

@@ -170,9 +170,11 @@ export class AuditTools {
    * run, every frame that called it up to the test; beside them, the lines of the model's tree that
    * call it by name (the fallback when no test has run or none reached it).
    */
-  async callGraph(fn: string): Promise<{chains: {side: string; chain: string[]}[]; callers: {file: string; line: number; text: string}[]; how: string} | {error: string}> {
-    if (typeof fn !== 'string' || !/^[A-Za-z_][\w.]*$/.test(fn)) return {error: 'function must be a Python name (dotted names allowed)'};
-    const parts = fn.split('.');
+  async callGraph(fn: string): Promise<{chains: {side: string; chain: string[]; times: number}[]; callers: {file: string; line: number; text: string}[]; how: string} | {error: string}> {
+    // a qualified name as the delta names it (topo_sort.<locals>.visit) is the nested function
+    const plain = typeof fn === 'string' ? fn.trim().replace(/<locals>\./g, '') : '';
+    if (!/^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/.test(plain)) return {error: 'function must be a Python name (Class.method and outer.<locals>.inner allowed)'};
+    const parts = plain.split('.');
     const name = parts.at(-1)!;
     const {callers} = this.staticSearch(this.work, name);
     const statics = (why: string) => ({chains: [], callers, how: `${why}: callers are every line of the tree that calls it by name (static)`});
@@ -245,27 +247,27 @@ export class AuditTools {
 }
 
 /** Each distinct chain of frames from a focus frame up to the test (innermost first), from a
- * skeleton trace read line by line; at most ten. */
-async function chainsIn(file: string, focus: Set<string>, side: string): Promise<{side: string; chain: string[]}[]> {
-  const frames = new Map<number, {fn: string; file: string; parent: number | null; callLine?: number}>();
+ * skeleton trace read line by line; a call of the function from inside itself (recursion) is
+ * reached through the outer call's chain and not listed again. At most ten. */
+async function chainsIn(file: string, focus: Set<string>, side: string): Promise<{side: string; chain: string[]; times: number}[]> {
+  const frames = new Map<number, {fn: string; file: string; parent: number | null; callLine?: number; focus: boolean}>();
   const hits: number[] = [];
   for await (const line of createInterface({input: createReadStream(file, 'utf8'), crlfDelay: Infinity})) {
     if (!line.startsWith('{"t":"call"')) continue;
     const rec = JSON.parse(line) as {fid: number; parent: number | null; fn: string; file: string; call_line?: number};
     if (frames.has(rec.fid)) continue; // a generator resuming
-    frames.set(rec.fid, {fn: rec.fn, file: rec.file, parent: rec.parent, callLine: rec.call_line});
-    if (focus.has(`${rec.file}:${rec.fn}`)) hits.push(rec.fid);
+    const isFocus = focus.has(`${rec.file}:${rec.fn}`);
+    frames.set(rec.fid, {fn: rec.fn, file: rec.file, parent: rec.parent, callLine: rec.call_line, focus: isFocus});
+    if (isFocus && !(rec.parent !== null && frames.get(rec.parent)?.focus)) hits.push(rec.fid);
   }
-  const chains: {side: string; chain: string[]}[] = [];
-  const seen = new Set<string>();
+  const chains = new Map<string, {side: string; chain: string[]; times: number}>();
   for (const fid of hits) {
     const chain: string[] = [];
     for (let at = frames.get(fid); at; at = at.parent === null ? undefined : frames.get(at.parent)) chain.push(`${at.fn} (${at.file}${at.callLine ? `, called at line ${at.callLine}` : ''})`);
     const key = chain.join(' < ');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    chains.push({side, chain});
-    if (chains.length >= 10) break;
+    const seen = chains.get(key);
+    if (seen) seen.times++;
+    else if (chains.size < 10) chains.set(key, {side, chain, times: 1});
   }
-  return chains;
+  return [...chains.values()];
 }

@@ -226,7 +226,7 @@ export async function buildDemoQuestions(db: Db, onProgress?: (message: string) 
 }
 
 /**
- * Audits of the demo agents' explanations on the durations project (ExplainBench §6), made offline
+ * Audits of the demo agents' explanations on the three demo projects (ExplainBench §6), made offline
  * by the scripted auditor (marked as such: model offline-scripted-auditor) through the real audit
  * loop and tools — the sandboxed diff_execution of the project's test before and after each patch —
  * then scored with the lexical baseline, so the audit screen and the Table 6 comparison have data.
@@ -237,25 +237,28 @@ export async function auditDemoAgents(db: Db, onProgress?: (message: string) => 
   const {findExplanation} = await import('../store/questions.js');
   const {lexicalModel} = await import('./qa-models.js');
   const {scoreExplanations} = await import('./scoring.js');
-  const project = demoProjects().find(p => p.name === 'durations');
   const problems: string[] = [];
-  if (!project) return {audits: 0, problems};
-  const [file, fn] = project.test.split('::') as [string, string];
-  const code = testSource(readFileSync(join(project.dir, 'repo', file), 'utf8'), fn);
-  if (!code) return {audits: 0, problems: [`durations: no ${project.test} to audit with`]};
   let audits = 0;
-  for (const p of project.patches.filter(x => x.name !== 'gold')) {
-    const agent = `demo-${p.name}`;
-    const e = findExplanation(db, project.instance, agent, 'original');
-    if (!e?.text) continue;
-    onProgress?.(`auditing ${agent}'s explanation (offline scripted auditor, sandboxed runs)…`);
-    const a = await runAudit(
-      db,
-      {instance: project.instance, agent, trajectory: null, buggyDir: join(project.dir, 'repo'), patch: readFileSync(p.file, 'utf8'), explanation: e.text, issue: problemStatement(db, project.instance) ?? ''},
-      {model: offlineAuditor(code, e.text), budgets: {...DEFAULT_BUDGETS, maxToolCalls: 3}, python: process.env.DELTALENS_PYTHON ?? 'python3', sandbox: 'prefer', toolTimeoutS: 120, maxResultChars: 8000},
-    );
-    if (a.status === 'done') audits++;
-    else problems.push(`audit of ${agent}: ${a.reason}`);
+  for (const project of demoProjects()) {
+    const [file, fn] = project.test.split('::') as [string, string];
+    const code = testSource(readFileSync(join(project.dir, 'repo', file), 'utf8'), fn);
+    if (!code) {
+      problems.push(`${project.name}: no ${project.test} to audit with`);
+      continue;
+    }
+    for (const p of project.patches.filter(x => x.name !== 'gold')) {
+      const agent = `demo-${p.name}`;
+      const e = findExplanation(db, project.instance, agent, 'original');
+      if (!e?.text) continue;
+      onProgress?.(`auditing ${agent}'s explanation of ${project.instance} (offline scripted auditor, sandboxed runs)…`);
+      const a = await runAudit(
+        db,
+        {instance: project.instance, agent, trajectory: null, buggyDir: join(project.dir, 'repo'), patch: readFileSync(p.file, 'utf8'), explanation: e.text, issue: problemStatement(db, project.instance) ?? ''},
+        {model: offlineAuditor(code, e.text), budgets: {...DEFAULT_BUDGETS, maxToolCalls: 3}, python: process.env.DELTALENS_PYTHON ?? 'python3', sandbox: 'prefer', toolTimeoutS: 120, maxResultChars: 8000},
+      );
+      if (a.status === 'done') audits++;
+      else problems.push(`audit of ${agent} on ${project.instance}: ${a.reason}`);
+    }
   }
   await scoreExplanations(db, {model: lexicalModel(), samples: 5, concurrency: 1, kinds: ['audited']});
   return {audits, problems};

@@ -76,11 +76,11 @@ describe('deltalens CLI', () => {
     const parsed = JSON.parse(out);
     expect(parsed.total).toBeGreaterThanOrEqual(25);
     expect(parsed.trajectories).toHaveLength(3);
-    // the three demo projects, each traced with its gold and three agent patches, and the three
-    // pairs the demo audits traced (the durations test before and after each agent patch)
+    // the three demo projects, each traced with its gold and three agent patches, and the nine
+    // pairs the demo audits traced (each project's test before and after each agent patch)
     const pairs = JSON.parse(execFileSync(process.execPath, [BIN, 'traces', '--json'], {cwd: tempDir(), encoding: 'utf8'})).pairs;
-    expect(pairs).toHaveLength(16);
-    expect(pairs.filter((p: {label: string}) => p.label === 'audit')).toHaveLength(3);
+    expect(pairs).toHaveLength(22);
+    expect(pairs.filter((p: {label: string}) => p.label === 'audit')).toHaveLength(9);
     // and the ExplainBench trace samples of sympy-20801, imported
     expect(pairs.find((p: {instance: string}) => p.instance === 'sympy__sympy-20801')).toMatchObject({delta: {status: 'found', function: 'Float.__eq__'}});
     const byLabel = (label: string) => pairs.filter((p: {label: string}) => p.label === label);
@@ -97,12 +97,18 @@ describe('deltalens CLI', () => {
     for (const q of none) expect(q.choices.find((c: {label: string}) => c.label === q.answer).role).toBe('no_effect');
     // the demo agents' explanations audited offline, marked as such, each done
     const audits = JSON.parse(execFileSync(process.execPath, [BIN, 'audit', 'list', '--json'], {cwd: tempDir(), encoding: 'utf8'}));
-    expect(audits.map((a: {agent: string; status: string; model: string}) => [a.agent, a.status, a.model])).toEqual([
-      ['demo-agent-correct', 'done', 'offline-scripted-auditor'],
-      ['demo-agent-ineffective', 'done', 'offline-scripted-auditor'],
-      ['demo-agent-wrong', 'done', 'offline-scripted-auditor'],
-    ]);
+    const agents = ['demo-agent-correct', 'demo-agent-ineffective', 'demo-agent-wrong'];
+    expect(audits.map((a: {instance: string; agent: string; status: string; model: string}) => [a.instance, a.agent, a.status, a.model])).toEqual(
+      ['demo__durations-1', 'demo__graphs-1', 'demo__ledger-1'].flatMap(i => agents.map(a => [i, a, 'done', 'offline-scripted-auditor'])),
+    );
     expect(audits[2].refined).toContain('still fails after the patch');
     expect(audits[0].refined).toContain('passes after it');
+    // the wrong graphs patch: behaviour first differs in a nested function, and the call graph
+    // (the audit's test traced with it as the focus) says how the test reached it
+    const graphs = JSON.parse(execFileSync(process.execPath, [BIN, 'audit', 'show', String(audits[5].id), '--json'], {cwd: tempDir(), encoding: 'utf8'})).audit;
+    expect(graphs.tool_calls.map((c: {tool: string}) => c.tool)).toEqual(['diff_execution', 'inspect_call_graph']);
+    expect(graphs.tool_calls[1].arguments).toEqual({function: 'topo_sort.<locals>.visit'});
+    expect(graphs.tool_calls[1].result.chains[0].chain.map((f: string) => f.split(' ')[0])).toEqual(['topo_sort.<locals>.visit', 'topo_sort', 'test_cycle_is_reported']);
+    expect(graphs.refined).toContain('reached from test_cycle_is_reported through topo_sort → topo_sort.<locals>.visit');
   }, 300_000);
 });

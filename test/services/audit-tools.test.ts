@@ -73,6 +73,8 @@ describe('the audit tools, on the demo durations bug with the wrong agent patch'
     expect(f.chains).toEqual([]);
     expect(f.how).toMatch(/never reached durations\/format\.py:format_duration/);
     expect(await tools.callGraph('not a name')).toMatchObject({error: expect.any(String)});
+    // the name as a delta point gives it (a nested function's qualified name) is understood
+    expect(await tools.callGraph('parse_duration.<locals>.nothing')).toMatchObject({chains: [], how: expect.stringContaining('no function of that name')});
   }, 60_000);
 
   it('bash runs in the tree, confined, and a runaway command is cut at its time limit', async () => {

@@ -1,4 +1,5 @@
 import type {AuditMessage, AuditRow} from '../../../store/audits.js';
+import {toolResultBrief} from '../../../core/audit/brief.js';
 import {textBlock, type DisplayLine} from '../../display-lines.js';
 
 /** The refined explanation's lines, those not in the original marked as added. */
@@ -47,7 +48,9 @@ export function auditLines(a: AuditRow, messages: AuditMessage[], width: number)
   heading('Transcript');
   for (const m of messages) {
     if (m.role === 'system' || m.role === 'user') {
-      text(`[${m.role}] ${(m.content ?? '').split('\n')[0]!.slice(0, 300)}${(m.content ?? '').includes('\n') ? ' …' : ''}`, 'muted');
+      // the prompts, long and mostly the same every time: their start, on one line
+      const flat = (m.content ?? '').replace(/\s+/g, ' ').trim();
+      text(`[${m.role}] ${flat.length > 300 ? `${flat.slice(0, 299)}…` : flat}`, 'muted');
       continue;
     }
     if (m.role === 'assistant') {
@@ -65,14 +68,13 @@ export function auditLines(a: AuditRow, messages: AuditMessage[], width: number)
       }
       continue;
     }
-    let brief = m.content ?? '';
+    let brief = (m.content ?? '').slice(0, 2000);
     try {
-      const r = JSON.parse(m.content ?? '') as Record<string, unknown>;
-      brief = 'error' in r ? `error: ${String(r.error)}` : 'before' in r ? `before ${(r.before as {outcome: string}).outcome}, after ${(r.after as {outcome: string}).outcome}${r.delta ? ` · delta ${JSON.stringify(r.delta)}` : ' · no delta'}` : JSON.stringify(r);
+      brief = toolResultBrief(JSON.parse(m.content ?? ''));
     } catch {
       // a result cut at its cap
     }
-    text(`← ${m.tool}: ${brief.slice(0, 2000)}`, brief.startsWith('error') ? 'removed' : undefined);
+    text(`← ${m.tool}: ${brief}`, brief.startsWith('error') ? 'removed' : undefined);
   }
   return out;
 }
