@@ -20,6 +20,24 @@ import {scopesIn} from './scopes.js';
 import {prepareWorkspace, type Workspace} from './workspace.js';
 
 export const AUDIT_TEST = 'test_deltalens_audit.py';
+/** what one inspect_call_graph answer lists at most: a tool result is capped (8,000 characters by
+ * default), and the answer must fit whole — chains and callers each to a share of it */
+const MAX_CHAINS = 8;
+const MAX_CALLERS = 20;
+const CHAIN_CHARS = 4000;
+const CALLER_CHARS = 1500;
+
+/** The first items of a list whose JSON fits in `chars` (the first one always). */
+function fitting<T>(items: T[], chars: number): T[] {
+  let used = 0;
+  const out: T[] = [];
+  for (const item of items) {
+    used += JSON.stringify(item).length + 1;
+    if (out.length && used > chars) break;
+    out.push(item);
+  }
+  return out;
+}
 
 export interface AuditToolOptions {
   instance: string;
@@ -140,9 +158,10 @@ export class AuditTools {
   private readonly tests: string[] = [];
 
   /** The files of a tree that define a function by this name, and the lines (any tree) that call it. */
-  private staticSearch(tree: string, name: string): {defs: string[]; callers: {file: string; line: number; text: string}[]} {
+  private staticSearch(tree: string, name: string): {defs: string[]; callers: {file: string; line: number; text: string}[]; total: number} {
     const defs: string[] = [];
     const callers: {file: string; line: number; text: string}[] = [];
+    let total = 0;
     const call = new RegExp(`(?<![\\w])${name}\\s*\\(`);
     const def = new RegExp(`^\\s*(?:async\\s+)?def\\s+${name}\\b`);
     const walk = (dir: string) => {
@@ -155,13 +174,13 @@ export class AuditTools {
           readFileSync(full, 'utf8').split('\n').forEach((l, i) => {
             if (def.test(l)) {
               if (!defs.includes(rel)) defs.push(rel);
-            } else if (callers.length < 50 && call.test(l)) callers.push({file: rel, line: i + 1, text: l.trim().slice(0, 200)});
+            } else if (call.test(l) && total++ < MAX_CALLERS) callers.push({file: rel, line: i + 1, text: l.trim().slice(0, 120)});
           });
         }
       }
     };
     walk(tree);
-    return {defs, callers};
+    return {defs, callers, total};
   }
 
   /**
@@ -170,14 +189,15 @@ export class AuditTools {
    * run, every frame that called it up to the test; beside them, the lines of the model's tree that
    * call it by name (the fallback when no test has run or none reached it).
    */
-  async callGraph(fn: string): Promise<{chains: {side: string; chain: string[]; times: number}[]; callers: {file: string; line: number; text: string}[]; how: string} | {error: string}> {
+  async callGraph(fn: string): Promise<{chains: {side: string; chain: string[]; times: number}[]; distinct_chains: number; callers: {file: string; line: number; text: string}[]; callers_total: number; how: string} | {error: string}> {
     // a qualified name as the delta names it (topo_sort.<locals>.visit) is the nested function
     const plain = typeof fn === 'string' ? fn.trim().replace(/<locals>\./g, '') : '';
     if (!/^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/.test(plain)) return {error: 'function must be a Python name (Class.method and outer.<locals>.inner allowed)'};
     const parts = plain.split('.');
     const name = parts.at(-1)!;
-    const {callers} = this.staticSearch(this.work, name);
-    const statics = (why: string) => ({chains: [], callers, how: `${why}: callers are every line of the tree that calls it by name (static)`});
+    const {callers: every, total} = this.staticSearch(this.work, name);
+    const callers = fitting(every, CALLER_CHARS);
+    const statics = (why: string) => ({chains: [], distinct_chains: 0, callers, callers_total: total, how: `${why}: callers are the lines of the tree that call it by name (static)`});
     if (!this.tests.length) return statics('no test run yet (diff_execution runs them; their traces give the call chains)');
     // where it is defined: the buggy tree, or the patched one for a function the patch adds
     let side: 'buggy' | 'patched' = 'buggy';
@@ -205,14 +225,16 @@ export class AuditTools {
     args.push('--', '-q', '-p', 'no:cacheprovider', ...files);
     const r = await runPython(this.runner, args, {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree, this.scratch], env: {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'}, signal: this.o.signal});
     if (!existsSync(out)) return statics(`the tests could not be traced (${r.timedOut ? 'timed out' : tailOf(r.stderr.trim(), 300) || `exit ${r.exitCode}`})`);
-    const chains = await chainsIn(out, new Set(focus), side);
+    const {chains, distinct} = await chainsIn(out, new Set(focus), side);
     forget(out);
     return {
-      chains,
+      chains: fitting(chains, CHAIN_CHARS),
+      distinct_chains: distinct,
       callers,
+      callers_total: total,
       how: chains.length
-        ? `chains: the tests diff_execution ran, traced with ${focus.join(', ')} as the focus (innermost first, ${side} tree); callers: every line of the tree that calls it by name`
-        : `the tests diff_execution ran never reached ${focus.join(', ')}: callers are every line of the tree that calls it by name (static)`,
+        ? `chains: the tests diff_execution ran, traced with ${focus.join(', ')} as the focus (innermost first, ${side} tree); callers: the lines of the tree that call it by name (the first ones, callers_total of them in all)`
+        : `the tests diff_execution ran never reached ${focus.join(', ')}: callers are the lines of the tree that call it by name (static)`,
     };
   }
 
@@ -246,28 +268,37 @@ export class AuditTools {
   }
 }
 
-/** Each distinct chain of frames from a focus frame up to the test (innermost first), from a
- * skeleton trace read line by line; a call of the function from inside itself (recursion) is
- * reached through the outer call's chain and not listed again. At most ten. */
-async function chainsIn(file: string, focus: Set<string>, side: string): Promise<{side: string; chain: string[]; times: number}[]> {
-  const frames = new Map<number, {fn: string; file: string; parent: number | null; callLine?: number; focus: boolean}>();
+/**
+ * The distinct chains of frames from the function up to the test (innermost first), from a
+ * skeleton trace read line by line: the function as `fn (file)`, each caller as `fn (file:line)`
+ * with the line it made the call from. A call of the function from anywhere inside another call of
+ * it (recursion, direct or not) is reached through the outer call's chain and not listed again.
+ * At most MAX_CHAINS, the number of distinct ones beside.
+ */
+async function chainsIn(file: string, focus: Set<string>, side: string): Promise<{chains: {side: string; chain: string[]; times: number}[]; distinct: number}> {
+  const frames = new Map<number, {fn: string; file: string; parent: number | null; callLine?: number; under: boolean}>();
   const hits: number[] = [];
   for await (const line of createInterface({input: createReadStream(file, 'utf8'), crlfDelay: Infinity})) {
     if (!line.startsWith('{"t":"call"')) continue;
     const rec = JSON.parse(line) as {fid: number; parent: number | null; fn: string; file: string; call_line?: number};
     if (frames.has(rec.fid)) continue; // a generator resuming
     const isFocus = focus.has(`${rec.file}:${rec.fn}`);
-    frames.set(rec.fid, {fn: rec.fn, file: rec.file, parent: rec.parent, callLine: rec.call_line, focus: isFocus});
-    if (isFocus && !(rec.parent !== null && frames.get(rec.parent)?.focus)) hits.push(rec.fid);
+    const parentUnder = rec.parent !== null && (frames.get(rec.parent)?.under ?? false);
+    frames.set(rec.fid, {fn: rec.fn, file: rec.file, parent: rec.parent, callLine: rec.call_line, under: isFocus || parentUnder});
+    if (isFocus && !parentUnder) hits.push(rec.fid);
   }
   const chains = new Map<string, {side: string; chain: string[]; times: number}>();
   for (const fid of hits) {
     const chain: string[] = [];
-    for (let at = frames.get(fid); at; at = at.parent === null ? undefined : frames.get(at.parent)) chain.push(`${at.fn} (${at.file}${at.callLine ? `, called at line ${at.callLine}` : ''})`);
+    let below: {callLine?: number} | null = null;
+    for (let at = frames.get(fid); at; at = at.parent === null ? undefined : frames.get(at.parent)) {
+      chain.push(`${at.fn} (${at.file}${below?.callLine ? `:${below.callLine}` : ''})`);
+      below = at;
+    }
     const key = chain.join(' < ');
     const seen = chains.get(key);
     if (seen) seen.times++;
-    else if (chains.size < 10) chains.set(key, {side, chain, times: 1});
+    else chains.set(key, {side, chain, times: 1});
   }
-  return [...chains.values()];
+  return {chains: [...chains.values()].slice(0, MAX_CHAINS), distinct: chains.size};
 }

@@ -22,6 +22,7 @@ import {benchSandbox} from './sandbox.js';
 import {benchHeavy} from './heavy.js';
 import {benchQuestions} from './questions.js';
 import {benchReasoning} from './reasoning.js';
+import {benchAudit} from './audit.js';
 
 const OUT = join(ROOT, 'test', 'bench', 'out');
 const CORPUS = join(OUT, 'corpus');
@@ -234,6 +235,7 @@ async function main() {
   if (!only || only === 'traces' || only === 'sandbox') await benchSandbox(OUT, log);
   if (!only || only === 'traces' || only === 'heavy') await benchHeavy(OUT, log);
   if (!only || only === 'questions') await benchQuestions(OUT, log);
+  if (!only || only === 'audit') await benchAudit(OUT, log);
   if (!only || only === 'reasoning') {
     if (!existsSync(CORPUS)) buildCorpus();
     await benchReasoning(OUT, CORPUS, log);
