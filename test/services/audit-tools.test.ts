@@ -55,6 +55,8 @@ describe('the audit tools, on the demo durations bug with the wrong agent patch'
     expect((tools.readFile('durations/parse.py') as {content: string}).content).not.toBe(before);
     expect(tools.revertPatch()).toEqual({reverted: true});
     expect((tools.readFile('durations/parse.py') as {content: string}).content).toBe(before);
+    // a later test of the model's that cannot even be imported does not hide the chains of the first
+    expect(await tools.diffExecution('from durations.nowhere import x\n\n\ndef test_broken():\n    assert x\n')).toMatchObject({before: {outcome: 'error'}, after: {outcome: 'error'}});
     const g = await tools.callGraph('parse_duration');
     if ('error' in g) throw new Error(g.error);
     expect(g.callers.map(c => c.file)).toContain('tests/test_parse.py');

@@ -23,6 +23,19 @@ function freshRun(): {db: Db; run: number} {
   importInto(db, [join(SAMPLES, 'demo-runs', 'demo-misfix')]);
   return {db, run: listTrajectories(db, {instance: 'demo__durations-1'})[0]!.id};
 }
+/** The explorer on a store of its own (the run has no audit yet, so a starts one), an audit with
+ * the slow model started and running its first tool. */
+async function slowAuditRunning(model: string) {
+  Object.assign(process.env, {DELTALENS_AUDIT_MODEL: model, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: slow.url});
+  const {db, run} = freshRun();
+  const data = storeData(db, 'test.db', {noSandbox: false});
+  let quit = false;
+  const app = renderApp({data, initial: {stack: [trajectoryScreen(run)]}, onQuit: () => (quit = true)});
+  await app.ready();
+  await app.press('a', {expectChange: false});
+  await app.until('auditing: diff_execution', 60_000);
+  return {db, data, app, quit: () => quit};
+}
 beforeAll(async () => {
   ({db, run} = freshRun());
   let n = 0;
@@ -67,20 +80,12 @@ describe('audits in the explorer', () => {
   }, 90_000);
 
   it('Ctrl+C while an audit runs stops it — the running test too — and keeps its transcript, marked incomplete; the explorer stays open', async () => {
-    Object.assign(process.env, {DELTALENS_AUDIT_MODEL: 'slow-auditor', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: slow.url});
-    // a store of its own: the run has no audit yet, so a starts one
-    const {db, run} = freshRun();
-    const data = storeData(db, 'test.db', {noSandbox: false});
-    let quit = false;
-    const app = renderApp({data, initial: {stack: [trajectoryScreen(run)]}, onQuit: () => (quit = true)});
-    await app.ready();
-    await app.press('a', {expectChange: false});
-    await app.until('auditing: diff_execution', 60_000);
+    const {db, app, quit} = await slowAuditRunning('slow-auditor');
     await app.press(KEYS.ctrlC);
     // the test sleeping 100 s was stopped: the audit ends long before it would have
     const shown = await app.until(/Audit #\d+/, 30_000);
     expect(shown).toContain('incomplete');
-    expect(quit).toBe(false);
+    expect(quit()).toBe(false);
     const id = Number(/Audit #(\d+)/.exec(shown)![1]);
     expect(getAudit(db, id)).toMatchObject({status: 'incomplete', reason: expect.stringContaining('interrupted (Ctrl+C)')});
     // the interrupted call has its answer in the transcript (a resumed audit sends every call back)
@@ -89,26 +94,18 @@ describe('audits in the explorer', () => {
     expect(last.content).toContain('interrupted (Ctrl+C) before this call finished');
     // with nothing running, Ctrl+C quits
     await app.press(KEYS.ctrlC, {expectChange: false});
-    expect(quit).toBe(true);
+    expect(quit()).toBe(true);
     app.unmount();
   }, 90_000);
 
   it('quitting (q) while an audit runs leaves it incomplete, not running, once the explorer closes', async () => {
-    Object.assign(process.env, {DELTALENS_AUDIT_MODEL: 'slow-auditor-2', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: slow.url});
-    // a store of its own: the run has no audit yet, so a starts one
-    const {db, run} = freshRun();
-    const data = storeData(db, 'test.db', {noSandbox: false});
-    let quit = false;
-    const app = renderApp({data, initial: {stack: [trajectoryScreen(run)]}, onQuit: () => (quit = true)});
-    await app.ready();
-    await app.press('a', {expectChange: false});
-    await app.until('auditing: diff_execution', 60_000);
+    const {db, data, app, quit} = await slowAuditRunning('slow-auditor-2');
     // back to the list and q: the explorer quits with the audit still running
     await app.press(KEYS.escape);
     await app.press('q', {expectChange: false});
     // (the audit's own status may change the frame before the key is read)
-    for (let i = 0; i < 100 && !quit; i++) await new Promise(r => setTimeout(r, 20));
-    expect(quit).toBe(true);
+    for (let i = 0; i < 100 && !quit(); i++) await new Promise(r => setTimeout(r, 20));
+    expect(quit()).toBe(true);
     app.unmount();
     // what deltalens explore does before it closes the store
     data.cancelJobs();
