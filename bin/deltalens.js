@@ -3,7 +3,7 @@ import {existsSync, readdirSync, statSync} from 'node:fs';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 
-// chalk and cli-highlight ignore NO_COLOR; map it before anything imports them.
+// chalk (under Ink) ignores NO_COLOR; map it before anything imports it.
 if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') process.env.FORCE_COLOR = '0';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
