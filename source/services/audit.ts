@@ -232,8 +232,9 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
           // every call gets an answer in the transcript (a resumed audit sends them all back); one
           // stopped by Ctrl+C says so instead of a half result
           const stopped = {error: 'interrupted (Ctrl+C) before this call finished: no result; call it again'};
-          const ran = o.signal?.aborted ? stopped : await runTool(tools, name, c.function.arguments, seen);
-          const content = JSON.stringify(o.signal?.aborted ? stopped : ran);
+          let result = o.signal?.aborted ? stopped : await runTool(tools, name, c.function.arguments, seen);
+          if (o.signal?.aborted) result = stopped; // stopped while it ran: what it returned is partial
+          const content = JSON.stringify(result);
           const capped = content.length > o.maxResultChars ? `${content.slice(0, o.maxResultChars)}… (${content.length - o.maxResultChars} more characters cut)` : content;
           store({role: 'tool', content: capped, tool_calls: null, tool_call_id: c.id, tool: name, arguments: c.function.arguments, tokens: null});
           messages.push({role: 'tool', tool_call_id: c.id, content: capped});

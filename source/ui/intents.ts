@@ -28,8 +28,8 @@ export type Result =
   | {type: 'status'; uid: number; text: string}
   /** stored data changed: every screen reads it again */
   | {type: 'changed'}
-  /** a long job started or ended (Ctrl+C stops it before it quits) */
-  | {type: 'job'; job: {label: string; stopping: boolean} | null}
+  /** a long job started (+1) or ended (-1): Ctrl+C stops those running before it quits */
+  | {type: 'job'; label: string; change: 1 | -1}
   | {type: 'update'; uid: number; update: (screen: Screen) => Screen}
   /** screens opened over the screen `uid` (dropped when it is no longer on top) */
   | {type: 'push'; uid: number; screens: Screen[]};
@@ -128,10 +128,10 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
     }
     case 'startAudit': {
       status('auditing the explanation: starting… (Ctrl+C stops it, keeping what is done)');
-      done({type: 'job', job: {label: 'audit', stopping: false}});
+      done({type: 'job', label: 'audit', change: 1});
       void data
         .startAudit(intent.target, text => status(`auditing: ${text} (Ctrl+C stops it)`))
-        .finally(() => done({type: 'job', job: null}))
+        .finally(() => done({type: 'job', label: 'audit', change: -1}))
         .then(a => {
           done({type: 'changed'});
           done({type: 'push', uid, screens: [{kind: 'audit', id: a.id, scroll: 0}]});

@@ -21,8 +21,8 @@ export interface State {
   helpScroll: number;
   picker: (Picker & {uid: number; index: number}) | null;
   quitting: boolean;
-  /** a long job the explorer started (an audit): Ctrl+C stops it first, a second Ctrl+C quits */
-  job: {label: string; stopping: boolean} | null;
+  /** long jobs the explorer started (audits) and still running: Ctrl+C stops them first, a second Ctrl+C quits */
+  job: {label: string; running: number; stopping: boolean} | null;
   /** the last status message and the screen it belongs to */
   status: {uid: number; text: string} | null;
   /** bumped when stored data changed */
@@ -68,7 +68,10 @@ const same = (state: State): Reduced => ({state, intents: []});
 export function reduce(state: State, action: Action): Reduced {
   const top = state.stack.at(-1)!;
   if (action.type === 'status') return same(state.stack.some(s => s.uid === action.uid) ? {...state, status: {uid: action.uid, text: action.text}} : state);
-  if (action.type === 'job') return same({...state, job: action.job});
+  if (action.type === 'job') {
+    const running = (state.job?.running ?? 0) + action.change;
+    return same({...state, job: running > 0 ? {label: action.label, running, stopping: action.change > 0 ? false : (state.job?.stopping ?? false)} : null});
+  }
   if (action.type === 'changed') return same({...state, version: state.version + 1});
   if (action.type === 'update') return same({...state, stack: state.stack.map(s => (s.uid === action.uid ? {...action.update(s), uid: s.uid} : s))});
   if (action.type === 'push') {
@@ -80,7 +83,8 @@ export function reduce(state: State, action: Action): Reduced {
   const {input, key} = action;
   if (key.ctrl && input === 'c') {
     if (!state.job || state.job.stopping) return same({...state, quitting: true});
-    const text = `stopping the ${state.job.label}: what it has done is kept, marked incomplete (Ctrl+C again quits)`;
+    const what = state.job.running > 1 ? `${state.job.running} ${state.job.label}s` : `the ${state.job.label}`;
+    const text = `stopping ${what}: what is done is kept, marked incomplete (Ctrl+C again quits)`;
     return {state: {...state, job: {...state.job, stopping: true}, status: {uid: top.uid!, text}}, intents: [{intent: {kind: 'cancelJobs'}, uid: top.uid!}]};
   }
   if (state.picker) {
