@@ -26,17 +26,19 @@ The explanation audit (ExplainBench §6): a chat model tests an agent's explanat
 running code, and answers with a refined explanation — the original with what it validated and
 how, or a revision naming each contradicted claim and its evidence. Its tools, every run in the
 sandbox on throw-away copies of the buggy tree: diff_execution (a test run before and after the
-patch, with the delta point — where behaviour first differs — from the tracer), inspect_call_graph,
-read_file, write_file (only inside the copy), apply_patch, revert_patch and a bounded bash.
+patch, with the delta point — where behaviour first differs — from the tracer), inspect_call_graph
+(the call chains that reach a function, from those tests traced with it as the tracer's focus;
+static callers beside), read_file, write_file (only inside the copy), apply_patch, revert_patch
+and a bounded bash.
 
 The model is any OpenAI-compatible endpoint with tool calling (--base-url, else $OPENAI_BASE_URL;
 the key in $OPENAI_API_KEY or --api-key-env VAR), retried on 429/5xx as score does. Budgets end a
 loop: --max-tool-calls (default ${DEFAULT_BUDGETS.maxToolCalls}), --max-tokens (${DEFAULT_BUDGETS.maxTokens}), --max-seconds (${DEFAULT_BUDGETS.maxSeconds}), and
 --max-cost with prices per million tokens. Every message, tool call, capped tool result and token
-count is stored as it happens; an audit that runs out of budget, or is interrupted (Ctrl+C), is
-kept as incomplete with the reason — never as done — and --resume ID continues it. A done audit's
-refined explanation is stored as the agent's "audited" explanation of the instance, so score and
-report compare it with the original.
+count is stored as it happens; an audit that runs out of budget, or is interrupted (Ctrl+C, which
+also stops the test or command running then), is kept as incomplete with the reason — never as
+done — and --resume ID continues it. A done audit's refined explanation is stored as the agent's
+"audited" explanation of the instance, so score and report compare it with the original.
 
 --requirements first runs DeskCheck's requirement audit (§3.1.4–3.1.5): the model lists the
 issue's requirements, writes a test of input/expected-output pairs for each (at most 8), and each
