@@ -214,9 +214,10 @@ export class AuditTools {
     };
     const focus = [...scopes].flatMap(([file, ss]) => ss.filter(s => s.kind === 'function' && wanted(s.qualname)).map(s => `${file}:${s.qualname}`));
     if (!focus.length) return statics('no function of that name is defined in the tree');
+    // written into both trees alike, so later pairs see no change the patch did not make
     const files = this.tests.map((code, i) => {
       const file = `test_deltalens_audit_cg${i + 1}.py`;
-      writeFileSync(join(tree, file), code);
+      for (const t of [this.ws.buggy, this.ws.patched]) writeFileSync(join(t, file), code);
       return file;
     });
     const out = join(this.scratch, 'callgraph.jsonl');

@@ -77,6 +77,11 @@ describe('the audit tools, on the demo durations bug with the wrong agent patch'
     expect(f.chains).toEqual([]);
     expect(f.how).toMatch(/never reached durations\/format\.py:format_duration/);
     expect(await tools.callGraph('not a name')).toMatchObject({error: expect.any(String)});
+    // the tests the call graph traced leave the two trees alike: a later diff_execution's delta is
+    // where the patch changes behaviour, as before
+    const again = await tools.diffExecution(TEST);
+    if ('error' in again) throw new Error(again.error);
+    expect(again.delta).toMatchObject({function: 'parse_duration', file: 'durations/parse.py'});
     // the name as a delta point gives it (a nested function's qualified name) is understood
     expect(await tools.callGraph('parse_duration.<locals>.nothing')).toMatchObject({chains: [], how: expect.stringContaining('no function of that name')});
   }, 60_000);
