@@ -1,4 +1,4 @@
-import {say, warn} from './output.js';
+import {progressOnStderr, say, warn} from './output.js';
 import {buildDemo, demoIsCurrent} from '../services/demo.js';
 import {COMMON_OPTIONS, EXIT, parse, printJson} from './args.js';
 
@@ -11,8 +11,9 @@ first use; this rebuilds it on demand (--force even when it is up to date).`;
 export async function ensureDemo<T extends {path: string; demo: boolean}>(target: T): Promise<T> {
   if (target.demo && !demoIsCurrent()) {
     const tty = process.stderr.isTTY;
-    if (tty) process.stderr.write('building the demo database (trajectories, then tracing the demo projects: ~30 s once)…\n');
-    const report = await buildDemo(tty ? message => warn(`  ${message}`) : undefined);
+    if (tty) process.stderr.write('building the demo database once (trajectories; tracing, questions and audits on the demo projects: about 1½ minutes)…\n');
+    const progress = progressOnStderr();
+    const report = await buildDemo(tty ? progress.step : undefined).finally(progress.done);
     for (const problem of report.traceProblems) warn(`deltalens: demo traces: ${problem}`);
   }
   return target;
@@ -25,7 +26,8 @@ export async function runBuildDemo(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const fresh = !values.force && demoIsCurrent();
-  const report = fresh ? null : await buildDemo(values.json ? undefined : message => warn(`  ${message}`));
+  const progress = progressOnStderr();
+  const report = fresh ? null : await buildDemo(values.json ? undefined : progress.step).finally(progress.done);
   if (values.json) printJson({built: !fresh, trajectories: report?.import.added.length ?? null, trace_pairs: report?.pairs ?? null, trace_problems: report?.traceProblems ?? []});
   else if (fresh) say('demo database is up to date');
   else {

@@ -3,7 +3,7 @@
  * observations, paths), so it goes through here: plain output is sanitized of terminal control
  * sequences and bidi controls; JSON escapes the characters a terminal could act on.
  */
-import {sanitize, terminalSafeJson} from '../core/text/sanitize.js';
+import {fit, sanitize, terminalSafeJson} from '../core/text/sanitize.js';
 
 /** A line (or lines) on stdout, sanitized. */
 export function say(text = ''): void {
@@ -28,4 +28,18 @@ export function jsonLine(stream: NodeJS.WriteStream, value: unknown): void {
 /** A cell of a plain table: one line, sanitized. */
 export function cell(text: string | null | undefined): string {
   return sanitize(text ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Progress of a long job on stderr: on a terminal one line rewritten in place (`done()` clears
+ * it); elsewhere (a pipe, a log) a line each.
+ */
+export function progressOnStderr(indent = '  '): {step: (message: string) => void; done: () => void} {
+  const tty = process.stderr.isTTY;
+  if (!tty) return {step: message => warn(`${indent}${message}`), done: () => {}};
+  const width = () => (process.stderr.columns ?? 80) - 1;
+  return {
+    step: message => process.stderr.write(`\r\x1b[K${fit(`${indent}${cell(message)}`, width())}`),
+    done: () => process.stderr.write('\r\x1b[K'),
+  };
 }
