@@ -146,6 +146,7 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
     return getAudit(db, id)!;
   };
   writeTx(db, () => updateAudit(db, id, {status: 'running', reason: null}));
+  event({kind: 'model', text: `audit #${id} running with ${audit.model}`});
   let tools: AuditTools;
   try {
     tools = await AuditTools.open(db, {instance: audit.instance, buggyDir: inputs.buggyDir, patch: inputs.patch, python: o.python, sandbox: o.sandbox, passEnv: o.passEnv, timeoutS: o.toolTimeoutS, maxOutput: o.maxResultChars, signal: o.signal});

@@ -130,7 +130,11 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
       status('auditing the explanation: starting… (Ctrl+C stops it, keeping what is done)');
       done({type: 'job', label: 'audit', change: 1});
       void data
-        .startAudit(intent.target, text => status(`auditing: ${text} (Ctrl+C stops it)`))
+        .startAudit(intent.target, text => {
+          status(`auditing: ${text} (Ctrl+C stops it)`);
+          // the stored transcript grew: an open audit screen (and a's choice of audit) reads it again
+          done({type: 'changed'});
+        })
         .finally(() => done({type: 'job', label: 'audit', change: -1}))
         .then(a => {
           done({type: 'changed'});

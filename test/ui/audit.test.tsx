@@ -81,10 +81,16 @@ describe('audits in the explorer', () => {
 
   it('Ctrl+C while an audit runs stops it — the running test too — and keeps its transcript, marked incomplete; the explorer stays open', async () => {
     const {db, app, quit} = await slowAuditRunning('slow-auditor');
+    // a again opens the running audit (it does not start a second one), its transcript so far
+    const running = await app.press('a');
+    expect(running).toMatch(/Audit #\d+/);
+    expect(running).toContain('running');
+    expect(running).toContain('→ diff_execution()');
     await app.press(KEYS.ctrlC);
     // the test sleeping 100 s was stopped: the audit ends long before it would have
-    const shown = await app.until(/Audit #\d+/, 30_000);
-    expect(shown).toContain('incomplete');
+    // the audit screen open on it shows it stopped
+    const shown = await app.until('incomplete — interrupted (Ctrl+C)', 30_000);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM audit WHERE model = 'slow-auditor'").get()).toEqual({n: 1});
     expect(quit()).toBe(false);
     const id = Number(/Audit #(\d+)/.exec(shown)![1]);
     expect(getAudit(db, id)).toMatchObject({status: 'incomplete', reason: expect.stringContaining('interrupted (Ctrl+C)')});
