@@ -19,7 +19,7 @@ import {addAuditMessage, auditMessages, createAudit, getAudit, updateAudit, type
 import {ensureExplanation, replaceExplanationText} from '../store/questions.js';
 import {problemStatement} from '../store/instances.js';
 import {getTrajectory, listTrajectories} from '../store/trajectories.js';
-import {demoCheckouts} from './demo.js';
+import {demoCheckouts} from './demo-projects.js';
 import {AuditTools} from './audit-tools.js';
 import type {SandboxPolicy} from './sandbox.js';
 

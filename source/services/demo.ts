@@ -2,6 +2,7 @@ import {createHash} from 'node:crypto';
 import {existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {join, relative} from 'node:path';
 import {packageRoot} from '../package-root.js';
+import {demoProjects, ROOT, SAMPLE_DIR, PROJECTS_DIR} from './demo-projects.js';
 import {checkpoint, MIGRATIONS_DIR, openDb, writeTx, type Db} from '../store/db.js';
 import {problemStatement, upsertInstance} from '../store/instances.js';
 import {importPaths, type ImportReport} from './importer.js';
@@ -13,10 +14,8 @@ import {ensureExplanation, insertQuestion} from '../store/questions.js';
 // opening the explorer on a current demo does not pay for them.
 const TRACER_DIR = join(packageRoot(), 'tracer');
 
-export const ROOT = packageRoot();
-export const SAMPLE_DIR = join(ROOT, 'sample-data');
+export {ROOT, SAMPLE_DIR, PROJECTS_DIR, demoProjects, demoCheckouts, type DemoProject} from './demo-projects.js';
 export const DEMO_DB = join(SAMPLE_DIR, 'demo.db');
-export const PROJECTS_DIR = join(SAMPLE_DIR, 'projects');
 export const TRACES_DIR = join(SAMPLE_DIR, 'traces');
 export const EXPLAINBENCH_DIR = join(SAMPLE_DIR, 'explainbench');
 export const QUESTIONS_DIR = join(SAMPLE_DIR, 'questions');
@@ -48,6 +47,8 @@ export function demoFingerprint(): string {
     join(ROOT, 'source', 'services', 'audit.ts'),
     join(ROOT, 'source', 'services', 'audit-tools.ts'),
     join(ROOT, 'source', 'services', 'offline-auditor.ts'),
+    // and what the build does
+    join(ROOT, 'source', 'services', 'demo.ts'),
   ]
     .filter(file => !file.includes('__pycache__'))
     .sort();
@@ -66,39 +67,6 @@ export interface DemoReport {
   traceProblems: string[];
 }
 
-export interface DemoProject {
-  name: string;
-  dir: string;
-  instance: string;
-  repo: string;
-  test: string;
-  problemStatement: string;
-  patches: {name: string; file: string; description: string}[];
-}
-
-/** The demo projects (sample-data/projects/NAME/{project.json, repo/, patches/*.diff}); gold first. */
-export function demoProjects(): DemoProject[] {
-  if (!existsSync(PROJECTS_DIR)) return [];
-  return readdirSync(PROJECTS_DIR, {withFileTypes: true})
-    .filter(entry => entry.isDirectory() && existsSync(join(PROJECTS_DIR, entry.name, 'project.json')))
-    .map(entry => entry.name)
-    .sort()
-    .map(name => {
-      const dir = join(PROJECTS_DIR, name);
-      const meta = JSON.parse(readFileSync(join(dir, 'project.json'), 'utf8')) as {
-        instance: string;
-        repo: string;
-        test: string;
-        problem_statement: string;
-        patches: Record<string, string>;
-      };
-      const order = (p: string) => (p === 'gold' ? '0' : `1${p}`);
-      const patches = Object.keys(meta.patches)
-        .sort((a, b) => order(a).localeCompare(order(b)))
-        .map(p => ({name: p, file: join(dir, 'patches', `${p}.diff`), description: meta.patches[p]!}));
-      return {name, dir, instance: meta.instance, repo: meta.repo, test: meta.test, problemStatement: meta.problem_statement, patches};
-    });
-}
 
 /** Traces every demo project's patches (real tracer, real pytest) into `db`. */
 export async function traceDemoProjects(db: Db, onProgress?: (message: string) => void): Promise<{pairs: number; problems: string[]}> {
@@ -306,11 +274,4 @@ function listFiles(dir: string): string[] {
   return readdirSync(dir, {withFileTypes: true}).flatMap(entry =>
     entry.isDirectory() ? listFiles(join(dir, entry.name)) : entry.isFile() ? [join(dir, entry.name)] : [],
   );
-}
-
-/** The demo projects' checkouts (sample-data/projects/NAME/repo), by instance. */
-export function demoCheckouts(): {instance: string; dir: string}[] {
-  return demoProjects()
-    .map(p => ({instance: p.instance, dir: join(p.dir, 'repo')}))
-    .filter(p => existsSync(p.dir));
 }
