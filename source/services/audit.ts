@@ -105,8 +105,8 @@ export function auditPrompt(i: AuditInputs): {system: string; user: string} {
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
 
 /** The stored transcript as chat messages, to continue an audit. */
-function toMessages(db: Db, id: number): Message[] {
-  return auditMessages(db, id).map((m): Message => {
+function toMessages(stored: ReturnType<typeof auditMessages>): Message[] {
+  return stored.map((m): Message => {
     if (m.role === 'tool') return {role: 'tool', tool_call_id: m.tool_call_id ?? '', content: m.content ?? ''};
     if (m.role === 'assistant') return {role: 'assistant', content: m.content, ...(m.tool_calls?.length ? {tool_calls: m.tool_calls.map(c => ({id: c.id, type: 'function' as const, function: {name: c.name, arguments: c.arguments}}))} : {})};
     return {role: m.role, content: m.content ?? ''} as Message;
@@ -154,13 +154,14 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
     return finish('failed', `the audit's trees cannot be made: ${(error as Error).message}`);
   }
   const client = new OpenAI({apiKey: o.model.apiKey, baseURL: o.model.baseURL, maxRetries: o.model.maxRetries ?? 6, timeout: o.model.timeoutMs ?? 120_000});
-  const messages = toMessages(db, id);
+  const stored = auditMessages(db, id);
+  const messages = toMessages(stored);
   let toolCalls = audit.tool_calls;
   let tokensIn = audit.tokens_in;
   let tokensOut = audit.tokens_out;
   const started = Date.now();
   const seen = new Map<string, number>();
-  for (const m of auditMessages(db, id)) for (const c of m.tool_calls ?? []) seen.set(`${c.name}\0${c.arguments}`, (seen.get(`${c.name}\0${c.arguments}`) ?? 0) + 1);
+  for (const m of stored) for (const c of m.tool_calls ?? []) seen.set(`${c.name}\0${c.arguments}`, (seen.get(`${c.name}\0${c.arguments}`) ?? 0) + 1);
   let empty = 0;
   const store = (m: Parameters<typeof addAuditMessage>[2]) => writeTx(db, () => addAuditMessage(db, id, m));
   const counters = () => writeTx(db, () => updateAudit(db, id, {toolCalls, tokensIn, tokensOut, cost: costOf(o.budgets, tokensIn, tokensOut)}));
@@ -314,7 +315,7 @@ export function inputsFromRun(db: Db, trajectory: number, buggyDir: string | nul
 
 /** The stored run of an agent on an instance that has a patch (the latest). */
 export function runOf(db: Db, instance: string, agent: string): number | null {
-  const runs = listTrajectories(db, {instance, agent}).filter(r => getTrajectory(db, r.id, 1)?.patch);
+  const runs = listTrajectories(db, {instance, agent}).filter(r => r.patchChars > 0);
   return runs.at(-1)?.id ?? null;
 }
 
