@@ -9,6 +9,7 @@ import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {cell, say, warn} from './output.js';
 import {toolResultBrief} from '../core/audit/brief.js';
+import {apiKeyOf} from '../services/qa-models.js';
 
 export const AUDIT_HELP = `Usage: deltalens audit TRAJECTORY | --instance ID --agent NAME   [--buggy-dir DIR] --model NAME …
        deltalens audit --buggy-dir DIR --patch FILE --explanation FILE [--issue FILE]
@@ -147,9 +148,12 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
   const stored = positionals.length === 1 && /^\d+$/.test(positionals[0]!) ? Number(positionals[0]) : null;
   if (positionals.length && stored === null) throw new UsageError(`audit takes a run id, list, show ID, or the options to start one (got "${positionals[0]}")`);
   if (!values.model) throw new UsageError('audit needs --model NAME (a chat model with tool calling at an OpenAI-compatible endpoint)');
-  const keyVar = values['api-key-env'] ?? 'OPENAI_API_KEY';
-  const apiKey = process.env[keyVar];
-  if (!apiKey) throw new UsageError(`the auditing model ${values.model} needs an API key in $${keyVar} (or --api-key-env VAR)`);
+  let apiKey: string;
+  try {
+    apiKey = apiKeyOf(`the auditing model ${values.model}`, values['api-key-env'], process.env, '(or --api-key-env VAR)');
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   const budgets: AuditBudgets = {
     maxToolCalls: positiveInt(values['max-tool-calls'], '--max-tool-calls') ?? DEFAULT_BUDGETS.maxToolCalls,
     maxTokens: positiveInt(values['max-tokens'], '--max-tokens') ?? DEFAULT_BUDGETS.maxTokens,

@@ -21,6 +21,7 @@ import {problemStatement} from '../store/instances.js';
 import {getTrajectory, listTrajectories} from '../store/trajectories.js';
 import {demoCheckouts} from './demo-projects.js';
 import {AuditTools} from './audit-tools.js';
+import {apiKeyOf} from './qa-models.js';
 import type {SandboxPolicy} from './sandbox.js';
 
 export interface AuditBudgets {
@@ -323,8 +324,11 @@ export function runOf(db: Db, instance: string, agent: string): number | null {
 export function explorerAuditModel(env: NodeJS.ProcessEnv = process.env): AuditModel | {error: string} {
   const name = env.DELTALENS_AUDIT_MODEL;
   if (!name) return {error: 'no audit of this explanation yet; set $DELTALENS_AUDIT_MODEL (a chat model with tool calling, at $OPENAI_BASE_URL) to start one with a, or run deltalens audit'};
-  if (!env.OPENAI_API_KEY) return {error: `the audit model ${name} needs an API key in $OPENAI_API_KEY`};
-  return {name, baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY};
+  try {
+    return {name, baseURL: env.OPENAI_BASE_URL, apiKey: apiKeyOf(`the audit model ${name}`, undefined, env)};
+  } catch (error) {
+    return {error: (error as Error).message};
+  }
 }
 
 /** An audit started from the explorer: a stored run, or the agent's run on the instance. */

@@ -124,6 +124,14 @@ export interface QaModelChoice {
 /** A choice that cannot make a model (no key): one line saying what to set. */
 export class QaModelChoiceError extends Error {}
 
+/** The key of a model at an OpenAI-compatible endpoint, from $keyVar; when it is not set, one line
+ * saying what to set (`who` names the model: "the QA model m"). */
+export function apiKeyOf(who: string, keyVar = 'OPENAI_API_KEY', env: NodeJS.ProcessEnv = process.env, hint = ''): string {
+  const key = env[keyVar];
+  if (!key) throw new QaModelChoiceError(`${who} needs an API key in $${keyVar}${hint ? ` ${hint}` : ''}`);
+  return key;
+}
+
 /**
  * The QA model a choice names: lexical offline, anything else through the openai package at
  * an OpenAI-compatible endpoint. A model without its key is refused here, before any call.
@@ -131,9 +139,7 @@ export class QaModelChoiceError extends Error {}
 export function qaModelFrom(choice: QaModelChoice, env: NodeJS.ProcessEnv = process.env, hint = '(or --api-key-env VAR)'): QaModel {
   const name = choice.model ?? LEXICAL;
   if (name === LEXICAL) return lexicalModel();
-  const keyVar = choice.apiKeyEnv ?? 'OPENAI_API_KEY';
-  const apiKey = env[keyVar];
-  if (!apiKey) throw new QaModelChoiceError(`the QA model ${name} needs an API key in $${keyVar} ${hint}`);
+  const apiKey = apiKeyOf(`the QA model ${name}`, choice.apiKeyEnv, env, hint);
   return openAiModel({
     model: name,
     baseURL: choice.baseUrl ?? env.OPENAI_BASE_URL,
