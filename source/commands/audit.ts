@@ -1,5 +1,6 @@
 import {existsSync, readFileSync} from 'node:fs';
 import {resolve} from 'node:path';
+import {ctrlCStops} from './ctrl-c.js';
 import {AuditInputError, continueAudit, DEFAULT_BUDGETS, inputsFromRun, runAudit, runOf, type AuditBudgets, type AuditRunOptions} from '../services/audit.js';
 import {SandboxMissing} from '../services/sandbox.js';
 import {auditMessages, getAudit, listAudits, type AuditRow} from '../store/audits.js';
@@ -164,14 +165,7 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
   };
   if (budgets.maxCost !== null && (budgets.priceIn === null || budgets.priceOut === null)) throw new UsageError('--max-cost needs --price-in and --price-out (dollars per million tokens)');
   const passEnv = passEnvOption(values['pass-env']);
-  const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts += 1;
-    if (interrupts > 1) process.exit(130);
-    warn('\nstopping: the transcript so far is kept and the audit marked incomplete (Ctrl+C again to quit at once)');
-    controller.abort();
-  };
+  const ctrlC = ctrlCStops('stopping: the transcript so far is kept and the audit marked incomplete (Ctrl+C again to quit at once)');
   const options: AuditRunOptions = {
     model: {name: values.model, baseURL: values['base-url'] ?? process.env.OPENAI_BASE_URL, apiKey},
     budgets,
@@ -180,7 +174,7 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
     passEnv,
     toolTimeoutS: 120,
     maxResultChars: 8000,
-    signal: controller.signal,
+    signal: ctrlC.signal,
     onEvent: e => {
       if (!values.json || process.stderr.isTTY) warn(`audit · ${e.kind}: ${e.text}`);
     },
@@ -230,7 +224,7 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
       );
   }
   const {db} = await openStore(values.db, 'create');
-  process.on('SIGINT', onSigint);
+  ctrlC.on();
   try {
     const a = await start(db);
     const j = auditJson(db, a);
@@ -244,7 +238,7 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
     }
     throw error;
   } finally {
-    process.off('SIGINT', onSigint);
+    ctrlC.off();
     db.close();
   }
 }

@@ -1,5 +1,6 @@
 import {say} from './output.js';
 import {openStore} from './db-path.js';
+import {ctrlCStops} from './ctrl-c.js';
 import {qaModelFrom, QaModelChoiceError, type QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ExplanationKind, type ScoreProgress} from '../services/scoring.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson, UsageError} from './args.js';
@@ -98,15 +99,8 @@ export async function runScore(argv: string[]): Promise<number> {
     throw error;
   }
   const {db, path: dbPath} = await openStore(values.db, 'write');
-  const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts += 1;
-    if (interrupts > 1) process.exit(130);
-    process.stderr.write('\nstopping: finishing nothing new, keeping every stored answer (Ctrl+C again to quit at once)\n');
-    controller.abort();
-  };
-  process.on('SIGINT', onSigint);
+  const ctrlC = ctrlCStops('stopping: finishing nothing new, keeping every stored answer (Ctrl+C again to quit at once)');
+  ctrlC.on();
   const tty = process.stderr.isTTY && !values.json;
   let last = 0;
   try {
@@ -120,7 +114,7 @@ export async function runScore(argv: string[]): Promise<number> {
       agent: values.agent,
       kinds,
       choicesOnly: values['choices-only'],
-      signal: controller.signal,
+      signal: ctrlC.signal,
       onProgress: p => {
         const now = Date.now();
         if (now - last < (tty ? 100 : 1000) && p.done + p.failed < p.total - p.cached) return;
@@ -154,7 +148,7 @@ export async function runScore(argv: string[]): Promise<number> {
     }
     return result.failed || result.interrupted ? EXIT.failed : EXIT.ok;
   } finally {
-    process.off('SIGINT', onSigint);
+    ctrlC.off();
     db.close();
   }
 }
