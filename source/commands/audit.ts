@@ -65,21 +65,8 @@ export function auditJson(db: Db, a: AuditRow) {
       refined: a.refined,
       tool_calls: msgs
         .filter(m => m.role === 'tool')
-        .map(m => {
-          let result: unknown = m.content;
-          try {
-            result = JSON.parse(m.content ?? 'null');
-          } catch {
-            // a result cut at the cap is kept as text
-          }
-          let args: unknown = m.arguments;
-          try {
-            args = JSON.parse(m.arguments ?? 'null');
-          } catch {
-            // the model's arguments as it wrote them
-          }
-          return {tool: m.tool, arguments: args, result};
-        }),
+        // a result cut at the cap, or arguments the model wrote as no JSON, are kept as text
+        .map(m => ({tool: m.tool, arguments: jsonOrText(m.arguments), result: jsonOrText(m.content)})),
       requirements: a.requirements,
       tokens: {in: a.tokens_in, out: a.tokens_out},
       cost: a.cost,
@@ -87,6 +74,14 @@ export function auditJson(db: Db, a: AuditRow) {
       finished_at: a.finished_at,
     },
   };
+}
+
+function jsonOrText(text: string | null): unknown {
+  try {
+    return JSON.parse(text ?? 'null');
+  } catch {
+    return text;
+  }
 }
 
 const num = (v: string | undefined, flag: string): number | null => {
