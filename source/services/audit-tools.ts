@@ -8,16 +8,16 @@
  * `bash` act. A tool never throws: a bad call (a path outside the tree, a patch that does not
  * apply, a runaway command) comes back as a result the model can read.
  */
-import {createReadStream, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync} from 'node:fs';
-import {createInterface} from 'node:readline';
-import {dirname, join, relative, resolve, sep} from 'node:path';
+import {readdirSync, writeFileSync} from 'node:fs';
+import {join, relative} from 'node:path';
 import type {Db} from '../store/db.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {pythonRunner, runPython, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {tracePair} from './tracing.js';
 import {scopesIn} from './scopes.js';
-import {prepareWorkspace, type Workspace} from './workspace.js';
+import {readInTree, removeInTree, restoreTree, TreeFileError, writeInTree} from './tree-files.js';
+import {copyTree, prepareWorkspace, type Workspace} from './workspace.js';
 
 export const AUDIT_TEST = 'test_deltalens_audit.py';
 /** what one inspect_call_graph answer lists at most: a tool result is capped (8,000 characters by
@@ -26,6 +26,8 @@ const MAX_CHAINS = 8;
 const MAX_CALLERS = 20;
 const CHAIN_CHARS = 4000;
 const CALLER_CHARS = 1500;
+/** a .py file larger than this is not searched for callers (generated tables, not code) */
+const MAX_SEARCHED_BYTES = 4 * 1024 * 1024;
 
 /** The first items of a list whose JSON fits in `chars` (the first one always). */
 function fitting<T>(items: T[], chars: number): T[] {
@@ -73,6 +75,8 @@ export class AuditTools {
     readonly ws: Workspace,
     readonly work: string,
     private readonly scratch: string,
+    /** the buggy files as they were, which no run can write: what revert_patch puts back */
+    private readonly pristine: string,
   ) {}
 
   /** Makes the three trees (the patch must apply: else the audit cannot start). */
@@ -84,8 +88,10 @@ export class AuditTools {
       writeFileSync(patchFile, o.patch.endsWith('\n') ? o.patch : `${o.patch}\n`);
       const ws = await prepareWorkspace({kind: 'patch', repo: o.buggyDir, patch: patchFile, copy: true}, runner);
       const work = join(scratch, 'work');
-      cpSync(ws.buggy, work, {recursive: true});
-      return new AuditTools(db, o, runner, ws, work, scratch);
+      const pristine = join(scratch, 'pristine');
+      copyTree(ws.buggy, work);
+      copyTree(ws.buggy, pristine);
+      return new AuditTools(db, o, runner, ws, work, scratch, pristine);
     } catch (error) {
       forget(scratch);
       throw error;
@@ -97,35 +103,41 @@ export class AuditTools {
     forget(this.scratch);
   }
 
-  /** A path inside the work tree, or why not (absolute, `..`, a symlink out of it). */
-  private inside(path: string): {ok: string} | {error: string} {
-    if (typeof path !== 'string' || !path.trim()) return {error: 'path must be a non-empty string'};
-    const full = resolve(this.work, path);
-    if (full !== this.work && !full.startsWith(this.work + sep)) return {error: `refused: ${path} is outside the audit's tree (paths are relative to it)`};
-    // a symlink in the tree must not lead out of it
-    let probe = full;
-    while (!existsSync(probe) && probe !== this.work) probe = dirname(probe);
-    const real = realpathSync(probe);
-    const root = realpathSync(this.work);
-    if (real !== root && !real.startsWith(root + sep)) return {error: `refused: ${path} leads outside the audit's tree`};
-    return {ok: full};
+  /** A message with this audit's host folders said as what they are (the model and the transcript
+   * never see the machine's temporary paths). */
+  hidePaths(text: string): string {
+    const names: [string, string][] = [
+      [this.work, '<work tree>'],
+      [this.pristine, '<buggy files>'],
+      [this.ws.buggy, '<buggy tree>'],
+      [this.ws.patched, '<patched tree>'],
+      [this.scratch, '<audit folder>'],
+    ];
+    let out = text;
+    for (const [path, name] of names.sort((a, b) => b[0].length - a[0].length)) out = out.split(path).join(name);
+    return out;
   }
 
+  /** The first maxOutput characters of a file of the work tree (at most 4 bytes a character read). */
   readFile(path: string): {content: string; truncated: boolean} | {error: string} {
-    const p = this.inside(path);
-    if ('error' in p) return p;
-    if (!existsSync(p.ok) || !statSync(p.ok).isFile()) return {error: `no file ${path}`};
-    const text = readFileSync(p.ok, 'utf8');
-    return {content: text.slice(0, this.o.maxOutput), truncated: text.length > this.o.maxOutput};
+    try {
+      const r = readInTree(this.work, path, this.o.maxOutput * 4);
+      const text = r.data.toString('utf8');
+      return {content: text.slice(0, this.o.maxOutput), truncated: r.truncated || text.length > this.o.maxOutput};
+    } catch (error) {
+      return {error: treeError(error)};
+    }
   }
 
+  /** A file of the work tree written (its folders made); never through a link. */
   writeFile(path: string, content: string): {written: string; bytes: number} | {error: string} {
     if (typeof content !== 'string') return {error: 'content must be a string'};
-    const p = this.inside(path);
-    if ('error' in p) return p;
-    mkdirSync(dirname(p.ok), {recursive: true});
-    writeFileSync(p.ok, content);
-    return {written: relative(this.work, p.ok), bytes: Buffer.byteLength(content)};
+    try {
+      const r = writeInTree(this.work, path, content);
+      return {written: relative(this.work, r.path), bytes: r.bytes};
+    } catch (error) {
+      return {error: treeError(error)};
+    }
   }
 
   /** A program run in the work tree, confined (only the tree writable), as an argument array:
@@ -148,10 +160,15 @@ export class AuditTools {
     return {applied: r.exitCode === 0, detail: tailOf(`${r.stdout}${r.stderr}`.trim(), 2000)};
   }
 
-  revertPatch(): {reverted: boolean} {
-    // the work tree back to the buggy files (what the model wrote elsewhere stays)
-    for (const entry of readdirSync(this.ws.buggy)) cpSync(join(this.ws.buggy, entry), join(this.work, entry), {recursive: true, force: true});
-    return {reverted: true};
+  revertPatch(): {reverted: boolean} | {error: string} {
+    // the work tree back to the buggy files as they were at the start (what the model wrote
+    // elsewhere stays); whatever the model left at their paths is replaced, a link never followed
+    try {
+      restoreTree(this.pristine, this.work);
+      return {reverted: true};
+    } catch (error) {
+      return {error: treeError(error)};
+    }
   }
 
   /** The tests diff_execution ran, in order: inspect_call_graph traces them. */
@@ -171,7 +188,15 @@ export class AuditTools {
         if (e.isDirectory()) walk(full);
         else if (e.isFile() && e.name.endsWith('.py')) {
           const rel = relative(tree, full);
-          readFileSync(full, 'utf8').split('\n').forEach((l, i) => {
+          let text: string;
+          try {
+            const r = readInTree(tree, rel, MAX_SEARCHED_BYTES);
+            if (r.truncated) continue; // not source anyone reads
+            text = r.data.toString('utf8');
+          } catch {
+            continue; // replaced by something else since the listing
+          }
+          text.split('\n').forEach((l, i) => {
             if (def.test(l)) {
               if (!defs.includes(rel)) defs.push(rel);
             } else if (call.test(l) && total++ < MAX_CALLERS) callers.push({file: rel, line: i + 1, text: l.trim().slice(0, 120)});
@@ -217,18 +242,18 @@ export class AuditTools {
     // written into both trees alike, so later pairs see no change the patch did not make
     const files = this.tests.map((code, i) => {
       const file = `test_deltalens_audit_cg${i + 1}.py`;
-      for (const t of [this.ws.buggy, this.ws.patched]) writeFileSync(join(t, file), code);
+      for (const t of [this.ws.buggy, this.ws.patched]) writeInTree(t, file, code);
       return file;
     });
-    const out = join(this.scratch, 'callgraph.jsonl');
-    const args = ['-m', 'deltatrace', 'run', '--root', tree, '--out', out, '--record', 'skeleton', '--max-events', '2000000', '--timeout', String(Math.max(1, this.o.timeoutS - 2))];
+    // the trace comes back over a pipe (file descriptor 3): nothing the tests can swap for a FIFO or a link
+    const args = ['-m', 'deltatrace', 'run', '--root', tree, '--out-fd', '3', '--record', 'skeleton', '--max-events', '2000000', '--timeout', String(Math.max(1, this.o.timeoutS - 2))];
     for (const f of focus) args.push('--focus', f);
     // one test that no longer imports (the model's tests are its own) does not stop the others
     args.push('--', '-q', '-p', 'no:cacheprovider', '--continue-on-collection-errors', ...files);
-    const r = await runPython(this.runner, args, {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree, this.scratch], env: {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'}, signal: this.o.signal});
-    if (!existsSync(out)) return statics(`the tests could not be traced (${r.timedOut ? 'timed out' : tailOf(r.stderr.trim(), 300) || `exit ${r.exitCode}`})`);
-    const {chains, distinct} = await chainsIn(out, new Set(focus), side);
-    forget(out);
+    const collector = new ChainCollector(new Set(focus));
+    const r = await runPython(this.runner, args, {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree], env: {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'}, signal: this.o.signal, onTrace: chunk => collector.chunk(chunk)});
+    if (!collector.records) return statics(`the tests could not be traced (${r.timedOut ? 'timed out' : tailOf(r.stderr.trim(), 300) || `exit ${r.exitCode}`})`);
+    const {chains, distinct} = collector.chains(side);
     return {
       chains: fitting(chains, CHAIN_CHARS),
       distinct_chains: distinct,
@@ -249,7 +274,7 @@ export class AuditTools {
     if (typeof testCode !== 'string' || !/^\s*(?:async\s+)?def\s+test\w*\s*\(/m.test(testCode)) return {error: 'test_code must hold a pytest test function (def test_…)'};
     const fn = /^\s*(?:async\s+)?def\s+(test\w*)\s*\(/m.exec(testCode)![1]!;
     this.tests.push(testCode);
-    for (const tree of [this.ws.buggy, this.ws.patched]) writeFileSync(join(tree, AUDIT_TEST), testCode);
+    for (const tree of [this.ws.buggy, this.ws.patched]) writeInTree(tree, AUDIT_TEST, testCode);
     const nodeid = `${AUDIT_TEST}::${fn}`;
     const run = async (tree: string): Promise<RunOutcome> => {
       const r = await runPython(this.runner, ['-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider', nodeid], {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree], signal: this.o.signal});
@@ -272,35 +297,70 @@ export class AuditTools {
 
 /**
  * The distinct chains of frames from the function up to the test (innermost first), from a
- * skeleton trace read line by line: the function as `fn (file)`, each caller as `fn (file:line)`
+ * skeleton trace as it streams in: the function as `fn (file)`, each caller as `fn (file:line)`
  * with the line it made the call from. A call of the function from anywhere inside another call of
  * it (recursion, direct or not) is reached through the outer call's chain and not listed again.
- * At most MAX_CHAINS, the number of distinct ones beside.
+ * At most MAX_CHAINS, the number of distinct ones beside. Lines that are not call records are not
+ * parsed; a line that is not JSON is skipped (the trace is the traced program's to forge).
  */
-async function chainsIn(file: string, focus: Set<string>, side: string): Promise<{chains: {side: string; chain: string[]; times: number}[]; distinct: number}> {
-  const frames = new Map<number, {fn: string; file: string; parent: number | null; callLine?: number; under: boolean}>();
-  const hits: number[] = [];
-  for await (const line of createInterface({input: createReadStream(file, 'utf8'), crlfDelay: Infinity})) {
-    if (!line.startsWith('{"t":"call"')) continue;
-    const rec = JSON.parse(line) as {fid: number; parent: number | null; fn: string; file: string; call_line?: number};
-    if (frames.has(rec.fid)) continue; // a generator resuming
-    const isFocus = focus.has(`${rec.file}:${rec.fn}`);
-    const parentUnder = rec.parent !== null && (frames.get(rec.parent)?.under ?? false);
-    frames.set(rec.fid, {fn: rec.fn, file: rec.file, parent: rec.parent, callLine: rec.call_line, under: isFocus || parentUnder});
-    if (isFocus && !parentUnder) hits.push(rec.fid);
+class ChainCollector {
+  private readonly frames = new Map<number, {fn: string; file: string; parent: number | null; callLine?: number; under: boolean}>();
+  private readonly hits: number[] = [];
+  private rest = '';
+  /** trace records seen (0: the tracer never started) */
+  records = 0;
+
+  constructor(private readonly focus: Set<string>) {}
+
+  chunk(data: Buffer): void {
+    const lines = (this.rest + data.toString('utf8')).split('\n');
+    this.rest = lines.pop() ?? '';
+    if (this.rest.length > 1 << 20) this.rest = ''; // one unending line: not a trace record
+    for (const line of lines) this.line(line);
   }
-  const chains = new Map<string, {side: string; chain: string[]; times: number}>();
-  for (const fid of hits) {
-    const chain: string[] = [];
-    let below: {callLine?: number} | null = null;
-    for (let at = frames.get(fid); at; at = at.parent === null ? undefined : frames.get(at.parent)) {
-      chain.push(`${at.fn} (${at.file}${below?.callLine ? `:${below.callLine}` : ''})`);
-      below = at;
+
+  private line(line: string): void {
+    if (!line) return;
+    this.records++;
+    if (!line.startsWith('{"t":"call"')) return;
+    let rec: {fid: number; parent: number | null; fn: string; file: string; call_line?: number};
+    try {
+      rec = JSON.parse(line) as typeof rec;
+    } catch {
+      return;
     }
-    const key = chain.join(' < ');
-    const seen = chains.get(key);
-    if (seen) seen.times++;
-    else chains.set(key, {side, chain, times: 1});
+    if (this.frames.has(rec.fid)) return; // a generator resuming
+    const isFocus = this.focus.has(`${rec.file}:${rec.fn}`);
+    const parentUnder = rec.parent !== null && (this.frames.get(rec.parent)?.under ?? false);
+    this.frames.set(rec.fid, {fn: rec.fn, file: rec.file, parent: rec.parent, callLine: rec.call_line, under: isFocus || parentUnder});
+    if (isFocus && !parentUnder) this.hits.push(rec.fid);
   }
-  return {chains: [...chains.values()].slice(0, MAX_CHAINS), distinct: chains.size};
+
+  chains(side: string): {chains: {side: string; chain: string[]; times: number}[]; distinct: number} {
+    if (this.rest) this.line(this.rest);
+    this.rest = '';
+    const chains = new Map<string, {side: string; chain: string[]; times: number}>();
+    for (const fid of this.hits) {
+      const chain: string[] = [];
+      let below: {callLine?: number} | null = null;
+      const seen = new Set<number>();
+      for (let at = this.frames.get(fid), id = fid; at && !seen.has(id); id = at.parent ?? -1, at = at.parent === null ? undefined : this.frames.get(at.parent)) {
+        seen.add(id);
+        chain.push(`${at.fn} (${at.file}${below?.callLine ? `:${below.callLine}` : ''})`);
+        below = at;
+      }
+      const key = chain.join(' < ');
+      const known = chains.get(key);
+      if (known) known.times++;
+      else chains.set(key, {side, chain, times: 1});
+    }
+    return {chains: [...chains.values()].slice(0, MAX_CHAINS), distinct: chains.size};
+  }
+}
+
+/** A tree file's refusal as the model reads it (the path relative to the tree, no host folders). */
+function treeError(error: unknown): string {
+  if (error instanceof TreeFileError) return error.message;
+  const e = error as NodeJS.ErrnoException;
+  return `cannot be done: ${e.code ?? e.message}`;
 }

@@ -105,13 +105,41 @@ export function auditPrompt(i: AuditInputs): {system: string; user: string} {
 
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
 
-/** The stored transcript as chat messages, to continue an audit. */
-function toMessages(stored: ReturnType<typeof auditMessages>): Message[] {
-  return stored.map((m): Message => {
-    if (m.role === 'tool') return {role: 'tool', tool_call_id: m.tool_call_id ?? '', content: m.content ?? ''};
-    if (m.role === 'assistant') return {role: 'assistant', content: m.content, ...(m.tool_calls?.length ? {tool_calls: m.tool_calls.map(c => ({id: c.id, type: 'function' as const, function: {name: c.name, arguments: c.arguments}}))} : {})};
-    return {role: m.role, content: m.content ?? ''} as Message;
-  });
+/** What a tool call that deltalens never finished (killed, power cut) is answered when the audit goes on. */
+export const INTERRUPTED_RESULT = JSON.stringify({error: 'interrupted before this call finished (deltalens was stopped): no result; call it again'});
+
+/**
+ * The stored transcript as chat messages, to continue an audit. Every tool call of an assistant
+ * message gets an answer right after it — OpenAI-compatible servers refuse a transcript without
+ * one: a call deltalens did not finish (killed during it) is answered "interrupted". Those answers
+ * are returned beside, to be stored.
+ */
+export function toMessages(stored: ReturnType<typeof auditMessages>): {messages: Message[]; unanswered: {id: string; name: string; arguments: string}[]} {
+  const messages: Message[] = [];
+  const unanswered: {id: string; name: string; arguments: string}[] = [];
+  let pending: {id: string; name: string; arguments: string}[] = [];
+  const answerPending = () => {
+    for (const c of pending) {
+      messages.push({role: 'tool', tool_call_id: c.id, content: INTERRUPTED_RESULT});
+      unanswered.push(c);
+    }
+    pending = [];
+  };
+  for (const m of stored) {
+    if (m.role === 'tool') {
+      const i = pending.findIndex(c => c.id === m.tool_call_id);
+      if (i >= 0) pending.splice(i, 1);
+      messages.push({role: 'tool', tool_call_id: m.tool_call_id ?? '', content: m.content ?? ''});
+      continue;
+    }
+    answerPending();
+    if (m.role === 'assistant') {
+      messages.push({role: 'assistant', content: m.content, ...(m.tool_calls?.length ? {tool_calls: m.tool_calls.map(c => ({id: c.id, type: 'function' as const, function: {name: c.name, arguments: c.arguments}}))} : {})});
+      pending = [...(m.tool_calls ?? [])];
+    } else messages.push({role: m.role, content: m.content ?? ''} as Message);
+  }
+  answerPending();
+  return {messages, unanswered};
 }
 
 const costOf = (b: AuditBudgets, tokensIn: number, tokensOut: number) => (b.priceIn !== null && b.priceOut !== null ? (tokensIn * b.priceIn + tokensOut * b.priceOut) / 1e6 : null);
@@ -148,19 +176,36 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
   };
   writeTx(db, () => updateAudit(db, id, {status: 'running', reason: null}));
   event({kind: 'model', text: `audit #${id} running with ${audit.model}`});
+  const started = Date.now();
+  // Ctrl+C, or the wall-time budget, stops what runs now — a test, a trace, a model call — not
+  // only the next step
+  const stop = new AbortController();
+  let overTime = false;
+  const onAbort = () => stop.abort();
+  if (o.signal?.aborted) stop.abort();
+  o.signal?.addEventListener('abort', onAbort);
+  const deadline = setTimeout(() => {
+    overTime = true;
+    stop.abort();
+  }, Math.min(o.budgets.maxSeconds * 1000, 2 ** 31 - 1));
+  deadline.unref();
+  const stopped = () => (overTime ? `the budget of ${o.budgets.maxSeconds} s is spent before a refined explanation` : 'interrupted (Ctrl+C): the transcript so far is kept; deltalens audit --resume continues it');
   let tools: AuditTools;
   try {
-    tools = await AuditTools.open(db, {instance: audit.instance, buggyDir: inputs.buggyDir, patch: inputs.patch, python: o.python, sandbox: o.sandbox, passEnv: o.passEnv, timeoutS: o.toolTimeoutS, maxOutput: o.maxResultChars, signal: o.signal});
+    tools = await AuditTools.open(db, {instance: audit.instance, buggyDir: inputs.buggyDir, patch: inputs.patch, python: o.python, sandbox: o.sandbox, passEnv: o.passEnv, timeoutS: o.toolTimeoutS, maxOutput: o.maxResultChars, signal: stop.signal});
   } catch (error) {
+    clearTimeout(deadline);
+    o.signal?.removeEventListener('abort', onAbort);
     return finish('failed', `the audit's trees cannot be made: ${(error as Error).message}`);
   }
   const client = new OpenAI({apiKey: o.model.apiKey, baseURL: o.model.baseURL, maxRetries: o.model.maxRetries ?? 6, timeout: o.model.timeoutMs ?? 120_000});
   const stored = auditMessages(db, id);
-  const messages = toMessages(stored);
+  const {messages, unanswered} = toMessages(stored);
+  // a call the last run did not finish is answered in the stored transcript too
+  for (const c of unanswered) writeTx(db, () => addAuditMessage(db, id, {role: 'tool', content: INTERRUPTED_RESULT, tool_calls: null, tool_call_id: c.id, tool: c.name, arguments: c.arguments, tokens: null}));
   let toolCalls = audit.tool_calls;
   let tokensIn = audit.tokens_in;
   let tokensOut = audit.tokens_out;
-  const started = Date.now();
   const seen = new Map<string, number>();
   for (const m of stored) for (const c of m.tool_calls ?? []) seen.set(`${c.name}\0${c.arguments}`, (seen.get(`${c.name}\0${c.arguments}`) ?? 0) + 1);
   let empty = 0;
@@ -168,7 +213,7 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
   const counters = () => writeTx(db, () => updateAudit(db, id, {toolCalls, tokensIn, tokensOut, cost: costOf(o.budgets, tokensIn, tokensOut)}));
   /** One answer of the model (with the tools offered, or without), its tokens counted. */
   const chat = async (conv: Message[], tools: boolean): Promise<OpenAI.Chat.ChatCompletion> => {
-    const r = o.model.complete ? await o.model.complete(conv) : await client.chat.completions.create({model: o.model.name, messages: conv, ...(tools ? {tools: AUDIT_TOOLS, tool_choice: 'auto' as const} : {})}, {signal: o.signal});
+    const r = o.model.complete ? await o.model.complete(conv) : await client.chat.completions.create({model: o.model.name, messages: conv, ...(tools ? {tools: AUDIT_TOOLS, tool_choice: 'auto' as const} : {})}, {signal: stop.signal});
     tokensIn += r.usage?.prompt_tokens ?? 0;
     tokensOut += r.usage?.completion_tokens ?? 0;
     return r;
@@ -193,7 +238,7 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
           return r;
         });
       } catch (error) {
-        if (o.signal?.aborted) return finish('incomplete', 'interrupted (Ctrl+C) during the requirement audit; deltalens audit --resume continues it');
+        if (stop.signal.aborted) return finish('incomplete', overTime ? stopped() : 'interrupted (Ctrl+C) during the requirement audit; deltalens audit --resume continues it');
         return finish('incomplete', `the requirement audit did not finish: ${(error as Error).message}`);
       }
       writeTx(db, () => updateAudit(db, id, {requirements: checks}));
@@ -203,7 +248,7 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
       messages.push({role: 'user', content: summary});
     }
     for (;;) {
-      if (o.signal?.aborted) return finish('incomplete', 'interrupted (Ctrl+C): the transcript so far is kept; deltalens audit --resume continues it');
+      if (stop.signal.aborted) return finish('incomplete', stopped());
       const cost = costOf(o.budgets, tokensIn, tokensOut);
       const over =
         toolCalls >= o.budgets.maxToolCalls
@@ -220,7 +265,7 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
       try {
         res = await chat(messages, true);
       } catch (error) {
-        if (o.signal?.aborted) return finish('incomplete', 'interrupted (Ctrl+C): the transcript so far is kept; deltalens audit --resume continues it');
+        if (stop.signal.aborted) return finish('incomplete', stopped());
         return finish('incomplete', `the model did not answer: ${(error as Error).message}`);
       }
       const msg = res.choices[0]?.message;
@@ -234,9 +279,9 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
           event({kind: 'tool', text: `${name} ${c.function.arguments.slice(0, 120)}`});
           // every call gets an answer in the transcript (a resumed audit sends them all back); one
           // stopped by Ctrl+C says so instead of a half result
-          const stopped = {error: 'interrupted (Ctrl+C) before this call finished: no result; call it again'};
-          let result = o.signal?.aborted ? stopped : await runTool(tools, name, c.function.arguments, seen);
-          if (o.signal?.aborted) result = stopped; // stopped while it ran: what it returned is partial
+          const cut = () => ({error: `${overTime ? "the audit's time budget ran out" : 'interrupted (Ctrl+C)'} before this call finished: no result; call it again`});
+          let result = stop.signal.aborted ? cut() : await runTool(tools, name, c.function.arguments, seen);
+          if (stop.signal.aborted) result = cut(); // stopped while it ran: what it returned is partial
           const content = JSON.stringify(result);
           const capped = content.length > o.maxResultChars ? `${content.slice(0, o.maxResultChars)}… (${content.length - o.maxResultChars} more characters cut)` : content;
           store({role: 'tool', content: capped, tool_calls: null, tool_call_id: c.id, tool: name, arguments: c.function.arguments, tokens: null});
@@ -258,13 +303,26 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
       event({kind: 'model', text: 'refined explanation received'});
       return finish('done', null, text);
     }
+  } catch (error) {
+    // the loop itself cannot go on (the store, a bug): the audit says so instead of staying "running"
+    return finish('failed', `the audit stopped: ${tools.hidePaths((error as Error).message)}`);
   } finally {
+    clearTimeout(deadline);
+    o.signal?.removeEventListener('abort', onAbort);
     tools.close();
   }
 }
 
-/** One tool call: its result, or an error the model can read. */
+/** One tool call: its result, or an error the model can read — never a throw. */
 async function runTool(tools: AuditTools, name: string, rawArgs: string, seen: Map<string, number>): Promise<unknown> {
+  try {
+    return await callTool(tools, name, rawArgs, seen);
+  } catch (error) {
+    return {error: `${name} failed: ${tools.hidePaths((error as Error).message)}`};
+  }
+}
+
+async function callTool(tools: AuditTools, name: string, rawArgs: string, seen: Map<string, number>): Promise<unknown> {
   let args: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(rawArgs || '{}');

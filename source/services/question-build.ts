@@ -10,7 +10,7 @@
  * assert lines and other exception types.
  */
 import {createHash} from 'node:crypto';
-import {copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {lstatSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {basename, dirname, join, resolve} from 'node:path';
 import {distance as levenshtein} from 'fastest-levenshtein';
 import {INSUFFICIENT_TEXT, NO_EFFECT_TEXT, validateQuestion, type Choice, type Question, type QuestionType} from '../core/questions/model.js';
@@ -23,6 +23,7 @@ import {writeTx} from '../store/db.js';
 import {addReview, answerTally, ensureExplanation, getQuestion, insertQuestion, listReviews, questionProvenance} from '../store/questions.js';
 import {problemStatement} from '../store/instances.js';
 import {forget, makeTempDir} from './leftovers.js';
+import {readTextInTree, removeInTree, writeInTree} from './tree-files.js';
 import {automaticFlags} from './annotation.js';
 import {lexicalModel, type QaModel} from './qa-models.js';
 import {modelName, scoreExplanations} from './scoring.js';
@@ -276,11 +277,20 @@ export function patchedSpec(o: Pick<BuildOptions, 'buggyDir' | 'buggyRev'>, patc
 export const testFileOf = (nodeid: string) => nodeid.split('::')[0]!;
 export const testPathOf = (nodeid: string) => nodeid.split('::').slice(1).join('::');
 
-/** The test file in a tree, copied from the fixed tree when the fix added it. */
+/** A test file is read at most this large (a test module is never gigabytes; a run could leave one). */
+export const MAX_TEST_BYTES = 16 * 1024 * 1024;
+
+/** A test file of a tree untrusted code ran in: null when it is not there; refused (TreeFileError)
+ * when it is a link, not a regular file, or too large. */
+export function readTestFile(tree: string, file: string): string | null {
+  return readTextInTree(tree, file, MAX_TEST_BYTES);
+}
+
+/** The test file in a tree, copied from the fixed tree when the fix added it (never through a link). */
 export function ensureTestFile(tree: string, fixedTree: string, file: string): void {
-  if (existsSync(join(tree, file))) return;
-  mkdirSync(dirname(join(tree, file)), {recursive: true});
-  copyFileSync(join(fixedTree, file), join(tree, file));
+  if (readTestFile(tree, file) !== null) return;
+  const text = readTestFile(fixedTree, file);
+  if (text !== null) writeInTree(tree, file, text);
 }
 
 /**
@@ -289,11 +299,16 @@ export function ensureTestFile(tree: string, fixedTree: string, file: string): v
  * size, and two candidates of one length written within a second would share a stale one.
  */
 export function writeTest(tree: string, file: string, text: string): void {
-  const path = join(tree, file);
-  writeFileSync(path, text);
-  const cache = join(dirname(path), '__pycache__');
+  writeInTree(tree, file, text);
+  const cache = join(dirname(file), '__pycache__');
   const stem = basename(file, '.py');
-  if (existsSync(cache)) for (const f of readdirSync(cache)) if (f.startsWith(`${stem}.`) && f.endsWith('.pyc')) rmSync(join(cache, f), {force: true});
+  let cached: string[] = [];
+  try {
+    if (lstatSync(join(tree, cache)).isDirectory()) cached = readdirSync(join(tree, cache));
+  } catch {
+    cached = [];
+  }
+  for (const f of cached) if (f.startsWith(`${stem}.`) && f.endsWith('.pyc')) removeInTree(tree, join(cache, f));
 }
 
 /** Lines of a function's source, numbered as in the file ("11: assert …"). */
@@ -345,18 +360,18 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
         exclude('instance', `--pbt ${o.pbt}: no test_… function in it`);
         return {questions, excluded};
       }
-      for (const tree of [ws.buggy, ws.patched]) writeFileSync(join(tree, PBT_FILE), text);
+      for (const tree of [ws.buggy, ws.patched]) writeTest(tree, PBT_FILE, text);
       o = {...o, test: `${PBT_FILE}::${fn}`};
       step = new Step(runner, o);
       if (pbtDir) forget(pbtDir);
     }
     const file = testFileOf(o.test);
-    if (!existsSync(join(ws.patched, file))) {
+    const testText = readTestFile(ws.patched, file);
+    if (testText === null) {
       exclude('instance', `the test file ${file} is not in the fixed tree`);
       return {questions, excluded};
     }
     ensureTestFile(ws.buggy, ws.patched, file);
-    const testText = readFileSync(join(ws.patched, file), 'utf8');
     const fix = o.goldPatch ? readFileSync(o.goldPatch, 'utf8') : o.fixedRev ? `rev:${o.buggyRev}..${o.fixedRev}` : `dir:${o.fixedDir}`;
     const seed = o.seed ?? 0;
 
@@ -1018,7 +1033,7 @@ async function generatePbt(db: Db, o: BuildOptions, step: Step, ws: Workspace): 
   const attempts: PbtAttempt[] = [];
   const issue = o.issue ?? problemStatement(db, o.instance) ?? '(no issue text given)';
   const gold = o.goldPatch ? readFileSync(o.goldPatch, 'utf8') : '(the fix is given as a tree)';
-  const own = o.test && existsSync(join(ws.patched, testFileOf(o.test))) ? readFileSync(join(ws.patched, testFileOf(o.test)), 'utf8') : null;
+  const own = o.test ? readTestFile(ws.patched, testFileOf(o.test)) : null;
   const dir = makeTempDir('pbt');
   for (let n = 1; n <= (o.generatePbt ?? 3); n++) {
     const prompt = pbtPrompt(issue, gold, own, attempts.at(-1)?.reason ?? null);
@@ -1047,7 +1062,7 @@ async function generatePbt(db: Db, o: BuildOptions, step: Step, ws: Workspace): 
           ? 'it passes on the buggy version: it does not reproduce the bug'
           : `it does not pass on the fixed version (${outcomeText(f[0]!)}${f[0]!.error ? ` ${f[0]!.error}` : ''}${f[0]!.message ? ` ${f[0]!.message.split('\n')[0]}` : ''})`;
     attempts.push({attempt: n, prompt, raw, reason, buggy: b, fixed: f});
-    for (const tree of [ws.buggy, ws.patched]) rmSync(join(tree, PBT_FILE), {force: true});
+    for (const tree of [ws.buggy, ws.patched]) removeInTree(tree, PBT_FILE);
     if (reproduces) {
       const file = join(dir, PBT_FILE);
       writeFileSync(file, code);

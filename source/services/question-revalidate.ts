@@ -6,7 +6,7 @@
  * choice that fails its check refuses the whole edit, with the reason; the question stays as
  * it was.
  */
-import {readFileSync, writeFileSync} from 'node:fs';
+import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {parseEditDocument} from '../core/questions/edit.js';
 import type {Choice, Question} from '../core/questions/model.js';
@@ -15,7 +15,7 @@ import {writeTx} from '../store/db.js';
 import {addReview, insertQuestion, questionProvenance} from '../store/questions.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {pythonRunner} from './python.js';
-import {changed, ensureTestFile, evaluateAt, fixSpec, judgeVariant, outcomeText, patchedSpec, PBT_FILE, Step, testFileOf, testPathOf, writeTest, type EvalResult} from './question-build.js';
+import {changed, ensureTestFile, readTestFile, evaluateAt, fixSpec, judgeVariant, outcomeText, patchedSpec, PBT_FILE, Step, testFileOf, testPathOf, writeTest, type EvalResult} from './question-build.js';
 import {builtQuestion, ReviewError, type Provenance} from './question-review.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {prepareWorkspace, type Workspace, type WorkspaceSpec} from './workspace.js';
@@ -134,7 +134,7 @@ async function treesFor(prov: Provenance, agentSide: boolean, o: RevalidateOptio
     throw new ReviewError(`the question's trees cannot be made again: ${(error as Error).message}`);
   }
   const file = testFileOf(b.test);
-  if (b.pbt !== undefined) for (const tree of [ws.buggy, ws.patched]) writeFileSync(join(tree, PBT_FILE), b.pbt);
+  if (b.pbt !== undefined) for (const tree of [ws.buggy, ws.patched]) writeTest(tree, PBT_FILE, b.pbt);
   if (!agentSide) ensureTestFile(ws.buggy, ws.patched, file);
   const step = new Step(runner, {test: b.test, seed: prov.seed ?? 0, timeoutS: b.timeout_s, generator: null});
   return {
@@ -152,7 +152,8 @@ async function treesFor(prov: Provenance, agentSide: boolean, o: RevalidateOptio
 async function checkIntent(ws: Awaited<ReturnType<typeof treesFor>>, prov: Provenance, toCheck: ChoiceCheck[], progress: (d: string) => void, pass: Mark, fail: Mark): Promise<void> {
   const test = prov.build!.test;
   const file = testFileOf(test);
-  const original = readFileSync(join(ws.patched, file), 'utf8');
+  const original = readTestFile(ws.patched, file);
+  if (original === null) throw new ReviewError(`the test file ${file} is not in the tree made again`);
   const exp = await ws.step.parseOnly<{expr: string; start: number; end: number}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(test)], ws.patched);
   if ('error' in exp) throw new ReviewError(`the test's expected expression cannot be found again: ${exp.error}`);
   const chars = [...original];

@@ -6,6 +6,7 @@
  *   cache, users and groups, time zone, TLS roots), the Python installation (its prefixes and
  *   the user's site-packages, nothing else of the home folder) and the tracer;
  * - writable: the throw-away trees it runs in, and a private, empty /tmp (a tmpfs);
+ * - no capabilities, even when deltalens runs as root, and /proc/sys read-only;
  * - no network (a namespace of its own with only loopback), a PID namespace of its own (every
  *   process it starts dies with it, and it dies with deltalens, even on SIGKILL), a new
  *   session (it cannot push keys into the terminal), a new IPC, UTS and cgroup namespace;
@@ -115,9 +116,18 @@ function etcEntries(): string[] {
   return [...ETC, ...python];
 }
 
-/** The namespaces and the minimal root every confined run starts from. */
+/**
+ * The namespaces and the minimal root every confined run starts from.
+ *
+ * Run by root (CI, containers), bubblewrap keeps every capability inside the sandbox, and the
+ * confined code is uid 0 of the host: it could remount a read-only bind writable, and write the
+ * kernel's global settings under /proc/sys (core_pattern runs a program as root on the next crash).
+ * So every capability is dropped, whoever runs deltalens (bwrap sets no_new_privs itself, so
+ * none comes back through a setuid program), and /proc/sys and /proc/sysrq-trigger are bound
+ * read-only over the sandbox's /proc (bwrap covers /proc/irq and /proc/bus itself).
+ */
 function baseArgs(): string[] {
-  const args = ['--unshare-all', '--die-with-parent', '--new-session', '--ro-bind', '/usr', '/usr'];
+  const args = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--ro-bind', '/usr', '/usr'];
   for (const top of ['/bin', '/lib', '/lib32', '/lib64', '/libx32', '/sbin']) {
     if (!existsSync(top)) continue;
     const st = lstatSync(top);
@@ -125,7 +135,9 @@ function baseArgs(): string[] {
     else args.push('--ro-bind', top, top);
   }
   for (const entry of etcEntries()) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
-  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--dir', '/tmp/home');
+  args.push('--dev', '/dev', '--proc', '/proc');
+  for (const covered of ['/proc/sys', '/proc/sysrq-trigger']) args.push('--ro-bind-try', covered, covered);
+  args.push('--tmpfs', '/tmp', '--dir', '/tmp/home');
   return args;
 }
 

@@ -6,7 +6,7 @@
  * recorded (services/leftovers.ts) so that they are removed on every exit path.
  */
 import {execa} from 'execa';
-import {cpSync, existsSync, mkdirSync, rmSync, statSync} from 'node:fs';
+import {cpSync, existsSync, lstatSync, mkdirSync, rmSync, statSync} from 'node:fs';
 import {basename, join, resolve} from 'node:path';
 import {forget, makeTempDir, release} from './leftovers.js';
 import type {PythonRunner} from './python.js';
@@ -68,8 +68,16 @@ function needDir(path: string, flag: string): string {
  * tracer does not trace. */
 const PYTEST_PYC = /-pytest-[^/]*\.pyc$/;
 
-function copyTree(from: string, to: string): void {
-  cpSync(from, to, {recursive: true, filter: src => !SKIP.has(basename(src)) && !PYTEST_PYC.test(src), verbatimSymlinks: true, preserveTimestamps: true});
+/** Files, folders and links only: a FIFO, socket or device a run left in a tree is not copied
+ * (reading a FIFO would wait for ever). */
+function copyable(src: string): boolean {
+  if (SKIP.has(basename(src)) || PYTEST_PYC.test(src)) return false;
+  const st = lstatSync(src);
+  return st.isFile() || st.isDirectory() || st.isSymbolicLink();
+}
+
+export function copyTree(from: string, to: string): void {
+  cpSync(from, to, {recursive: true, filter: copyable, verbatimSymlinks: true, preserveTimestamps: true});
 }
 
 /** The files of `rev` as plain files under `dest`; the repository is only read. */

@@ -118,6 +118,92 @@ describe('the audit agent, with a local server playing the auditing model', () =
   }, 60_000);
 });
 
+describe('tool calls that go wrong do not end the audit', () => {
+  it('a write on a folder, under a file, a huge read and a revert after a folder became a link: each answered, the audit done, no host folder in the transcript', async () => {
+    const db = freshDb().db;
+    const steps: Reply[] = [
+      {toolCalls: [{name: 'write_file', arguments: '{"path": "durations", "content": "x"}'}]},
+      {toolCalls: [{name: 'write_file', arguments: '{"path": "durations/parse.py/sub.py", "content": "x"}'}]},
+      {toolCalls: [{name: 'bash', arguments: '{"command": "truncate -s 1500M big.txt && rm -rf tests && ln -s /usr tests"}'}]},
+      {toolCalls: [{name: 'read_file', arguments: '{"path": "big.txt"}'}]},
+      {toolCalls: [{name: 'revert_patch', arguments: '{}'}]},
+      {toolCalls: [{name: 'read_file', arguments: '{"path": "tests/test_parse.py"}'}]},
+      {answer: REFINED},
+    ];
+    const base = server.calls.length;
+    script = call => steps[call.index - base] ?? {answer: REFINED};
+    const a = await runAudit(db, {...inputs, agent: 'bad-calls'}, options());
+    expect(a).toMatchObject({status: 'done', refined: REFINED, tool_calls: 6});
+    const raw = auditMessages(db, a.id).filter(m => m.role === 'tool').map(m => m.content!);
+    // a long result is cut to the transcript's cap (so no longer JSON): the read's first part
+    expect(raw[3]).toMatch(/^\{"content":"(\\u0000)+/);
+    const results = raw.map((c, i) => (i === 3 ? null : JSON.parse(c)));
+    expect(results[0]).toEqual({error: 'durations is a folder'});
+    expect(results[1]).toMatchObject({error: expect.stringContaining('durations/parse.py is not a folder')});
+    expect(results[4]).toEqual({reverted: true});
+    expect(results[5]).toMatchObject({content: expect.stringContaining('def test_compound_duration')});
+    expect(auditMessages(db, a.id).map(m => m.content ?? '').join('\n')).not.toMatch(/deltalens-(audit|ws)-/);
+  }, 120_000);
+
+  it('--max-seconds stops a tool call that is still running: incomplete with the budget named, within moments', async () => {
+    const db = freshDb().db;
+    const base = server.calls.length;
+    script = call => (call.index - base === 0 ? {toolCalls: [{name: 'bash', arguments: '{"command": "sleep 60"}'}]} : {answer: REFINED});
+    const started = Date.now();
+    const a = await runAudit(db, {...inputs, agent: 'slow-tool'}, options({toolTimeoutS: 120, budgets: {...DEFAULT_BUDGETS, maxSeconds: 3}}));
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(a).toMatchObject({status: 'incomplete', reason: expect.stringContaining('budget of 3 s')});
+    expect(JSON.parse(auditMessages(db, a.id).filter(m => m.role === 'tool')[0]!.content!)).toMatchObject({error: expect.stringContaining('time budget')});
+  }, 60_000);
+
+  it('resumed after a kill -9 during a tool call, the unanswered call is answered "interrupted" (the server sees a result for every call)', async () => {
+    const {spawn} = await import('node:child_process');
+    const {tempDir} = await import('../helpers/files.js');
+    const {ROOT} = await import('../helpers/paths.js');
+    const {openDb} = await import('../../source/store/db.js');
+    const {writeFileSync} = await import('node:fs');
+    const dir = tempDir();
+    writeFileSync(join(dir, 'patch.diff'), inputs.patch);
+    writeFileSync(join(dir, 'explanation.txt'), inputs.explanation);
+    const base = server.calls.length;
+    script = call => (call.index - base === 0 ? {toolCalls: [{name: 'read_file', arguments: '{"path": "durations/parse.py"}'}, {name: 'bash', arguments: '{"command": "sleep 100"}'}]} : {answer: REFINED});
+    const cli = (args: string[]) => spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), ...args], {cwd: dir, env: {...process.env, OPENAI_API_KEY: 'k', NO_COLOR: '1'}});
+    const db = join(dir, 'a.db');
+    const first = cli(['audit', '--buggy-dir', join(P, 'repo'), '--patch', 'patch.diff', '--explanation', 'explanation.txt', '--model', 'auditor', '--base-url', server.url, '--no-sandbox', '--db', db]);
+    // killed while the second call (sleep 100) runs: the first call's answer is stored, the second's is not
+    const toolRows = () => {
+      try {
+        const store = openDb(db, {mode: 'read'});
+        try {
+          return auditMessages(store, 1).filter(m => m.role === 'tool').length;
+        } finally {
+          store.close();
+        }
+      } catch {
+        return 0; // not made yet
+      }
+    };
+    const deadline = Date.now() + 30_000;
+    while (toolRows() < 1 && Date.now() < deadline) await new Promise(r => setTimeout(r, 100));
+    await new Promise(r => setTimeout(r, 500));
+    first.kill('SIGKILL');
+    await new Promise(r => first.on('close', r));
+    expect(toolRows()).toBe(1);
+    const resumed = cli(['audit', '--resume', '1', '--model', 'auditor', '--base-url', server.url, '--no-sandbox', '--db', db, '--json']);
+    let out = '';
+    resumed.stdout.on('data', d => (out += d));
+    const code = await new Promise(r => resumed.on('close', r));
+    expect(code).toBe(0);
+    expect(JSON.parse(out).audit).toMatchObject({status: 'done', refined: REFINED});
+    const sent = server.calls.at(-1)!.body as {messages: {role: string; tool_call_id?: string; content: string}[]};
+    expect(sent.messages.map(m => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool']);
+    expect(sent.messages.slice(3).map(m => m.tool_call_id)).toEqual([`call-${base}-0`, `call-${base}-1`]);
+    expect(JSON.parse(sent.messages[4]!.content)).toMatchObject({error: expect.stringContaining('interrupted')});
+    // and the stored transcript says so too
+    expect(toolRows()).toBe(2);
+  }, 90_000);
+});
+
 describe('deltalens audit from the command line', () => {
   it('audits a patch that is not in the store, prints the JSON the issue names, and lists it; usage errors are one line', async () => {
     const {spawn} = await import('node:child_process');
