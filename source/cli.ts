@@ -1,4 +1,4 @@
-import {say, warn} from './commands/output.js';
+import {closedPipe, say, warn} from './commands/output.js';
 import {EXIT, UsageError} from './commands/args.js';
 import {StoreError} from './store/db.js';
 
@@ -54,11 +54,14 @@ ${Object.entries(COMMANDS)
 Every command takes --help, --db FILE and (where it prints data) --json.
 Exit codes: 0 ok, 1 failed, 2 usage error.`;
 
-/** `deltalens report | head` closes the pipe early: that is not an error. */
+/** `deltalens report | head` closes the pipe early: that is not an error (see closedPipe). */
 function quietOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(0);
+      if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') {
+        if (closedPipe.policy === 'keep-going') return;
+        process.exit(0);
+      }
       throw error;
     });
   }

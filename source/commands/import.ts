@@ -26,6 +26,9 @@ Options:
 Resolved status is also read from files beside the trajectories: <id>.report.json, a harness
 summary or results.json in the same folder or the one above, and logs/<id>/report.json of a
 SWE-bench/experiments run folder. Re-importing the same content changes nothing.
+A run is imported with a warning per field (on stderr; "warnings" in --json) when a token count
+or cost is out of range (not stored), when its file held messages the importer does not read,
+or when no step could be read from it.
 Exit codes: 0 all imported or skipped, 1 a file failed (others still imported), 2 usage error.`;
 
 export async function runImport(argv: string[]): Promise<number> {
@@ -127,6 +130,7 @@ export function toJson(report: ImportReport, db: string) {
     instances: report.instances,
     skipped: report.skipped.map(s => ({path: s.path, locator: s.locator, reason: s.reason, existing_id: s.existing ?? null})),
     failed: report.failed.map(f => ({path: f.path, error: f.error, line: f.line ?? null, column: f.column ?? null, json_path: f.jsonPath ?? null})),
+    warnings: report.warnings.map(w => ({id: w.id, path: w.path, locator: w.locator, field: w.field, message: w.message})),
   };
 }
 
@@ -144,6 +148,7 @@ function printHuman(report: ImportReport, db: string): void {
   }
   for (const [reason, n] of byReason) say(`skipped ${n} file${n === 1 ? '' : 's'}: ${reason} (--json lists them)`);
   for (const f of report.failed) warn(`failed ${relativePath(f.path)}: ${f.error}`);
+  for (const w of report.warnings) warn(`warning #${w.id} ${relativePath(w.path)}${w.locator ? ` (${w.locator})` : ''}: ${w.field}: ${w.message}`);
   say(
     `${report.added.length} added, ${report.skipped.length} skipped, ${report.failed.length} failed` +
       `${report.instances.length ? `, ${report.instances.length} instance records` : ''} → ${relativePath(db)}`,

@@ -5,6 +5,13 @@
  */
 import {fit, sanitize, terminalSafeJson} from '../core/text/sanitize.js';
 
+/**
+ * What a closed output pipe (`deltalens report | head`) does: by default the command ends there,
+ * exit 0 — nothing more is wanted. A command whose work is not its output (build-demo) goes on
+ * to its end instead, and what it would still print is dropped.
+ */
+export const closedPipe = {policy: 'exit' as 'exit' | 'keep-going'};
+
 /** A line (or lines) on stdout, sanitized. */
 export function say(text = ''): void {
   process.stdout.write(`${sanitize(text)}\n`);

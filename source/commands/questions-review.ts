@@ -130,7 +130,10 @@ export async function runQuestionsReview(sub: 'review' | 'edit', argv: string[])
         warn(`deltalens: ${values.file ?? 'the edit'}: ${error.field}: ${error.message} (nothing saved${kept ? `; your edit is in ${kept}` : ''})`);
         return EXIT.failed;
       }
-      if (error instanceof ReviewError || error instanceof PythonError) throw new UsageError(error.message);
+      if (error instanceof ReviewError || error instanceof PythonError) {
+        warn(`deltalens: ${error.message} (nothing saved)`);
+        return EXIT.failed;
+      }
       if (error instanceof SandboxMissing) {
         warn(`deltalens: ${error.message}`);
         return EXIT.failed;

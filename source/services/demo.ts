@@ -1,7 +1,8 @@
 import {createHash} from 'node:crypto';
 import {existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
-import {join, relative} from 'node:path';
+import {basename, dirname, join, relative, resolve} from 'node:path';
 import {packageRoot} from '../package-root.js';
+import {processAlive} from './leftovers.js';
 import {demoProjects, ROOT, SAMPLE_DIR, PROJECTS_DIR} from './demo-projects.js';
 import {checkpoint, MIGRATIONS_DIR, openDb, writeTx, type Db} from '../store/db.js';
 import {problemStatement, upsertInstance} from '../store/instances.js';
@@ -15,7 +16,9 @@ import {ensureExplanation, insertQuestion} from '../store/questions.js';
 const TRACER_DIR = join(packageRoot(), 'tracer');
 
 export {ROOT, SAMPLE_DIR, PROJECTS_DIR, demoProjects, demoCheckouts, type DemoProject} from './demo-projects.js';
-export const DEMO_DB = join(SAMPLE_DIR, 'demo.db');
+/** Where the demo database is built and read: sample-data/demo.db, or $DELTALENS_DEMO_DB (an
+ * install whose folder is read-only, a test's own copy). */
+export const DEMO_DB = process.env.DELTALENS_DEMO_DB ? resolve(process.env.DELTALENS_DEMO_DB) : join(SAMPLE_DIR, 'demo.db');
 export const TRACES_DIR = join(SAMPLE_DIR, 'traces');
 export const EXPLAINBENCH_DIR = join(SAMPLE_DIR, 'explainbench');
 export const QUESTIONS_DIR = join(SAMPLE_DIR, 'questions');
@@ -232,10 +235,60 @@ export async function auditDemoAgents(db: Db, onProgress?: (message: string) => 
   return {audits, problems};
 }
 
-/** Builds into a temporary file and renames it into place, so a crash never leaves half a demo. */
+/** A build's temporary files: DEMO_DB.building-PID and its journal files. */
+const BUILDING = new RegExp(`^${basename(DEMO_DB).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.building-(\\d+)(?:-wal|-shm|-journal)?$`);
+
+/**
+ * What a build that was killed (or lost its machine) left: its half-built database files, whose
+ * process is gone. Removed before anything reads or builds the demo. Returns the files removed.
+ */
+export function sweepDemoLeftovers(): string[] {
+  const removed: string[] = [];
+  let names: string[] = [];
+  try {
+    names = readdirSync(dirname(DEMO_DB));
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = BUILDING.exec(name);
+    if (!m || processAlive(Number(m[1]))) continue;
+    rmSync(join(dirname(DEMO_DB), name), {force: true});
+    removed.push(name);
+  }
+  return removed;
+}
+
+/**
+ * Builds into a temporary file and renames it into place, so a crash never leaves half a demo.
+ * The temporary files go on every way out: an error, Ctrl+C or SIGTERM (then exit 130/143), an
+ * early process.exit; after a SIGKILL, at the next start (sweepDemoLeftovers).
+ */
 export async function buildDemo(onProgress?: (message: string) => void): Promise<DemoReport> {
+  sweepDemoLeftovers();
   const temporary = `${DEMO_DB}.building-${process.pid}`;
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${temporary}${suffix}`, {force: true});
+  const removeTemporary = () => {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${temporary}${suffix}`, {force: true});
+  };
+  removeTemporary();
+  const onSignal = (signal: NodeJS.Signals) => {
+    removeTemporary();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.on('exit', removeTemporary);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await buildInto(temporary, onProgress);
+  } finally {
+    removeTemporary();
+    process.off('exit', removeTemporary);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+async function buildInto(temporary: string, onProgress?: (message: string) => void): Promise<DemoReport> {
   const db = openDb(temporary);
   let report: ImportReport;
   let traced: {pairs: number; problems: string[]};
@@ -258,10 +311,7 @@ export async function buildDemo(onProgress?: (message: string) => void): Promise
   } finally {
     db.close();
   }
-  if (report.failed.length) {
-    rmSync(temporary, {force: true});
-    throw new Error(`demo build failed: ${report.failed.map(f => `${f.path}: ${f.error}`).join('; ')}`);
-  }
+  if (report.failed.length) throw new Error(`demo build failed: ${report.failed.map(f => `${f.path}: ${f.error}`).join('; ')}`);
   for (const suffix of ['-wal', '-shm']) rmSync(`${DEMO_DB}${suffix}`, {force: true});
   renameSync(temporary, DEMO_DB);
   for (const suffix of ['-wal', '-shm']) rmSync(`${temporary}${suffix}`, {force: true});

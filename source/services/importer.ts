@@ -10,6 +10,7 @@ import {FormatError, type SourceFormat, type Step, type Trajectory} from '../cor
 import {parseOpenHands} from '../core/trajectory/openhands.js';
 import {parseSweAgent} from '../core/trajectory/swe-agent.js';
 import {instanceRecordFrom} from '../core/trajectory/swe-bench-instance.js';
+import {checkRanges, type FieldWarning} from '../core/trajectory/ranges.js';
 import {ensureAgent} from '../store/agents.js';
 import {streamTx, writeTx, type Db} from '../store/db.js';
 import {streamingLabels} from '../store/lens.js';
@@ -52,6 +53,8 @@ export interface ImportReport {
   instances: {path: string; instance: string; status: 'added' | 'updated' | 'unchanged'}[];
   skipped: {path: string; locator: string | null; reason: string; existing?: number}[];
   failed: {path: string; error: string; line?: number; column?: number; jsonPath?: string}[];
+  /** imported, but a field was out of range or something was left out: one per field */
+  warnings: {path: string; locator: string | null; id: number; field: string; message: string}[];
 }
 
 interface Candidate {
@@ -63,7 +66,7 @@ interface Candidate {
 const TRAJECTORY_EXTENSIONS = new Set(['.json', '.jsonl', '.traj']);
 
 export function importPaths(db: Db, paths: string[], options: ImportOptions): ImportReport {
-  const report: ImportReport = {added: [], instances: [], skipped: [], failed: []};
+  const report: ImportReport = {added: [], instances: [], skipped: [], failed: [], warnings: []};
   const finder = new ResolutionFinder((options.results ?? []).map(file => resolve(file)));
   const candidates = paths.flatMap(path => expand(resolve(path), options.format));
   candidates.forEach((candidate, index) => {
@@ -168,7 +171,7 @@ function importFile(db: Db, candidate: Candidate, options: ImportOptions, finder
     return;
   }
   const trajectory = withHint(detected, kind, () => parseDocument(kind, doc, path, candidate.runRoot));
-  const stored = writeTx(db, () => storeTrajectory(db, trajectory, {path, locator: null, hash, candidate, options, finder}));
+  const stored = writeTx(db, () => storeTrajectory(db, trajectory, {path, locator: null, hash, candidate, options, finder, report}));
   if ('id' in stored) report.added.push(stored);
 }
 
@@ -220,22 +223,32 @@ interface StoreContext {
   candidate: Candidate;
   options: ImportOptions;
   finder: ResolutionFinder;
+  report: ImportReport;
+}
+
+/** The warnings of a stored trajectory: fields out of range, what its importer left out, no steps. */
+function warnAbout(context: StoreContext, id: number, warnings: FieldWarning[], notes: FieldWarning[] | undefined, steps: number): void {
+  const all = [...warnings, ...(notes ?? [])];
+  if (steps === 0) all.push({field: 'steps', message: 'no step was read from it: the run is stored without steps'});
+  for (const w of all) context.report.warnings.push({path: context.path, locator: context.locator, id, ...w});
 }
 
 /** Inserts one parsed trajectory, or returns the id of the one with the same content. */
 function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext): AddedTrajectory | {existing: number} {
   const existing = hasContentHash(db, context.hash);
   if (existing !== null) return {existing};
-  const {header, agentId, resolvedSource} = resolveHeader(db, trajectory, context);
+  const {header, agentId, resolvedSource, warnings} = resolveHeader(db, trajectory, context);
   const id = insertTrajectory(db, {header, agentId, sourcePath: context.path, sourceLocator: context.locator, contentHash: context.hash, resolvedSource});
   const write = stepWriter(db, id, streamingLabels(), reasoningTagger(db, id, problemStatement(db, header.instance)));
   let count = 0;
   for (const step of trajectory.steps) count = write(step);
   finishTrajectory(db, id, {nSteps: count, explanation: header.explanation, header, agentId, resolvedSource});
+  warnAbout(context, id, warnings, trajectory.notes, count);
   return added(id, header, context, count, resolvedSource);
 }
 
-function resolveHeader(db: Db, header: TrajectoryHeader, context: StoreContext) {
+function resolveHeader(db: Db, given: TrajectoryHeader, context: StoreContext) {
+  const {header, warnings} = checkRanges(given);
   const found = context.finder.find(context.path, header.instance, context.candidate.runRoot);
   const resolved = found && (found.explicit || header.resolved === null) ? found.resolved : header.resolved;
   const resolvedSource = found && (found.explicit || header.resolved === null) ? found.source : header.resolved === null ? null : context.path;
@@ -245,7 +258,7 @@ function resolveHeader(db: Db, header: TrajectoryHeader, context: StoreContext) 
   const meta = runName && agent === runName ? {...header.meta, tool: header.agent} : header.meta;
   ensureInstance(db, header.instance);
   const agentId = ensureAgent(db, agent, model);
-  return {header: {...header, agent, model, resolved, meta}, agentId, resolvedSource};
+  return {header: {...header, agent, model, resolved, meta}, agentId, resolvedSource, warnings};
 }
 
 function added(id: number, header: TrajectoryHeader, context: StoreContext, steps: number, resolvedSource: string | null): AddedTrajectory {
@@ -295,7 +308,7 @@ function importJsonl(db: Db, candidate: Candidate, options: ImportOptions, finde
       }
       const trajectory = withLine(line, () => withHint(detectDocument(value), 'openhands', () => parseOpenHands(value, `${basename(path)}:${line}`)));
       const hash = sha256(bytes);
-      const stored = writeTx(db, () => storeTrajectory(db, trajectory, {path, locator, hash, candidate, options, finder}));
+      const stored = writeTx(db, () => storeTrajectory(db, trajectory, {path, locator, hash, candidate, options, finder, report}));
       if ('id' in stored) report.added.push(stored);
       else report.skipped.push({path, locator, reason: 'already imported (same content)', existing: stored.existing});
     }
@@ -335,7 +348,7 @@ function streamGeneric(
       if (event.kind === 'start') {
         streamTx.begin(db);
         const placeholder = `pending:${randomUUID()}`;
-        const {header, agentId} = resolveHeader(db, event.header, {path, locator: null, hash: placeholder, ...context});
+        const {header, agentId} = resolveHeader(db, event.header, {path, locator: null, hash: placeholder, ...context, report});
         const id = insertTrajectory(db, {header, agentId, sourcePath: path, sourceLocator: null, contentHash: placeholder, resolvedSource: null});
         open = {id, write: stepWriter(db, id, streamingLabels(), reasoningTagger(db, id, problemStatement(db, header.instance))), count: 0, hash: createHash('sha256'), startLine: event.line};
       } else if (event.kind === 'step') {
@@ -351,11 +364,12 @@ function streamGeneric(
           report.skipped.push({path, locator, reason: 'already imported (same content)', existing});
           continue;
         }
-        const storeContext = {path, locator, hash, ...context};
-        const {header, agentId, resolvedSource} = resolveHeader(db, event.header, storeContext);
+        const storeContext = {path, locator, hash, ...context, report};
+        const {header, agentId, resolvedSource, warnings} = resolveHeader(db, event.header, storeContext);
         setContentHash(db, current.id, hash, locator);
         finishTrajectory(db, current.id, {nSteps: current.count, explanation: header.explanation, header, agentId, resolvedSource});
         streamTx.commit(db);
+        warnAbout(storeContext, current.id, warnings, event.header.notes, current.count);
         report.added.push(added(current.id, header, storeContext, current.count, resolvedSource));
       }
     }

@@ -58,6 +58,17 @@ function startTime(pid: number): string | null {
   return stat(pid)?.[19] ?? null;
 }
 
+/** Whether a process of this pid is running (a zombie is not). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  const fields = stat(pid);
+  return !(fields && (fields[0] === 'Z' || fields[0] === 'X'));
+}
+
 function alive(r: RunRecord): boolean {
   try {
     process.kill(r.pid, 0);

@@ -113,6 +113,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** receives what the run writes to its file descriptor 3 (the trace, streamed) */
   onTrace?: (chunk: Buffer) => void;
+  /** written to the run's stdin (then closed): data too large for an argument list */
+  input?: string;
 }
 
 /**
@@ -134,9 +136,13 @@ export async function runPython(runner: PythonRunner, args: string[], options: R
     detached: true, // its own process group, so a timeout kills pytest's children too
     reject: false,
     buffer: false,
-    stdio: ['ignore', 'pipe', 'pipe', ...(options.onTrace ? (['pipe'] as const) : [])],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(options.onTrace ? (['pipe'] as const) : [])],
   });
   track(child.pid);
+  if (options.input !== undefined && child.stdin) {
+    child.stdin.on('error', () => {}); // the run may end without reading it all
+    child.stdin.end(options.input);
+  }
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (c: string) => (stdout = tail(stdout, c)));
@@ -169,8 +175,11 @@ export async function runPython(runner: PythonRunner, args: string[], options: R
   options.signal?.addEventListener('abort', onAbort);
   try {
     const result = await child;
-    if ((result as {code?: string}).code === 'ENOENT' || (result.failed && result.exitCode === undefined && !timedOut && !result.signal)) {
-      throw new PythonError(`cannot run ${file}: ${result.shortMessage ?? 'not found'}${confined ? '' : ' (give --python PATH)'}`);
+    const code = (result as {code?: string}).code;
+    if (code === 'E2BIG') throw new PythonError(`cannot start the run: its arguments are too long for the system (${argv.reduce((n, a) => n + a.length + 1, 0)} bytes)`);
+    if (code === 'ENOENT' || (result.failed && result.exitCode === undefined && !timedOut && !result.signal)) {
+      // execa's message repeats the whole command line: only the program is named
+      throw new PythonError(`cannot run ${file}: ${code ?? 'it did not start'}${confined ? '' : ' (give --python PATH)'}`);
     }
     return {exitCode: result.exitCode ?? null, signal: result.signal ?? null, timedOut, stdout, stderr, ms: Date.now() - started};
   } finally {

@@ -149,8 +149,8 @@ export class Step {
     readonly o: Pick<BuildOptions, 'timeoutS' | 'seed' | 'test' | 'generator'>,
   ) {}
 
-  private async python(args: string[], cwd: string, writable: string[], readable: string[] = []): Promise<{stdout: string; stderr: string; timedOut: boolean}> {
-    const r = await runPython(this.runner, args, {cwd, timeoutMs: this.o.timeoutS * 1000, writable, readable});
+  private async python(args: string[], cwd: string, writable: string[], readable: string[] = [], input?: string): Promise<{stdout: string; stderr: string; timedOut: boolean}> {
+    const r = await runPython(this.runner, args, {cwd, timeoutMs: this.o.timeoutS * 1000, writable, readable, input});
     return {stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut};
   }
 
@@ -207,7 +207,7 @@ export class Step {
     if (raw === null) return {ok: [], dropped: [{text: '', reason: this.silence()}]};
     const lines = [...new Set(raw.split('\n').map(l => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').replace(/^`+|`+$/g, '').trim()).filter(l => l && !l.endsWith(':')))].slice(0, 16);
     if (!lines.length) return {ok: [], dropped: [{text: raw.slice(0, 200), reason: 'the answer holds no line to use'}]};
-    const parsed = await this.parseOnly<{results: {text: string; ok: boolean; normalized?: string; error?: string}[]}>(['exprs', ...lines.flatMap(l => ['--expr', l])], cwd);
+    const parsed = await this.parseOnly<{results: {text: string; ok: boolean; normalized?: string; error?: string}[]}>(['exprs', '--exprs-stdin'], cwd, JSON.stringify(lines));
     if ('error' in parsed) return {ok: [], dropped: lines.map(text => ({text, reason: parsed.error}))};
     return {
       ok: parsed.results.filter(r => r.ok).map(r => ({text: r.normalized!, how: `written by ${model.name}`})),
@@ -240,8 +240,8 @@ export class Step {
   }
 
   /** A deltatrace command that only parses (no code of the project runs). */
-  async parseOnly<T>(args: string[], cwd: string): Promise<T | {error: string}> {
-    const r = await this.python(['-m', 'deltatrace', ...args], cwd, [], [cwd]);
+  async parseOnly<T>(args: string[], cwd: string, input?: string): Promise<T | {error: string}> {
+    const r = await this.python(['-m', 'deltatrace', ...args], cwd, [], [cwd], input);
     try {
       return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as T | {error: string};
     } catch {
@@ -683,9 +683,9 @@ export function changed(b: EvalResult, p: EvalResult): boolean {
 /** Expressions evaluated by the tracer at a point of the test's run on one tree (`deltatrace eval`). */
 export async function evaluateAt(runner: PythonRunner, o: {seed: number | null; timeoutS: number; test: string}, tree: string, point: {file: string; line: number; hit: number; timing: string}, exprs: string[]): Promise<{reached: boolean; results: Map<string, EvalResult>; note?: string}> {
   const args = ['-m', 'deltatrace', 'eval', '--root', tree, '--at', `${point.file}:${point.line}`, '--hit', String(point.hit), '--timing', point.timing, ...seedArgs(o.seed)];
-  for (const e of exprs) args.push('--expr', e);
-  args.push('--', o.test);
-  const r = await runPython(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree]});
+  // the expressions go over stdin: a long candidate must not overflow the argument list
+  args.push('--exprs-stdin', '--', o.test);
+  const r = await runPython(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree], input: JSON.stringify(exprs)});
   try {
     const out = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as {reached: boolean; hits_seen: number; results: ({expr: string} & EvalResult)[]};
     return {reached: out.reached, results: new Map(out.results.map(x => [x.expr, x])), ...(out.reached ? {} : {note: `reached ${point.file}:${point.line} ${out.hits_seen} times, not ${point.hit}`})};

@@ -112,6 +112,12 @@ export class TraceIngest {
   }
 }
 
+/** A line that is not UTF-8 text or too long: the file (or stream) is not a trace at all. */
+function notATrace(e: unknown, where: string): unknown {
+  if (!(e instanceof FormatError) || e.where.path) return e;
+  return new FormatError(`not a trace: ${e.message} (a trace is UTF-8 JSON lines)`, {path: where, line: e.where.line, column: e.where.column});
+}
+
 /** Reads a trace file into the trace `traceId`; a corrupt file leaves nothing behind. */
 export function ingestTraceFile(db: Db, path: string, traceId: number, ctx: IngestContext = {}): TraceSummary & {format: string} {
   const ingest = new TraceIngest(db, traceId, path, ctx.onProgress);
@@ -119,7 +125,7 @@ export function ingestTraceFile(db: Db, path: string, traceId: number, ctx: Inge
     if (existsSync(path)) for (const raw of readLines(path, MAX_LINE)) ingest.line(raw);
   } catch (e) {
     deleteTrace(db, traceId);
-    throw e;
+    throw notATrace(e, path);
   }
   return ingest.finish(ctx);
 }
@@ -131,7 +137,11 @@ export class StreamedTrace {
   /** set when the stream turned out corrupt; the caller stops the run and discards the trace */
   failure: Error | null = null;
 
-  constructor(db: Db, traceId: number, where: string) {
+  constructor(
+    db: Db,
+    traceId: number,
+    private readonly where: string,
+  ) {
     this.ingest = new TraceIngest(db, traceId, where);
   }
 
@@ -140,7 +150,7 @@ export class StreamedTrace {
     try {
       for (const raw of this.splitter.push(data)) this.ingest.line(raw);
     } catch (e) {
-      this.failure = e as Error;
+      this.failure = notATrace(e, `the trace stream of ${this.where}`) as Error;
     }
   }
 
@@ -150,7 +160,7 @@ export class StreamedTrace {
         const last = this.splitter.end();
         if (last) this.ingest.line(last);
       } catch (e) {
-        this.failure = e as Error;
+        this.failure = notATrace(e, `the trace stream of ${this.where}`) as Error;
       }
     }
     if (this.failure) throw this.failure;

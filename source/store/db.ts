@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import {createHash} from 'node:crypto';
-import {accessSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync} from 'node:fs';
+import {accessSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statfsSync, statSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {packageRoot} from '../package-root.js';
@@ -74,7 +74,14 @@ export function openDb(file: string, options: OpenOptions = {}): Db {
     }
     return openReadOnly(file);
   }
-  const db = new Database(file, {fileMustExist: mode !== 'create'});
+  const made = found.kind === 'absent';
+  if (made && !existsSync(dirname(file))) throw new StoreError(`cannot create the database ${file}: the folder ${dirname(file)} does not exist`);
+  let db: Db;
+  try {
+    db = new Database(file, {fileMustExist: mode !== 'create'});
+  } catch (error) {
+    throw openProblem(error, file, made) ?? error;
+  }
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma('foreign_keys = ON');
@@ -83,9 +90,56 @@ export function openDb(file: string, options: OpenOptions = {}): Db {
     migrate(db, dir);
   } catch (error) {
     db.close();
-    throw error;
+    // a store this call made and could not finish is not left behind (an empty file, its journal)
+    if (made) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, {force: true});
+    // a command that only reads can still read a store on a full disk: from a private copy
+    if (mode === 'read' && found.kind === 'store' && !found.pending.length && diskFull(file)) {
+      try {
+        return openReadOnly(file, true);
+      } catch {
+        /* said below */
+      }
+    }
+    throw openProblem(error, file, made) ?? error;
   }
   return db;
+}
+
+/** Free bytes on the file system holding `path` (null when it cannot be told). */
+function freeBytes(path: string): number | null {
+  try {
+    const s = statfsSync(dirname(path));
+    return s.bavail * s.bsize;
+  } catch {
+    return null;
+  }
+}
+
+/** SQLite needs room for its journal files beside the database, even to read a WAL store. */
+const diskFull = (file: string) => (freeBytes(file) ?? 1) < 64 * 1024;
+
+/**
+ * What SQLite's "unable to open database file" and "disk I/O error" mean for this file, in a
+ * line that names the cause: a folder that is missing or cannot be written, a file that cannot be
+ * written, a full disk. Null when it is none of these.
+ */
+function openProblem(error: unknown, file: string, made: boolean): StoreError | null {
+  const code = (error as {code?: string}).code ?? '';
+  if (!/^SQLITE_(CANTOPEN|IOERR|READONLY|FULL)/.test(code)) return null;
+  const dir = dirname(file);
+  if (!existsSync(dir)) return new StoreError(`cannot ${made ? 'create' : 'open'} the database ${file}: the folder ${dir} does not exist`);
+  if (diskFull(file)) return new StoreError(`cannot ${made ? 'create' : 'open'} the database ${file}: the disk holding ${dir} is full (SQLite needs room for its journal files beside the database); free some space`, false);
+  const can = (path: string) => {
+    try {
+      accessSync(path, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!can(dir)) return new StoreError(`cannot ${made ? 'create' : 'write'} the database ${file}: the folder ${dir} is not writable by this user (give --db a file in a writable folder)`);
+  if (existsSync(file) && !can(file)) return new StoreError(`cannot write the database ${file}: the file is read-only for this user`);
+  return null;
 }
 
 /** Runs `fn` in an immediate transaction: it takes the write lock at BEGIN (waiting on the busy
@@ -174,23 +228,26 @@ const copies: string[] = [];
  * place (SQLite needs its -shm file beside it), so that case reads a private copy, removed on
  * exit.
  */
-function openReadOnly(file: string): Db {
-  const db = new Database(file, {readonly: true, fileMustExist: true});
-  try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.prepare('SELECT count(*) FROM sqlite_master').get();
-    return db;
-  } catch (error) {
-    db.close();
-    if ((error as {code?: string}).code !== 'SQLITE_READONLY_DIRECTORY' && (error as {code?: string}).code !== 'SQLITE_CANTOPEN') throw error;
+function openReadOnly(file: string, copy = false): Db {
+  if (!copy) {
+    const db = new Database(file, {readonly: true, fileMustExist: true});
+    try {
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.prepare('SELECT count(*) FROM sqlite_master').get();
+      return db;
+    } catch (error) {
+      db.close();
+      const code = (error as {code?: string}).code ?? '';
+      if (code !== 'SQLITE_READONLY_DIRECTORY' && code !== 'SQLITE_CANTOPEN' && !(code.startsWith('SQLITE_IOERR') && diskFull(file))) throw error;
+    }
   }
   const dir = mkdtempSync(join(tmpdir(), 'deltalens-readonly-'));
   if (!copies.length) process.on('exit', () => copies.forEach(d => rmSync(d, {recursive: true, force: true})));
   copies.push(dir);
-  const copy = join(dir, 'store.db');
-  copyFileSync(file, copy);
-  for (const suffix of ['-wal']) if (existsSync(file + suffix)) copyFileSync(file + suffix, copy + suffix);
-  return new Database(copy, {readonly: true, fileMustExist: true});
+  const copied = join(dir, 'store.db');
+  copyFileSync(file, copied);
+  for (const suffix of ['-wal']) if (existsSync(file + suffix)) copyFileSync(file + suffix, copied + suffix);
+  return new Database(copied, {readonly: true, fileMustExist: true});
 }
 
 export interface Migration {

@@ -239,12 +239,20 @@ export function getTrajectory(db: Db, id: number, maxChars = FULL): TrajectoryDe
               t.n_steps AS steps, coalesce(e.n_chars, 0) AS explanationChars, coalesce(length(t.patch), 0) AS patchChars,
               t.source_path AS sourcePath, t.source_locator AS sourceLocator, t.content_hash AS contentHash,
               t.resolved_source AS resolvedSource, substr(t.patch, 1, @max) AS patch, substr(e.text, 1, @max) AS explanation, t.cost,
-              t.tokens_in AS tokensIn, t.tokens_out AS tokensOut, t.meta, t.imported_at AS importedAt
+              t.tokens_in AS tokensIn, t.tokens_out AS tokensOut, t.meta, t.imported_at AS importedAt,
+              ${hasNul('t.patch')} OR ${hasNul('e.text')} AS nul
        ${FROM} WHERE t.id = @id`,
     )
-    .get({id, max: maxChars}) as (Omit<TrajectoryDetail, 'resolved' | 'meta'> & {resolved: number | null; meta: string | null}) | undefined;
+    .get({id, max: maxChars}) as (Omit<TrajectoryDetail, 'resolved' | 'meta'> & {resolved: number | null; meta: string | null; nul: number}) | undefined;
   if (!row) return null;
-  return {...row, resolved: row.resolved === null ? null : row.resolved === 1, meta: row.meta ? JSON.parse(row.meta) : {}};
+  const {nul, ...rest} = row;
+  if (nul) {
+    // SQLite's text functions stop at a NUL byte: the texts are cut here instead
+    const whole = db.prepare(`SELECT t.patch, e.text ${FROM} WHERE t.id = ?`).get(id) as {patch: string | null; text: string | null};
+    [rest.patch, rest.patchChars] = cutChars(whole.patch, maxChars);
+    [rest.explanation] = cutChars(whole.text, maxChars);
+  }
+  return {...rest, resolved: rest.resolved === null ? null : rest.resolved === 1, meta: rest.meta ? JSON.parse(rest.meta) : {}};
 }
 
 export interface StepRow {
@@ -267,6 +275,20 @@ export interface StepRow {
 /** No cut: longer than any text SQLite stores. */
 const FULL = 2 ** 31 - 1;
 
+/**
+ * SQLite stores a text with a NUL byte whole, but its text functions (length, substr) stop at the
+ * NUL: a row whose text holds one is read whole and cut in JavaScript. Blob functions see every
+ * byte, so this finds them.
+ */
+const hasNul = (column: string) => `coalesce(instr(CAST(${column} AS BLOB), x'00') > 0, 0)`;
+
+/** A text cut to `max` code points (as SQLite's substr counts), and its whole length in them. */
+function cutChars(text: string | null, max: number): [string | null, number] {
+  if (text === null) return [null, 0];
+  const points = [...text];
+  return [points.length > max ? points.slice(0, max).join('') : text, points.length];
+}
+
 /** Steps in order; `maxChars` cuts thought, action and observation (the explorer shows a step
  * of any size by reading a window of it; the *Chars fields keep the full lengths). */
 export function getSteps(db: Db, trajectoryId: number, offset = 0, limit = -1, maxChars = FULL): StepRow[] {
@@ -277,11 +299,22 @@ export function getSteps(db: Db, trajectoryId: number, offset = 0, limit = -1, m
               coalesce(length(thought), 0) AS thoughtChars, coalesce(length(action_text), 0) AS actionChars, coalesce(length(observation), 0) AS observationChars,
               intent_stage AS intentStage, labeller_rule AS labellerRule,
               (SELECT group_concat(annotator || ': ' || stage, ', ') FROM (SELECT annotator, stage FROM stage_annotation sa
-                 WHERE sa.trajectory = step.trajectory AND sa.idx = step.idx ORDER BY created_at DESC)) AS corrections
+                 WHERE sa.trajectory = step.trajectory AND sa.idx = step.idx ORDER BY created_at DESC)) AS corrections,
+              ${hasNul('thought')} OR ${hasNul('action_text')} OR ${hasNul('observation')} OR ${hasNul('action_args')} AS nul
        FROM step WHERE trajectory = @trajectory AND idx >= @offset ORDER BY idx LIMIT @limit`,
     )
-    .all({trajectory: trajectoryId, offset, limit, max: maxChars}) as (Omit<StepRow, 'args'> & {args: string | null})[];
-  return rows.map(row => ({...row, args: row.args === null ? null : JSON.parse(row.args)}));
+    .all({trajectory: trajectoryId, offset, limit, max: maxChars}) as (Omit<StepRow, 'args'> & {args: string | null; nul: number})[];
+  const whole = db.prepare('SELECT thought, action_text AS actionText, observation, action_args AS args FROM step WHERE trajectory = ? AND idx = ?');
+  return rows.map(({nul, ...row}) => {
+    if (nul) {
+      const w = whole.get(trajectoryId, row.idx) as {thought: string | null; actionText: string | null; observation: string | null; args: string | null};
+      [row.thought, row.thoughtChars] = cutChars(w.thought, maxChars);
+      [row.actionText, row.actionChars] = cutChars(w.actionText, maxChars);
+      [row.observation, row.observationChars] = cutChars(w.observation, maxChars);
+      row.args = w.args !== null && [...w.args].length <= maxChars ? w.args : null;
+    }
+    return {...row, args: row.args === null ? null : JSON.parse(row.args)};
+  });
 }
 
 /** One line per step for timelines: no observation bodies, only their length. */
@@ -314,16 +347,27 @@ export function getStageString(db: Db, trajectoryId: number): string {
 }
 
 export function getStepHeads(db: Db, trajectoryId: number, offset: number, limit: number): StepHead[] {
-  return db
+  const heads = db
     .prepare(
       `SELECT idx, action_tool AS tool, substr(coalesce(action_text, ''), 1, 400) AS action,
               coalesce(length(thought), 0) AS thoughtChars, coalesce(length(observation), 0) AS observationChars,
               intent_stage AS stage, json_extract(labeller_rule, '$.rule') AS rule,
               (SELECT sa.stage FROM stage_annotation sa WHERE sa.trajectory = step.trajectory AND sa.idx = step.idx ORDER BY sa.created_at DESC LIMIT 1) AS person,
-              coalesce((SELECT group_concat(category, '') FROM (SELECT DISTINCT category FROM reasoning_tag r WHERE r.trajectory = step.trajectory AND r.step = step.idx AND r.detector = 'default' AND r.category != 'obs' ORDER BY category)), '') AS reasoning
+              coalesce((SELECT group_concat(category, '') FROM (SELECT DISTINCT category FROM reasoning_tag r WHERE r.trajectory = step.trajectory AND r.step = step.idx AND r.detector = 'default' AND r.category != 'obs' ORDER BY category)), '') AS reasoning,
+              ${hasNul('thought')} OR ${hasNul('action_text')} OR ${hasNul('observation')} AS nul
        FROM step WHERE trajectory = ? AND idx >= ? ORDER BY idx LIMIT ?`,
     )
-    .all(trajectoryId, offset, limit) as StepHead[];
+    .all(trajectoryId, offset, limit) as (StepHead & {nul: number})[];
+  const whole = db.prepare('SELECT thought, action_text AS actionText, observation FROM step WHERE trajectory = ? AND idx = ?');
+  return heads.map(({nul, ...head}) => {
+    if (nul) {
+      const w = whole.get(trajectoryId, head.idx) as {thought: string | null; actionText: string | null; observation: string | null};
+      head.action = cutChars(w.actionText ?? '', 400)[0]!;
+      head.thoughtChars = cutChars(w.thought, 0)[1];
+      head.observationChars = cutChars(w.observation, 0)[1];
+    }
+    return head;
+  });
 }
 
 /** A reader of one step's action text (the command or edit an agent ran), by trajectory and index. */

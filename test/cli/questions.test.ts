@@ -138,6 +138,15 @@ describe('questions build', () => {
     const bad = run(['questions', 'edit', q.id, '--file', 'bad.json', '--json'], cwd);
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout)).toMatchObject({saved: false, problems: [expect.stringContaining('after the patch')]});
+    // a pasted file as a choice: one line that names the choice, nothing run, no command line printed
+    const huge = structuredClone(doc);
+    huge.choices.find((c: {role: string}) => c.role === 'distractor').text = 'x'.repeat(10 * 1024 * 1024);
+    writeFileSync(join(cwd, 'huge.json'), JSON.stringify(huge));
+    const tooLong = run(['questions', 'edit', q.id, '--file', 'huge.json'], cwd);
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.stderr.trim().split('\n')).toHaveLength(1);
+    expect(tooLong.stderr).toMatch(/choice [A-Z] is 10,485,760 characters; a choice holds at most 10,000/);
+    expect(tooLong.stderr.length).toBeLessThan(400);
     const distractor = doc.choices.find((c: {role: string; text: string}) => c.role === 'distractor' && c.text !== 'The test passed.');
     distractor.text = 'The test failed at line 11 with exception: KeyError.';
     writeFileSync(join(cwd, 'good.json'), JSON.stringify({...doc, note: 'a likelier failure'}));

@@ -74,7 +74,9 @@ def parser():
     ev.add_argument("--at", required=True, metavar="FILE:LINE")
     ev.add_argument("--hit", type=int, default=1, help="which execution of the line (1-based)")
     ev.add_argument("--timing", choices=("before", "after"), default="before")
-    ev.add_argument("--expr", action="append", required=True, help="expression (repeatable)")
+    ev.add_argument("--expr", action="append", default=[], help="expression (repeatable)")
+    ev.add_argument("--exprs-stdin", action="store_true",
+                    help="more expressions as a JSON array of strings on stdin (no argument-length limit)")
     ev.add_argument("--expr-timeout", type=float, default=10.0)
     ev.add_argument("--out", help="write the JSON result here instead of stdout")
 
@@ -91,6 +93,7 @@ def parser():
     mu.add_argument("--limit", type=int, default=24)
     px = sub.add_parser("exprs", help="which texts parse as Python expressions (ast; no code runs)")
     px.add_argument("--expr", action="append", default=[])
+    px.add_argument("--exprs-stdin", action="store_true", help="more texts as a JSON array of strings on stdin")
     oc = sub.add_parser("outcome", help="run a test and say how it ended: passed, or failed at line N of the test file with exception E")
     oc.add_argument("--root", required=True, help="project root")
     oc.add_argument("--seed", type=int, default=0)
@@ -241,10 +244,27 @@ def cmd_run(args):
     return 0 if outcome.error is None else 3
 
 
+def _exprs(args):
+    """--expr values, then the JSON array on stdin with --exprs-stdin (read before any test runs)."""
+    exprs = list(args.expr)
+    if args.exprs_stdin:
+        try:
+            more = json.load(sys.stdin)
+        except ValueError as e:
+            sys.exit("deltatrace: --exprs-stdin: not JSON: %s" % e)
+        if not isinstance(more, list) or not all(isinstance(x, str) for x in more):
+            sys.exit("deltatrace: --exprs-stdin: expected a JSON array of strings")
+        exprs.extend(more)
+    return exprs
+
+
 def cmd_eval(args):
     from .evaluate import Evaluator
     from .target import run_target
     target = _target(args)
+    args.expr = _exprs(args)
+    if not args.expr:
+        sys.exit("deltatrace: eval needs --expr or --exprs-stdin")
     if ":" not in args.at:
         sys.exit("deltatrace: --at wants FILE:LINE, got %r" % args.at)
     file, _, line = args.at.rpartition(":")
@@ -341,7 +361,7 @@ def cmd_mutants(args):
 def cmd_exprs(args):
     import ast
     out = []
-    for text in args.expr:
+    for text in _exprs(args):
         try:
             out.append({"text": text, "ok": True, "normalized": ast.unparse(ast.parse(text.strip(), mode="eval"))})
         except SyntaxError as e:

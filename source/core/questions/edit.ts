@@ -20,6 +20,9 @@ export function editDocument(q: Question): string {
   )}\n`;
 }
 
+/** A choice is an expression or a sentence: one longer than this is a mistake (a pasted file). */
+export const MAX_CHOICE_CHARS = 10_000;
+
 /** An edited document read back into a question (the field is named on a mistake). */
 export function parseEditDocument(text: string, q: Question): {question: Question; note: string | null} {
   let raw: unknown;
@@ -35,6 +38,7 @@ export function parseEditDocument(text: string, q: Question): {question: Questio
   if (doc.note !== undefined && typeof doc.note !== 'string') throw new QuestionError('"note" must be a string', 'note');
   const question = validateQuestion({id: q.id, instance: q.instance, type: q.type, ...(q.trajectory !== null ? {trajectory: q.trajectory} : {}), ...(q.agent !== null ? {agent: q.agent} : {}), context: q.context, question: doc.question, choices: doc.choices, answer: doc.answer});
   for (const [i, c] of question.choices.entries()) {
+    if (c.text.length > MAX_CHOICE_CHARS) throw new QuestionError(`choice ${c.label} is ${c.text.length.toLocaleString('en-US')} characters; a choice holds at most ${MAX_CHOICE_CHARS.toLocaleString('en-US')}`, `choices[${i}].text`);
     if (c.role === 'insufficient' && c.text !== INSUFFICIENT_TEXT) throw new QuestionError(`the "insufficient" choice's text is fixed: "${INSUFFICIENT_TEXT}"`, `choices[${i}].text`);
     if (c.role === 'no_effect' && c.text !== NO_EFFECT_TEXT) throw new QuestionError(`the "no_effect" choice's text is fixed: "${NO_EFFECT_TEXT}"`, `choices[${i}].text`);
   }

@@ -16,8 +16,12 @@ const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // What a plain text dump must escape beyond JSON's own escaping of C0 controls.
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+/** What a NUL byte in data is shown as (the text after it stays). */
+export const NUL_MARK = '\u2400';
+
 export function sanitize(text: string): string {
   let out = text.replace(/[\u2028\u2029]/g, '\n');
+  if (out.includes('\0')) out = out.replace(/\0/g, NUL_MARK);
   // a carriage return overwrites its line: keep what follows the last one (no split: a step can
   // hold hundreds of megabytes)
   if (out.includes('\r')) out = out.replace(/\r\n/g, '\n').replace(/[^\n]*\r/g, '');

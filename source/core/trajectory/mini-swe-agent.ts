@@ -21,6 +21,7 @@ export function parseMiniSweAgent(root: unknown, fallbackInstance: string): Traj
   let tokensIn = 0;
   let tokensOut = 0;
   let pendingToolCalls = new Map<string, Step>();
+  const unknownRoles = new Map<string, number>();
 
   messages.forEach((raw, index) => {
     const path = `$.messages[${index}]`;
@@ -51,6 +52,8 @@ export function parseMiniSweAgent(root: unknown, fallbackInstance: string): Traj
       // The first user message is the task; later ones are observations of the last action.
       const step = steps[steps.length - 1];
       if (step && step.observation === null) step.observation = contentText(message['content'], `${path}.content`);
+    } else if (role !== 'system') {
+      unknownRoles.set(role, (unknownRoles.get(role) ?? 0) + 1);
     }
   });
 
@@ -77,6 +80,7 @@ export function parseMiniSweAgent(root: unknown, fallbackInstance: string): Traj
       api_calls: optionalNumber(stats, 'api_calls'),
       max_context_tokens: isObject(config['agent']) ? (config['agent']['max_context_tokens'] ?? null) : null,
     },
+    notes: [...unknownRoles].map(([role, n]) => ({field: '$.messages', message: `${n} message(s) with the role ${JSON.stringify(role.length > 40 ? `${role.slice(0, 40)}…` : role)} (not system, user, assistant, tool or exit) were left out`})),
   };
 }
 

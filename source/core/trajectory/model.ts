@@ -30,6 +30,8 @@ export interface Trajectory {
   tokensIn: number | null;
   tokensOut: number | null;
   meta: Record<string, unknown>;
+  /** what the importer could not read and left out (said as a warning at import) */
+  notes?: {field: string; message: string}[];
 }
 
 /** Where in a source something went wrong: a JSON path (`$.messages[3].content`) or a line. */
