@@ -3,7 +3,8 @@ import {type Db} from '../store/db.js';
 import {getSteps, getTrajectory, type StepRow, type TrajectoryDetail} from '../store/trajectories.js';
 import {openStore} from './db-path.js';
 import {reasoningOf} from '../store/reasoning.js';
-import {COMMON_OPTIONS, EXIT, NotFound, parse, printJson, UsageError} from './args.js';
+import {COMMON_OPTIONS, EXIT, NotFound, parse, UsageError} from './args.js';
+import {terminalSafeJson} from '../core/text/sanitize.js';
 
 export const SHOW_HELP = `Usage: deltalens show trajectory ID [--json] [--db FILE]
 
@@ -28,18 +29,18 @@ export async function runShow(argv: string[]): Promise<number> {
   if (idText === undefined || rest.length || !/^\d+$/.test(idText)) throw new UsageError('show trajectory takes one numeric ID');
   const {db} = await openStore(values.db, 'read');
   try {
-    const detail = trajectoryJson(db, Number(idText));
-    if (values.json) printJson(detail);
-    else printHuman(detail);
+    const id = Number(idText);
+    const t = getTrajectory(db, id);
+    if (!t) throw new NotFound(`no trajectory with id ${id}`);
+    if (values.json) printStreamedJson(headerJson(t), stepsJson(db, id));
+    else printHuman(headerJson(t), stepsJson(db, id));
   } finally {
     db.close();
   }
   return EXIT.ok;
 }
 
-export function trajectoryJson(db: Db, id: number) {
-  const t: TrajectoryDetail | null = getTrajectory(db, id);
-  if (!t) throw new NotFound(`no trajectory with id ${id}`);
+function headerJson(t: TrajectoryDetail) {
   return {
     id: t.id,
     instance: t.instance,
@@ -59,17 +60,38 @@ export function trajectoryJson(db: Db, id: number) {
     meta: t.meta,
     explanation: t.explanation,
     patch: t.patch,
-    steps: (() => {
-      // the marks by step, in one pass (a filter per step was quadratic: 100,000 steps took minutes)
-      const byStep = new Map<number, ReturnType<typeof reasoningOf>>();
-      for (const m of reasoningOf(db, id)) {
-        const list = byStep.get(m.step);
-        if (list) list.push(m);
-        else byStep.set(m.step, [m]);
-      }
-      return getSteps(db, id).map(s => ({...stepJson(s), reasoning: (byStep.get(s.idx) ?? []).map(m => ({family: m.family, kind: m.kind, span: m.span, detector: m.detector, text: m.text, claim: m.claim}))}));
-    })(),
   };
+}
+
+/** Steps a page at a time with their marks (a run of 100,000 steps never sits whole in memory;
+ * a filter over all marks per step was quadratic: 100,000 steps took minutes). */
+function* stepsJson(db: Db, id: number, page = 500) {
+  for (let from = 0; ; ) {
+    const rows = getSteps(db, id, from, page);
+    const byStep = new Map<number, ReturnType<typeof reasoningOf>>();
+    for (const m of rows.length ? reasoningOf(db, id, 'default', {from: rows[0]!.idx, to: rows.at(-1)!.idx}) : []) {
+      const list = byStep.get(m.step);
+      if (list) list.push(m);
+      else byStep.set(m.step, [m]);
+    }
+    for (const s of rows) yield {...stepJson(s), reasoning: (byStep.get(s.idx) ?? []).map(m => ({family: m.family, kind: m.kind, span: m.span, detector: m.detector, text: m.text, claim: m.claim}))};
+    if (rows.length < page) return;
+    from = rows.at(-1)!.idx + 1;
+  }
+}
+
+/** The same text as printJson({...header, steps: [...]}), written a step at a time. */
+function printStreamedJson(header: ReturnType<typeof headerJson>, steps: Iterable<unknown>): void {
+  const head = JSON.stringify({...header, steps: []}, null, 2);
+  const cut = head.lastIndexOf('[]');
+  let first = true;
+  const write = (text: string) => process.stdout.write(terminalSafeJson(text));
+  write(head.slice(0, cut));
+  for (const step of steps) {
+    write(`${first ? '[\n' : ',\n'}${JSON.stringify(step, null, 2).replace(/^/gm, '    ')}`);
+    first = false;
+  }
+  write(`${first ? '[]' : '\n  ]'}${head.slice(cut + 2)}\n`);
 }
 
 function stepJson(s: StepRow) {
@@ -96,11 +118,11 @@ function ruleJson(text: string | null) {
   }
 }
 
-function printHuman(t: ReturnType<typeof trajectoryJson>): void {
+function printHuman(t: ReturnType<typeof headerJson>, steps: Iterable<ReturnType<typeof stepJson>>): void {
   const status = t.resolved === null ? 'unknown' : t.resolved ? 'resolved' : 'unresolved';
   say(`#${t.id} ${t.instance}  ${t.agent}${t.model ? ` (${t.model})` : ''}  ${status}  exit: ${t.exit_status ?? '-'}`);
   say(`source: ${t.source_path}${t.source_locator ? ` (${t.source_locator})` : ''}`);
-  for (const s of t.steps) {
+  for (const s of steps) {
     say(`\n── step ${s.idx} ${s.tool ?? ''}`);
     if (s.thought) say(s.thought);
     if (s.action) say(`$ ${s.action}`);

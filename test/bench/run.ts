@@ -122,6 +122,27 @@ function benchLargeFile() {
   }
 }
 
+/** show trajectory on long runs: 20,000 and 100,000 steps (with a reasoning mark on each): linear means 5× the time. */
+function benchShowLong() {
+  log('\n## show trajectory on long runs (own process)');
+  const times: number[] = [];
+  for (const steps of [20_000, 100_000]) {
+    const file = join(OUT, `long-${steps}.jsonl`);
+    const lines = [JSON.stringify({type: 'trajectory', instance: `long__run-${steps}`, agent: 'bench', model: 'm'})];
+    for (let i = 0; i < steps; i++) lines.push(JSON.stringify({type: 'step', thought: `I think x = ${i} because the loop returns early`, tool: 'bash', args: {command: `cat f${i}.py`}, action: `cat f${i}.py`, observation: `line ${i}\n`.repeat(3)}));
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const dbPath = join(OUT, 'long.db');
+    for (const suffix of ['', '-wal', '-shm']) rmSync(dbPath + suffix, {force: true});
+    measure(['import', file, '--db', dbPath, '--json']);
+    for (const json of [true, false]) {
+      const r = measure(['show', 'trajectory', '1', '--db', dbPath, ...(json ? ['--json'] : [])]);
+      if (json) times.push(r.seconds);
+      log(`${steps} steps${json ? ' --json' : ''}: ${r.seconds.toFixed(1)} s (${Math.round(steps / r.seconds)} steps/s), peak RSS ${r.rssMb} MB`);
+    }
+  }
+  log(`100,000 against 20,000 steps: ${(times[1]! / times[0]!).toFixed(1)}× the time (linear: 5×)`);
+}
+
 function measure(args: string[]): {seconds: number; rssMb: number} {
   const start = performance.now();
   const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, join(ROOT, 'bin', 'deltalens.js'), ...args], {encoding: 'utf8', maxBuffer: 1 << 30});
@@ -221,9 +242,11 @@ async function main() {
   spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.js')], {cwd: ROOT, stdio: 'inherit'});
   log(`# deltalens bench — ${cpus()[0]?.model ?? 'cpu'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
   const only = process.env['BENCH_ONLY'];
+  if (only === 'show') benchShowLong();
   if (!only || only === 'import') {
     const dbPath = benchImport();
     benchLargeFile();
+    benchShowLong();
     await benchExplorer(dbPath);
   }
   if (!only || only === 'scoring') await benchScoring(OUT, log);
