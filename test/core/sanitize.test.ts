@@ -2,9 +2,9 @@ import {describe, expect, it} from 'vitest';
 import {oneLine, sanitize, wrapLines} from '../../source/core/text/sanitize.js';
 
 describe('sanitize', () => {
-  it('removes cursor moves, screen clears, OSC titles and lone controls from untrusted text', () => {
+  it('removes cursor moves, screen clears, OSC titles and lone controls from untrusted text; a NUL byte shows as ␀', () => {
     const hostile = 'ok\x1b[2J\x1b[H\x1b]0;pwned\x07 red:\x1b[31mX\x1b[0m bell\x07 nul\x00 c1\x9b';
-    expect(sanitize(hostile)).toBe('ok red:X bell nul c1');
+    expect(sanitize(hostile)).toBe('ok red:X bell nul␀ c1');
   });
   it('keeps what a terminal finally shows of carriage-return progress lines', () => {
     expect(sanitize('10%\r50%\r100% done\nnext')).toBe('100% done\nnext');
