@@ -67,7 +67,8 @@ Tracing:
                       per side (larger and slower; every step can be inspected in the stepper)
 
 Delta:
-  --option NAME       a public ExplainBench behaviour (repeatable), off by default:
+  --option NAME       a comparison option (repeatable), off by default: the public
+                      ExplainBench code's behaviours, and docstrings:
 ${Object.entries(DELTA_OPTIONS)
   .map(([name, text]) => `                        ${name}: ${text}`)
   .join('\n')}
@@ -223,6 +224,8 @@ export async function runTrace(argv: string[]): Promise<number> {
     const extra = {
       pair: result.pair,
       changed_functions: result.changes.functions.map(f => `${f.file}:${f.qualname}`),
+      focus: result.focus,
+      hypothesis: result.hypothesis.mode === 'off' ? null : result.hypothesis,
       nondeterministic: result.nondeterministic,
       workspace: result.workspace.kept ? {buggy: result.workspace.buggy, patched: result.workspace.patched} : null,
       sandbox: result.sandbox,

@@ -251,7 +251,7 @@ export class AuditTools {
     // one test that no longer imports (the model's tests are its own) does not stop the others
     args.push('--', '-q', '-p', 'no:cacheprovider', '--continue-on-collection-errors', ...files);
     const collector = new ChainCollector(new Set(focus));
-    const r = await runPython(this.runner, args, {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree], env: {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'}, signal: this.o.signal, onTrace: chunk => collector.chunk(chunk)});
+    const r = await runPython(this.runner, args, {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree], testbed: tree, env: {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'}, signal: this.o.signal, onTrace: chunk => collector.chunk(chunk)});
     if (!collector.records) return statics(`the tests could not be traced (${r.timedOut ? 'timed out' : tailOf(r.stderr.trim(), 300) || `exit ${r.exitCode}`})`);
     const {chains, distinct} = collector.chains(side);
     return {
@@ -277,7 +277,7 @@ export class AuditTools {
     for (const tree of [this.ws.buggy, this.ws.patched]) writeInTree(tree, AUDIT_TEST, testCode);
     const nodeid = `${AUDIT_TEST}::${fn}`;
     const run = async (tree: string): Promise<RunOutcome> => {
-      const r = await runPython(this.runner, ['-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider', nodeid], {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree], signal: this.o.signal});
+      const r = await runPython(this.runner, ['-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider', nodeid], {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree], testbed: tree, signal: this.o.signal});
       return {exit_code: r.exitCode, outcome: r.timedOut ? 'timeout' : r.exitCode === 0 ? 'passed' : r.exitCode === 1 ? 'failed' : 'error', stdout: tailOf(r.stdout, this.o.maxOutput), stderr: tailOf(r.stderr, this.o.maxOutput)};
     };
     const [before, after] = await Promise.all([run(this.ws.buggy), run(this.ws.patched)]);

@@ -74,7 +74,7 @@ export async function liveWatch(model: StepperModel, row: number, exprs: string[
       for (const e of exprs) args.push('--expr', e);
       args.push('--', model.pair.test);
       const tree = which === 'b' ? ws.buggy : ws.patched;
-      const r = await runPython(runner, args, {cwd: tree, timeoutMs: timeoutS * 1000, writable: [tree]});
+      const r = await runPython(runner, args, {cwd: tree, timeoutMs: timeoutS * 1000, writable: [tree], testbed: tree});
       if (r.timedOut) return `timed out after ${timeoutS} s`;
       let out: EvalOutput;
       try {

@@ -7,7 +7,7 @@
 import {execa} from 'execa';
 import {join} from 'node:path';
 import {packageRoot} from '../package-root.js';
-import {bwrapArgs, confinement, runEnv, type Confinement, type PythonInstall, type SandboxPolicy} from './sandbox.js';
+import {atTestbed, bwrapArgs, confinement, runEnv, TESTBED, type Confinement, type PythonInstall, type SandboxPolicy} from './sandbox.js';
 
 export const TRACER_DIR = join(packageRoot(), 'tracer');
 
@@ -109,6 +109,13 @@ export interface RunOptions {
   writable: string[];
   /** more folders it may read (e.g. the other tree, for `deltatrace changes`) */
   readable?: string[];
+  /**
+   * The tree the run is about (one of `writable`): confined, it is shown at /testbed and every
+   * argument naming a path in it is rewritten to match, so both sides of a pair run at one
+   * path; unconfined (--no-sandbox), the tracer writes that path as /testbed in the values it
+   * records instead.
+   */
+  testbed?: string;
   signal?: AbortSignal;
   env?: Record<string, string>;
   /** receives what the run writes to its file descriptor 3 (the trace, streamed) */
@@ -125,9 +132,24 @@ export async function runPython(runner: PythonRunner, args: string[], options: R
   const started = Date.now();
   const {confined, bwrap} = runner.confinement;
   if (!confined && runner.policy === 'off') runner.onWarning(`running untrusted code WITHOUT the sandbox (--no-sandbox): python ${args.slice(0, 3).join(' ')} … in ${options.cwd}`);
-  const env = runEnv({python: runner.install, confined, tracerDir: TRACER_DIR, passEnv: runner.passEnv, extra: options.env});
+  const tree = options.testbed;
+  const env = runEnv({
+    python: runner.install,
+    confined,
+    tracerDir: TRACER_DIR,
+    passEnv: runner.passEnv,
+    extra: {...options.env, ...(tree && !confined ? {DELTATRACE_ROOT_ALIAS: TESTBED} : {})},
+  });
   const [file, argv] = confined
-    ? [bwrap!, [...bwrapArgs({writable: options.writable, readable: options.readable, cwd: options.cwd, python: runner.install, tracerDir: TRACER_DIR}), '--', runner.install.executable, ...args]]
+    ? [
+        bwrap!,
+        [
+          ...bwrapArgs({writable: options.writable, readable: options.readable, cwd: options.cwd, python: runner.install, tracerDir: TRACER_DIR, testbed: tree}),
+          '--',
+          runner.install.executable,
+          ...(tree ? args.map(a => atTestbed(tree, a)) : args),
+        ],
+      ]
     : [runner.install.executable, args];
   const child = execa(file, argv, {
     cwd: options.cwd,

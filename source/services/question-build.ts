@@ -150,7 +150,8 @@ export class Step {
   ) {}
 
   private async python(args: string[], cwd: string, writable: string[], readable: string[] = [], input?: string): Promise<{stdout: string; stderr: string; timedOut: boolean}> {
-    const r = await runPython(this.runner, args, {cwd, timeoutMs: this.o.timeoutS * 1000, writable, readable, input});
+    // the tree a run is about is shown at /testbed, as in every traced run
+    const r = await runPython(this.runner, args, {cwd, timeoutMs: this.o.timeoutS * 1000, writable, readable, input, testbed: writable.includes(cwd) ? cwd : undefined});
     return {stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut};
   }
 
@@ -685,7 +686,7 @@ export async function evaluateAt(runner: PythonRunner, o: {seed: number | null; 
   const args = ['-m', 'deltatrace', 'eval', '--root', tree, '--at', `${point.file}:${point.line}`, '--hit', String(point.hit), '--timing', point.timing, ...seedArgs(o.seed)];
   // the expressions go over stdin: a long candidate must not overflow the argument list
   args.push('--exprs-stdin', '--', o.test);
-  const r = await runPython(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree], input: JSON.stringify(exprs)});
+  const r = await runPython(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree], testbed: tree, input: JSON.stringify(exprs)});
   try {
     const out = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as {reached: boolean; hits_seen: number; results: ({expr: string} & EvalResult)[]};
     return {reached: out.reached, results: new Map(out.results.map(x => [x.expr, x])), ...(out.reached ? {} : {note: `reached ${point.file}:${point.line} ${out.hits_seen} times, not ${point.hit}`})};

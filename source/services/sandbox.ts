@@ -145,9 +145,18 @@ function under(path: string, roots: string[]): boolean {
   return roots.some(r => path === r || path.startsWith(r.endsWith('/') ? r : `${r}/`));
 }
 
+/**
+ * Where a traced tree appears inside the sandbox: the path SWE-bench's images use. The buggy
+ * and the patched tree of a pair both run there, so no value that holds a path (a module's
+ * `__file__`, a cache key, a traceback, pytest's `item.path`) differs between the two sides.
+ */
+export const TESTBED = '/testbed';
+
 export interface Jail {
-  /** folders the run may write (bound at the same path) */
+  /** folders the run may write (bound at the same path, but `testbed`) */
   writable: string[];
+  /** the one writable folder shown at TESTBED instead of its own path */
+  testbed?: string;
   /** more folders it may read */
   readable?: string[];
   cwd: string;
@@ -168,11 +177,17 @@ export function bwrapArgs(j: Jail): string[] {
   const list = [...ro].sort();
   for (const dir of list) if (!list.some(other => other !== dir && under(dir, [other]))) args.push('--ro-bind', dir, dir);
   args.push('--ro-bind', j.tracerDir, SANDBOX_TRACER);
-  for (const dir of j.writable) args.push('--bind', dir, dir);
+  for (const dir of j.writable) args.push('--bind', dir, dir === j.testbed ? TESTBED : dir);
   // the sandbox's own root (a tmpfs bwrap makes) becomes read-only: only the trees, /tmp and
   // /dev (private, memory-backed, gone with the run) can be written
-  args.push('--remount-ro', '/', '--chdir', j.cwd);
+  args.push('--remount-ro', '/', '--chdir', j.testbed ? atTestbed(j.testbed, j.cwd) : j.cwd);
   return args;
+}
+
+/** A host path as the sandbox shows it when `tree` is at TESTBED (other paths unchanged). */
+export function atTestbed(tree: string, path: string): string {
+  if (path === tree) return TESTBED;
+  return path.startsWith(`${tree}/`) ? `${TESTBED}${path.slice(tree.length)}` : path;
 }
 
 const PASSED_BY_DEFAULT = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_COLLATE', 'LC_MESSAGES', 'LC_NUMERIC', 'LC_TIME', 'LC_MONETARY', 'TZ'];

@@ -3,7 +3,7 @@
  * transactions, so a trace of millions of events never sits in memory.
  */
 import {existsSync} from 'node:fs';
-import {RecordError, TraceAssembler} from '../core/trace/records.js';
+import {notRun, RecordError, TraceAssembler} from '../core/trace/records.js';
 import {ConvertError, isSweBenchTracerEvent, SweBenchTracerConverter} from '../core/trace/swe-bench-tracer.js';
 import type {TraceStatus} from '../core/trace/model.js';
 import {FormatError} from '../core/trajectory/model.js';
@@ -92,7 +92,7 @@ export class TraceIngest {
       status = this.asm.status;
       if (ctx.timedOut && status === 'crashed') status = 'timeout';
       if (this.badLine) error = `the last line was cut off (${this.badLine.message})`;
-      if (status === 'error') error = this.asm.outcome?.error ?? 'the test did not run';
+      if (status === 'error') error = `the test did not run: ${(this.asm.outcome && notRun(this.asm.outcome)) ?? 'no outcome'}`;
       if (status === 'crashed' && !error) error = `the trace ends without an end record${tail}`;
       if (status === 'timeout' && !error) error = 'killed by the wall-clock timeout';
     }

@@ -3,14 +3,17 @@
  * each side twice (the second run finds nondeterministic values), store the traces and
  * the delta.
  */
-import {writeFileSync} from 'node:fs';
+import {mkdirSync, writeFileSync} from 'node:fs';
 import {basename, join} from 'node:path';
 import {confirmationPlan, emptyNondeterminism, extractDelta, planValues, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
+import {addedFunctions, focusPlan, focusTargets, type FocusPlan} from '../core/trace/focus.js';
 import {LineMap, type Changes} from '../core/trace/line-map.js';
+import type {TraceSource} from '../core/trace/model.js';
 import {writeTx, type Db} from '../store/db.js';
 import {rerunNondeterminism} from './delta.js';
 import {createTrace, discardTraces, ensureTraceTarget, insertPair, sameControlFlow, saveDelta, StoredTrace, type TraceSummary} from '../store/traces.js';
 import {forget, forgetTraces, makeTempDir, rememberTrace} from './leftovers.js';
+import {copyRegularFiles, readTextInTree} from './tree-files.js';
 import {PythonError, pythonRunner, runPython, type PythonRunner, type RunResult} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {StreamedTrace} from './trace-ingest.js';
@@ -75,7 +78,10 @@ export interface TracePairResult {
   patched: SideResult;
   changes: Changes;
   patch: string;
-  focus: {buggy: string[]; patched: string[]};
+  /** what each side's run recorded (with the callers leading there), and why; null: --no-focus */
+  focus: FocusPlan | null;
+  /** how a property-based test's examples were chosen (mode off for other tests) */
+  hypothesis: {mode: HypothesisPlan['mode']; falsifying: string | null; note: string};
   workspace: {buggy: string; patched: string; kept: boolean};
   nondeterministic: string[];
   /** how the runs were confined */
@@ -125,8 +131,81 @@ export async function changesBetween(runner: PythonRunner, buggy: string, patche
   return {changes, diff};
 }
 
-export function focusFor(changes: Changes, side: 'buggy' | 'patched'): string[] {
-  return changes.functions.filter(f => f.sides.includes(side)).map(f => `${f.file}:${f.qualname}`);
+/**
+ * The callers, on the patched side, of functions the patch adds, from a run that recorded them
+ * (the added functions in its focus record their callers as a path): for each added function
+ * that ran, the nearest frame up its call chain whose function both versions have. A
+ * dispatcher that finds `_print_Rational` by name is found so, where no static search can.
+ */
+export function callersOfAdded(trace: TraceSource, changes: Changes): {target: string; calls: string}[] {
+  const added = addedFunctions(changes);
+  const addedKeys = new Set(added.map(f => `${f.file}:${f.qualname}`));
+  const addedFiles = new Set(changes.files.filter(f => f.status === 'added').map(f => f.file));
+  const out: {target: string; calls: string}[] = [];
+  for (const fn of added) {
+    const frame = trace.findFrame?.(fn.file, fn.qualname);
+    if (!frame) continue;
+    let parent = frame.parent === null ? undefined : trace.frame(frame.parent);
+    while (parent && parent.fid !== 0 && (addedKeys.has(`${parent.file}:${parent.fn}`) || addedFiles.has(parent.file))) {
+      parent = parent.parent === null ? undefined : trace.frame(parent.parent);
+    }
+    if (!parent || parent.fid === 0) continue;
+    const target = `${parent.file}:${parent.fn}`;
+    if (!out.some(c => c.target === target)) out.push({target, calls: fn.qualname});
+  }
+  return out;
+}
+
+/**
+ * How a property-based test (one that uses hypothesis) is run on both sides: `replay` the
+ * failing example the buggy side found (the delta is taken on it), or `derandomize` (the same
+ * examples everywhere) when the buggy side passes every example; `off` for other tests.
+ */
+export interface HypothesisPlan {
+  mode: 'off' | 'derandomize' | 'replay';
+  /** the example database replayed (a copy deltalens made of what the search saved) */
+  db?: string;
+  /** the failing example as hypothesis shows it, when this hypothesis says */
+  falsifying?: string | null;
+  note: string;
+}
+
+const HYPOTHESIS = /(^|\n)\s*(from\s+hypothesis\b|import\s+hypothesis\b)/;
+
+/** Whether the test uses hypothesis, from its file in the tree (read without following links). */
+export function usesHypothesis(tree: string, test: string): boolean {
+  const rel = test.split('::')[0]!;
+  try {
+    const text = readTextInTree(tree, rel, 8 * 1024 * 1024);
+    return text !== null && HYPOTHESIS.test(text);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A hypothesis test: one untraced run on the buggy side looks for a failing example and saves it
+ * (shrunk) in an example database; the traced runs of both sides then replay only that example.
+ */
+async function prepareHypothesis(runner: PythonRunner, tree: string, test: string, scratch: string, o: {seed?: number | null; timeoutS: number; signal?: AbortSignal}): Promise<HypothesisPlan> {
+  const found = join(scratch, 'hypothesis-search');
+  mkdirSync(found, {recursive: true});
+  const args = ['-m', 'deltatrace', 'outcome', '--root', tree, ...seedArgs(o.seed), '--hypothesis', 'find', '--hypothesis-db', found, '--', test];
+  const r = await runPython(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree, found], testbed: tree, signal: o.signal});
+  let outcome: {status?: string; falsifying?: string} = {};
+  try {
+    outcome = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as typeof outcome;
+  } catch {
+    /* no outcome line: the search did not finish */
+  }
+  const db = join(scratch, 'hypothesis-replay');
+  const copied = outcome.status === 'failed' ? copyRegularFiles(found, db, {maxFiles: 10_000, maxBytes: 1024 * 1024}) : 0;
+  forget(found);
+  if (copied) {
+    return {mode: 'replay', db, falsifying: outcome.falsifying ?? null, note: `hypothesis: the buggy side fails on ${outcome.falsifying ? outcome.falsifying.replace(/\s+/g, ' ') : 'an example it found'}; both sides replay only that example`};
+  }
+  const why = r.timedOut ? 'the search for a failing example timed out' : outcome.status === 'failed' ? 'the buggy side fails, but hypothesis saved no example' : `the buggy side ${outcome.status ?? 'did not report an outcome'}`;
+  return {mode: 'derandomize', note: `hypothesis: ${why}; both sides run the same derandomized examples`};
 }
 
 interface RunContext {
@@ -139,7 +218,7 @@ interface RunContext {
 async function traceOnce(
   ctx: RunContext,
   root: string,
-  o: Omit<TracePairOptions, 'focus'> & {side: 'buggy' | 'patched'; run: number; focusList: string[]; instance: string; patch: string | null; record: 'full' | 'skeleton' | 'plan'; planFile?: string},
+  o: Omit<TracePairOptions, 'focus'> & {side: 'buggy' | 'patched'; run: number; focusList: string[]; instance: string; patch: string | null; record: 'full' | 'skeleton' | 'plan'; planFile?: string; docsFile?: string; hypothesis?: HypothesisPlan},
   limits: TraceLimits,
 ): Promise<{id: number; summary: TraceSummary; run: RunResult}> {
   const {db, runner} = ctx;
@@ -150,6 +229,8 @@ async function traceOnce(
   for (const f of o.focusList) args.push('--focus', f);
   args.push('--record', o.record);
   if (o.planFile) args.push('--plan', o.planFile);
+  if (o.docsFile) args.push('--docs', o.docsFile);
+  if (o.hypothesis && o.hypothesis.mode !== 'off') args.push('--hypothesis', o.hypothesis.mode, ...(o.hypothesis.db ? ['--hypothesis-db', o.hypothesis.db] : []));
   args.push('--', o.test);
   const env: Record<string, string> = o.pytestPlugins === false ? {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'} : {};
   const id = createTrace(db, {
@@ -177,7 +258,9 @@ async function traceOnce(
       signal: controller.signal,
       env,
       writable: [root],
-      readable: o.planFile ? [o.planFile] : [],
+      // both sides run at /testbed: nothing that holds a path differs between them
+      testbed: root,
+      readable: [...(o.planFile ? [o.planFile] : []), ...(o.docsFile ? [o.docsFile] : []), ...(o.hypothesis?.db ? [o.hypothesis.db] : [])],
       onTrace: chunk => {
         stream.chunk(chunk);
         if (stream.failure) controller.abort(); // a corrupt trace: stop the run
@@ -219,20 +302,40 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     progress(`trees: buggy ${ws.buggy}, patched ${ws.patched}`);
     const {changes, diff} = await changesBetween(runner, ws.buggy, ws.patched);
     if (!changes.files.length) progress('the two trees are identical: the patch changes nothing');
-    const focus = o.focus === false ? {buggy: [], patched: []} : {buggy: focusFor(changes, 'buggy'), patched: focusFor(changes, 'patched')};
-    progress(`patch-modified functions: ${changes.functions.map(f => `${f.file}:${f.qualname}`).join(', ') || 'none (tracing everything under the root)'}`);
+    const plan = o.focus === false ? null : focusPlan(changes);
+    let focus = plan ? focusTargets(plan) : {buggy: [], patched: []};
+    progress(`patch-modified functions: ${changes.functions.map(f => `${f.file}:${f.qualname}`).join(', ') || 'none'}`);
+    if (plan) {
+      const more = [...plan.buggy, ...plan.patched].filter(e => e.why !== 'changed by the patch');
+      if (more.length) progress(`also in the focus: ${[...new Map(more.map(e => [e.target, e])).values()].map(e => `${e.target} (${e.why})`).join('; ')}`);
+      if (!plan.buggy.length && !plan.patched.length) progress('no changed Python function or module: tracing everything under the root');
+    } else progress('--no-focus: tracing everything under the root');
+    // docstrings the patch edited: the tracer tags them, the same on both sides
+    const docsFiles: {buggy?: string; patched?: string} = {};
+    for (const which of ['buggy', 'patched'] as const) {
+      const docs = (changes.docs ?? []).flatMap(d => (d[which] === null ? [] : [{id: `${d.file}:${d.qualname}`, text: d[which]}]));
+      if (!docs.length) continue;
+      docsFiles[which] = join(scratch, `${which}-docs.json`);
+      writeFileSync(docsFiles[which]!, JSON.stringify({docs}));
+    }
     const instance = o.instance ?? `local/${basename(spec.kind === 'dirs' ? spec.buggyDir : spec.repo)}`;
     const target = ensureTraceTarget(db, instance, o.test);
     ctx.rows.tests.push(...target.tests);
     ctx.rows.instances.push(...target.instances);
     rememberTrace(db.name, {traces: [], ...target});
-    const common = {...o, instance, patch: diff, signal: stopAll.signal};
+    let hypothesis: HypothesisPlan = {mode: 'off', note: ''};
+    if (usesHypothesis(ws.buggy, o.test)) {
+      progress('the test uses hypothesis: looking for a failing example on the buggy side (not traced)…');
+      hypothesis = await prepareHypothesis(runner, ws.buggy, o.test, scratch, {seed: o.seed, timeoutS: limits.timeoutS, signal: stopAll.signal});
+      progress(hypothesis.note);
+    }
+    const common = {...o, instance, patch: diff, signal: stopAll.signal, hypothesis};
     type Run = Awaited<ReturnType<typeof traceOnce>> & {ms: number};
     const side = async (which: 'buggy' | 'patched', run: number, record: 'full' | 'skeleton' | 'plan', planFile?: string): Promise<Run> => {
       const started = Date.now();
       const what = record === 'skeleton' ? 'control flow' : record === 'plan' ? 'planned values' : 'values';
       progress(`tracing ${which} (run ${run}: ${what})…`);
-      const r = await traceOnce(ctx, which === 'buggy' ? ws.buggy : ws.patched, {...common, side: which, run, focusList: focus[which], record, planFile}, limits);
+      const r = await traceOnce(ctx, which === 'buggy' ? ws.buggy : ws.patched, {...common, side: which, run, focusList: focus[which], record, planFile, docsFile: docsFiles[which]}, limits);
       progress(`${which} run ${run}: ${r.summary.status}, test ${r.summary.outcome?.status ?? '?'}, ${r.summary.events} events, ${r.summary.frames} frames (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       return {...r, ms: Date.now() - started};
     };
@@ -247,9 +350,33 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     let record: 'full' | 'plan' = 'full';
     const planFiles: {buggy?: string; patched?: string; buggyConfirm?: string; patchedConfirm?: string} = {};
     let planned: ValuesReport = {mode: 'all', reason: 'asked for (--values all)'};
+    // Functions the patch adds have no frames on the buggy side: their callers, as a patched run
+    // shows them, join the focus on both sides (one more control-flow run when there are any).
+    const widen = (patchedRun: Run): boolean => {
+      if (!plan) return false;
+      const callers = callersOfAdded(new StoredTrace(db, patchedRun.id), changes).filter(c => !focus.buggy.includes(c.target) || !focus.patched.includes(c.target));
+      if (!callers.length) return false;
+      for (const c of callers) {
+        const why = `calls ${c.calls}, which the patch adds (as the patched run shows)`;
+        for (const which of ['buggy', 'patched'] as const) if (!plan[which].some(e => e.target === c.target)) plan[which].push({target: c.target, why});
+      }
+      focus = focusTargets(plan);
+      progress(`the callers of the functions the patch adds join the focus: ${callers.map(c => `${c.target} (calls ${c.calls})`).join(', ')}`);
+      return true;
+    };
+    const discovers = plan !== null && addedFunctions(changes).length > 0;
+    if (discovers && o.values === 'all') {
+      const sp = await side('patched', 0, 'skeleton');
+      widen(sp);
+      drop([sp.id]);
+    }
     if (o.values !== 'all') {
       // control flow first: where the two runs can differ decides where values are needed
-      const [sb, sp] = await both([side('buggy', 0, 'skeleton'), side('patched', 0, 'skeleton')], stopAll);
+      let [sb, sp] = await both([side('buggy', 0, 'skeleton'), side('patched', 0, 'skeleton')], stopAll);
+      if (discovers && widen(sp)) {
+        drop([sb.id, sp.id]);
+        [sb, sp] = await both([side('buggy', 0, 'skeleton'), side('patched', 0, 'skeleton')], stopAll);
+      }
       const plan = planValues({buggy: new StoredTrace(db, sb.id), patched: new StoredTrace(db, sp.id), map, options});
       for (const which of ['buggy', 'patched'] as const) {
         const file = join(scratch, `${which}-plan.json`);
@@ -387,6 +514,8 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
           seed: seedOf(o.seed),
           confirmation,
           values: planned.mode === 'planned' ? {mode: 'planned', frames: planned.frames, valued: planned.valued} : planned,
+          focus: plan,
+          ...(hypothesis.mode !== 'off' ? {hypothesis: {mode: hypothesis.mode, falsifying: hypothesis.falsifying ?? null, note: hypothesis.note}} : {}),
         },
       });
       const deltaId = saveDelta(db, b1.id, p1.id, id, result);
@@ -401,7 +530,8 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       patched: {trace: p1.id, rerun: p2?.id ?? null, summary: p1.summary, ms: p1.ms},
       changes,
       patch: diff,
-      focus,
+      focus: plan,
+      hypothesis: {mode: hypothesis.mode, falsifying: hypothesis.falsifying ?? null, note: hypothesis.note},
       workspace: {buggy: ws.buggy, patched: ws.patched, kept},
       nondeterministic,
       sandbox: runner.confinement.label,

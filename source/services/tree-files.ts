@@ -216,6 +216,41 @@ export function restoreTree(src: string, dst: string): void {
   walk('');
 }
 
+/**
+ * The regular files of a folder a confined run wrote (an example database), copied into `dst`:
+ * links, FIFOs and devices are passed over, folders walked without following a link, at most
+ * `maxFiles` files of `maxBytes` bytes each. Returns how many were copied.
+ */
+export function copyRegularFiles(src: string, dst: string, limits: {maxFiles: number; maxBytes: number}): number {
+  let copied = 0;
+  mkdirSync(dst, {recursive: true});
+  const walk = (rel: string) => {
+    let entries;
+    try {
+      entries = readdirSync(rel ? join(src, rel) : src, {withFileTypes: true});
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (copied >= limits.maxFiles) return;
+      const r = rel ? join(rel, entry.name) : entry.name;
+      if (entry.isDirectory()) walk(r);
+      else if (entry.isFile()) {
+        try {
+          const got = readInTree(src, r, limits.maxBytes);
+          if (got.truncated) continue;
+          writeInTree(dst, r, got.data);
+          copied += 1;
+        } catch (error) {
+          if (!(error instanceof TreeFileError)) throw error;
+        }
+      }
+    }
+  };
+  walk('');
+  return copied;
+}
+
 /** A host path inside a tree, said relative to it (error messages never show the host's folders). */
 export function shownPath(root: string, full: string): string {
   const rel = relative(root, full);

@@ -21,6 +21,14 @@ def _focus_key(spec):
     return file.replace(os.sep, "/"), func
 
 
+def _hypothesis_args(p):
+    p.add_argument("--hypothesis", choices=("off", "derandomize", "find", "replay"), default="off",
+                   help="a profile for property-based tests: derandomize (the same examples every run, "
+                        "no database), find (save the failing example in --hypothesis-db), replay "
+                        "(run only the examples of --hypothesis-db); deadlines and health checks off")
+    p.add_argument("--hypothesis-db", metavar="DIR", help="the example database folder of find and replay")
+
+
 def _common(p):
     p.add_argument("--root", required=True, help="project root; only code under it is traced")
     p.add_argument("--mode", choices=("auto", "pytest", "script"), default="auto",
@@ -32,6 +40,10 @@ def _common(p):
                    help="seed random (and numpy's global generator, and every generator the "
                         "program makes without a seed) before each test (default 0)")
     p.add_argument("--no-seed", action="store_true", help="leave randomness as the program has it")
+    _hypothesis_args(p)
+    p.add_argument("--docs", metavar="FILE",
+                   help='docstrings the patch edited, {"docs": [{"id": "file:qualname", "text": ...}]}: '
+                        'strings equal to one are recorded as {"$doc": id, ...}')
     p.add_argument("target", nargs=argparse.REMAINDER, help="-- then pytest arguments or a script")
 
 
@@ -51,7 +63,8 @@ def parser():
     run.add_argument("--focus", action="append", type=_focus_key, default=[],
                      metavar="FILE:FUNC",
                      help="record only frames of FUNC, frames below them and the callers that "
-                          "lead to them (from the moment FUNC starts)")
+                          "lead to them (from the moment FUNC starts); FILE:* for every "
+                          "function of the file, FILE:<module> for its body")
     run.add_argument("--record", choices=("full", "skeleton", "plan"), default="full",
                      help="full: every value; skeleton: control flow only; plan: values where "
                           "--plan says Algorithm 1 compares them (default full)")
@@ -98,6 +111,9 @@ def parser():
     oc.add_argument("--root", required=True, help="project root")
     oc.add_argument("--seed", type=int, default=0)
     oc.add_argument("--no-seed", action="store_true")
+    oc.add_argument("--mode", choices=("auto", "pytest", "script"), default="auto",
+                    help="how to run the target (auto: a .py path not named test_* is a script)")
+    _hypothesis_args(oc)
     oc.add_argument("target", nargs=argparse.REMAINDER, help="-- then the pytest node id")
 
     sc = sub.add_parser("scopes", help="the functions and classes of source files, with their line ranges (ast; no code runs)")
@@ -117,6 +133,14 @@ def _target(args):
 
 
 def _limits(args):
+    if getattr(args, "docs", None):
+        from .serialize import set_docs
+        try:
+            with open(args.docs, encoding="utf-8") as fh:
+                docs = json.load(fh)["docs"]
+            set_docs([(d["id"], d["text"]) for d in docs])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit("deltatrace: --docs %s: %s" % (args.docs, e))
     return Limits(max_depth=args.max_depth, max_items=args.max_items, max_str=args.max_str)
 
 
@@ -124,6 +148,14 @@ def _seeder(args):
     from .seeding import Seeder
     seeder = Seeder(None if args.no_seed else args.seed)
     seeder.install()
+    mode = getattr(args, "hypothesis", "off")
+    if mode != "off":
+        if mode in ("find", "replay") and not args.hypothesis_db:
+            sys.exit("deltatrace: --hypothesis %s needs --hypothesis-db DIR" % mode)
+        from .hypo import configure
+        problem = configure(mode, args.hypothesis_db)
+        if problem:
+            sys.stderr.write("deltatrace: --hypothesis %s: %s\n" % (mode, problem))
     return seeder
 
 
@@ -162,6 +194,9 @@ def _enter_root(root):
         sys.exit("deltatrace: --root %s is not a directory" % root)
     os.chdir(root)
     sys.path.insert(0, root)
+    # outside the sandbox the tree is not at /testbed: its path is recorded as if it were
+    from .serialize import set_root_alias
+    set_root_alias(root, os.environ.get("DELTATRACE_ROOT_ALIAS"))
     return root
 
 
@@ -376,8 +411,15 @@ def cmd_outcome(args):
     target = _target(args)
     _enter_root(args.root)
     seeder = _seeder(args)
-    outcome = run_target(target, _seeded(seeder, lambda: None), lambda: None, "pytest")
-    sys.stdout.write(json.dumps(outcome.record(), ensure_ascii=False) + "\n")
+    failures = None
+    if args.hypothesis == "find":
+        from .hypo import capture_failures
+        failures = capture_failures()
+    outcome = run_target(target, _seeded(seeder, lambda: None), lambda: None, args.mode)
+    record = outcome.record()
+    if failures:
+        record["falsifying"] = failures[-1][:2000]
+    sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0
 
 

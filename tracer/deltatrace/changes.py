@@ -5,9 +5,11 @@ delta extraction needs (unchanged lines map one-to-one; lines the patch touched 
 nothing).
 """
 
+import ast
 import difflib
 import os
 
+from . import patchinfo
 from .codeinfo import definitions
 
 IGNORED_DIRS = frozenset((".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache",
@@ -52,10 +54,104 @@ def innermost(funcs, line):
     return best
 
 
+def _parse(source):
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _nodes(tree):
+    return dict(patchinfo._scopes(tree)) if tree is not None else {}
+
+
+# how many other files are parsed at most when looking for the readers of a changed name
+MAX_READER_FILES = 200
+
+
+def _module_path(rel):
+    mod = rel[:-3] if rel.endswith(".py") else rel
+    if mod.endswith("/__init__"):
+        mod = mod[: -len("/__init__")]
+    return mod.replace("/", ".")
+
+
+def _semantics(result, rel, a, b, in_b, in_p, entry, root_p, files_p):
+    """Docstrings, renames, module-level names and their readers of one changed Python file."""
+    tree_b = _parse(a) if in_b else None
+    tree_p = _parse(b) if in_p else None
+    for d in patchinfo.changed_docstrings(tree_b, tree_p):
+        result["docs"].append(dict(d, file=rel))
+    nodes_b, nodes_p = _nodes(tree_b), _nodes(tree_p)
+    lines_b = a.decode("utf-8", "replace").splitlines(True)
+    lines_p = b.decode("utf-8", "replace").splitlines(True)
+    for rec in result["functions"]:
+        if rec["file"] != rel or rec["sides"] != ["buggy", "patched"]:
+            continue
+        nb, np_ = nodes_b.get(rec["qualname"]), nodes_p.get(rec["qualname"])
+        if nb is None or np_ is None:
+            continue
+        found = patchinfo.renames(lines_b, lines_p, nb, np_)
+        if found:
+            result["renames"].append({"file": rel, "qualname": rec["qualname"], "names": found})
+    names = []
+    for tree, touched in ((tree_b, entry.get("touched_buggy", [])), (tree_p, entry.get("touched_patched", []))):
+        for x in patchinfo.module_names(tree, touched):
+            if x not in names:
+                names.append(x)
+    if not names:
+        return
+    for scope, name in names:
+        result["module_names"].append({"file": rel, "scope": scope, "name": name})
+    for tree in (tree_b, tree_p):
+        for name, source in patchinfo.derived_names(tree, names):
+            if ("", name) not in names:
+                names.append(("", name))
+                result["module_names"].append({"file": rel, "scope": "", "name": name, "from": source})
+    seen = set()
+    for side, tree in (("buggy", tree_b), ("patched", tree_p)):
+        if tree is None:
+            continue
+        for qual, name in patchinfo.readers(tree, names):
+            key = (rel, qual)
+            if key in seen:
+                continue
+            seen.add(key)
+            sides = [s for s, t in (("buggy", nodes_b), ("patched", nodes_p)) if qual in t]
+            result["readers"].append({"file": rel, "qualname": qual, "reads": name, "sides": sides})
+    # module-level names read from other modules (`from pkg.mod import TABLE`)
+    public = [(sc, n) for sc, n in names if sc == "" and not n.startswith("__")]
+    if not public or root_p is None:
+        return
+    mod = _module_path(rel)
+    last = mod.rsplit(".", 1)[-1]
+    parsed = 0
+    for other in sorted(files_p):
+        if other == rel or not other.endswith(".py") or parsed >= MAX_READER_FILES:
+            continue
+        try:
+            text = _read(root_p, other).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if last not in text or not any(patchinfo.word_in(text, n) for _, n in public):
+            continue
+        if mod not in text and ("." + last) not in text:
+            continue
+        parsed += 1
+        tree = _parse(text)
+        if tree is None:
+            continue
+        for qual, name in patchinfo.readers(tree, public):
+            key = (other, qual)
+            if key not in seen:
+                seen.add(key)
+                result["readers"].append({"file": other, "qualname": qual, "reads": name, "sides": ["buggy", "patched"], "via": rel})
+
+
 def compare(buggy, patched):
     files_b = walk(buggy)
     files_p = walk(patched)
-    result = {"files": [], "functions": [], "diff": ""}
+    result = {"files": [], "functions": [], "diff": "", "docs": [], "renames": [], "module_names": [], "readers": []}
     diff_parts = []
     fn_seen = {}
     for rel in sorted(files_b | files_p):
@@ -120,6 +216,7 @@ def compare(buggy, patched):
                                 rec["sides"].append(side)
                                 rec["def_line_" + side] = def_line
                                 break
+            _semantics(result, rel, a, b, in_b, in_p, entry, patched if in_p else None, files_p)
         result["files"].append(entry)
     for rec in result["functions"]:
         rec["sides"].sort()

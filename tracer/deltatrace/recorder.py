@@ -32,7 +32,7 @@ import re
 import sys
 import time
 
-from .serialize import Serializer, type_name
+from .serialize import Serializer, aliased, type_name
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _YIELD_OPS = frozenset(op for op in ("YIELD_VALUE", "YIELD_FROM") if op in dis.opmap)
@@ -142,7 +142,7 @@ def exception_record(exc, limits):
     if type(args) is tuple:
         args = tuple(_ADDRESS.sub("0x?", a) if type(a) is str else a for a in args)
         if len(args) >= 1 and type(args[0]) is str:
-            out["message"] = args[0][:2000]
+            out["message"] = aliased(args[0])[:2000]
     out["args"] = Serializer(limits).value(args)
     return out
 
@@ -224,8 +224,9 @@ class Recorder:
         return flag
 
     def is_focus(self, info):
-        """Decided once per code object; the qualified name is looked up only in focus files."""
-        return info.rel in self.focus_files and info.key in self.focus
+        """Decided once per code object; the qualified name is looked up only in focus files.
+        ``FILE:*`` takes every function of the file."""
+        return info.rel in self.focus_files and ((info.rel, "*") in self.focus or info.key in self.focus)
 
     def attach_path(self, frame):
         """A focus function starts outside every focus frame: its callers under the root, up to

@@ -87,6 +87,63 @@ _GETSET = types.GetSetDescriptorType
 _MEMBER = types.MemberDescriptorType
 
 
+# (root, alias): run outside the sandbox (--no-sandbox), a tree cannot be shown at /testbed, so
+# the tracer writes its root as that path in every string it records (values, messages): the
+# two sides of a pair, which sit at two paths, then record the same text
+_ROOT_ALIAS = None
+
+
+def set_root_alias(root, alias):
+    global _ROOT_ALIAS
+    _ROOT_ALIAS = (root, alias) if alias and root and alias != root else None
+
+
+def aliased(text):
+    """``text`` with the root written as its alias (a plain str in, a plain str out)."""
+    alias = _ROOT_ALIAS
+    if alias is not None and str.__contains__(text, alias[0]):
+        return str.replace(text, alias[0], alias[1])
+    return text
+
+
+# {length: {text: id}}: docstrings the patch edited, in the forms they take at run time. A string
+# equal to one is written {"$doc": id, "len": n, "hash": h, "text": prefix}: the same id on both
+# sides, so a value that differs only by an edited docstring (a __doc__, a decorator's or a
+# dispatcher's copy of it) can be told from behaviour
+_DOCS = None
+
+
+def set_docs(entries):
+    """entries: [(id, text)] -- each text in its written form; the forms the interpreter and
+    the usual tools make of it are added."""
+    global _DOCS
+    table = {}
+    for ident, text in entries:
+        if type(text) is not str:
+            continue
+        for form in _doc_forms(text):
+            table.setdefault(len(form), {}).setdefault(form, ident)
+    _DOCS = table or None
+
+
+def _doc_forms(text):
+    forms = {text}
+    try:
+        import inspect
+        forms.add(inspect.cleandoc(text))
+    except Exception:
+        pass
+    try:
+        # what this interpreter keeps as __doc__ (3.13 strips the indentation when compiling)
+        code = compile("def _f():\n    %r\n" % (text,), "<docstring>", "exec")
+        for const in code.co_consts:
+            if hasattr(const, "co_consts") and const.co_consts and type(const.co_consts[0]) is str:
+                forms.add(const.co_consts[0])
+    except Exception:
+        pass
+    return forms
+
+
 class Limits:
     __slots__ = ("max_depth", "max_items", "max_str")
 
@@ -357,7 +414,17 @@ class Serializer:
 
     # -- builtin values --------------------------------------------------------------------
     def _str(self, s):
+        if _ROOT_ALIAS is not None:
+            s = aliased(str.__getitem__(s, slice(None)))
         n = str.__len__(s)
+        if _DOCS is not None:
+            bucket = _DOCS.get(n)
+            if bucket is not None:
+                plain = s if type(s) is str else str.__getitem__(s, slice(None))
+                ident = bucket.get(plain)
+                if ident is not None:
+                    return {"$doc": ident, "len": n, "text": plain[: self.limits.max_str],
+                            "hash": _digest(plain.encode("utf-8", "surrogatepass"))}
         if n <= self.limits.max_str:
             return s if type(s) is str else str.__getitem__(s, slice(None))
         cut = str.__getitem__(s, slice(0, self.limits.max_str))
@@ -734,7 +801,17 @@ _ENCODERS = {
 }
 
 
+_METHOD_FUNC = types.MethodType.__dict__["__func__"]
+
+
 def _function_name(fn):
+    if type(fn) is types.MethodType:
+        # a bound method: its function's name (the method object forwards attribute lookups
+        # through its own type, which object.__getattribute__ does not ask)
+        try:
+            fn = _METHOD_FUNC.__get__(fn, types.MethodType)
+        except Exception:
+            return type_name(fn)
     for attr in ("__qualname__", "__name__"):
         try:
             name = object.__getattribute__(fn, attr)

@@ -10,7 +10,7 @@ import runpy
 import sys
 import traceback
 
-from .serialize import type_name
+from .serialize import aliased, type_name
 
 
 def looks_like_script(args):
@@ -63,7 +63,7 @@ def _safe_message(exc):
         return None
     if type(args) is tuple and args and type(args[0]) is str:
         # addresses differ from run to run: they are written as 0x? so runs compare
-        return _ADDRESS.sub("0x?", args[0][:2000])
+        return _ADDRESS.sub("0x?", aliased(args[0])[:2000])
     return None
 
 
@@ -98,7 +98,9 @@ def run_pytest(args, start, stop, outcome, stdout_to_stderr=True):
         def pytest_runtest_makereport(self, item, call):
             rep = yield
             report = rep.get_result()
-            if call.when == "call" or (call.excinfo is not None and report.failed):
+            # the body's result; a setup or teardown that failed; a setup that skipped the test
+            if call.when == "call" or (call.excinfo is not None and (
+                    report.failed or (report.skipped and call.when == "setup"))):
                 entry = {"nodeid": item.nodeid, "phase": call.when,
                          "file": os.path.relpath(str(item.path), os.getcwd())
                          if hasattr(item, "path") else None}
@@ -110,7 +112,11 @@ def run_pytest(args, start, stop, outcome, stdout_to_stderr=True):
                     entry["outcome"] = "failed"
                 else:
                     entry["outcome"] = "error"
-                if call.excinfo is not None and not report.skipped:
+                if report.skipped and call.excinfo is not None:
+                    msg = _safe_message(call.excinfo.value)
+                    if msg is not None:
+                        entry["message"] = msg
+                elif call.excinfo is not None:
                     exc = call.excinfo.value
                     entry["exc_type"] = type_name(exc)
                     msg = _safe_message(exc)

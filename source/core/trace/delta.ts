@@ -17,12 +17,13 @@ import type {LineMap} from './line-map.js';
 import {recorded, ROOT_FID, type EndState, type FrameInfo, type Item, type Outcome, type StepState, type TraceSource} from './model.js';
 import {sameValue, type CompareOptions} from './values.js';
 
-/** The public ExplainBench code's departures from the paper, each off by default. */
+/** The public ExplainBench code's departures from the paper, and ours beyond it, each off by default. */
 export const DELTA_OPTIONS = {
   'start-at-patched-function': 'start comparing at the first call of a patch-modified function',
   'no-step-into': 'never step into calls: compare a call by its return value',
   'match-by-text': 'match statements by their source text instead of the line mapping',
   'round-floats': 'compare floats rounded to 3 significant digits',
+  docstrings: 'count a docstring the patch edited (and copies of it) as behaviour',
 } as const;
 export type DeltaOption = keyof typeof DELTA_OPTIONS;
 
@@ -145,11 +146,27 @@ function parseState(text: string): StepState {
   return {ch: parsed.ch ?? {}, del: parsed.del, full: parsed.full};
 }
 
-/** Differences between two steps' changes (both applied to the same previous state). */
-export function stateDiff(textB: string, textP: string, options: CompareOptions): VariableDiff[] {
+/** A patched side's locals under their buggy names (a local the patch only renamed). */
+function renameKeys<T>(obj: Record<string, T> | undefined, renamed: Map<string, string> | null): Record<string, T> | undefined {
+  if (!obj || !renamed) return obj;
+  const out: Record<string, T> = {};
+  for (const [k, v] of Object.entries(obj)) out[renamed.get(k) ?? k] = v;
+  return out;
+}
+
+/**
+ * Differences between two steps' changes (both applied to the same previous state).
+ * `renamed`: patched name → buggy name for locals the patch only renamed.
+ */
+export function stateDiff(textB: string, textP: string, options: CompareOptions, renamed: Map<string, string> | null = null): VariableDiff[] {
   if (textB === textP) return [];
   const b = parseState(textB);
   const p = parseState(textP);
+  if (renamed) {
+    p.ch = renameKeys(p.ch, renamed)!;
+    p.full = renameKeys(p.full, renamed);
+    p.del = p.del?.map(n => renamed.get(n) ?? n);
+  }
   const out: VariableDiff[] = [];
   const names = new Set([...Object.keys(b.ch), ...Object.keys(p.ch)]);
   for (const name of names) {
@@ -178,10 +195,10 @@ export function stateDiff(textB: string, textP: string, options: CompareOptions)
 }
 
 /** Differences between two argument snapshots (a callee's locals at entry). */
-export function argsDiff(textB: string, textP: string, options: CompareOptions): VariableDiff[] {
+export function argsDiff(textB: string, textP: string, options: CompareOptions, renamed: Map<string, string> | null = null): VariableDiff[] {
   if (textB === textP) return [];
   const b = JSON.parse(textB) as Record<string, unknown>;
-  const p = JSON.parse(textP) as Record<string, unknown>;
+  const p = renameKeys(JSON.parse(textP) as Record<string, unknown>, renamed)!;
   const out: VariableDiff[] = [];
   for (const name of new Set([...Object.keys(b), ...Object.keys(p)])) {
     if (!sameValue(b[name], p[name], options)) out.push({name, buggy: b[name], patched: p[name]});
@@ -269,7 +286,7 @@ function walkInner(
     throw new Unrecorded(`values were not recorded where the walk compares them (${what} in ${frame.fn}${line !== null ? `:${line}` : ''}); trace again with values everywhere (--values all)`);
   };
   const options = new Set(ctx.options ?? []);
-  const cmp: CompareOptions = {roundFloats: options.has('round-floats')};
+  const cmp: CompareOptions = {roundFloats: options.has('round-floats'), docstrings: options.has('docstrings')};
   const {buggy: B, patched: P, map} = ctx;
   const nondet = ctx.nondeterminism;
   let steps = 0;
@@ -344,7 +361,7 @@ function walkInner(
       if (ib.kind === 'call' && calleeB && calleeP) {
         const argsMissing = calleeB.args === '' || calleeP.args === '';
         if (!assumeEqual && !skip && argsMissing) unrecorded('arguments', calleeB, calleeB.defLine);
-        const argDiffs = assumeEqual || argsMissing ? [] : filterNondet(calleeB, argsDiff(calleeB.args, calleeP.args, cmp));
+        const argDiffs = assumeEqual || argsMissing ? [] : filterNondet(calleeB, argsDiff(calleeB.args, calleeP.args, cmp, map.renamed(calleeB.file, calleeB.fn)));
         if (argDiffs.length) {
           const verdict = onDiff(
             {
@@ -392,7 +409,7 @@ function walkInner(
       const sameHash = 'hash' in ib && 'hash' in ip && ib.hash === ip.hash;
       const diffs = sameHash
         ? []
-        : filterNondet(cb.frame, ib.kind === 'line' ? stateDiff(ib.state, ip.state, cmp) : endDiff(ib.state, ip.state, cmp));
+        : filterNondet(cb.frame, ib.kind === 'line' ? stateDiff(ib.state, ip.state, cmp, map.renamed(cb.frame.file, cb.frame.fn)) : endDiff(ib.state, ip.state, cmp));
       if (diffs.length) {
         const verdict = onDiff(
           {status: 'found', kind: 'state', ...at(cb.frame, ib, ip), timing: 'after', variables: diffs},
@@ -478,8 +495,14 @@ export function extractDelta(ctx: WalkContext): DeltaResult {
     return 'stop';
   });
   const base = {stepsCompared: result.steps, framesEntered: result.frames, ignoredNondeterministic: result.ignored, options};
-  if (found) return {...found, ...base};
   const empty = {kind: null, function: null, file: null, line: null, patchedLine: null, timing: null, seqB: null, seqP: null, variables: [] as VariableDiff[]};
+  // A test that did not run on one side (not found, not collected, errored or skipped in its
+  // setup) leaves nothing to compare, whatever the walk found in the other side's frames.
+  const notRunSides = [ctx.buggy, ctx.patched].map((s, i) => (s.status === 'error' ? (i === 0 ? 'buggy' : 'patched') : null)).filter(Boolean);
+  if (notRunSides.length) {
+    return {...empty, ...base, status: 'incomplete', reason: `the test did not run on the ${notRunSides.join(' and the ')} side${notRunSides.length > 1 ? 's' : ''}`};
+  }
+  if (found) return {...found, ...base};
   const incomplete = [ctx.buggy, ctx.patched]
     .map((s, i) => (s.status === 'complete' ? null : `${i === 0 ? 'buggy' : 'patched'} trace ${s.status}`))
     .filter(Boolean);

@@ -22,9 +22,47 @@ export interface ChangedFunction {
   def_line_patched?: number;
 }
 
+/** A docstring the patch edited (null: no docstring on that side). */
+export interface ChangedDoc {
+  file: string;
+  qualname: string;
+  buggy: string | null;
+  patched: string | null;
+}
+
+/** Locals of a function (and the functions nested in it) the patch only renamed: buggy → patched. */
+export interface Renames {
+  file: string;
+  qualname: string;
+  names: Record<string, string>;
+}
+
+/** A name bound at module level (scope '') or in a class body on a line the patch touched. */
+export interface ModuleName {
+  file: string;
+  scope: string;
+  name: string;
+  /** a module-level name made from a changed one (`char_morse = {… morse_char …}`) */
+  from?: string;
+}
+
+/** A function that reads a changed module- or class-level name (`via`: the module that binds it). */
+export interface Reader {
+  file: string;
+  qualname: string;
+  reads: string;
+  sides: ('buggy' | 'patched')[];
+  via?: string;
+}
+
 export interface Changes {
   files: FileChange[];
   functions: ChangedFunction[];
+  /** absent in pairs traced before these were computed */
+  docs?: ChangedDoc[];
+  renames?: Renames[];
+  module_names?: ModuleName[];
+  readers?: Reader[];
 }
 
 export class LineMap {
@@ -67,5 +105,21 @@ export class LineMap {
 
   modifiedFunctions(): ChangedFunction[] {
     return this.changes?.functions ?? [];
+  }
+
+  /**
+   * patched name → buggy name for the locals of a frame of `fn` (or of a function nested in a
+   * function) the patch renamed; null when none was renamed.
+   */
+  renamed(file: string, fn: string): Map<string, string> | null {
+    const all = this.changes?.renames;
+    if (!all?.length) return null;
+    let out: Map<string, string> | null = null;
+    for (const r of all) {
+      if (r.file !== file || !(fn === r.qualname || fn.startsWith(`${r.qualname}.<locals>.`))) continue;
+      out ??= new Map();
+      for (const [b, p] of Object.entries(r.names)) out.set(p, b);
+    }
+    return out;
   }
 }

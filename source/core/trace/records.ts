@@ -60,6 +60,22 @@ export function testOutcome(rec: OutcomeRecord | null): Outcome | null {
 }
 
 /**
+ * Why the test's body never ran, or null when it did: the runner found no such test, could not
+ * collect or import it, or it errored in its setup. A failure in its body, or an error in its
+ * teardown after the body ran, is a run like any other.
+ */
+export function notRun(rec: OutcomeRecord): string | null {
+  if (rec.error) return rec.error.trim().split('\n').at(-1) ?? rec.error;
+  if (!rec.tests.length) return 'no test ran';
+  if (rec.tests.some(t => (t.phase ?? 'call') === 'call')) return null;
+  const setup = rec.tests.find(t => t.outcome === 'error');
+  const why = (t: TestResult) => (t.exc_type ? ` (${t.exc_type}${t.message ? `: ${t.message.split('\n')[0]}` : ''})` : '');
+  if (setup) return `${setup.nodeid} errored in its ${setup.phase ?? 'setup'}${why(setup)}`;
+  const skipped = rec.tests[0]!;
+  return `${skipped.nodeid} was ${skipped.outcome} in its ${skipped.phase ?? 'setup'}${why(skipped)}`;
+}
+
+/**
  * Consumes records in file order. `frame` rows are complete only when the frame ended
  * (the store updates the outcome then), so the sink gets an update call for that.
  */
@@ -84,7 +100,7 @@ export class TraceAssembler {
   get status(): TraceStatus {
     if (this.truncated) return this.truncated.reason === 'timeout' ? 'timeout' : 'truncated';
     if (!this.end) return 'crashed';
-    if (this.outcome?.status === 'error') return 'error';
+    if (this.outcome && notRun(this.outcome)) return 'error';
     return 'complete';
   }
 

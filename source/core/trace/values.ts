@@ -46,6 +46,7 @@ function render(v: Json): string {
   if ('$more' in v) return `…+${v.$more}`;
   if ('$ref' in v) return `<ref #${v.$ref}>`;
   if ('$str' in v) return `${pyStr(String(v.$str))}…(${v.len} chars)`;
+  if ('$doc' in v) return `${pyStr(String(v.text ?? ''))}${Number(v.len) > String(v.text ?? '').length ? '…' : ''}(docstring of ${String(v.$doc)} the patch edited, ${v.len} chars)`;
   if ('$int' in v) return String(v.$int) + (v.digits ? `(${v.digits} digits)` : '');
   if ('$float' in v) return v.$float === 'nan' ? 'nan' : v.$float === 'inf' ? 'inf' : '-inf';
   if ('$bytes' in v) return `b${pyStr(String(v.$bytes))}${Number(v.len) > String(v.$bytes).length ? `…(${v.len} bytes)` : ''}`;
@@ -106,7 +107,11 @@ function typed(v: Record<string, Json>, base: string): string {
 export interface CompareOptions {
   /** public ExplainBench behaviour: floats equal when equal to 3 significant digits */
   roundFloats?: boolean;
+  /** a docstring the patch edited (and its copies) counts as behaviour (off: same on both sides) */
+  docstrings?: boolean;
 }
+
+const isDoc = (v: unknown): v is {$doc: string} => typeof v === 'object' && v !== null && '$doc' in v;
 
 function round3(n: number): number {
   return n === 0 || !Number.isFinite(n) ? n : Number(n.toPrecision(3));
@@ -115,6 +120,11 @@ function round3(n: number): number {
 /** Deep equality of two encoded values (object key order ignored). */
 export function sameValue(a: unknown, b: unknown, options: CompareOptions = {}): boolean {
   if (a === b) return true;
+  // an edited docstring: the same one on both sides (or none on the side that has none)
+  if (!options.docstrings && (isDoc(a) || isDoc(b))) {
+    if (isDoc(a) && isDoc(b)) return a.$doc === b.$doc;
+    if (a === null || b === null) return true;
+  }
   if (typeof a === 'number' && typeof b === 'number') {
     return options.roundFloats ? round3(a) === round3(b) : false;
   }
