@@ -1,5 +1,5 @@
 import {formatValue} from '../core/trace/values.js';
-import type {DeltaResult} from '../core/trace/delta.js';
+import {describeRef, type DeltaResult} from '../core/trace/delta.js';
 import type {OutcomeRecord} from '../core/trace/records.js';
 import type {TraceRow} from '../store/traces.js';
 
@@ -63,7 +63,7 @@ export function describeDelta(d: DeltaResult, buggy: TraceRow | null, patched: T
         !o ? '?' : o.exception ? `raises ${o.exception.type}${o.exception.message ? `: ${o.exception.message}` : ''}` : `${o.kind} ${o.value !== undefined ? formatValue(JSON.parse(o.value), 120) : ''}`;
       lines.push(`  buggy:   ${fmt(d.buggyOutcome)}`);
       lines.push(`  patched: ${fmt(d.patchedOutcome)}`);
-      if (d.control) lines.push(`  control flow split: buggy next ${d.control.buggy.kind} ${d.control.buggy.line ?? ''}, patched next ${d.control.patched.kind} ${d.control.patched.line ?? ''}`);
+      if (d.control) lines.push(`  control flow split: next, the buggy side runs ${describeRef(d.control.buggy)}; the patched side ${describeRef(d.control.patched)}`);
     }
     if (d.reason) lines.push(`  (${d.reason})`);
   }

@@ -7,6 +7,7 @@ import {INSTALL_HINT, SandboxMissing} from '../services/sandbox.js';
 import {getTrajectory, type TrajectoryDetail} from '../store/trajectories.js';
 import {NotFound} from './show.js';
 import {DELTA_OPTIONS, type DeltaOption} from '../core/trace/delta.js';
+import {landing} from '../core/trace/landing.js';
 import {getTrace} from '../store/traces.js';
 import {PythonError} from '../services/python.js';
 import {CONFIRM_ROUNDS, Interrupted, tracePair, TraceRunError, DEFAULT_LIMITS} from '../services/tracing.js';
@@ -224,6 +225,7 @@ export async function runTrace(argv: string[]): Promise<number> {
     const extra = {
       pair: result.pair,
       changed_functions: result.changes.functions.map(f => `${f.file}:${f.qualname}`),
+      landing: landing(result.delta, result.changes),
       focus: result.focus,
       hypothesis: result.hypothesis.mode === 'off' ? null : result.hypothesis,
       nondeterministic: result.nondeterministic,
@@ -237,6 +239,18 @@ export async function runTrace(argv: string[]): Promise<number> {
     if (values.json) printJson(deltaJson(result.delta, buggy, patched, extra));
     else {
       say(describeDelta(result.delta, buggy, patched));
+      const where = extra.landing;
+      if (where.kind !== 'no delta') {
+        say(
+          where.kind === 'changed function'
+            ? `where: in ${where.target}, which the patch changed`
+            : where.kind === 'reads a changed name'
+              ? `where: in a function that reads ${where.target}, which the patch changed at module or class level`
+              : where.kind === 'calls an added function'
+                ? `where: at the call of ${where.target}, which the patch adds (the buggy side has no such frame)`
+                : 'where: outside the functions the patch changed (its effect reached here through calls, or values differ for another reason)',
+        );
+      }
       say(`stored as pair #${result.pair} in ${dbPath}${result.workspace.kept ? `; trees kept at ${result.workspace.buggy} and ${result.workspace.patched}` : ''}`);
     }
     return result.delta.status === 'incomplete' ? EXIT.failed : EXIT.ok;

@@ -3,7 +3,7 @@
  * recomputes it: the pair that links them (its line mapping and re-runs), the nondeterminism
  * the re-runs show, Algorithm 1, and saving the result.
  */
-import {collectNondeterminism, emptyNondeterminism, extractDelta, mergeNondeterminism, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
+import {collectNondeterminism, emptyNondeterminism, extractDelta, mergeNondeterminism, valueNondeterminism, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
 import {LineMap} from '../core/trace/line-map.js';
 import {findPairByTraces, getTrace, saveDelta, StoredTrace, type PairRow, type TraceRow} from '../store/traces.js';
 import type {Db} from '../store/db.js';
@@ -19,15 +19,19 @@ export class DeltaInputError extends Error {
 }
 
 /**
- * What varies between two runs of one side, from each side's first run and re-run (sides
- * whose runs are not both complete add nothing).
+ * What varies between two runs of one side, from each side's first run and re-run: along the
+ * walk, and function by function (runs cut short by a limit count for what they recorded;
+ * crashed or missing runs add nothing).
  */
 export function rerunNondeterminism(db: Db, runs: {first: number | null; second: number | null}[]): Nondeterminism {
   let nondet = emptyNondeterminism();
   const identity = new LineMap(null);
   for (const {first, second} of runs) {
-    if (!first || !second || getTrace(db, first)?.status !== 'complete' || getTrace(db, second)?.status !== 'complete') continue;
-    nondet = mergeNondeterminism(nondet, collectNondeterminism(new StoredTrace(db, first), new StoredTrace(db, second), identity));
+    const usable = (id: number) => ['complete', 'truncated', 'timeout'].includes(getTrace(db, id)?.status ?? 'missing');
+    if (!first || !second || !usable(first) || !usable(second)) continue;
+    const [a, b] = [new StoredTrace(db, first), new StoredTrace(db, second)];
+    nondet = mergeNondeterminism(nondet, collectNondeterminism(a, b, identity));
+    nondet = mergeNondeterminism(nondet, valueNondeterminism(a.frameValues(), b.frameValues()));
   }
   return nondet;
 }

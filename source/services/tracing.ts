@@ -339,6 +339,17 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       progress(`${which} run ${run}: ${r.summary.status}, test ${r.summary.outcome?.status ?? '?'}, ${r.summary.events} events, ${r.summary.frames} frames (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       return {...r, ms: Date.now() - started};
     };
+    /**
+     * Whether run `b` took the path run `a` took, so that a plan naming frames by their number
+     * fits it: complete runs entirely, runs cut short by a limit as far as both go (a run that
+     * crashed or did not run has nothing to compare).
+     */
+    const follows = (a: Run, b: Run): boolean => {
+      const usable = (s: string) => s === 'complete' || s === 'truncated' || s === 'timeout';
+      if (!usable(a.summary.status) || !usable(b.summary.status)) return true;
+      const whole = a.summary.status === 'complete' && b.summary.status === 'complete';
+      return sameControlFlow(db, a.id, b.id, {prefix: !whole});
+    };
     // traces this pair does not keep (the skeletons, a plan that did not fit)
     const drop = (ids: number[]) => {
       discardTraces(db, {traces: ids});
@@ -370,6 +381,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       widen(sp);
       drop([sp.id]);
     }
+    let skeletons: {buggy: Run; patched: Run} | null = null;
     if (o.values !== 'all') {
       // control flow first: where the two runs can differ decides where values are needed
       let [sb, sp] = await both([side('buggy', 0, 'skeleton'), side('patched', 0, 'skeleton')], stopAll);
@@ -384,6 +396,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
         planFiles[which] = file;
       }
       record = 'plan';
+      skeletons = {buggy: sb, patched: sp};
       planned = {mode: 'planned', skeleton: {buggy: sb.id, patched: sp.id}, frames: {buggy: sb.summary.frames, patched: sp.summary.frames}, valued: plan.valued};
       progress(`values planned in ${plan.valued.buggy} of ${sb.summary.frames} frames (buggy) and ${plan.valued.patched} of ${sp.summary.frames} (patched)`);
     }
@@ -392,7 +405,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       const {skeleton} = planned;
       // the valued runs must follow the skeletons; if control flow varies from run to run, the
       // plan does not fit: values everywhere instead (never a wrong ∅)
-      if (!sameControlFlow(db, skeleton.buggy, b1.id) || !sameControlFlow(db, skeleton.patched, p1.id)) {
+      if (!follows(skeletons!.buggy, b1) || !follows(skeletons!.patched, p1)) {
         progress('control flow differs between two runs of one side: tracing with values everywhere instead');
         drop([b1.id, p1.id]);
         planned = {mode: 'all', reason: 'control flow differed between the skeleton and the valued run'};
@@ -418,7 +431,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     let confirmation: Confirmation = o.reruns === false ? 'off' : 'not needed';
     /** the re-runs took the same path as run 1 on both sides (complete runs only) */
     const followsRun1 = (b: Run, p: Run) =>
-      [[b1, b] as const, [p1, p] as const].every(([first, second]) => first.summary.status !== 'complete' || second.summary.status !== 'complete' || sameControlFlow(db, first.id, second.id));
+      [[b1, b] as const, [p1, p] as const].every(([first, second]) => follows(first, second));
     const collect = () => {
       nondet = rerunNondeterminism(db, [
         {first: b1.id, second: b2?.id ?? null},

@@ -7,7 +7,7 @@
  * that lie outside its children's ranges, read from the chunks that hold them. Storage 1
  * (traces made before migration 009) reads its trace_step rows as it always did.
  */
-import {ROOT_FID, UNRECORDED, type FrameInfo, type Item, type Outcome, type TraceSource, type TraceStatus} from '../core/trace/model.js';
+import {ROOT_FID, UNRECORDED, type FrameInfo, type FrameValues, type Item, type Outcome, type TraceSource, type TraceStatus} from '../core/trace/model.js';
 import {testOutcome, toItem, type OutcomeRecord, type StepRow} from '../core/trace/records.js';
 import type {Db} from './db.js';
 import {decodeChunk, decodeChunks, KIND_NAME, lowerBound, stateAt, UNRECORDED_FLAG, unpackText, type Window} from './trace-chunks.js';
@@ -82,6 +82,19 @@ export class StoredTrace implements TraceSource {
       .raw();
     this.qFind = db.prepare(`SELECT fid FROM frame WHERE trace = ? AND file = ? AND function = ? ORDER BY call_seq LIMIT 1`).pluck();
     this.qSource = db.prepare(`SELECT coalesce(s.text, t.text) FROM trace_source s LEFT JOIN source_text t ON t.hash = s.hash WHERE s.trace = ? AND s.file = ?`).pluck();
+  }
+
+  /** Every frame's arguments and result, in call order (one pass over the frame table). */
+  *frameValues(): Generator<FrameValues> {
+    const q = this.db.prepare('SELECT function, file, args, outcome FROM frame WHERE trace = ? ORDER BY fid').raw();
+    for (const r of q.iterate(this.id) as IterableIterator<unknown[]>) {
+      yield {
+        fn: r[0] as string,
+        file: r[1] as string,
+        args: r[2] === null ? '' : unpackText(r[2] as string | Buffer),
+        outcome: r[3] ? (JSON.parse(unpackText(r[3] as string | Buffer)) as Outcome) : null,
+      };
+    }
   }
 
   frame(fid: number): (FrameInfo & {endSeq: number | null}) | undefined {
@@ -406,17 +419,19 @@ function* controlFlow(db: Db, traceId: number): Generator<[number, number, numbe
  * Whether two runs of one side took the same control flow: the same frames making the same
  * calls and running the same lines, in the same order (values are not compared).
  */
-export function sameControlFlow(db: Db, a: number, b: number): boolean {
+export function sameControlFlow(db: Db, a: number, b: number, o: {prefix?: boolean} = {}): boolean {
   const count = db.prepare('SELECT n_events, n_frames, storage FROM trace WHERE id = ?');
   const ra = count.get(a) as {n_events: number; n_frames: number; storage: number} | undefined;
   const rb = count.get(b) as {n_events: number; n_frames: number; storage: number} | undefined;
-  if (!ra || !rb || ra.n_events !== rb.n_events || ra.n_frames !== rb.n_frames || ra.storage !== 2 || rb.storage !== 2) return false;
+  if (!ra || !rb || ra.storage !== 2 || rb.storage !== 2) return false;
+  if (!o.prefix && (ra.n_events !== rb.n_events || ra.n_frames !== rb.n_frames)) return false;
   const ia = controlFlow(db, a);
   const ib = controlFlow(db, b);
   for (;;) {
     const x = ia.next();
     const y = ib.next();
-    if (x.done || y.done) return Boolean(x.done && y.done);
+    // runs cut short by a limit (prefix): the same as far as both go
+    if (x.done || y.done) return o.prefix ? true : Boolean(x.done && y.done);
     if (x.value[0] !== y.value[0] || x.value[1] !== y.value[1] || x.value[2] !== y.value[2]) return false;
   }
 }

@@ -23,6 +23,8 @@ import {benchHeavy} from './heavy.js';
 import {benchQuestions} from './questions.js';
 import {benchReasoning} from './reasoning.js';
 import {benchAudit} from './audit.js';
+import {benchExplainBench} from './explainbench.js';
+import {benchHeldOut} from './heldout.js';
 
 const OUT = join(ROOT, 'test', 'bench', 'out');
 const CORPUS = join(OUT, 'corpus');
@@ -259,6 +261,8 @@ async function main() {
   if (!only || only === 'traces' || only === 'heavy') await benchHeavy(OUT, log);
   if (!only || only === 'questions') await benchQuestions(OUT, log);
   if (!only || only === 'audit') await benchAudit(OUT, log);
+  if (!only || only === 'delta' || only === 'heldout') await benchHeldOut(OUT, log);
+  if (!only || only === 'delta' || only === 'explainbench') await benchExplainBench(OUT, log);
   if (!only || only === 'reasoning') {
     if (!existsSync(CORPUS)) buildCorpus();
     await benchReasoning(OUT, CORPUS, log);

@@ -14,7 +14,7 @@ import {freshDb} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
 import {hasBwrap, PYTHON} from '../helpers/hostile.js';
 
-const fast: Partial<TracePairOptions> = {python: PYTHON, pytestPlugins: false, sandbox: 'prefer'};
+const fast = {python: PYTHON, pytestPlugins: false, sandbox: 'prefer'} satisfies Partial<TracePairOptions>;
 
 type Files = Record<string, string>;
 

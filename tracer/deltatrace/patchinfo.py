@@ -249,27 +249,64 @@ def derived_names(tree, names):
     return out
 
 
-def readers(tree, names):
-    """Qualnames of the functions of a module that read any of ``names``: a module-level name as
-    a name (not shadowed by a local of the function), a class-level one as an attribute
-    (``self.x``, ``cls.x``, ``C.x``) or, inside the class, as a name."""
-    module_level = {n for scope, n in names if scope == ""}
-    attrs = {n for scope, n in names if scope != ""}
-    out = []
-    for qual, node in _scopes(tree):
-        if not isinstance(node, _FUNCS):
+def _copied_to_attributes(node, names):
+    """Attributes a function sets from an expression that reads one of ``names``
+    (``self.known_functions = dict(known_functions)``): {attribute: the name it copies}."""
+    out = {}
+    for n in ast.walk(node):
+        if not isinstance(n, ast.Assign):
             continue
-        own = bound_names(node)
-        hit = None
-        for n in ast.walk(node):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in module_level and n.id not in own:
-                hit = n.id
-                break
-            if isinstance(n, ast.Attribute) and n.attr in attrs:
-                hit = n.attr
-                break
-        if hit is not None:
-            out.append((qual, hit))
+        read = next((x.id for x in ast.walk(n.value) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)
+                     and x.id in names), None)
+        if read is None:
+            continue
+        for t in n.targets:
+            if isinstance(t, ast.Attribute):
+                out[t.attr] = read
+    return out
+
+
+def readers(tree, names):
+    """(qualname, what it reads) for the functions of a module that read any of ``names``: a
+    module-level name as a name (not shadowed by a local of the function), a class-level one as
+    an attribute (``self.x``, ``cls.x``, ``C.x``); and, one step on, the functions that read an
+    attribute a reader set from a changed name (``self.known_functions``)."""
+    module_level = {n for scope, n in names if scope == ""}
+    attrs = {n: n for scope, n in names if scope != ""}
+    functions = [(q, node) for q, node in _scopes(tree) if isinstance(node, _FUNCS)]
+    out = []
+
+    def scan(attrs):
+        found = []
+        for qual, node in functions:
+            own = bound_names(node)
+            hit = None
+            for n in ast.walk(node):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in module_level and n.id not in own:
+                    hit = n.id
+                    break
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr in attrs:
+                    hit = attrs[n.attr] if attrs[n.attr] == n.attr else "%s (through .%s)" % (attrs[n.attr], n.attr)
+                    break
+            if hit is not None:
+                found.append((qual, hit, node))
+        return found
+
+    first = scan(attrs)
+    out.extend((q, h) for q, h, _ in first)
+    copied = {}
+    for _, _, node in first:
+        for attr, name in _copied_to_attributes(node, module_level | set(attrs)).items():
+            if attr not in attrs:
+                copied[attr] = name
+    if copied:
+        module_level_saved = set(module_level)
+        module_level.clear()  # the second pass looks for the attributes only
+        seen = {q for q, _ in out}
+        for q, h, _ in scan(copied):
+            if q not in seen:
+                out.append((q, h))
+        module_level.update(module_level_saved)
     return out
 
 

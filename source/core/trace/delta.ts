@@ -14,7 +14,7 @@
  */
 
 import type {LineMap} from './line-map.js';
-import {recorded, ROOT_FID, type EndState, type FrameInfo, type Item, type Outcome, type StepState, type TraceSource} from './model.js';
+import {recorded, ROOT_FID, stateHash, type EndState, type FrameInfo, type FrameValues, type Item, type Outcome, type StepState, type TraceSource} from './model.js';
 import {sameValue, type CompareOptions} from './values.js';
 
 /** The public ExplainBench code's departures from the paper, and ours beyond it, each off by default. */
@@ -40,6 +40,8 @@ export interface ItemRef {
   kind: Item['kind'] | 'end';
   line: number | null;
   seq: number | null;
+  /** a call: the function it calls */
+  callee?: string;
 }
 
 export interface DeltaResult {
@@ -228,8 +230,18 @@ export function sameOutcome(a: Outcome | null, b: Outcome | null, options: Compa
   return sameValue(JSON.parse(a.value), JSON.parse(b.value), options);
 }
 
-function ref(item: Item | undefined): ItemRef {
-  return item ? {kind: item.kind, line: item.line, seq: item.seq} : {kind: 'end', line: null, seq: null};
+function ref(item: Item | undefined, source: TraceSource): ItemRef {
+  if (!item) return {kind: 'end', line: null, seq: null};
+  const callee = item.kind === 'call' ? source.frame(item.callee)?.fn : undefined;
+  return {kind: item.kind, line: item.line, seq: item.seq, ...(callee ? {callee} : {})};
+}
+
+/** How one side went on where control flow split: "call f at line 3", "line 7", "the end". */
+export function describeRef(r: ItemRef): string {
+  if (r.kind === 'end') return 'the end of the frame';
+  if (r.kind === 'call') return `a call of ${r.callee ?? '?'}${r.line !== null ? ` at line ${r.line}` : ''}`;
+  if (r.kind === 'line') return `line ${r.line ?? '?'}`;
+  return `${r.kind === 'return' ? 'its return' : 'an exception'}${r.line !== null ? ` at line ${r.line}` : ''}`;
 }
 
 export interface WalkContext {
@@ -460,7 +472,7 @@ function walkInner(
           variables: [],
           buggyOutcome: ob,
           patchedOutcome: op,
-          control: {buggy: ref(nb), patched: ref(np)},
+          control: {buggy: ref(nb, B), patched: ref(np, P)},
         },
         {b: cb.frame, p: cp.frame},
       );
@@ -557,6 +569,57 @@ export function collectNondeterminism(first: TraceSource, second: TraceSource, m
       if (frame.fid !== ROOT_FID) out.functions.add(`${frame.file}\u0000${frame.fn}`);
     },
   );
+  return out;
+}
+
+/**
+ * Two runs of one side, compared function by function rather than along one walk: a function
+ * whose results (or an argument) in one run include a value the other run never saw for it is
+ * nondeterministic — a hash derived from an object's address, a clock. The walk alone misses
+ * such a function when control flow already varies before it (address-derived hashes reorder
+ * sets and dicts), and then the same value, different between the sides, would be taken for the
+ * delta. The run with fewer valued frames of a function is checked against the other (a
+ * confirming run values only the frames of the delta point).
+ */
+export function valueNondeterminism(first: Iterable<FrameValues>, second: Iterable<FrameValues>): Nondeterminism {
+  type Seen = {frames: number; returns: Set<number>; args: Map<string, Set<number>>};
+  const collect = (frames: Iterable<FrameValues>) => {
+    const out = new Map<string, Seen>();
+    for (const f of frames) {
+      const value = f.outcome && !f.outcome.unrecorded && f.outcome.kind === 'return' ? f.outcome.value : undefined;
+      if (value === undefined && !f.args) continue;
+      const key = `${f.file}\u0000${f.fn}`;
+      let seen = out.get(key);
+      if (!seen) out.set(key, (seen = {frames: 0, returns: new Set(), args: new Map()}));
+      seen.frames += 1;
+      if (value !== undefined) seen.returns.add(stateHash(value));
+      if (f.args) {
+        for (const [name, v] of Object.entries(JSON.parse(f.args) as Record<string, unknown>)) {
+          let set = seen.args.get(name);
+          if (!set) seen.args.set(name, (set = new Set()));
+          set.add(stateHash(JSON.stringify(v)));
+        }
+      }
+    }
+    return out;
+  };
+  const a = collect(first);
+  const b = collect(second);
+  const out = emptyNondeterminism();
+  const within = (small: Set<number>, large: Set<number>) => [...small].every(h => large.has(h));
+  for (const [key, sa] of a) {
+    const sb = b.get(key);
+    if (!sb) continue;
+    const [small, large] = sa.frames <= sb.frames ? [sa, sb] : [sb, sa];
+    if (small.returns.size && large.returns.size && !within(small.returns, large.returns)) {
+      out.variables.add(`${key}\u0000__return__`);
+      out.outcomes.add(key);
+    }
+    for (const [name, values] of small.args) {
+      const other = large.args.get(name);
+      if (other && !within(values, other)) out.variables.add(`${key}\u0000${name}`);
+    }
+  }
   return out;
 }
 

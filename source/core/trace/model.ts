@@ -34,6 +34,15 @@ export interface FrameInfo {
   outcome: Outcome | null;
 }
 
+/** What a frame recorded of its values: its arguments at entry and its result (JSON text; ''
+ * when not recorded). */
+export interface FrameValues {
+  file: string;
+  fn: string;
+  args: string;
+  outcome: Outcome | null;
+}
+
 /**
  * `hash` is stateHash(state): equal hashes are taken as equal states without reading the
  * text (a store may then fetch `state` lazily).

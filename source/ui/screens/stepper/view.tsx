@@ -3,6 +3,7 @@ import {Box, Text} from 'ink';
 import React from 'react';
 import {fit, oneLine, sanitize, wrapLines} from '../../../core/text/sanitize.js';
 import {formatValue} from '../../../core/trace/values.js';
+import {describeRef} from '../../../core/trace/delta.js';
 import type {SideView, StepperModel, WatchValue} from '../../../services/stepper.js';
 import {highlightLine} from '../../highlight.js';
 import type {StepperScreen} from './keys.js';
@@ -35,7 +36,7 @@ export function summaryLines(model: StepperModel, width: number): string[] {
         const fmt = (o: typeof d.buggyOutcome) => (!o ? '?' : o.exception ? `raises ${o.exception.type}${o.exception.message ? `: ${o.exception.message}` : ''}` : `${o.kind} ${o.value !== undefined ? formatValue(JSON.parse(o.value), 200) : ''}`);
         add(`  buggy frame:   ${fmt(d.buggyOutcome)}`);
         add(`  patched frame: ${fmt(d.patchedOutcome)}`);
-        if (d.control) add(`  control flow split: buggy next ${d.control.buggy.kind} ${d.control.buggy.line ?? ''} · patched next ${d.control.patched.kind} ${d.control.patched.line ?? ''}`);
+        if (d.control) add(`  control flow split: buggy next ${describeRef(d.control.buggy)} · patched next ${describeRef(d.control.patched)}`);
       }
     }
     add(`evidence: ${d.stepsCompared} aligned steps compared in ${d.framesEntered} frames${d.ignoredNondeterministic ? `, ${d.ignoredNondeterministic} nondeterministic differences ignored` : ''}`);

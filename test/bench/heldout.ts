@@ -1,0 +1,132 @@
+/**
+ * Real sympy bug fixes no one here prepared, each traced with its own test: from sympy's history
+ * (DELTALENS_SYMPY_GIT), the newest merged pull requests up to 2026-08-22 whose fix changes one
+ * source file (≤ 40 lines) and one test file, where exactly one test function changed, and whose
+ * message says it fixes something. As SWE-bench lays an instance out: the buggy tree is the first
+ * parent with the fix's test file put in, the fixed tree the merge; the test must fail on the
+ * buggy tree and pass on the fixed one (pytest, untraced). Then `deltalens trace` on the pair.
+ * Reported: how many deltas land at the fix (in a function the fix changed, in a function that
+ * reads a name it changed at module level, or at the call of a function it adds), the others
+ * named, and the time per pair against its two plain pytest runs.
+ */
+import {execFileSync, spawn, spawnSync} from 'node:child_process';
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {performance} from 'node:perf_hooks';
+import {ROOT} from '../helpers/paths.js';
+
+const PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
+const WANT = Number(process.env['BENCH_HELDOUT_N'] ?? 10);
+const UNTIL = '2026-08-22T23:59:59Z';
+
+interface Pick {
+  pr: string;
+  merge: string;
+  parent: string;
+  src: string;
+  testFile: string;
+  test: string;
+}
+
+function git(dir: string, args: string[]): string {
+  return execFileSync('git', ['--git-dir', dir, ...args], {encoding: 'utf8', maxBuffer: 1 << 28});
+}
+
+function exportTree(gitDir: string, rev: string, dest: string): void {
+  if (existsSync(dest)) return;
+  mkdirSync(dest, {recursive: true});
+  const archive = spawnSync('git', ['--git-dir', gitDir, 'archive', rev], {maxBuffer: 1 << 30});
+  spawnSync('tar', ['-x', '-C', dest], {input: archive.stdout});
+}
+
+/** The test functions of a file whose lines the merge touched (the file as merged). */
+function changedTests(gitDir: string, merge: string, path: string): string[] {
+  const diff = git(gitDir, ['diff', '-U0', `${merge}^1`, merge, '--', path]);
+  const touched: number[] = [];
+  for (const m of diff.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
+    const start = Number(m[1]);
+    const n = Math.max(Number(m[2] ?? 1), 1);
+    for (let i = 0; i < n; i++) touched.push(start + i);
+  }
+  const src = git(gitDir, ['show', `${merge}:${path}`]).split('\n');
+  const out: string[] = [];
+  const defs = src.map((line, i) => ({name: /^def (test_\w+)\(/.exec(line)?.[1], line: i + 1})).filter(d => d.name);
+  for (const [k, d] of defs.entries()) {
+    const end = k + 1 < defs.length ? defs[k + 1]!.line - 1 : src.length;
+    if (touched.some(l => l >= d.line && l <= end)) out.push(d.name!);
+  }
+  return out;
+}
+
+function pytest(tree: string, id: string): {code: number | null; s: number} {
+  const t = performance.now();
+  const r = spawnSync(PY, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', id], {cwd: tree, timeout: 600_000, env: {PATH: '/usr/bin:/bin', HOME: '/tmp', PYTHONHASHSEED: '0'}});
+  return {code: r.status, s: (performance.now() - t) / 1000};
+}
+
+export async function benchHeldOut(out: string, log: (line: string) => void): Promise<void> {
+  log('\n## Real sympy fixes traced with their own tests');
+  const sympy = process.env['DELTALENS_SYMPY_GIT'];
+  if (!sympy) {
+    log('skipped: set DELTALENS_SYMPY_GIT to a clone of sympy/sympy');
+    return;
+  }
+  const gitDir = existsSync(join(sympy, '.git')) ? join(sympy, '.git') : sympy;
+  const dir = join(out, 'heldout');
+  mkdirSync(dir, {recursive: true});
+  const picks: (Pick & {plain: number})[] = [];
+  for (const line of git(gitDir, ['log', '--merges', '--first-parent', '--until', UNTIL, '--since', '2023-06-01', '--format=%H %P|%s', 'HEAD']).split('\n')) {
+    if (picks.length >= WANT) break;
+    const m = /^(\w+) (\w+) \w+.*\|Merge pull request #(\d+) /.exec(line);
+    if (!m) continue;
+    const [, merge, parent, pr] = m as unknown as [string, string, string, string];
+    const rows = git(gitDir, ['diff', '--numstat', parent, merge]).trim().split('\n').map(r => r.split('\t'));
+    const src = rows.filter(r => r[2]?.endsWith('.py') && !r[2].includes('/tests/'));
+    const tests = rows.filter(r => r[2]?.includes('/tests/test_'));
+    const other = rows.filter(r => !src.includes(r) && !tests.includes(r) && !/^\.mailmap$|\.md$|release|AUTHORS/.test(r[2] ?? ''));
+    if (src.length !== 1 || tests.length !== 1 || other.length || Number(src[0]![0]) + Number(src[0]![1]) > 40) continue;
+    const body = git(gitDir, ['log', '-1', '--format=%s %b', merge]);
+    if (!/\bfix|bug|wrong|incorrect|error|raise/i.test(body)) continue;
+    const changed = changedTests(gitDir, merge, tests[0]![2]!);
+    if (changed.length !== 1) continue;
+    const tree = join(dir, pr);
+    exportTree(gitDir, parent, join(tree, 'buggy'));
+    exportTree(gitDir, merge, join(tree, 'fixed'));
+    writeFileSync(join(tree, 'buggy', tests[0]![2]!), git(gitDir, ['show', `${merge}:${tests[0]![2]}`]));
+    const test = `${tests[0]![2]}::${changed[0]}`;
+    const before = pytest(join(tree, 'buggy'), test);
+    const after = pytest(join(tree, 'fixed'), test);
+    if (before.code !== 1 || after.code !== 0) continue;
+    // warm (bytecode written by the runs above), as the traced trees are
+    const plain = pytest(join(tree, 'buggy'), test).s + pytest(join(tree, 'fixed'), test).s;
+    picks.push({pr, merge, parent, src: src[0]![2]!, testFile: tests[0]![2]!, test, plain});
+  }
+  log(`${picks.length} fixes (newest first, up to ${UNTIL.slice(0, 10)}), ${PY}`);
+  let at = 0;
+  const ratios: number[] = [];
+  for (const p of picks) {
+    const db = join(dir, 'traces.db');
+    const t = performance.now();
+    const j = await new Promise<Record<string, unknown>>(resolve => {
+      const child = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), 'trace', '--buggy-dir', join(dir, p.pr, 'buggy'), '--patched-dir', join(dir, p.pr, 'fixed'), '--test', p.test, '--python', PY, '--json', '--db', db, '--instance', `sympy__sympy-${p.pr}`], {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']});
+      let stdout = '';
+      child.stdout.on('data', d => (stdout += String(d)));
+      child.on('close', () => {
+        try {
+          resolve(JSON.parse(stdout) as Record<string, unknown>);
+        } catch {
+          resolve({status: 'error'});
+        }
+      });
+    });
+    const s = (performance.now() - t) / 1000;
+    ratios.push(s / p.plain);
+    const where = (j['landing'] as {kind: string; target: string | null} | undefined) ?? {kind: '-', target: null};
+    const hit = ['changed function', 'reads a changed name', 'calls an added function'].includes(where.kind);
+    if (hit) at += 1;
+    log(`#${p.pr} ${p.test}: ${j['status']} ${j['kind'] ?? ''} in ${j['file'] ?? '-'}:${j['function'] ?? '-'} — ${where.kind}${where.target ? ` (${where.target})` : ''}; ${s.toFixed(0)} s = ${(s / p.plain).toFixed(1)}× its two plain runs`);
+  }
+  const sorted = [...ratios].sort((a, b) => a - b);
+  log(`at the fix: ${at} of ${picks.length}; time per pair: median ${sorted.length ? sorted[Math.floor(sorted.length / 2)]!.toFixed(1) : '-'}× its two plain runs`);
+  writeFileSync(join(dir, 'picks.json'), JSON.stringify(picks, null, 1));
+}
