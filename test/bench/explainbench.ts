@@ -23,6 +23,8 @@ import {execFileSync, spawn, spawnSync} from 'node:child_process';
 import {cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
+import {openDb} from '../../source/store/db.js';
+import {StoredTrace} from '../../source/store/traces.js';
 import {ROOT} from '../helpers/paths.js';
 
 interface Result {
@@ -100,6 +102,35 @@ async function trace(tree: {buggy: string; fixed: string}, id: string, py: strin
 }
 
 const last = (qualname: string | null | undefined) => (qualname ? qualname.split('.').at(-1)! : null);
+
+/**
+ * The functions of the frames our delta sits in, from its own up to the test (on the buggy
+ * side), from the instance's latest pair traced without options. ExplainBench's tracer compares
+ * a patch-modified function by its result and never steps into it, so it names the caller the
+ * result returns to; when that caller is among these, ours is where the value is computed.
+ */
+function deltaFrames(dbFile: string, instance: string): string[] {
+  if (!existsSync(dbFile)) return [];
+  const db = openDb(dbFile, {readonly: true});
+  try {
+    const row = db
+      .prepare(`SELECT d.seq_b AS seq, p.buggy_trace AS trace FROM delta d JOIN trace_pair p ON p.id = d.pair WHERE p.instance = ? AND d.options = '[]' AND d.status = 'found' ORDER BY d.id DESC LIMIT 1`)
+      .get(instance) as {seq: number | null; trace: number} | undefined;
+    if (!row || row.seq === null) return [];
+    const t = new StoredTrace(db, row.trace);
+    const at = t.itemAt(row.seq);
+    const out: string[] = [];
+    for (let fid: number | null = at?.callee ?? at?.fid ?? null; fid !== null && fid !== 0; ) {
+      const f = t.frame(fid);
+      if (!f) break;
+      out.push(f.fn);
+      fid = f.parent;
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
 
 export async function benchExplainBench(out: string, log: (line: string) => void): Promise<void> {
   const eb = process.env['DELTALENS_EXPLAINBENCH'];
@@ -183,8 +214,15 @@ export async function benchExplainBench(out: string, log: (line: string) => void
   const reasons = new Map<string, number>();
   for (const s of skipped) reasons.set(s.skipped.replace(/\(exit .*\)/, '').trim(), (reasons.get(s.skipped.replace(/\(exit .*\)/, '').trim()) ?? 0) + 1);
   for (const [reason, n] of reasons) log(`  ${n} × ${reason}`);
+  // the misses: is ExplainBench's function a caller our delta's value returns to?
+  const callers = done.filter(r => !r.match && r.theirs && deltaFrames(join(dir, 'traces.db'), r.id).slice(1).some(fn => last(fn) === r.theirs));
   const byLanding = new Map<string, number>();
-  for (const r of done.filter(x => !x.match)) byLanding.set(r.landing, (byLanding.get(r.landing) ?? 0) + 1);
-  log(`where ours landed when it differs: ${[...byLanding].map(([k, n]) => `${n} × ${k}`).join(', ') || 'none'}`);
+  for (const r of done.filter(x => !x.match && !callers.includes(x))) byLanding.set(r.landing, (byLanding.get(r.landing) ?? 0) + 1);
+  log(
+    `ExplainBench names a caller of our delta's frame (its tracer compares a patch-modified function by its result, never stepping in; ours is where the value is first computed): ${callers.length}` +
+      (callers.length ? ` (${callers.map(r => r.id.replace('sympy__sympy-', '')).join(', ')})` : ''),
+  );
+  log(`same function, or ExplainBench's is the caller ours returns to: ${matched + callers.length} of ${done.length} (${done.length ? ((100 * (matched + callers.length)) / done.length).toFixed(0) : 0} %)`);
+  log(`the other differences, by where ours landed: ${[...byLanding].map(([k, n]) => `${n} × ${k}`).join(', ') || 'none'}`);
   if (!process.env['BENCH_KEEP']) rmSync(join(dir, 'inst'), {recursive: true, force: true});
 }

@@ -7,10 +7,12 @@
  * buggy tree and pass on the fixed one (pytest, untraced). Then `deltalens trace` on the pair.
  * Reported: how many deltas land at the fix (in a function the fix changed, in a function that
  * reads a name it changed at module level, or at the call of a function it adds), the others
- * named, and the time per pair against its two plain pytest runs.
+ * named, and the time per pair against its two plain pytest runs. Then, per fix, a comment-only
+ * patch at the place the fix changes (the buggy tree with a comment line put before the first
+ * line the fix touches) traced with the same test: ∅ expected.
  */
 import {execFileSync, spawn, spawnSync} from 'node:child_process';
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs';
+import {cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {ROOT} from '../helpers/paths.js';
@@ -103,12 +105,11 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
   }
   log(`${picks.length} fixes (newest first, up to ${UNTIL.slice(0, 10)}), ${PY}`);
   let at = 0;
+  let none = 0;
   const ratios: number[] = [];
-  for (const p of picks) {
-    const db = join(dir, 'traces.db');
-    const t = performance.now();
-    const j = await new Promise<Record<string, unknown>>(resolve => {
-      const child = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), 'trace', '--buggy-dir', join(dir, p.pr, 'buggy'), '--patched-dir', join(dir, p.pr, 'fixed'), '--test', p.test, '--python', PY, '--json', '--db', db, '--instance', `sympy__sympy-${p.pr}`], {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']});
+  const traceJson = (buggy: string, patched: string, test: string, instance: string) =>
+    new Promise<Record<string, unknown>>(resolve => {
+      const child = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), 'trace', '--buggy-dir', buggy, '--patched-dir', patched, '--test', test, '--python', PY, '--json', '--db', join(dir, 'traces.db'), '--instance', instance], {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']});
       let stdout = '';
       child.stdout.on('data', d => (stdout += String(d)));
       child.on('close', () => {
@@ -119,14 +120,32 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
         }
       });
     });
+  for (const p of picks) {
+    const t = performance.now();
+    const j = await traceJson(join(dir, p.pr, 'buggy'), join(dir, p.pr, 'fixed'), p.test, `sympy__sympy-${p.pr}`);
     const s = (performance.now() - t) / 1000;
     ratios.push(s / p.plain);
     const where = (j['landing'] as {kind: string; target: string | null} | undefined) ?? {kind: '-', target: null};
     const hit = ['changed function', 'reads a changed name', 'calls an added function'].includes(where.kind);
     if (hit) at += 1;
     log(`#${p.pr} ${p.test}: ${j['status']} ${j['kind'] ?? ''} in ${j['file'] ?? '-'}:${j['function'] ?? '-'} — ${where.kind}${where.target ? ` (${where.target})` : ''}; ${s.toFixed(0)} s = ${(s / p.plain).toFixed(1)}× its two plain runs`);
+    // a comment where the fix changes the code: no behaviour changes
+    const commented = join(dir, p.pr, 'comment');
+    if (!existsSync(commented)) {
+      cpSync(join(dir, p.pr, 'buggy'), commented, {recursive: true});
+      const before = readFileSync(join(dir, p.pr, 'buggy', p.src), 'utf8').split('\n');
+      const after = readFileSync(join(dir, p.pr, 'fixed', p.src), 'utf8').split('\n');
+      let i = 0;
+      while (i < before.length && before[i] === after[i]) i++;
+      const indent = /^\s*/.exec(before[i] ?? '')![0];
+      before.splice(i, 0, `${indent}# a comment that changes nothing`);
+      writeFileSync(join(commented, p.src), before.join('\n'));
+    }
+    const c = await traceJson(join(dir, p.pr, 'buggy'), commented, p.test, `sympy__sympy-${p.pr}-comment`);
+    if (c['status'] === 'none') none += 1;
+    log(`  a comment at the fix's place: ${c['status'] === 'none' ? '∅' : `${c['status']} ${c['kind'] ?? ''} in ${c['function'] ?? '-'} (${c['reason'] ?? JSON.stringify(c['variables'] ?? '').slice(0, 200)})`}`);
   }
   const sorted = [...ratios].sort((a, b) => a - b);
-  log(`at the fix: ${at} of ${picks.length}; time per pair: median ${sorted.length ? sorted[Math.floor(sorted.length / 2)]!.toFixed(1) : '-'}× its two plain runs`);
+  log(`at the fix: ${at} of ${picks.length}; a comment at the fix's place gives ∅: ${none} of ${picks.length}; time per pair: median ${sorted.length ? sorted[Math.floor(sorted.length / 2)]!.toFixed(1) : '-'}× its two plain runs`);
   writeFileSync(join(dir, 'picks.json'), JSON.stringify(picks, null, 1));
 }
