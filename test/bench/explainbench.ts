@@ -103,6 +103,9 @@ async function trace(tree: {buggy: string; fixed: string}, id: string, py: strin
 
 const last = (qualname: string | null | undefined) => (qualname ? qualname.split('.').at(-1)! : null);
 
+/** The function ExplainBench's delta is in: the first `def` of its source (decorators above it). */
+const theirFunction = (code: string) => /^\s*(?:async\s+)?def\s+(\w+)/m.exec(code)?.[1] ?? null;
+
 /**
  * The functions of the frames our delta sits in, from its own up to the test (on the buggy
  * side), from the instance's latest pair traced without options. ExplainBench's tracer compares
@@ -180,7 +183,7 @@ export async function benchExplainBench(out: string, log: (line: string) => void
       log(`${id}: skipped (${(results[id] as {skipped: string}).skipped})`);
       continue;
     }
-    const theirs = /^\s*(?:async\s+)?def\s+(\w+)/.exec(local[id]!.function_code_before_patch)?.[1] ?? null;
+    const theirs = theirFunction(local[id]!.function_code_before_patch);
     const started = performance.now();
     const j = await trace(tree, id, py, join(dir, 'traces.db'));
     const seconds = (performance.now() - started) / 1000;
@@ -205,6 +208,10 @@ export async function benchExplainBench(out: string, log: (line: string) => void
     log(`${id}: ${r.match ? 'same function' : 'different'} — ExplainBench ${theirs}, ours ${fn ?? r.status} (${r.landing}; ${r.seconds} s)${r.startAtPatched !== undefined ? `; start-at-patched-function: ${r.startAtPatched}` : ''}`);
   }
   const done = Object.values(results).filter((r): r is Result => 'match' in r && ids.includes(r.id));
+  for (const r of done) {
+    r.theirs = theirFunction(local[r.id]!.function_code_before_patch);
+    r.match = last(r.ours) === r.theirs;
+  }
   const skipped = Object.values(results).filter((r): r is {id: string; skipped: string} => 'skipped' in r && ids.includes(r.id));
   const matched = done.filter(r => r.match).length;
   log(`\n| instance | ExplainBench | ours | where ours landed | start-at-patched-function | s |`);
