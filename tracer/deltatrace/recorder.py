@@ -390,7 +390,6 @@ class Recorder:
             if st is None or st.frame is not frame or rec.stopped:
                 return None
             if event == "line":
-                st.exc = None
                 line = st.line
                 if line is not None:
                     index = st.items
@@ -415,11 +414,12 @@ class Recorder:
                         rec.finish_line(st, frame)
                 st.line = frame.f_lineno
             elif event == "return":
-                if st.exc is not None:
+                how = _exit_kind(frame, st.exc is not None, arg)
+                if how == "yield" and st.info.kind == "generator":
+                    rec.leave(st, frame, "yield", arg)
+                elif how == "exception":
                     generators.pop(id(frame), None)
                     rec.leave(st, frame, "exception", st.exc)
-                elif st.info.kind == "generator" and _is_yielding(frame):
-                    rec.leave(st, frame, "yield", arg)
                 else:
                     generators.pop(id(frame), None)
                     rec.leave(st, frame, "return", arg)
@@ -563,7 +563,21 @@ class Recorder:
         mon.free_tool_id(self.tool)
 
 
-def _is_yielding(frame):
+_RETURN_CODES = frozenset(dis.opmap[op] for op in ("RETURN_VALUE", "RETURN_CONST") if op in dis.opmap)
+_RESUME = dis.opmap.get("RESUME")
+
+
+def _exit_kind(frame, exception_seen, arg):
+    """How a frame leaves under sys.settrace, whose 'return' event does not say: "return",
+    "yield" or "exception". An exception that passed through the frame (its 'exception' event)
+    may have been handled, or may be leaving it: the frame returns only from a return
+    instruction (a handler's line events, `except AttributeError:` testing an UnboundLocalError,
+    say, do not mean it was handled), and never with a value while unwinding."""
     code = frame.f_code.co_code
     i = frame.f_lasti
-    return 0 <= i < len(code) and code[i] in _YIELD_CODES
+    op = code[i] if 0 <= i < len(code) else None
+    if op in _YIELD_CODES or (op == _RESUME and i >= 2 and code[i - 2] in _YIELD_CODES):
+        return "yield"
+    if not exception_seen or op in _RETURN_CODES or arg is not None:
+        return "return"
+    return "exception"

@@ -360,6 +360,38 @@ class Backends(unittest.TestCase):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def test_an_exception_that_passes_an_except_clause_ends_the_frame_as_an_exception(self):
+        # the handler's `except AttributeError:` line runs (a line event) while the
+        # UnboundLocalError goes on out of the frame: still an exception, not `return None`
+        script = ("def f(x):\n    try:\n        if x == 0:\n            re = 1\n        r = re, x\n"
+                  "    except AttributeError:\n        raise NotImplementedError\n    return r\n\n"
+                  "def g(x):\n    try:\n        return f(x)\n    except Exception as e:\n"
+                  "        return type(e).__name__\n\n"
+                  "def h():\n    try:\n        return 1 // 0\n    except ZeroDivisionError:\n        pass\n\n"
+                  "print(g(5), g(0), h())\n")
+        runs = [(sys.executable, "settrace")]
+        for minor, backend in ((9, "settrace"), (12, "monitoring"), (13, "monitoring")):
+            exe = find_python(minor)
+            if exe is not None:
+                runs.append((exe, backend))
+        for python, backend in runs:
+            with self.subTest(python=python, backend=backend):
+                tmp = tempfile.mkdtemp(prefix="deltatrace-exc-")
+                try:
+                    with open(os.path.join(tmp, "main.py"), "w", encoding="utf-8") as fh:
+                        fh.write(script)
+                    out = os.path.join(tmp, "t.jsonl")
+                    proc = deltatrace("run", "--root", tmp, "--out", out, "--backend", backend, "--", "main.py", python=python)
+                    self.assertEqual(proc.returncode, 0, proc.stderr)
+                    recs = records(out)
+                    names = {r["fid"]: r["fn"] for r in recs if r["t"] == "call"}
+                    ends = [(names[r["fid"]], r["t"], r.get("exc", {}).get("type"), r.get("value"))
+                            for r in recs if r["t"] in ("return", "exception") and names[r["fid"]] in ("f", "h")]
+                    self.assertEqual(ends, [("f", "exception", "UnboundLocalError", None),
+                                            ("f", "return", None, {"$tuple": [1, 0]}), ("h", "return", None, None)])
+                finally:
+                    shutil.rmtree(tmp, ignore_errors=True)
+
     def test_same_content_across_backends(self):
         base = self.content(sys.executable, "settrace")
         self.assertGreater(len(base), 40)
