@@ -7,9 +7,11 @@
  * buggy tree and pass on the fixed one (pytest, untraced). Then `deltalens trace` on the pair.
  * Reported: how many deltas land at the fix (in a function the fix changed, in a function that
  * reads a name it changed at module level, or at the call of a function it adds), the others
- * named, and the time per pair against its two plain pytest runs. Then, per fix, a comment-only
- * patch at the place the fix changes (the buggy tree with a comment line put before the first
- * line the fix touches) traced with the same test: ∅ expected.
+ * named, and the time per pair against its two plain pytest runs. Then, per fix, two patches that
+ * change no behaviour, traced with the same test, ∅ expected: a comment at the place the fix
+ * changes (a comment line put before the first line the fix touches, in the buggy tree), and a
+ * docstring edit of the function around that place (a sentence added to its docstring; fixes
+ * whose function has none are passed over).
  */
 import {execFileSync, spawn, spawnSync} from 'node:child_process';
 import {cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
@@ -18,6 +20,26 @@ import {performance} from 'node:perf_hooks';
 import {ROOT} from '../helpers/paths.js';
 
 const PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
+
+/** Adds a sentence to the docstring of the innermost function around a line (ast: no code runs). */
+const EDIT_DOCSTRING = `import ast, sys
+path, line = sys.argv[1], int(sys.argv[2])
+text = open(path, encoding="utf-8").read()
+best = None
+for node in ast.walk(ast.parse(text)):
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno:
+        if best is None or node.lineno > best.lineno:
+            best = node
+if best is None or ast.get_docstring(best) is None:
+    sys.exit(3)
+doc = best.body[0].value
+lines = text.split("\\n")
+end = lines[doc.end_lineno - 1]
+quote = end.rstrip()[-3:]
+cut = end.rstrip()[:-3]
+lines[doc.end_lineno - 1] = cut + (" " if cut.strip() else "") + "Edited by a docstring-only patch." + quote
+open(path, "w", encoding="utf-8").write("\\n".join(lines))
+`;
 const WANT = Number(process.env['BENCH_HELDOUT_N'] ?? 10);
 const UNTIL = '2026-08-22T23:59:59Z';
 
@@ -106,6 +128,7 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
   log(`${picks.length} fixes (newest first, up to ${UNTIL.slice(0, 10)}), ${PY}`);
   let at = 0;
   let none = 0;
+  const docs = {tried: 0, none: 0};
   const ratios: number[] = [];
   const traceJson = (buggy: string, patched: string, test: string, instance: string) =>
     new Promise<Record<string, unknown>>(resolve => {
@@ -143,9 +166,26 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
     }
     const c = await traceJson(join(dir, p.pr, 'buggy'), commented, p.test, `sympy__sympy-${p.pr}-comment`);
     if (c['status'] === 'none') none += 1;
-    log(`  a comment at the fix's place: ${c['status'] === 'none' ? '∅' : `${c['status']} ${c['kind'] ?? ''} in ${c['function'] ?? '-'} (${c['reason'] ?? JSON.stringify(c['variables'] ?? '').slice(0, 200)})`}`);
+    const said = (x: Record<string, unknown>) => (x['status'] === 'none' ? '∅' : `${x['status']} ${x['kind'] ?? ''} in ${x['function'] ?? '-'} (${x['reason'] ?? JSON.stringify(x['variables'] ?? '').slice(0, 200)})`);
+    log(`  a comment at the fix's place: ${said(c)}`);
+    const documented = join(dir, p.pr, 'docstring');
+    if (!existsSync(documented)) {
+      cpSync(join(dir, p.pr, 'buggy'), documented, {recursive: true});
+      const before = readFileSync(join(dir, p.pr, 'buggy', p.src), 'utf8').split('\n');
+      const after = readFileSync(join(dir, p.pr, 'fixed', p.src), 'utf8').split('\n');
+      let i = 0;
+      while (i < before.length && before[i] === after[i]) i++;
+      if (spawnSync(PY, ['-c', EDIT_DOCSTRING, join(documented, p.src), String(i + 1)]).status !== 0) {
+        log('  a docstring edit: passed over (no docstring around the fix)');
+        continue;
+      }
+    }
+    docs.tried += 1;
+    const d = await traceJson(join(dir, p.pr, 'buggy'), documented, p.test, `sympy__sympy-${p.pr}-docstring`);
+    if (d['status'] === 'none') docs.none += 1;
+    log(`  a docstring edit of the function there: ${said(d)}`);
   }
   const sorted = [...ratios].sort((a, b) => a - b);
-  log(`at the fix: ${at} of ${picks.length}; a comment at the fix's place gives ∅: ${none} of ${picks.length}; time per pair: median ${sorted.length ? sorted[Math.floor(sorted.length / 2)]!.toFixed(1) : '-'}× its two plain runs`);
+  log(`at the fix: ${at} of ${picks.length}; a comment at the fix's place gives ∅: ${none} of ${picks.length}; a docstring edit: ${docs.none} of ${docs.tried}; time per pair: median ${sorted.length ? sorted[Math.floor(sorted.length / 2)]!.toFixed(1) : '-'}× its two plain runs`);
   writeFileSync(join(dir, 'picks.json'), JSON.stringify(picks, null, 1));
 }
