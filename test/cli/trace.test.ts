@@ -126,6 +126,20 @@ describe('deltalens trace / delta / traces', () => {
     expect(r.stderr).toContain('the two trees are identical');
   }, 60_000);
 
+  it('a test the buggy side does not have (the fix adds it): incomplete, the reason said, exit 1', () => {
+    const cwd = tempDir();
+    const buggy = join(cwd, 'buggy');
+    const patched = join(cwd, 'patched');
+    for (const [dir, test] of [[buggy, ''], [patched, '\n\ndef test_added():\n    assert f() == 2\n']] as const) {
+      spawnSync('mkdir', ['-p', join(dir, 'tests')]);
+      writeFileSync(join(dir, 'm.py'), `def f():\n    return ${dir === buggy ? 1 : 2}\n`);
+      writeFileSync(join(dir, 'tests', 'test_m.py'), `from m import f${test}\n`);
+    }
+    const r = run(['trace', '--buggy-dir', buggy, '--patched-dir', patched, '--test', 'tests/test_m.py::test_added', '--no-plugins', '--no-rerun'], cwd);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/delta: not computed — the test did not run on the buggy side: .*no test ran/);
+  }, 60_000);
+
   it('imports a pair of trace files (ExplainBench\'s swe-bench-tracer-py format) and computes their delta; a bad file changes nothing', () => {
     const cwd = tempDir();
     const dir = join(ROOT, 'sample-data', 'traces', 'sympy__sympy-20801');
