@@ -177,8 +177,14 @@ export async function benchExplainBench(out: string, log: (line: string) => void
     for (const t of [tree.buggy, tree.fixed]) writeFileSync(join(t, 'pbt_explainbench.py'), pbts.get(id)!);
     const before = verdict(py, tree.buggy);
     const after = verdict(py, tree.fixed);
+    if (before.code === null || after.code === null) {
+      results[id] = {id, skipped: `the PBT does not end within 300 s here (${before.code === null ? 'before' : 'after'} the fix)`};
+      writeFileSync(resultsFile, JSON.stringify(results, null, 1));
+      log(`${id}: skipped (${(results[id] as {skipped: string}).skipped})`);
+      continue;
+    }
     if (before.code === 0 || after.code !== 0) {
-      results[id] = {id, skipped: `the PBT does not fail before and pass after here (exit ${before.code ?? 'timeout'} before, ${after.code ?? 'timeout'} after)`};
+      results[id] = {id, skipped: `the PBT does not fail before and pass after here (exit ${before.code} before, ${after.code} after)`};
       writeFileSync(resultsFile, JSON.stringify(results, null, 1));
       log(`${id}: skipped (${(results[id] as {skipped: string}).skipped})`);
       continue;
@@ -219,7 +225,8 @@ export async function benchExplainBench(out: string, log: (line: string) => void
   for (const r of done) log(`| ${r.id} | ${r.theirs} | ${r.ours ?? r.status}${r.match ? ' ✓' : ''} | ${r.landing} | ${r.startAtPatched ?? ''} | ${r.seconds} |`);
   log(`\nsame function as ExplainBench: ${matched} of ${done.length} that run here (${done.length ? ((100 * matched) / done.length).toFixed(0) : 0} %); ${skipped.length} not run here:`);
   const reasons = new Map<string, number>();
-  for (const s of skipped) reasons.set(s.skipped.replace(/\(exit .*\)/, '').trim(), (reasons.get(s.skipped.replace(/\(exit .*\)/, '').trim()) ?? 0) + 1);
+  const reasonOf = (s: string) => s.replace(/\(exit .*\)|\((before|after) the fix\)/, '').trim();
+  for (const s of skipped) reasons.set(reasonOf(s.skipped), (reasons.get(reasonOf(s.skipped)) ?? 0) + 1);
   for (const [reason, n] of reasons) log(`  ${n} × ${reason}`);
   // the misses: is ExplainBench's function a caller our delta's value returns to?
   const callers = done.filter(r => !r.match && r.theirs && deltaFrames(join(dir, 'traces.db'), r.id).slice(1).some(fn => last(fn) === r.theirs));
