@@ -5,10 +5,16 @@ import {openStore} from './db-path.js';
 import {reasoningOf} from '../store/reasoning.js';
 import {COMMON_OPTIONS, EXIT, NotFound, parse, UsageError} from './args.js';
 import {terminalSafeJson} from '../core/text/sanitize.js';
+import {showInstance} from './instances.js';
 
 export const SHOW_HELP = `Usage: deltalens show trajectory ID [--json] [--db FILE]
+       deltalens show instance ID [--json] [--db FILE]
 
-Print one trajectory: status, explanation, patch and every step (thought, action, observation).
+show instance: one SWE-bench instance — its record (repository, base commit, version, FAIL_TO_PASS
+and PASS_TO_PASS, problem statement, hints, gold and test patches) and how many runs, traced pairs
+and questions it has; with --json every field, and "record": the dataset row as imported.
+
+show trajectory: print one trajectory: status, explanation, patch and every step (thought, action, observation).
 With --json: {"id", "instance", "agent", "model", "format", "resolved", "resolved_source",
 "exit_status", "explanation", "patch", …, "steps": [{"idx", "thought", "tool", "args",
 "action", "observation", "stage": "E" | "I" | "V" | "O", "rule", "rule_inputs",
@@ -25,7 +31,17 @@ export async function runShow(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const [what, idText, ...rest] = positionals;
-  if (what !== 'trajectory') throw new UsageError(`show takes "trajectory ID" (got "${positionals.join(' ')}")`);
+  if (what === 'instance') {
+    if (idText === undefined || rest.length) throw new UsageError('show instance takes one instance id');
+    const {db} = await openStore(values.db, 'read');
+    try {
+      showInstance(db, idText, Boolean(values.json));
+    } finally {
+      db.close();
+    }
+    return EXIT.ok;
+  }
+  if (what !== 'trajectory') throw new UsageError(`show takes "trajectory ID" or "instance ID" (got "${positionals.join(' ')}")`);
   if (idText === undefined || rest.length || !/^\d+$/.test(idText)) throw new UsageError('show trajectory takes one numeric ID');
   const {db} = await openStore(values.db, 'read');
   try {

@@ -1,5 +1,6 @@
 import {formatValue} from '../core/trace/values.js';
 import {describeRef, type DeltaResult} from '../core/trace/delta.js';
+import type {Landing} from '../core/trace/landing.js';
 import type {OutcomeRecord} from '../core/trace/records.js';
 import type {TraceRow} from '../store/traces.js';
 
@@ -72,3 +73,21 @@ export function describeDelta(d: DeltaResult, buggy: TraceRow | null, patched: T
   if (d.options.length) lines.push(`options: ${d.options.join(', ')}`);
   return lines.join('\n');
 }
+
+/** Where a delta landed, said in one line (core/trace/landing.ts). */
+export function whereLine(w: Landing, fn: string | null): string {
+  const passes = w.caller ? ` — the arguments it passes to ${fn}` : '';
+  switch (w.kind) {
+    case 'changed function':
+      return `where: in ${w.target}, which the patch changed${passes}`;
+    case 'reads a changed name':
+      return `where: in ${w.caller ?? fn}, which reads ${w.target}, changed by the patch at module or class level${passes}`;
+    case 'calls an added function':
+      return `where: at the call of ${w.target}, which the patch adds (the buggy side has no such frame)`;
+    case 'elsewhere':
+      return 'where: outside the functions the patch changed (its effect reached here through calls, or values differ for another reason)';
+    default:
+      return '';
+  }
+}
+

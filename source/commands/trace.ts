@@ -12,16 +12,38 @@ import {getTrace} from '../store/traces.js';
 import {PythonError} from '../services/python.js';
 import {CONFIRM_ROUNDS, Interrupted, tracePair, TraceRunError, DEFAULT_LIMITS} from '../services/tracing.js';
 import {WorkspaceError, type WorkspaceSpec} from '../services/workspace.js';
+import {hasRecord, InstanceTraceError, planInstanceTrace} from '../services/instance-trace.js';
+import type {RunnerMode} from '../core/instances/runner.js';
+import type {Db} from '../store/db.js';
+import {sanitize} from '../core/text/sanitize.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson, UsageError} from './args.js';
 import {passEnvOption} from './pass-env.js';
-import {deltaJson, describeDelta} from './trace-json.js';
+import {deltaJson, describeDelta, whereLine} from './trace-json.js';
 
-export const TRACE_HELP = `Usage: deltalens trace --test NODEID
+export const TRACE_HELP = `Usage: deltalens trace --instance ID --repo CLONE (--gold | --prediction NAME | --trajectory N | --patch FILE)
+         [--test NAME | --all-tests] [options]
+       deltalens trace --test NODEID
          (--repo DIR (--buggy REV --patched REV | --patch FILE [--buggy REV]) | --buggy-dir D --patched-dir D)
          [options]
 
 Trace one test on the buggy and the patched program, store both traces, and print the
 delta behaviour: the first difference between the two executions (ExplainBench Algorithm 1).
+
+A SWE-bench instance (its record imported with deltalens instances import):
+  --instance ID       the instance; with --repo CLONE (a clone of its repository, bare or not)
+                      and no revision or directory flags, the trees come from its record: its
+                      base commit with its test patch is the buggy side, that plus the chosen
+                      patch the patched side, exported from the clone
+  --gold              the record's gold patch
+  --prediction NAME   the patch of NAME's prediction for it (model_name_or_path of an imported
+                      predictions file)
+  --trajectory N      the patch of a stored run on it; --patch FILE a patch of yours
+  --test NAME         one of its tests, as SWE-bench names them (default: the first of
+                      FAIL_TO_PASS); run as the harness runs that repository: Django's
+                      tests/runtests.py for "test_x (module.Class)", unittest for that form
+                      elsewhere, pytest for node ids, and a bare sympy name as bin/test runs it
+                      (its function called, found in the files the test patch touches)
+  --all-tests         trace each FAIL_TO_PASS test in turn (a pair each)
 
 Trees:
   --repo DIR          a project (a git repository for --buggy/--patched revisions)
@@ -101,8 +123,8 @@ export function parseDeltaOptions(values: string[] | undefined): DeltaOption[] {
   return (values ?? []).map(v => oneOf(v, Object.keys(DELTA_OPTIONS) as DeltaOption[], '--option')!);
 }
 
-export async function runTrace(argv: string[]): Promise<number> {
-  const {values} = parse(
+function parseTraceArgs(argv: string[]) {
+  return parse(
     argv,
     {
       ...COMMON_OPTIONS,
@@ -126,6 +148,9 @@ export async function runTrace(argv: string[]): Promise<number> {
       'no-plugins': {type: 'boolean'},
       option: {type: 'string', multiple: true},
       trajectory: {type: 'string'},
+      gold: {type: 'boolean'},
+      prediction: {type: 'string'},
+      'all-tests': {type: 'boolean'},
       'no-sandbox': {type: 'boolean'},
       seed: {type: 'string'},
       'no-seed': {type: 'boolean'},
@@ -134,13 +159,35 @@ export async function runTrace(argv: string[]): Promise<number> {
     },
     false,
   );
+}
+
+export async function runTrace(argv: string[]): Promise<number> {
+  const {values} = parseTraceArgs(argv);
   if (values.help) {
     say(TRACE_HELP);
     return EXIT.ok;
   }
+  const trajectoryId = positiveInt(values.trajectory, '--trajectory');
+  const instanceFlags = values.gold || values.prediction !== undefined || values['all-tests'];
+  const treeFlags = values.buggy || values.patched || values['buggy-dir'] || values['patched-dir'];
+  if (instanceFlags && (!values.instance || !values.repo || treeFlags)) {
+    throw new UsageError('--gold, --prediction and --all-tests take --instance ID and --repo CLONE (and no revision or directory flags)');
+  }
+  if (values['all-tests'] && values.test) throw new UsageError('give --test NAME or --all-tests, not both');
+  if (values.instance && values.repo && !treeFlags) {
+    // an instance with a record: the trees from it (checked against the store)
+    const {db: probe} = await openStore(values.db, 'create');
+    let record = false;
+    try {
+      record = hasRecord(probe, values.instance);
+    } finally {
+      probe.close();
+    }
+    if (record) return traceInstance(values, trajectoryId);
+    if (instanceFlags) throw new UsageError(`${values.instance} has no imported record (deltalens instances import FILE), so --gold, --prediction and --all-tests cannot be used`);
+  }
   if (!values.test) throw new UsageError('trace needs --test NODEID (see deltalens trace --help)');
   let spec: WorkspaceSpec;
-  const trajectoryId = positiveInt(values.trajectory, '--trajectory');
   if (trajectoryId !== undefined && (!values.repo || values.patch || values.patched || values['buggy-dir'])) {
     throw new UsageError('--trajectory ID takes --repo DIR (and optionally --buggy REV), not --patch, --patched or directories');
   }
@@ -159,14 +206,67 @@ export async function runTrace(argv: string[]): Promise<number> {
   } else {
     throw new UsageError('say which trees to compare: --repo DIR with revisions or --patch, or --buggy-dir and --patched-dir');
   }
+  return runJobs(values, async db => {
+    let trajectory: TrajectoryDetail | null = null;
+    if (trajectoryId !== undefined && spec.kind === 'patch') {
+      trajectory = getTrajectory(db, trajectoryId);
+      if (!trajectory) throw new NotFound(`no trajectory with id ${trajectoryId}`);
+      if (!trajectory.patch?.trim()) throw new NotFound(`trajectory ${trajectoryId} has no patch to trace`);
+      const patchDir = makeTempDir('patch');
+      spec.patch = join(patchDir, `trajectory-${trajectoryId}.diff`);
+      writeFileSync(spec.patch, trajectory.patch.endsWith('\n') ? trajectory.patch : `${trajectory.patch}\n`);
+      return {jobs: [{spec, test: values.test!, instance: values.instance ?? trajectory.instance, label: values.label ?? `trajectory #${trajectory.id} (${trajectory.agent})`, trajectory: trajectory.id, versionKind: 'agent'}], cleanup: () => forget(patchDir)};
+    }
+    return {jobs: [{spec, test: values.test!, instance: values.instance, label: values.label, trajectory: null, versionKind: 'agent'}]};
+  });
+}
+
+type TraceValues = ReturnType<typeof parseTraceArgs>['values'];
+
+interface Job {
+  spec: WorkspaceSpec;
+  test: string;
+  mode?: RunnerMode;
+  /** the test as the instance names it, and how it runs (instance records) */
+  testId?: string;
+  how?: string;
+  instance?: string;
+  label?: string;
+  trajectory: number | null;
+  versionKind: 'gold' | 'agent';
+}
+
+/** A SWE-bench instance: the trees and tests from its record. */
+async function traceInstance(values: TraceValues, trajectoryId: number | undefined): Promise<number> {
+  return runJobs(values, async db => {
+    let plan;
+    try {
+      plan = await planInstanceTrace(db, {
+        instance: values.instance!,
+        repo: values.repo!,
+        choice: {gold: values.gold, prediction: values.prediction, trajectory: trajectoryId, patchFile: values.patch},
+        test: values.test,
+        allTests: values['all-tests'],
+      });
+    } catch (error) {
+      if (error instanceof InstanceTraceError) throw new NotFound(error.message);
+      throw error;
+    }
+    return {
+      jobs: plan.tests.map(t => ({spec: plan.spec, test: t.target, mode: t.mode, testId: t.id, how: t.how, instance: values.instance, label: values.label ?? plan.label, trajectory: plan.trajectory, versionKind: plan.versionKind})),
+    };
+  });
+}
+
+/** The pairs of one command (one, or one per test with --all-tests): traced in turn, printed as each ends. */
+async function runJobs(values: TraceValues, prepare: (db: Db) => Promise<{jobs: Job[]; cleanup?: () => void}>): Promise<number> {
   const options = parseDeltaOptions(values.option);
   const valuesMode = oneOf(values.values ?? 'planned', ['planned', 'all'] as const, '--values')!;
   if (values['no-seed'] && values.seed !== undefined) throw new UsageError('give --seed N or --no-seed, not both');
   const passEnv = passEnvOption(values['pass-env']);
   const {db, path: dbPath} = await openStore(values.db, 'create');
   const verbose = !values.json;
-  let patchDir: string | null = null;
-  let trajectory: TrajectoryDetail | null = null;
+  let cleanup: (() => void) | undefined;
   // Ctrl+C / SIGTERM: stop the runs, take their rows and trees away, exit; a second one quits at once
   const controller = new AbortController();
   let signals = 0;
@@ -184,76 +284,70 @@ export async function runTrace(argv: string[]): Promise<number> {
     return () => process.off(signal, handler);
   });
   try {
-    if (trajectoryId !== undefined && spec.kind === 'patch') {
-      trajectory = getTrajectory(db, trajectoryId);
-      if (!trajectory) throw new NotFound(`no trajectory with id ${trajectoryId} in ${dbPath}`);
-      if (!trajectory.patch?.trim()) throw new NotFound(`trajectory ${trajectoryId} has no patch to trace`);
-      patchDir = makeTempDir('patch');
-      spec.patch = join(patchDir, `trajectory-${trajectoryId}.diff`);
-      writeFileSync(spec.patch, trajectory.patch.endsWith('\n') ? trajectory.patch : `${trajectory.patch}\n`);
-    }
-    const result = await tracePair(db, spec, {
-      python: values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',
-      test: values.test,
-      instance: values.instance ?? trajectory?.instance,
-      label: values.label ?? (trajectory ? `trajectory #${trajectory.id} (${trajectory.agent})` : undefined),
-      trajectory: trajectory?.id ?? null,
-      versionKind: 'agent',
-      keep: values.keep,
-      reruns: !values['no-rerun'],
-      confirmRounds: confirmRounds(values['confirm-rounds']),
-      focus: !values['no-focus'],
-      pytestPlugins: !values['no-plugins'],
-      deltaOptions: options,
-      sandbox: values['no-sandbox'] ? 'off' : 'require',
-      seed: values['no-seed'] ? null : (integer(values.seed, '--seed') ?? 0),
-      values: valuesMode,
-      passEnv,
-      signal: controller.signal,
-      onWarning: message => warn(`deltalens: warning: ${message}`),
-      limits: {
-        ...(values.timeout ? {timeoutS: positiveInt(values.timeout, '--timeout')} : {}),
-        ...(values['max-events'] ? {maxEvents: positiveInt(values['max-events'], '--max-events')} : {}),
-        ...(values['max-bytes'] ? {maxBytes: positiveInt(values['max-bytes'], '--max-bytes')} : {}),
-      },
-      onProgress: message => {
-        if (verbose || process.stderr.isTTY) warn(message);
-      },
-    });
-    const buggy = getTrace(db, result.buggy.trace);
-    const patched = getTrace(db, result.patched.trace);
-    const extra = {
-      pair: result.pair,
-      changed_functions: result.changes.functions.map(f => `${f.file}:${f.qualname}`),
-      landing: landing(result.delta, result.changes),
-      focus: result.focus,
-      hypothesis: result.hypothesis.mode === 'off' ? null : result.hypothesis,
-      nondeterministic: result.nondeterministic,
-      workspace: result.workspace.kept ? {buggy: result.workspace.buggy, patched: result.workspace.patched} : null,
-      sandbox: result.sandbox,
-      seed: values['no-seed'] ? null : (integer(values.seed, '--seed') ?? 0),
-      values: result.values,
-      confirmation: result.confirmation,
-      db: dbPath,
-    };
-    if (values.json) printJson(deltaJson(result.delta, buggy, patched, extra));
-    else {
-      say(describeDelta(result.delta, buggy, patched));
-      const where = extra.landing;
-      if (where.kind !== 'no delta') {
-        say(
-          where.kind === 'changed function'
-            ? `where: in ${where.target}, which the patch changed`
-            : where.kind === 'reads a changed name'
-              ? `where: in a function that reads ${where.target}, which the patch changed at module or class level`
-              : where.kind === 'calls an added function'
-                ? `where: at the call of ${where.target}, which the patch adds (the buggy side has no such frame)`
-                : 'where: outside the functions the patch changed (its effect reached here through calls, or values differ for another reason)',
-        );
+    const prepared = await prepare(db);
+    cleanup = prepared.cleanup;
+    const printed: ReturnType<typeof deltaJson>[] = [];
+    let incomplete = false;
+    for (const [i, job] of prepared.jobs.entries()) {
+      if (job.testId && verbose) warn(`test ${i + 1} of ${prepared.jobs.length}: ${job.testId} — ${job.how}`);
+      const result = await tracePair(db, job.spec, {
+        python: values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',
+        test: job.test,
+        mode: job.mode,
+        instance: job.instance,
+        label: job.label,
+        trajectory: job.trajectory,
+        versionKind: job.versionKind,
+        keep: values.keep,
+        reruns: !values['no-rerun'],
+        confirmRounds: confirmRounds(values['confirm-rounds']),
+        focus: !values['no-focus'],
+        pytestPlugins: !values['no-plugins'],
+        deltaOptions: options,
+        sandbox: values['no-sandbox'] ? 'off' : 'require',
+        seed: values['no-seed'] ? null : (integer(values.seed, '--seed') ?? 0),
+        values: valuesMode,
+        passEnv,
+        signal: controller.signal,
+        onWarning: message => warn(`deltalens: warning: ${message}`),
+        limits: {
+          ...(values.timeout ? {timeoutS: positiveInt(values.timeout, '--timeout')} : {}),
+          ...(values['max-events'] ? {maxEvents: positiveInt(values['max-events'], '--max-events')} : {}),
+          ...(values['max-bytes'] ? {maxBytes: positiveInt(values['max-bytes'], '--max-bytes')} : {}),
+        },
+        onProgress: message => {
+          if (verbose || process.stderr.isTTY) warn(message);
+        },
+      });
+      if (result.delta.status === 'incomplete') incomplete = true;
+      const buggy = getTrace(db, result.buggy.trace);
+      const patched = getTrace(db, result.patched.trace);
+      const extra = {
+        pair: result.pair,
+        ...(job.testId ? {instance: job.instance, test: job.testId, runner: job.mode, patch_label: job.label} : {}),
+        changed_functions: result.changes.functions.map(f => `${f.file}:${f.qualname}`),
+        landing: landing(result.delta, result.changes),
+        focus: result.focus,
+        hypothesis: result.hypothesis.mode === 'off' ? null : result.hypothesis,
+        nondeterministic: result.nondeterministic,
+        workspace: result.workspace.kept ? {buggy: result.workspace.buggy, patched: result.workspace.patched} : null,
+        sandbox: result.sandbox,
+        seed: values['no-seed'] ? null : (integer(values.seed, '--seed') ?? 0),
+        values: result.values,
+        confirmation: result.confirmation,
+        db: dbPath,
+      };
+      if (values.json) {
+        printed.push(deltaJson(result.delta, buggy, patched, extra));
+        continue;
       }
+      if (job.testId) say(`${prepared.jobs.length > 1 ? '\n' : ''}${sanitize(job.instance ?? '')} · ${sanitize(job.testId)} · ${sanitize(job.label ?? '')}`);
+      say(describeDelta(result.delta, buggy, patched));
+      if (extra.landing.kind !== 'no delta') say(whereLine(extra.landing, result.delta.function));
       say(`stored as pair #${result.pair} in ${dbPath}${result.workspace.kept ? `; trees kept at ${result.workspace.buggy} and ${result.workspace.patched}` : ''}`);
     }
-    return result.delta.status === 'incomplete' ? EXIT.failed : EXIT.ok;
+    if (values.json) printJson(printed.length === 1 && !values['all-tests'] ? printed[0] : {instance: values.instance, tests: printed});
+    return incomplete ? EXIT.failed : EXIT.ok;
   } catch (error) {
     if (error instanceof Interrupted) {
       warn('deltalens: interrupted: nothing of this run was kept');
@@ -267,6 +361,6 @@ export async function runTrace(argv: string[]): Promise<number> {
   } finally {
     for (const off of handlers) off();
     db.close();
-    if (patchDir) forget(patchDir);
+    cleanup?.();
   }
 }

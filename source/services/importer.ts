@@ -402,3 +402,37 @@ function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
+/**
+ * A SWE-bench harness prediction as a run without steps: its instance, the model as the agent,
+ * the patch. Inside the caller's transaction; `already` when the same row was imported before.
+ */
+export function storePrediction(db: Db, p: {instance: string; model: string; patch: string; record: unknown}, where: {path: string; locator: string}): {id: number} | {existing: number} {
+  const trajectory: Trajectory = {
+    instance: p.instance,
+    agent: p.model,
+    model: p.model,
+    format: 'prediction',
+    steps: [],
+    explanation: null,
+    patch: p.patch || null,
+    exitStatus: p.patch ? 'submitted' : 'no patch',
+    resolved: null,
+    cost: null,
+    tokensIn: null,
+    tokensOut: null,
+    meta: {prediction: p.record},
+  };
+  const report: ImportReport = {added: [], instances: [], skipped: [], failed: [], warnings: []};
+  const hash = sha256(JSON.stringify(['prediction', p.instance, p.model, p.patch]));
+  const stored = storeTrajectory(db, trajectory, {
+    path: where.path,
+    locator: where.locator,
+    hash,
+    candidate: {path: where.path, explicit: true, runRoot: null},
+    options: {format: 'auto', maxBytes: Number.MAX_SAFE_INTEGER},
+    finder: new ResolutionFinder([]),
+    report,
+  });
+  return 'id' in stored ? {id: stored.id} : stored;
+}
+

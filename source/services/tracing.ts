@@ -9,6 +9,7 @@ import {confirmationPlan, emptyNondeterminism, extractDelta, planValues, type De
 import {addedFunctions, focusPlan, focusTargets, type FocusPlan} from '../core/trace/focus.js';
 import {LineMap, type Changes} from '../core/trace/line-map.js';
 import type {TraceSource} from '../core/trace/model.js';
+import type {RunnerMode} from '../core/instances/runner.js';
 import {writeTx, type Db} from '../store/db.js';
 import {rerunNondeterminism} from './delta.js';
 import {createTrace, discardTraces, ensureTraceTarget, insertPair, sameControlFlow, saveDelta, StoredTrace, type TraceSummary} from '../store/traces.js';
@@ -30,6 +31,8 @@ export const DEFAULT_LIMITS: TraceLimits = {timeoutS: 300, maxEvents: 5_000_000,
 export interface TracePairOptions {
   python: string;
   test: string;
+  /** how the test runs (default auto: a pytest node id, or a script) */
+  mode?: RunnerMode;
   instance?: string;
   label?: string;
   trajectory?: number | null;
@@ -175,6 +178,7 @@ const HYPOTHESIS = /(^|\n)\s*(from\s+hypothesis\b|import\s+hypothesis\b)/;
 /** Whether the test uses hypothesis, from its file in the tree (read without following links). */
 export function usesHypothesis(tree: string, test: string): boolean {
   const rel = test.split('::')[0]!;
+  if (!rel.endsWith('.py')) return false;
   try {
     const text = readTextInTree(tree, rel, 8 * 1024 * 1024);
     return text !== null && HYPOTHESIS.test(text);
@@ -187,10 +191,10 @@ export function usesHypothesis(tree: string, test: string): boolean {
  * A hypothesis test: one untraced run on the buggy side looks for a failing example and saves it
  * (shrunk) in an example database; the traced runs of both sides then replay only that example.
  */
-async function prepareHypothesis(runner: PythonRunner, tree: string, test: string, scratch: string, o: {seed?: number | null; timeoutS: number; signal?: AbortSignal}): Promise<HypothesisPlan> {
+async function prepareHypothesis(runner: PythonRunner, tree: string, test: string, scratch: string, o: {seed?: number | null; timeoutS: number; signal?: AbortSignal; mode?: RunnerMode}): Promise<HypothesisPlan> {
   const found = join(scratch, 'hypothesis-search');
   mkdirSync(found, {recursive: true});
-  const args = ['-m', 'deltatrace', 'outcome', '--root', tree, ...seedArgs(o.seed), '--hypothesis', 'find', '--hypothesis-db', found, '--', test];
+  const args = ['-m', 'deltatrace', 'outcome', '--root', tree, ...seedArgs(o.seed), ...(o.mode ? ['--mode', o.mode] : []), '--hypothesis', 'find', '--hypothesis-db', found, '--', test];
   const r = await runPython(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree, found], testbed: tree, signal: o.signal});
   let outcome: {status?: string; falsifying?: string} = {};
   try {
@@ -231,6 +235,7 @@ async function traceOnce(
   if (o.planFile) args.push('--plan', o.planFile);
   if (o.docsFile) args.push('--docs', o.docsFile);
   if (o.hypothesis && o.hypothesis.mode !== 'off') args.push('--hypothesis', o.hypothesis.mode, ...(o.hypothesis.db ? ['--hypothesis-db', o.hypothesis.db] : []));
+  if (o.mode) args.push('--mode', o.mode);
   args.push('--', o.test);
   const env: Record<string, string> = o.pytestPlugins === false ? {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'} : {};
   const id = createTrace(db, {
@@ -326,7 +331,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     let hypothesis: HypothesisPlan = {mode: 'off', note: ''};
     if (usesHypothesis(ws.buggy, o.test)) {
       progress('the test uses hypothesis: looking for a failing example on the buggy side (not traced)…');
-      hypothesis = await prepareHypothesis(runner, ws.buggy, o.test, scratch, {seed: o.seed, timeoutS: limits.timeoutS, signal: stopAll.signal});
+      hypothesis = await prepareHypothesis(runner, ws.buggy, o.test, scratch, {seed: o.seed, timeoutS: limits.timeoutS, signal: stopAll.signal, mode: o.mode});
       progress(hypothesis.note);
     }
     const common = {...o, instance, patch: diff, signal: stopAll.signal, hypothesis};

@@ -6,7 +6,7 @@
  * recorded (services/leftovers.ts) so that they are removed on every exit path.
  */
 import {execa} from 'execa';
-import {cpSync, existsSync, lstatSync, mkdirSync, rmSync, statSync} from 'node:fs';
+import {cpSync, existsSync, lstatSync, mkdirSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {basename, join, resolve} from 'node:path';
 import {forget, makeTempDir, release} from './leftovers.js';
 import type {PythonRunner} from './python.js';
@@ -18,7 +18,10 @@ export class WorkspaceError extends Error {}
 export type WorkspaceSpec =
   | {kind: 'dirs'; buggyDir: string; patchedDir: string}
   | {kind: 'revs'; repo: string; buggy: string; patched: string}
-  | {kind: 'patch'; repo: string; buggy?: string; patch: string; copy?: boolean};
+  | {kind: 'patch'; repo: string; buggy?: string; patch: string; copy?: boolean}
+  /** a SWE-bench instance: its base commit with its test patch is the buggy tree, that plus `patch`
+   * (the gold fix, an agent's patch) the patched one — as the harness lays them out */
+  | {kind: 'instance'; repo: string; instance: string; base: string; testPatch: string; patch: string; patchLabel: string};
 
 export interface Workspace {
   buggy: string;
@@ -48,6 +51,12 @@ async function git(args: string[], cwd: string, env: Record<string, string> = {}
   });
   if (r.failed) throw new WorkspaceError(`git ${args.join(' ')} failed in ${cwd}: ${(r.timedOut ? 'timed out' : String(r.stderr || r.shortMessage || '')).trim()}`);
   return String(r.stdout).trim();
+}
+
+/** Whether `dir` is a bare repository (a mirror clone): revisions can be exported from it too. */
+async function isBareRepo(dir: string): Promise<boolean> {
+  const r = await execa('git', ['rev-parse', '--is-bare-repository'], {cwd: dir, reject: false, timeout: 30_000});
+  return !r.failed && String(r.stdout).trim() === 'true';
 }
 
 /** null when `dir` is not in a git work tree, else its path below the top level ('' at the top). */
@@ -88,7 +97,8 @@ async function exportRevision(repo: string, rev: string, dest: string, scratch: 
   });
   mkdirSync(dest, {recursive: true});
   await git(['read-tree', commit], repo, {GIT_INDEX_FILE: index});
-  await git(['checkout-index', '--all', '--force', `--prefix=${dest}/`], repo, {GIT_INDEX_FILE: index});
+  // --work-tree: a bare repository (a mirror clone) has none of its own
+  await git([`--work-tree=${dest}`, 'checkout-index', '--all', '--force'], repo, {GIT_INDEX_FILE: index});
   rmSync(index, {force: true});
 }
 
@@ -133,6 +143,32 @@ export async function prepareWorkspace(spec: WorkspaceSpec, runner: PythonRunner
       return {buggy, patched, describe: {kind: 'dirs', buggy: buggyDir, patched: patchedDir}, cleanup, keep, temporary: true};
     }
     const repo = needDir(spec.repo, '--repo');
+    if (spec.kind === 'instance') {
+      if ((await gitPrefix(repo)) === null && !(await isBareRepo(repo))) throw new WorkspaceError(`--repo ${spec.repo} is not a git repository (a clone of the instance's repository is needed)`);
+      await exportRevision(repo, spec.base, buggy, tmp).catch(error => {
+        if (error instanceof WorkspaceError && error.message.includes('not a revision')) {
+          throw new WorkspaceError(`${spec.instance}'s base commit ${spec.base.slice(0, 12)} is not in ${spec.repo} (fetch it, or clone the instance's repository)`);
+        }
+        throw error;
+      });
+      const scratch = makeTempDir('patches');
+      try {
+        if (spec.testPatch.trim()) {
+          const file = join(scratch, 'test.diff');
+          writeFileSync(file, spec.testPatch.endsWith('\n') ? spec.testPatch : `${spec.testPatch}\n`);
+          await applyPatch(file, buggy, runner, `${spec.instance}'s base commit (its test patch)`);
+        }
+        copyTree(buggy, patched);
+        if (spec.patch.trim()) {
+          const file = join(scratch, 'fix.diff');
+          writeFileSync(file, spec.patch.endsWith('\n') ? spec.patch : `${spec.patch}\n`);
+          await applyPatch(file, patched, runner, `${spec.instance}'s base commit with its test patch (${spec.patchLabel})`);
+        }
+      } finally {
+        forget(scratch);
+      }
+      return {buggy, patched, describe: {kind: 'instance', repo, instance: spec.instance, base: spec.base, patch: spec.patchLabel}, cleanup, keep, temporary: true};
+    }
     const prefix = spec.kind === 'patch' && spec.copy ? null : await gitPrefix(repo);
     const gitRepo = prefix !== null;
     // an export holds the whole repository; the project is `prefix` below its top

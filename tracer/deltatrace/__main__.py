@@ -31,8 +31,12 @@ def _hypothesis_args(p):
 
 def _common(p):
     p.add_argument("--root", required=True, help="project root; only code under it is traced")
-    p.add_argument("--mode", choices=("auto", "pytest", "script"), default="auto",
-                   help="how to run the target (auto: a .py path not named test_* is a script)")
+    p.add_argument("--mode", choices=("auto", "pytest", "script", "unittest", "django", "function"), default="auto",
+                   help="how to run the target: pytest (node ids), script (a .py file; exit 0 passes), "
+                        "unittest (module.Class.test, or 'test (module.Class)'), django (tests/runtests.py "
+                        "with that label, as SWE-bench runs Django), function (FILE::test called as "
+                        "sympy's bin/test calls it); auto: a .py path not named test_* is a script, "
+                        "else pytest")
     p.add_argument("--max-depth", type=int, default=4, help="serialization depth (default 4)")
     p.add_argument("--max-items", type=int, default=32, help="items per container (default 32)")
     p.add_argument("--max-str", type=int, default=200, help="characters per string (default 200)")
@@ -111,8 +115,8 @@ def parser():
     oc.add_argument("--root", required=True, help="project root")
     oc.add_argument("--seed", type=int, default=0)
     oc.add_argument("--no-seed", action="store_true")
-    oc.add_argument("--mode", choices=("auto", "pytest", "script"), default="auto",
-                    help="how to run the target (auto: a .py path not named test_* is a script)")
+    oc.add_argument("--mode", choices=("auto", "pytest", "script", "unittest", "django", "function"), default="auto",
+                    help="how to run the target (as for run)")
     _hypothesis_args(oc)
     oc.add_argument("target", nargs=argparse.REMAINDER, help="-- then the pytest node id")
 

@@ -119,6 +119,12 @@ def _semantics(result, rel, a, b, in_b, in_p, entry, root_p, files_p):
             seen.add(key)
             sides = [s for s, t in (("buggy", nodes_b), ("patched", nodes_p)) if qual in t]
             result["readers"].append({"file": rel, "qualname": qual, "reads": name, "sides": sides})
+    # a class attribute the patch changed, read by the methods a base class defines (Django's
+    # `regex` on a RegexValidator subclass is read in RegexValidator.__call__)
+    for scope, name in names:
+        if not scope or any(r["reads"].split(" ")[0] == name for r in result["readers"] if r["file"] == rel):
+            continue
+        _base_readers(result, seen, rel, tree_p if tree_p is not None else tree_b, scope, name, root_p, files_p, 3)
     # module-level names read from other modules (`from pkg.mod import TABLE`)
     public = [(sc, n) for sc, n in names if sc == "" and not n.startswith("__")]
     if not public or root_p is None:
@@ -146,6 +152,30 @@ def _semantics(result, rel, a, b, in_b, in_p, entry, root_p, files_p):
             if key not in seen:
                 seen.add(key)
                 result["readers"].append({"file": other, "qualname": qual, "reads": name, "sides": ["buggy", "patched"], "via": rel})
+
+
+def _base_readers(result, seen, rel, tree, class_qualname, attr, root, files, depth):
+    """The readers of ``attr`` in the base classes of ``class_qualname`` (up to ``depth`` levels),
+    looked up through the module's imports in the (patched) tree."""
+    if tree is None or root is None or depth <= 0:
+        return
+    for module, cls in patchinfo.base_classes(tree, rel, class_qualname):
+        other = rel if not module else patchinfo.module_file(module, lambda r: r in files)
+        if other is None:
+            continue
+        try:
+            other_tree = tree if other == rel else _parse(_read(root, other))
+        except OSError:
+            continue
+        if other_tree is None:
+            continue
+        for qual in patchinfo.class_readers(other_tree, cls, attr):
+            key = (other, qual)
+            if key not in seen:
+                seen.add(key)
+                result["readers"].append({"file": other, "qualname": qual, "reads": "%s (the attribute %s.%s overrides)" % (attr, class_qualname, attr),
+                                          "sides": ["buggy", "patched"], "via": rel})
+        _base_readers(result, seen, other, other_tree, cls, attr, root, files, depth - 1)
 
 
 def compare(buggy, patched):

@@ -310,5 +310,80 @@ def readers(tree, names):
     return out
 
 
+def _imports(tree, rel):
+    """{local name: dotted module or module.attribute} from a module's imports; relative
+    imports resolved against the module's own package (``rel`` is its path)."""
+    package = rel.replace("\\", "/").rsplit("/", 1)[0].replace("/", ".") if "/" in rel else ""
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
+                base = ".".join(p for p in parts + ([node.module] if node.module else []) if p)
+            for a in node.names:
+                out[a.asname or a.name] = "%s.%s" % (base, a.name) if base else a.name
+    return out
+
+
+def _dotted(node):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return inner + "." + node.attr if inner else None
+    return None
+
+
+def base_classes(tree, rel, class_qualname):
+    """The bases of a class as dotted names resolved through the module's imports
+    (``validators.RegexValidator`` with ``from django.core import validators`` is
+    ``django.core.validators.RegexValidator``); a base defined in the same module stays
+    unqualified."""
+    node = dict(_scopes(tree)).get(class_qualname)
+    if not isinstance(node, ast.ClassDef):
+        return []
+    imports = _imports(tree, rel)
+    local = {q for q, n in _scopes(tree) if isinstance(n, ast.ClassDef)}
+    out = []
+    for b in node.bases:
+        name = _dotted(b)
+        if not name:
+            continue
+        head, _, rest = name.partition(".")
+        if name in local:
+            out.append(("", name))
+        elif head in imports:
+            full = imports[head] + ("." + rest if rest else "")
+            module, _, cls = full.rpartition(".")
+            out.append((module, cls))
+    return out
+
+
+def module_file(module, exists):
+    """The file of a dotted module in the tree (``exists(rel)`` says whether a file is there)."""
+    path = module.replace(".", "/")
+    for rel in (path + ".py", path + "/__init__.py"):
+        if exists(rel):
+            return rel
+    return None
+
+
+def class_readers(tree, class_qualname, attr):
+    """Methods of a class (in this module) that read ``attr`` through an attribute."""
+    out = []
+    prefix = class_qualname + "."
+    for qual, node in _scopes(tree):
+        if not isinstance(node, _FUNCS) or not qual.startswith(prefix):
+            continue
+        if any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr == attr for n in ast.walk(node)):
+            out.append(qual)
+    return out
+
+
 def word_in(text, name):
     return re.search(r"(?<![\w.])%s\b" % re.escape(name), text) is not None

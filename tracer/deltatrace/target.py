@@ -177,6 +177,222 @@ def run_script(args, start, stop, outcome):
     outcome.exit_code = 0 if entry["outcome"] == "passed" else 1
 
 
+# -- unittest, Django's runtests.py, and a test function called as sympy's bin/test does -------
+
+
+class _Recorder(object):
+    """Wraps a unittest result: every test's outcome is also recorded (setup, body or teardown)."""
+
+    def __init__(self, result, test, outcome, started):
+        self._result = result
+        self._test = test
+        self._outcome = outcome
+        self._started = started  # [bool]: whether the test method's body began
+
+    def __getattr__(self, name):
+        return getattr(self._result, name)
+
+    def _entry(self, test, outcome, err=None, message=None):
+        entry = {"nodeid": _unittest_id(test), "phase": "call" if self._started[0] else "setup",
+                 "file": _test_file(test), "outcome": outcome}
+        if err is not None:
+            exc = err[1]
+            entry["exc_type"] = type_name(exc) if exc is not None else getattr(err[0], "__name__", "?")
+            msg = _safe_message(exc) if exc is not None else None
+            if msg is not None:
+                entry["message"] = msg
+            entry["line"] = _failing_line(err[2], entry["file"])
+        elif message is not None:
+            entry["message"] = _ADDRESS.sub("0x?", aliased(str(message))[:2000])
+        self._outcome.tests.append(entry)
+
+    def addSuccess(self, test):
+        self._entry(test, "passed")
+        return self._result.addSuccess(test)
+
+    def addFailure(self, test, err):
+        self._entry(test, "failed", err)
+        return self._result.addFailure(test, err)
+
+    def addError(self, test, err):
+        self._entry(test, "failed" if self._started[0] else "error", err)
+        return self._result.addError(test, err)
+
+    def addSkip(self, test, reason):
+        self._entry(test, "skipped", message=reason)
+        return self._result.addSkip(test, reason)
+
+    def addExpectedFailure(self, test, err):
+        self._entry(test, "passed", message="expected failure")
+        return self._result.addExpectedFailure(test, err)
+
+    def addUnexpectedSuccess(self, test):
+        self._entry(test, "failed", message="unexpected success")
+        return self._result.addUnexpectedSuccess(test)
+
+    def addSubTest(self, test, subtest, err):
+        if err is not None:
+            self._entry(test, "failed", err)
+        return self._result.addSubTest(test, subtest, err)
+
+
+def _unittest_id(test):
+    """A test's id in SWE-bench's unittest form: ``test_x (module.Class)``."""
+    cls = type(test)
+    return "%s (%s.%s)" % (getattr(test, "_testMethodName", "?"), cls.__module__, cls.__qualname__)
+
+
+def _test_file(test):
+    module = sys.modules.get(type(test).__module__)
+    path = getattr(module, "__file__", None)
+    return os.path.relpath(path, os.getcwd()) if isinstance(path, str) else None
+
+
+def _traced_unittest(start, stop, outcome, wanted):
+    """Patches unittest.TestCase.run: tracing on around each wanted test's setUp, body and
+    tearDown, its result recorded; other tests run as they are. Returns the undo."""
+    import unittest
+    original = unittest.TestCase.run
+
+    def run(self, result=None):
+        # the loader's stand-in for a label it could not load is not a test
+        if result is None or type(self).__name__ == "_FailedTest" or (wanted is not None and not wanted(self)):
+            return original(self, result)
+        started = [False]
+        name = getattr(self, "_testMethodName", None)
+        method = getattr(self, name, None) if name else None
+        if method is not None:
+            def body(*a, **kw):
+                started[0] = True
+                return method(*a, **kw)
+            try:
+                setattr(self, name, body)
+            except Exception:
+                pass
+        start()
+        try:
+            return original(self, _Recorder(result, self, outcome, started))
+        finally:
+            stop()
+            if method is not None:
+                try:
+                    delattr(self, name)
+                except Exception:
+                    pass
+
+    unittest.TestCase.run = run
+    return lambda: setattr(unittest.TestCase, "run", original)
+
+
+_UNITTEST_ID = re.compile(r"^(\w+) \(([\w.]+)\)$")
+
+
+def unittest_label(test_id):
+    """``test_x (module.Class)`` (SWE-bench's form) to ``module.Class.test_x``; a dotted label
+    is taken as it is."""
+    m = _UNITTEST_ID.match(test_id.strip())
+    return "%s.%s" % (m.group(2), m.group(1)) if m else test_id.strip()
+
+
+def run_unittest(args, start, stop, outcome):
+    """Plain unittest: ``module.Class.test`` (or ``test (module.Class)``) loaded and run."""
+    import unittest
+    labels = [unittest_label(a) for a in args]
+    undo = _traced_unittest(start, stop, outcome, None)
+    try:
+        suite = unittest.defaultTestLoader.loadTestsFromNames(labels)
+        result = unittest.TextTestRunner(stream=sys.stderr, verbosity=0).run(suite)
+        outcome.exit_code = 0 if result.wasSuccessful() else 1
+        for test, err in getattr(result, "errors", []):
+            if type(test).__name__ == "_FailedTest":  # the loader could not import the label
+                outcome.error = "could not load %s: %s" % (", ".join(labels), err.strip().splitlines()[-1])
+    finally:
+        undo()
+    if not outcome.tests and outcome.error is None:
+        outcome.error = "no test ran: check the test id (%s)" % ", ".join(labels)
+
+
+def run_django(args, start, stop, outcome):
+    """Django's own test runner, as SWE-bench runs it: ``tests/runtests.py --settings=test_sqlite
+    --parallel 1 <label>`` in the tree (the label from ``test_x (module.Class)``), in this
+    process; tracing on around the chosen test's setUp, body and tearDown only."""
+    runner = os.path.join("tests", "runtests.py")
+    if not os.path.isfile(runner):
+        outcome.error = "no tests/runtests.py in the tree: not a Django checkout"
+        return
+    labels = [unittest_label(a) for a in args if not a.startswith("-")]
+    options = [a for a in args if a.startswith("-")]
+    if not any(o.startswith("--settings") for o in options):
+        options.append("--settings=test_sqlite")
+    if not any(o.startswith("--parallel") for o in options):
+        options += ["--parallel", "1"]
+    wanted = set(labels)
+
+    def chosen(test):
+        cls = type(test)
+        return "%s.%s.%s" % (cls.__module__, cls.__qualname__, getattr(test, "_testMethodName", "")) in wanted
+
+    undo = _traced_unittest(start, stop, outcome, chosen)
+    saved = sys.argv, list(sys.path), os.getcwd()
+    tests_dir = os.path.abspath("tests")
+    sys.argv = [runner] + options + ["-v", "0"] + labels
+    sys.path.insert(0, tests_dir)
+    saved_stdout = sys.stdout
+    sys.stdout = sys.stderr
+    try:
+        runpy.run_path(runner, run_name="__main__")
+        outcome.exit_code = 0
+    except SystemExit as e:
+        outcome.exit_code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.stdout = saved_stdout
+        undo()
+        sys.argv, sys.path[:] = saved[0], saved[1]
+        os.chdir(saved[2])
+    if not outcome.tests:
+        outcome.error = "no test ran (runtests.py exit code %s): check the test id (%s)" % (outcome.exit_code, ", ".join(labels))
+
+
+def run_function(args, start, stop, outcome):
+    """A test function called as sympy's ``bin/test`` calls it: ``FILE::test_name`` — the file
+    imported as its module (``sympy/core/tests/test_x.py`` as ``sympy.core.tests.test_x``),
+    the function called with no arguments; it passes when it returns."""
+    target = args[0]
+    path, _, name = target.partition("::")
+    if not name or not os.path.isfile(path):
+        outcome.error = "not FILE::FUNCTION, or no such file: %s" % target
+        return
+    rel = os.path.relpath(os.path.abspath(path), os.getcwd())
+    module_name = rel[:-3].replace(os.sep, ".") if rel.endswith(".py") else rel.replace(os.sep, ".")
+    entry = {"nodeid": target, "phase": "setup", "file": rel}
+    try:
+        import importlib
+        module = importlib.import_module(module_name)
+        fn = getattr(module, name)
+    except BaseException as e:  # noqa: B902 - the target's failure is data
+        outcome.error = "could not import %s: %s: %s" % (module_name, type_name(e), _safe_message(e) or "")
+        return
+    entry["phase"] = "call"
+    start()
+    try:
+        fn()
+        entry["outcome"] = "passed"
+    except BaseException as e:  # noqa: B902
+        stop()
+        kind = type_name(e)
+        # sympy's XFAIL and skip mark the outcome the way its runner reads it
+        entry["outcome"] = "skipped" if kind.endswith(("Skipped", "XFail")) else "failed"
+        entry["exc_type"] = kind
+        msg = _safe_message(e)
+        if msg is not None:
+            entry["message"] = msg
+        entry["line"] = _failing_line(e.__traceback__, rel)
+    finally:
+        stop()
+    outcome.tests.append(entry)
+    outcome.exit_code = 0 if entry["outcome"] == "passed" else 1
+
+
 def _call(fn, *args):
     return fn(*args)
 
@@ -204,11 +420,20 @@ def run_target(args, start, stop, mode="auto"):
     return _with_room(lambda: _run_target(args, start, stop, mode))
 
 
+RUNNERS = ("auto", "pytest", "script", "unittest", "django", "function")
+
+
 def _run_target(args, start, stop, mode):
     outcome = Outcome()
     script = mode == "script" or (mode == "auto" and looks_like_script(args))
     try:
-        if script:
+        if mode == "unittest":
+            run_unittest(args, start, stop, outcome)
+        elif mode == "django":
+            run_django(args, start, stop, outcome)
+        elif mode == "function":
+            run_function(args, start, stop, outcome)
+        elif script:
             run_script(args, start, stop, outcome)
         else:
             run_pytest(args, start, stop, outcome)

@@ -56,6 +56,8 @@ export interface DeltaResult {
   seqB: number | null;
   seqP: number | null;
   variables: VariableDiff[];
+  /** a callee's arguments that differ: the frame and line that made the call */
+  caller?: {function: string; file: string; line: number | null};
   /** outcome deltas: each frame's outcome and the items where control flow split */
   buggyOutcome?: Outcome | null;
   patchedOutcome?: Outcome | null;
@@ -387,6 +389,7 @@ function walkInner(
               seqB: ib.seq,
               seqP: ip.seq,
               variables: argDiffs,
+              ...(cb.fid !== ROOT_FID ? {caller: {function: cb.frame.fn, file: cb.frame.file, line: ib.line}} : {}),
             },
             {b: calleeB, p: calleeP},
           );

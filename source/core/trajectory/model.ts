@@ -1,6 +1,7 @@
 /** The normalized trajectory every importer produces and the store persists. */
 
-export type SourceFormat = 'swe-agent' | 'mini-swe-agent' | 'openhands' | 'jsonl';
+/** `prediction`: a SWE-bench harness prediction (a patch and the model that wrote it, no steps). */
+export type SourceFormat = 'swe-agent' | 'mini-swe-agent' | 'openhands' | 'jsonl' | 'prediction';
 
 export interface Step {
   /** Natural-language reasoning that preceded the action ("THOUGHT", tool-call content). */

@@ -1,0 +1,116 @@
+/**
+ * `trace --instance ID --repo CLONE (--gold | --prediction NAME | --trajectory N | --patch FILE)`:
+ * the trees from the instance's record (its base commit with its test patch; that plus the chosen
+ * patch) and its FAIL_TO_PASS tests, run the way SWE-bench runs that repository's tests.
+ */
+import {execa} from 'execa';
+import {readFileSync} from 'node:fs';
+import {patchFiles} from '../core/instances/record.js';
+import {testRun, TestIdError, type TestRun} from '../core/instances/runner.js';
+import type {Db} from '../store/db.js';
+import {getInstance} from '../store/instances.js';
+import {getTrajectory} from '../store/trajectories.js';
+import type {WorkspaceSpec} from './workspace.js';
+
+export class InstanceTraceError extends Error {}
+
+export interface PatchChoice {
+  gold?: boolean;
+  prediction?: string;
+  trajectory?: number;
+  patchFile?: string;
+}
+
+export interface InstancePlan {
+  spec: Extract<WorkspaceSpec, {kind: 'instance'}>;
+  label: string;
+  trajectory: number | null;
+  versionKind: 'gold' | 'agent';
+  tests: (TestRun & {id: string})[];
+}
+
+/** Whether an instance has the record these traces need (a base commit, its tests). */
+export function hasRecord(db: Db, id: string): boolean {
+  const d = getInstance(db, id);
+  return Boolean(d?.baseCommit && d.testPatch !== null && d.failToPass.length);
+}
+
+/** Functions named `name` at module level in a file: the test patch adds it, or the file has it at the base commit. */
+async function definers(repo: string, base: string, testPatch: string, name: string): Promise<string[]> {
+  const out: string[] = [];
+  const chunks = testPatch.split(/^(?=diff --git )/m);
+  for (const file of patchFiles(testPatch).filter(f => f.endsWith('.py'))) {
+    const chunk = chunks.find(c => c.includes(`+++ b/${file}`)) ?? '';
+    if (new RegExp(`^\\+def ${name}\\(`, 'm').test(chunk)) {
+      out.push(file);
+      continue;
+    }
+    const shown = await execa('git', ['show', `${base}:${file}`], {cwd: repo, reject: false, timeout: 60_000});
+    if (!shown.failed && new RegExp(`^def ${name}\\(`, 'm').test(String(shown.stdout))) out.push(file);
+  }
+  return out;
+}
+
+export async function planInstanceTrace(db: Db, o: {instance: string; repo: string; choice: PatchChoice; test?: string; allTests?: boolean}): Promise<InstancePlan> {
+  const d = getInstance(db, o.instance);
+  if (!d) throw new InstanceTraceError(`no instance ${o.instance} in the store (deltalens instances import FILE)`);
+  if (!d.baseCommit || d.testPatch === null || !d.failToPass.length) {
+    throw new InstanceTraceError(`${o.instance} has no dataset record (base commit, test patch, FAIL_TO_PASS): import its row with deltalens instances import FILE`);
+  }
+  const chosen = [o.choice.gold && 'gold', o.choice.prediction !== undefined && 'prediction', o.choice.trajectory !== undefined && 'trajectory', o.choice.patchFile && 'patch'].filter(Boolean);
+  if (chosen.length !== 1) throw new InstanceTraceError(`say which patch to trace on ${o.instance}: one of --gold, --prediction NAME, --trajectory ID, --patch FILE`);
+  let patch: string;
+  let label: string;
+  let trajectory: number | null = null;
+  let versionKind: 'gold' | 'agent' = 'agent';
+  if (o.choice.gold) {
+    if (!d.goldPatch) throw new InstanceTraceError(`${o.instance}'s record has no gold patch`);
+    patch = d.goldPatch;
+    label = 'gold';
+    versionKind = 'gold';
+  } else if (o.choice.prediction !== undefined) {
+    const rows = db
+      .prepare(`SELECT t.id FROM trajectory t JOIN agent a ON a.id = t.agent WHERE t.instance = ? AND t.format = 'prediction' AND (a.name = ? OR a.model = ?) ORDER BY t.id DESC`)
+      .pluck()
+      .all(o.instance, o.choice.prediction, o.choice.prediction) as number[];
+    if (!rows.length) throw new InstanceTraceError(`no prediction of ${o.choice.prediction} for ${o.instance} (deltalens instances import PREDICTIONS_FILE)`);
+    const t = getTrajectory(db, rows[0]!)!;
+    if (!t.patch?.trim()) throw new InstanceTraceError(`${o.choice.prediction}'s prediction for ${o.instance} has no patch`);
+    patch = t.patch;
+    trajectory = t.id;
+    label = `prediction of ${o.choice.prediction}`;
+  } else if (o.choice.trajectory !== undefined) {
+    const t = getTrajectory(db, o.choice.trajectory);
+    if (!t) throw new InstanceTraceError(`no trajectory with id ${o.choice.trajectory}`);
+    if (t.instance !== o.instance) throw new InstanceTraceError(`trajectory ${t.id} is a run on ${t.instance}, not ${o.instance}`);
+    if (!t.patch?.trim()) throw new InstanceTraceError(`trajectory ${t.id} has no patch to trace`);
+    patch = t.patch;
+    trajectory = t.id;
+    label = `trajectory #${t.id} (${t.agent})`;
+  } else {
+    try {
+      patch = readFileSync(o.choice.patchFile!, 'utf8');
+    } catch (error) {
+      throw new InstanceTraceError(`--patch ${o.choice.patchFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    }
+    label = `patch ${o.choice.patchFile}`;
+  }
+  const ids = o.test ? [o.test] : o.allTests ? d.failToPass : [d.failToPass[0]!];
+  const tests: InstancePlan['tests'] = [];
+  for (const id of ids) {
+    const named = /^test\w*$/.test(id.trim()) ? await definers(o.repo, d.baseCommit, d.testPatch, id.trim()) : [];
+    try {
+      tests.push({id, ...testRun(d.repo, id, () => named)});
+    } catch (error) {
+      if (error instanceof TestIdError) throw new InstanceTraceError(`${o.instance}: ${error.message}`);
+      throw error;
+    }
+  }
+  return {
+    spec: {kind: 'instance', repo: o.repo, instance: o.instance, base: d.baseCommit, testPatch: d.testPatch, patch, patchLabel: label},
+    label,
+    trajectory,
+    versionKind,
+    tests,
+  };
+}
