@@ -67,7 +67,7 @@ Sandbox (the patch and its tests are untrusted code):
 
 Tracing:
   --test NODEID       the pytest node id (or a script path) to run, relative to the tree
-  --python EXE        Python to run the tracer with (default $DELTALENS_PYTHON or python3; ≥ 3.9)
+  --python EXE        Python to run the tracer with (default $DELTALENS_PYTHON or python3; 3.6–3.13)
   --timeout S         wall-clock seconds per traced run; the process group is killed (default ${DEFAULT_LIMITS.timeoutS})
   --max-events N      stop recording after N events (default ${DEFAULT_LIMITS.maxEvents})
   --max-bytes B       stop recording after B bytes of trace (default ${DEFAULT_LIMITS.maxBytes})

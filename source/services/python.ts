@@ -68,9 +68,17 @@ user = site.getusersitepackages() if site.ENABLE_USER_SITE else None
 print(json.dumps({"version": "%d.%d.%d" % sys.version_info[:3], "executable": sys.executable, "roots": sorted(r for r in roots if r),
   "userSite": user if user and os.path.isdir(user) else None, "userBase": site.getuserbase() if user and os.path.isdir(user) else None}))`;
 
+/** The interpreters the tracer runs on: CPython 3.6 (Django 3.0's SWE-bench image) to 3.13. */
+export const OLDEST_PYTHON = [3, 6] as const;
+
+export function atLeast(version: string, major: number, minor: number): boolean {
+  const [a, b] = version.split('.').map(Number) as [number, number];
+  return a > major || (a === major && b >= minor);
+}
+
 /**
  * What the interpreter needs to be visible (its prefixes, its user site-packages) and its
- * version (≥ 3.9). The interpreter is the user's choice, run outside the sandbox with our own
+ * version (≥ 3.6). The interpreter is the user's choice, run outside the sandbox with our own
  * three lines of code; no project code runs here.
  */
 export async function probePython(python: string): Promise<PythonInstall> {
@@ -82,9 +90,23 @@ export async function probePython(python: string): Promise<PythonInstall> {
   } catch {
     throw new PythonError(`cannot run ${python}: ${String(r.stderr).trim().split('\n').at(-1) || r.shortMessage || `exit code ${r.exitCode}`} (give --python PATH)`);
   }
-  const [major, minor] = install.version.split('.').map(Number) as [number, number];
-  if (major < 3 || (major === 3 && minor < 9)) throw new PythonError(`${python} is Python ${install.version}; the tracer needs Python ≥ 3.9`);
+  if (!atLeast(install.version, ...OLDEST_PYTHON)) throw new PythonError(`${python} is Python ${install.version}; the tracer needs Python ≥ ${OLDEST_PYTHON.join('.')}`);
   return install;
+}
+
+/**
+ * The interpreter for the parse-only helpers (`expected`, `mutants`, `exprs`: ast, no project
+ * code), which need Python ≥ 3.9 (`ast.unparse`, end positions): the project's own when it is
+ * that new, else $DELTALENS_TOOLS_PYTHON or python3 — confined the same way.
+ */
+export async function toolsRunner(runner: PythonRunner): Promise<PythonRunner> {
+  if (atLeast(runner.install.version, 3, 9)) return runner;
+  const exe = process.env.DELTALENS_TOOLS_PYTHON ?? 'python3';
+  const install = await probePython(exe);
+  if (!atLeast(install.version, 3, 9)) {
+    throw new PythonError(`the question helpers parse with Python ≥ 3.9, and ${runner.install.executable} is ${runner.install.version} and ${exe} is ${install.version}: set $DELTALENS_TOOLS_PYTHON to a Python ≥ 3.9`);
+  }
+  return {...runner, install};
 }
 
 /**

@@ -27,7 +27,7 @@ import {readTextInTree, removeInTree, writeInTree} from './tree-files.js';
 import {automaticFlags} from './annotation.js';
 import {lexicalModel, type QaModel} from './qa-models.js';
 import {modelName, scoreExplanations} from './scoring.js';
-import {pythonRunner, runPython, type PythonRunner} from './python.js';
+import {pythonRunner, runPython, toolsRunner, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {openStepper, type DeltaPoint, type StepperModel} from './stepper.js';
 import {changesBetween, seedArgs, tracePair} from './tracing.js';
@@ -241,8 +241,12 @@ export class Step {
   }
 
   /** A deltatrace command that only parses (no code of the project runs). */
+  private tools: PythonRunner | null = null;
+
+  /** A parse-only helper (ast; no project code): on Python ≥ 3.9, the project's or another (toolsRunner). */
   async parseOnly<T>(args: string[], cwd: string, input?: string): Promise<T | {error: string}> {
-    const r = await this.python(['-m', 'deltatrace', ...args], cwd, [], [cwd], input);
+    this.tools ??= await toolsRunner(this.runner);
+    const r = await runPython(this.tools, ['-m', 'deltatrace', ...args], {cwd, timeoutMs: this.o.timeoutS * 1000, writable: [], readable: [cwd], input});
     try {
       return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as T | {error: string};
     } catch {

@@ -55,7 +55,8 @@ def parser():
     top = argparse.ArgumentParser(prog="python -m deltatrace",
                                   description="Line-level tracer for buggy vs patched Python programs.")
     top.add_argument("--version", action="version", version="deltatrace " + __version__)
-    sub = top.add_subparsers(dest="command", required=True)
+    sub = top.add_subparsers(dest="command")
+    sub.required = True  # (add_subparsers takes required= only from 3.7)
 
     run = sub.add_parser("run", help="trace a pytest run or a script to a JSON-lines file")
     _common(run)

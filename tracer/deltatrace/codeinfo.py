@@ -137,6 +137,14 @@ def qualname_map(source):
     return names, defs
 
 
+def end_line(node):
+    """A node's last line: ``end_lineno`` from 3.8, else the last line any node inside it is on."""
+    end = getattr(node, "end_lineno", None)
+    if end is not None:
+        return end
+    return max((getattr(n, "lineno", 0) or 0) for n in ast.walk(node))
+
+
 def definitions(source):
     """Every def and class: (qualname, kind, first line incl. decorators, last line, def line),
     outermost first; qualnames as Python builds them (nested functions under `<locals>`).
@@ -150,7 +158,7 @@ def definitions(source):
                 qual = prefix + child.name
                 is_class = isinstance(child, ast.ClassDef)
                 first = min([child.lineno] + [d.lineno for d in child.decorator_list])
-                last = getattr(child, "end_lineno", None) or child.lineno
+                last = end_line(child)
                 out.append((qual, "class" if is_class else "function", first, last, child.lineno))
                 visit(child, qual + ("." if is_class else ".<locals>."))
             else:

@@ -21,15 +21,10 @@ import keyword
 import re
 import tokenize
 
+from .codeinfo import end_line
+
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def end_line(node):
-    end = getattr(node, "end_lineno", None)
-    if end is not None:
-        return end
-    return max((getattr(n, "lineno", 0) or 0) for n in ast.walk(node))
 
 
 def first_line(node):

@@ -452,7 +452,8 @@ class Recorder:
             return local
 
         def attach(frame):
-            frame.f_trace_lines = True
+            if hasattr(frame, "f_trace_lines"):  # 3.7+; before, a frame's f_trace gets its lines
+                frame.f_trace_lines = True
             frame.f_trace = local
 
         self.attach = attach

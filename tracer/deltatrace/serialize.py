@@ -316,6 +316,8 @@ def _classify(t):
             continue
         for name in names:
             cls = getattr(m, name, None)
+            if cls is None and mod == "re" and name == "Pattern":
+                cls = type(m.compile(""))  # re.Pattern is there from 3.7 (or 3.8)
             if cls is t or (subclasses and cls is not None and cls in mro):
                 return kind
     return "object"
@@ -735,7 +737,14 @@ def _enc_zone(s, obj, depth):
 
 
 def _enc_uuid(s, obj, depth):
-    h = "%032x" % _slot(obj, sys.modules["uuid"].UUID, "int")
+    cls = sys.modules["uuid"].UUID
+    try:
+        value = _slot(obj, cls, "int")
+    except AttributeError:  # before 3.7 a UUID keeps its int in its __dict__
+        value = (_instance_dict(obj) or {})["int"]
+    if type(value) is not int:
+        raise TypeError("UUID without an int")
+    h = "%032x" % value
     return {"$uuid": "%s-%s-%s-%s-%s" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:])}
 
 
@@ -758,7 +767,8 @@ def _enc_array(s, obj, depth):
 
 
 def _enc_pattern(s, obj, depth):
-    P = sys.modules["re"].Pattern
+    re = sys.modules["re"]
+    P = getattr(re, "Pattern", None) or type(re.compile(""))
     return {"$pattern": s.value(P.pattern.__get__(obj)), "flags": P.flags.__get__(obj)}
 
 

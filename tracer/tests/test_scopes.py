@@ -14,7 +14,7 @@ class ScopesTest(unittest.TestCase):
 
     def run_scopes(self, root, *files):
         out = subprocess.run([sys.executable, "-m", "deltatrace", "scopes", "--root", root] + list(files),
-                             cwd=TRACER, capture_output=True, text=True, check=True)
+                             cwd=TRACER, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=True)
         return json.loads(out.stdout)
 
     def test_nested_decorated_and_broken(self):

@@ -29,11 +29,11 @@ draw()
 
 def draws(tmp, *flags):
     out = os.path.join(tmp, "t.jsonl")
-    env = dict(os.environ, PYTHONPATH=TRACER)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [TRACER, os.environ.get("DELTATRACE_TEST_PATH")])))
     env.pop("PYTHONHASHSEED", None)
     proc = subprocess.run([sys.executable, "-m", "deltatrace", "run", "--root", tmp, "--out", out]
                           + list(flags) + ["--", os.path.join(tmp, "prog.py")],
-                          capture_output=True, text=True, env=env, timeout=60)
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     with open(out, encoding="utf-8") as fh:
         recs = [json.loads(line) for line in fh]

@@ -1,4 +1,5 @@
 import math
+import sys
 import unittest
 
 from deltatrace.serialize import Limits, serialize
@@ -131,8 +132,11 @@ class SerializeTest(unittest.TestCase):
         self.assertEqual(serialize(float("-inf")), {"$float": "-inf"})
         self.assertEqual(serialize(2 ** 70), {"$int": str(2 ** 70)})
         self.assertEqual(serialize(10 ** 300)["digits"], 301)
-        # past the interpreter's int->str limit: the size, never a conversion error
-        self.assertEqual(serialize(10 ** 5000)["$int"], "<16610 bits>")
+        # past the interpreter's int->str limit (3.11+): the size, never a conversion error
+        if hasattr(sys, "set_int_max_str_digits"):
+            self.assertEqual(serialize(10 ** 5000)["$int"], "<16610 bits>")
+        else:
+            self.assertEqual(serialize(10 ** 5000)["digits"], 5001)
         self.assertNotEqual(serialize(10 ** 5000), serialize(10 ** 5000 + 1))
         self.assertEqual(serialize(b"\x00\xffab"), {"$bytes": "\x00\xffab", "len": 4})
         # sets are sorted by encoding: same output whatever the hash seed
