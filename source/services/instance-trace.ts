@@ -9,7 +9,7 @@ import {patchFiles} from '../core/instances/record.js';
 import {testRun, TestIdError, type TestRun} from '../core/instances/runner.js';
 import type {Db} from '../store/db.js';
 import {getInstance} from '../store/instances.js';
-import {getTrajectory} from '../store/trajectories.js';
+import {findPrediction, getTrajectory} from '../store/trajectories.js';
 import type {WorkspaceSpec} from './workspace.js';
 
 export class InstanceTraceError extends Error {}
@@ -69,12 +69,9 @@ export async function planInstanceTrace(db: Db, o: {instance: string; repo: stri
     label = 'gold';
     versionKind = 'gold';
   } else if (o.choice.prediction !== undefined) {
-    const rows = db
-      .prepare(`SELECT t.id FROM trajectory t JOIN agent a ON a.id = t.agent WHERE t.instance = ? AND t.format = 'prediction' AND (a.name = ? OR a.model = ?) ORDER BY t.id DESC`)
-      .pluck()
-      .all(o.instance, o.choice.prediction, o.choice.prediction) as number[];
-    if (!rows.length) throw new InstanceTraceError(`no prediction of ${o.choice.prediction} for ${o.instance} (deltalens instances import PREDICTIONS_FILE)`);
-    const t = getTrajectory(db, rows[0]!)!;
+    const found = findPrediction(db, o.instance, o.choice.prediction);
+    if (found === null) throw new InstanceTraceError(`no prediction of ${o.choice.prediction} for ${o.instance} (deltalens instances import PREDICTIONS_FILE)`);
+    const t = getTrajectory(db, found)!;
     if (!t.patch?.trim()) throw new InstanceTraceError(`${o.choice.prediction}'s prediction for ${o.instance} has no patch`);
     patch = t.patch;
     trajectory = t.id;

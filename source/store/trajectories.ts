@@ -402,3 +402,12 @@ export function resolvedById(db: Db): Map<number, boolean> {
 export function setContentHash(db: Db, id: number, hash: string, locator: string | null): void {
   db.prepare('UPDATE trajectory SET content_hash = ?, source_locator = ? WHERE id = ?').run(hash, locator, id);
 }
+
+/** The newest prediction (a run imported from a predictions file) of a model for an instance. */
+export function findPrediction(db: Db, instance: string, model: string): number | null {
+  const id = db
+    .prepare(`SELECT t.id FROM trajectory t JOIN agent a ON a.id = t.agent WHERE t.instance = ? AND t.source_format = 'prediction' AND (a.name = ? OR a.model = ?) ORDER BY t.id DESC LIMIT 1`)
+    .pluck()
+    .get(instance, model, model) as number | undefined;
+  return id ?? null;
+}
