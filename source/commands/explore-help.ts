@@ -1,6 +1,6 @@
 // Kept apart from explore.tsx so `--help` does not load Ink and React.
 export const EXPLORE_HELP = `Usage: deltalens [explore] [--db FILE] [--demo]
-                          [--pair N | --trajectory N [--step K] | --question ID [--agent A]]
+                          [--pair N | --trajectory N [--step K] | --question ID [--agent A] | --instance ID]
 
 Open the keyboard-driven explorer. Press ? inside for every key.
 
@@ -11,6 +11,7 @@ Options:
   --trajectory N   open trajectory N; with --step K, on its step K (1-based)
   --question ID    open question ID with an agent's explanation (--agent A; default: the
                    first agent with one for that instance, its original explanation)
+  --instance ID    open the instance's screen: its record, tests, runs, traced pairs, questions
   Esc walks back from a deep link as if you had walked there (list, leaderboard, pairs).
   --pass-env NAME  pass this environment variable into live re-runs (L in the stepper; repeatable)
   --no-sandbox     run live re-runs of patches unconfined (without bwrap they are refused

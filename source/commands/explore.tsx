@@ -11,6 +11,7 @@ import {linkStack, type DeepLink} from '../ui/state.js';
 import {getTrajectory} from '../store/trajectories.js';
 import {getPair} from '../store/traces.js';
 import {getQuestion, listExplanations} from '../store/questions.js';
+import {getInstance} from '../store/instances.js';
 import type {Db} from '../store/db.js';
 import {NotFound} from './show.js';
 import {EXPLORE_HELP} from './explore-help.js';
@@ -28,6 +29,7 @@ export async function runExplore(argv: string[]): Promise<number> {
       step: {type: 'string'},
       question: {type: 'string'},
       agent: {type: 'string'},
+      instance: {type: 'string'},
       'no-sandbox': {type: 'boolean'},
       'pass-env': {type: 'string', multiple: true},
     },
@@ -41,8 +43,8 @@ export async function runExplore(argv: string[]): Promise<number> {
   const pair = positiveInt(values.pair, '--pair');
   const trajectory = positiveInt(values.trajectory, '--trajectory');
   const step = positiveInt(values.step, '--step');
-  const links = [pair, trajectory, values.question].filter(x => x !== undefined).length;
-  if (links > 1) throw new UsageError('open one place: --pair, --trajectory or --question');
+  const links = [pair, trajectory, values.question, values.instance].filter(x => x !== undefined).length;
+  if (links > 1) throw new UsageError('open one place: --pair, --trajectory, --question or --instance');
   if (step !== undefined && trajectory === undefined) throw new UsageError('--step goes with --trajectory N');
   if (step === 0) throw new UsageError('--step counts steps from 1');
   if (values.agent !== undefined && values.question === undefined) throw new UsageError('--agent goes with --question ID');
@@ -53,7 +55,7 @@ export async function runExplore(argv: string[]): Promise<number> {
   const {db, ...target} = values.demo ? await openDemoStore() : await openStore(values.db, 'read');
   try {
     const label = target.demo ? 'demo data' : basename(target.path);
-    const link = resolveLink(db, {pair, trajectory, step, question: values.question, agent: values.agent});
+    const link = resolveLink(db, {pair, trajectory, step, question: values.question, agent: values.agent, instance: values.instance});
     const initial = link ? {stack: linkStack(link)} : undefined;
     if (values['no-sandbox']) warn('deltalens: warning: --no-sandbox: live re-runs (L) of patches run unconfined, outside the sandbox');
     const data = storeData(db, label, {noSandbox: values['no-sandbox'], passEnv});
@@ -69,7 +71,11 @@ export async function runExplore(argv: string[]): Promise<number> {
 }
 
 /** A deep link checked against the store: what it names must exist (else one line, exit 1). */
-export function resolveLink(db: Db, o: {pair?: number; trajectory?: number; step?: number; question?: string; agent?: string}): DeepLink | undefined {
+export function resolveLink(db: Db, o: {pair?: number; trajectory?: number; step?: number; question?: string; agent?: string; instance?: string}): DeepLink | undefined {
+  if (o.instance !== undefined) {
+    if (!getInstance(db, o.instance)) throw new NotFound(`no instance ${o.instance} (deltalens instances lists them)`);
+    return {kind: 'instance', instance: o.instance};
+  }
   if (o.pair !== undefined) {
     if (!getPair(db, o.pair)) throw new NotFound(`no traced pair #${o.pair} (deltalens traces lists them)`);
     return {kind: 'pair', pair: o.pair};

@@ -2,6 +2,8 @@ import {writeTx, type Db} from '../store/db.js';
 import {lensRankings, lensScoreOf, removeStageOverride, setStageOverride, whyNotScored} from '../store/lens.js';
 import type {LensScore} from './screens/trajectory/lens-line.js';
 import {referenceView, type PtaView} from '../services/lens.js';
+import {getInstance} from '../store/instances.js';
+import type {InstanceData} from './screens/instance/lines.js';
 import type {AutoFlag} from '../core/questions/annotation.js';
 import {listFlags, setFlag, type FlagRow} from '../store/annotations.js';
 import {agreementReport, annotatorName, automaticFlags, type AgreementReport} from '../services/annotation.js';
@@ -10,7 +12,7 @@ import {openStepper, type StepperModel, type WatchValue} from '../services/stepp
 import {agentQuestions, buildReport, type Report} from '../services/report.js';
 import type {QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ScoreResult} from '../services/scoring.js';
-import {answerModels, answersFor, listReviews, questionProvenance, type ReviewRow, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, replaceExplanationText} from '../store/questions.js';
+import {listQuestions, answerModels, answersFor, listReviews, questionProvenance, type ReviewRow, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, replaceExplanationText} from '../store/questions.js';
 import {buildPrompt, seedOf} from '../core/questions/prompt.js';
 import type {AgentQuestionRow} from './screens/agent-questions/rows.js';
 import type {QuestionData} from './screens/question/lines.js';
@@ -91,6 +93,8 @@ export interface ExplorerData {
   lens(id: number): {score: LensScore | null; why: string};
   /** the reference the run is scored against, with its path through it */
   pta(id: number): PtaView | null;
+  /** an instance: its record, its runs, traced pairs and questions */
+  instance(id: string): InstanceData | null;
   rankings(): ReturnType<typeof lensRankings>;
   /** a person's stage for a step (null removes theirs); returns what was done */
   setStage(id: number, idx: number, stage: string | null): string;
@@ -297,6 +301,20 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
       return {score: null, why: t ? whyNotScored(db, t.instance) : 'not scored'};
     },
     pta: id => referenceView(db, id),
+    instance: id => {
+      const detail = getInstance(db, id);
+      if (!detail) return null;
+      return {
+        detail,
+        runs: listTrajectories(db, {instance: id}).map(r => ({id: r.id, agent: r.agent, resolved: r.resolved, steps: r.steps, format: r.format})),
+        pairs: listPairs(db, id).map(p => {
+          const d = latestDelta(db, p.id);
+          const delta = !d ? 'no delta' : d.status === 'none' ? '∅' : d.status === 'incomplete' ? 'incomplete' : `${d.kind} in ${d.function}`;
+          return {id: p.id, label: p.label, test: p.test, delta};
+        }),
+        questions: listQuestions(db, {instance: id}).map(q => ({id: q.id, type: q.type, agent: q.agent})),
+      };
+    },
     rankings: () => lensRankings(db),
     agreement: () => agreementReport(db),
     flags: question => ({people: listFlags(db).filter(f => f.question === question), automatic: automaticFlags(db, question)}),

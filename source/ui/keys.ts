@@ -14,6 +14,7 @@ import {moveScroll, type Size} from './nav.js';
  * field), or 'global' (every screen of the explorer). */
 export type Scope =
   | 'global'
+  | 'instance'
   | 'list'
   | 'trajectory'
   | 'step'
@@ -151,3 +152,15 @@ export function fieldKey(text: string, input: string, key: Key): {done: 'accept'
 export function fieldPrompt(label: string, text: string): string {
   return `${label}: ${text}▏  ${hintText(TEXT_FIELD_BINDINGS, 'textField', ' · ')}`;
 }
+
+/** The key that opens an instance's screen from a run, a question, a pair or the list. */
+export const INSTANCE_BINDING: Binding = {
+  id: 'instance',
+  label: 'instance',
+  keys: 'I',
+  description: 'the instance: its record (base commit, tests, problem statement, gold and test patches), runs, traced pairs and questions',
+  scopes: ['trajectory', 'question', 'pairs', 'list'],
+  hint: ['trajectory'],
+  match: ch('I'),
+};
+

@@ -41,12 +41,14 @@ export function initialState(stack: Screen[] = []): State {
 export type DeepLink =
   | {kind: 'pair'; pair: number}
   | {kind: 'trajectory'; trajectory: number; step?: number}
-  | {kind: 'question'; question: string; agent: string; explanations: string};
+  | {kind: 'question'; question: string; agent: string; explanations: string}
+  | {kind: 'instance'; instance: string};
 
 /** The screens a deep link opens, with those a person would have passed on the way (so Esc goes
  * back as if they had walked there). Steps are 0-based here. */
 export function linkStack(link: DeepLink): Screen[] {
   if (link.kind === 'pair') return [{kind: 'pairs', list: START}, stepperScreen(link.pair)];
+  if (link.kind === 'instance') return [{kind: 'instance', id: link.instance, scroll: 0}];
   if (link.kind === 'trajectory') {
     const t = trajectoryScreen(link.trajectory, link.step ?? 0);
     return link.step === undefined ? [t] : [t, {kind: 'step', id: link.trajectory, idx: link.step, scroll: 0}];

@@ -10,9 +10,9 @@ import {TextView} from './text-view.js';
  * A screen that is one scrolling text (agreement, the PTA reference, the reasoning report, an
  * audit): it reports its size for the movement keys and draws the lines, or what is missing.
  */
-export function TextScreen(p: {env: Env; uid: number; scope: Scope; bindings: Binding[]; title: string; subheader: React.ReactNode; lines: DisplayLine[]; scroll: number; missing?: string | null}) {
+export function TextScreen(p: {env: Env; uid: number; scope: Scope; bindings: Binding[]; title: string; subheader: React.ReactNode; lines: DisplayLine[]; scroll: number; missing?: string | null; view?: Record<string, unknown>}) {
   const {env} = p;
-  env.report({uid: p.uid, total: p.lines.length, page: env.bodyHeight});
+  env.report({uid: p.uid, total: p.lines.length, page: env.bodyHeight, ...p.view});
   return (
     <ScreenFrame
       env={env}

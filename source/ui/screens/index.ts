@@ -2,7 +2,7 @@
  * Every explorer screen, by kind. A new screen is a folder here (see readme.md, "How to add a
  * screen") plus one line in each of the two lists below.
  */
-import {GLOBAL_BINDINGS, TEXT_FIELD_BINDINGS, type Binding} from '../keys.js';
+import {GLOBAL_BINDINGS, INSTANCE_BINDING, TEXT_FIELD_BINDINGS, type Binding} from '../keys.js';
 import {agentQuestions} from './agent-questions/index.js';
 import type {AgentQuestionsScreen} from './agent-questions/keys.js';
 import {agreement} from './agreement/index.js';
@@ -15,6 +15,8 @@ import {pairs} from './pairs/index.js';
 import type {PairsScreen} from './pairs/keys.js';
 import {PICKER_BINDINGS} from './picker.js';
 import {pta} from './pta/index.js';
+import {instance} from './instance/index.js';
+import type {InstanceScreen} from './instance/keys.js';
 import type {PtaScreen} from './pta/keys.js';
 import {question} from './question/index.js';
 import type {QuestionScreen} from './question/keys.js';
@@ -35,9 +37,9 @@ import type {ScreenDef} from './types.js';
 import {ANNOTATE_BINDINGS} from './annotate/keys.js';
 import {ADJUDICATE_BINDINGS} from './adjudicate/keys.js';
 
-export type Screen = ListScreen | TrajectoryScreen | StepScreen | PairsScreen | StepperScreen | BoardScreen | AgentQuestionsScreen | QuestionScreen | PtaScreen | RankingScreen | AgreementScreen | ReasoningScreen | AuditScreen;
+export type Screen = ListScreen | TrajectoryScreen | StepScreen | PairsScreen | StepperScreen | BoardScreen | AgentQuestionsScreen | QuestionScreen | PtaScreen | RankingScreen | AgreementScreen | ReasoningScreen | AuditScreen | InstanceScreen;
 
-export const SCREENS: {[K in Screen['kind']]: ScreenDef<Extract<Screen, {kind: K}>, any>} = {list, trajectory, step, pairs, stepper, board, agentQuestions, question, pta, ranking, agreement, reasoning, audit};
+export const SCREENS: {[K in Screen['kind']]: ScreenDef<Extract<Screen, {kind: K}>, any>} = {list, trajectory, step, pairs, stepper, board, agentQuestions, question, pta, ranking, agreement, reasoning, audit, instance};
 
 export function defOf<S extends Screen>(screen: S): ScreenDef<S, any> {
   return SCREENS[screen.kind] as unknown as ScreenDef<S, any>;
@@ -48,6 +50,7 @@ export const ALL_BINDINGS: Binding[] = [
   ...new Set([
     ...GLOBAL_BINDINGS,
     ...Object.values(SCREENS).flatMap(d => d.bindings),
+    INSTANCE_BINDING,
     ...TEXT_FIELD_BINDINGS,
     ...STAGE_BINDINGS,
     ...PICKER_BINDINGS,

@@ -1,6 +1,6 @@
 import type {Key} from 'ink';
 import {SORT_KEYS, type SortKey} from '../../../core/trajectory/list-filter.js';
-import {ch, fieldKey, fieldPrompt, MOVES, type Binding, type Scope} from '../../keys.js';
+import {ch, INSTANCE_BINDING, fieldKey, fieldPrompt, MOVES, type Binding, type Scope} from '../../keys.js';
 import {moveCursor, START, type Cursor} from '../../nav.js';
 import type {Outcome, View} from '../types.js';
 
@@ -22,6 +22,8 @@ export function listScreen(filter = ''): ListScreen {
 export interface ListView extends View {
   /** trajectory ids of the rows on screen, from `top` */
   ids: number[];
+  /** the instances of those rows */
+  instances: string[];
   top: number;
   agents: string[];
 }
@@ -29,6 +31,7 @@ export interface ListView extends View {
 export const BINDINGS: Binding[] = [
   {id: 'open', label: 'open', keys: 'Enter', description: 'open the selected trajectory', scopes: ['list'], hint: ['list'], match: (_, key) => key.return},
   {id: 'traces', label: 'traces', keys: 't', description: 'traced patch pairs (buggy vs patched executions)', scopes: ['list'], hint: ['list'], match: ch('t')},
+  INSTANCE_BINDING,
   {id: 'leaderboard', label: 'leaderboard', keys: 'l', description: 'explanation-score leaderboard (ExplainBench)', scopes: ['list'], hint: ['list'], match: ch('l')},
   {id: 'rankings', label: 'rankings', keys: 'R', description: 'process-quality rankings: rank by pass rate vs rank by quality (AgentLens)', scopes: ['list'], hint: ['list'], match: ch('R')},
   {id: 'agreement', label: 'agreement', keys: 'A', description: "agreement on people's labels: Cohen's and Fleiss' κ, people vs models", scopes: ['list'], hint: ['list'], match: ch('A')},
@@ -50,6 +53,10 @@ export function withCondition(filter: string, name: string, value: string): stri
 
 export function command(s: ListScreen, id: string, view: ListView): Outcome<ListScreen> | null {
   if (MOVES.has(id)) return {screen: {...s, ...moveCursor(s, id, view)}};
+  if (id === 'instance') {
+    const instance = view.instances[s.cursor - view.top];
+    return instance ? {push: [{kind: 'instance', id: instance, scroll: 0}]} : {};
+  }
   if (id === 'open') {
     const selected = view.ids[s.cursor - view.top];
     return selected === undefined ? {} : {push: [{kind: 'trajectory', id: selected, tab: 'steps', steps: START, scroll: 0}]};

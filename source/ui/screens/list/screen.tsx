@@ -27,6 +27,7 @@ export function ListComponent({screen: s, env}: {screen: ListScreen; env: Env}) 
     total,
     page: bodyHeight,
     ids: rows.map(r => r.id),
+    instances: rows.map(r => r.instance),
     top: s.top,
     agents,
     copy: () => {

@@ -20,7 +20,7 @@ function usePairs(s: PairsScreen, env: Env) {
 export function PairsComponent({screen: s, env}: {screen: PairsScreen; env: Env}) {
   const {width, bodyHeight, theme} = env;
   const {rows, instance, fallback} = usePairs(s, env);
-  env.report({uid: s.uid!, total: rows.length, page: bodyHeight, pairs: rows.map(r => r.pair), copy: () => (rows[s.list.cursor] ? `deltalens steps ${rows[s.list.cursor]!.pair} --delta` : null)});
+  env.report({uid: s.uid!, total: rows.length, page: bodyHeight, pairs: rows.map(r => r.pair), instances: rows.map(r => r.instance), copy: () => (rows[s.list.cursor] ? `deltalens steps ${rows[s.list.cursor]!.pair} --delta` : null)});
   const selected = rows[s.list.cursor];
   // narrow: the test column is left out, so the title names the selected pair's test
   const test = selected && width < TEST_COLUMN_WIDTH ? ` · #${selected.pair} runs ${shortTest(selected.test, 60)}` : '';

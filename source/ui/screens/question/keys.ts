@@ -1,6 +1,6 @@
 import type {Key} from 'ink';
 import {FLAG_TEXT, FLAG_VERDICTS} from '../../../core/questions/annotation.js';
-import {ch, fieldKey, fieldPrompt, MOVES, type Binding, type Scope} from '../../keys.js';
+import {ch, INSTANCE_BINDING, fieldKey, fieldPrompt, MOVES, type Binding, type Scope} from '../../keys.js';
 import {moveScroll, START} from '../../nav.js';
 import {MODEL_BINDING, nextModel, RUNS_BINDING, type ModelsView} from '../board/keys.js';
 import {listScreen, withCondition} from '../list/keys.js';
@@ -47,6 +47,7 @@ export interface QuestionView extends ModelsView {
 }
 
 export const BINDINGS: Binding[] = [
+  INSTANCE_BINDING,
   {id: 'toggleKey', label: 'key', keys: 'v', description: 'show or hide the answer key', scopes: ['question'], hint: ['question'], match: ch('v')},
   {id: 'togglePrompt', label: 'prompt', keys: 'p', description: 'show the prompt exactly as sent (sample 1)', scopes: ['question'], hint: ['question'], match: ch('p')},
   {id: 'rescore', label: 're-score', keys: 'r', description: 're-score this question × explanation live with the QA model (M chooses it; default $DELTALENS_QA_MODEL, else lexical)', scopes: ['question'], hint: ['question'], match: ch('r')},
@@ -84,6 +85,7 @@ export function command(s: QuestionScreen, id: string, view: QuestionView): Outc
   if (!view.instance) return null;
   if (id === 'audit') return view.audits?.length ? {push: [{kind: 'audit', id: view.audits.at(-1)!, scroll: 0}]} : {intents: [{kind: 'startAudit', target: {instance: view.instance, agent: s.agent}}]};
   if (id === 'traces') return {push: [{kind: 'pairs', list: START, instance: view.instance}]};
+  if (id === 'instance') return view.instance ? {push: [{kind: 'instance', id: view.instance, scroll: 0}]} : null;
   if (id === 'runs') return view.instanceRuns ? {push: [listScreen(withCondition('', 'instance', view.instance))]} : {status: `no runs of ${view.instance} in this database`};
   if (id === 'rescore' || id === 'rescoreFresh') {
     if (!view.explanation) return {status: 'no explanation of this agent for this instance to re-score (e writes one)'};

@@ -1,5 +1,5 @@
 import type {Key} from 'ink';
-import {ch, MOVES, type Binding, type Scope} from '../../keys.js';
+import {ch, INSTANCE_BINDING, MOVES, type Binding, type Scope} from '../../keys.js';
 import {followCursor, moveCursor, moveScroll, START, type Cursor} from '../../nav.js';
 import type {Outcome} from '../types.js';
 import {findInput, findMove, findPrompt, startFind, type TextFind, type TextView} from './text-find.js';
@@ -27,6 +27,8 @@ export function trajectoryScreen(id: number, step = 0): TrajectoryScreen {
 export interface TrajectoryView extends TextView {
   /** steps in the run */
   steps: number;
+  /** the run's instance (I opens it) */
+  instance?: string;
   /** the steps whose thought holds code reasoning (r / R go to the next / previous) */
   reasoningSteps: number[];
   /** the step screen's checked claims that rest on a trace step (J opens the first) */
@@ -59,6 +61,7 @@ export const SHARED_BINDINGS: Binding[] = [
 
 export const BINDINGS: Binding[] = [
   {id: 'open', label: 'open', keys: 'Enter', description: 'open the selected step', scopes: ['trajectory'], hint: ['trajectory'], match: (_, key) => key.return},
+  INSTANCE_BINDING,
   {id: 'nextTab', keys: 'Tab, l, →', description: 'next tab', scopes: ['trajectory'], match: (input, key) => (key.tab && !key.shift) || input === 'l' || key.rightArrow},
   {id: 'prevTab', keys: 'Shift+Tab, h, ←', description: 'previous tab', scopes: ['trajectory'], match: (input, key) => (key.tab && key.shift) || input === 'h' || key.leftArrow},
   {id: 'traces', label: 'traces', keys: 't', description: "the traced pairs of the run's patch (else of its instance)", scopes: ['trajectory'], hint: ['trajectory'], match: ch('t')},
@@ -80,6 +83,7 @@ export function sharedCommand<S extends TrajectoryScreen | import('../step/keys.
 }
 
 export function command(s: TrajectoryScreen, id: string, view: TrajectoryView): Outcome<TrajectoryScreen> | null {
+  if (id === 'instance') return view.instance ? {push: [{kind: 'instance', id: view.instance, scroll: 0}]} : null;
   const shared = sharedCommand(s, id, view, s.tab === 'steps' && view.total > 0 ? s.steps.cursor : null);
   if (shared) return shared;
   const tab = TAB_FOR[id];

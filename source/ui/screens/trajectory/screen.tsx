@@ -46,6 +46,7 @@ export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen;
     uid: s.uid!,
     ...(s.tab === 'steps' ? {total: detail?.steps ?? 0, page: stepRows} : {total: textLines.length, page: bodyHeight}),
     steps: detail?.steps ?? 0,
+    instance: detail?.instance,
     reasoningSteps,
     audits,
     lines,
