@@ -5,7 +5,7 @@
  */
 import {instanceRow, predictionRow, RecordError, rowKind, rowsOf, type InstanceRow, type PredictionRow} from '../core/instances/record.js';
 import {writeTx, type Db} from '../store/db.js';
-import {saveInstanceRow} from '../store/instances.js';
+import {getInstance, saveInstanceRow} from '../store/instances.js';
 import {storePrediction} from './importer.js';
 import {readUtf8File} from './text-file.js';
 
@@ -40,9 +40,8 @@ export function importInstances(db: Db, file: string): InstancesReport {
   return writeTx(db, () => {
     const report: InstancesReport = {file, instances: [], predictions: [], withoutRecord: []};
     for (const row of instances) report.instances.push({id: row.id, status: saveInstanceRow(db, row, file)});
-    const known = db.prepare('SELECT base_commit IS NOT NULL FROM instance WHERE id = ?').pluck();
     for (const {row, index} of predictions) {
-      if (known.get(row.instance) !== 1 && !report.withoutRecord.includes(row.instance)) report.withoutRecord.push(row.instance);
+      if (!getInstance(db, row.instance)?.baseCommit && !report.withoutRecord.includes(row.instance)) report.withoutRecord.push(row.instance);
       const stored = storePrediction(db, row, {path: file, locator: `row ${index + 1}`});
       report.predictions.push('id' in stored ? {instance: row.instance, model: row.model, trajectory: stored.id, status: 'added'} : {instance: row.instance, model: row.model, trajectory: stored.existing, status: 'already imported'});
     }
