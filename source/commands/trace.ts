@@ -13,6 +13,7 @@ import {PythonError} from '../services/python.js';
 import {CONFIRM_ROUNDS, Interrupted, tracePair, TraceRunError, DEFAULT_LIMITS} from '../services/tracing.js';
 import {WorkspaceError, type WorkspaceSpec} from '../services/workspace.js';
 import {hasRecord, InstanceTraceError, planInstanceTrace} from '../services/instance-trace.js';
+import {ImageError, imagePython, imageRoot, type ImageRoot} from '../services/images.js';
 import type {RunnerMode} from '../core/instances/runner.js';
 import type {Db} from '../store/db.js';
 import {sanitize} from '../core/text/sanitize.js';
@@ -67,6 +68,16 @@ Sandbox (the patch and its tests are untrusted code):
 
 Tracing:
   --test NODEID       the pytest node id (or a script path) to run, relative to the tree
+  --runner MODE       how it runs: auto (default: a pytest node id, or a script — a .py not
+                      named test_*, its exit code the verdict), pytest, script, unittest
+                      (module.Class.test), django (tests/runtests.py with that label),
+                      function (FILE::test called as sympy's bin/test calls it)
+  --image NAME        run in a container image's file system (a SWE-bench evaluation image:
+                      its interpreter, packages and /testbed): an unpacked root folder, a .tar
+                      of one (docker export), or an image podman mounts (or Docker exports);
+                      no container runs, bubblewrap confines as always. With --instance it
+                      replaces --repo; else --patch FILE applies to its /testbed. --python is
+                      then a path in the image (default its conda env's, or python3)
   --python EXE        Python to run the tracer with (default $DELTALENS_PYTHON or python3; 3.6–3.13)
   --timeout S         wall-clock seconds per traced run; the process group is killed (default ${DEFAULT_LIMITS.timeoutS})
   --max-events N      stop recording after N events (default ${DEFAULT_LIMITS.maxEvents})
@@ -151,6 +162,8 @@ function parseTraceArgs(argv: string[]) {
       gold: {type: 'boolean'},
       prediction: {type: 'string'},
       'all-tests': {type: 'boolean'},
+      image: {type: 'string'},
+      runner: {type: 'string'},
       'no-sandbox': {type: 'boolean'},
       seed: {type: 'string'},
       'no-seed': {type: 'boolean'},
@@ -170,11 +183,15 @@ export async function runTrace(argv: string[]): Promise<number> {
   const trajectoryId = positiveInt(values.trajectory, '--trajectory');
   const instanceFlags = values.gold || values.prediction !== undefined || values['all-tests'];
   const treeFlags = values.buggy || values.patched || values['buggy-dir'] || values['patched-dir'];
-  if (instanceFlags && (!values.instance || !values.repo || treeFlags)) {
-    throw new UsageError('--gold, --prediction and --all-tests take --instance ID and --repo CLONE (and no revision or directory flags)');
+  if (instanceFlags && (!values.instance || !(values.repo || values.image) || treeFlags)) {
+    throw new UsageError('--gold, --prediction and --all-tests take --instance ID and --repo CLONE or --image NAME (and no revision or directory flags)');
   }
   if (values['all-tests'] && values.test) throw new UsageError('give --test NAME or --all-tests, not both');
-  if (values.instance && values.repo && !treeFlags) {
+  runnerOption(values.runner);
+  if (values.runner && values.instance && (values.repo || values.image) && !treeFlags) throw new UsageError('--runner is for trees you give: an instance\'s tests run the way SWE-bench runs its repository');
+  if (values.image && values['no-sandbox']) throw new UsageError('--image runs inside the sandbox (the image\'s file system becomes the run\'s system): not with --no-sandbox');
+  if (values.image && values.repo && values.instance) throw new UsageError('give --repo CLONE or --image NAME for the instance\'s repository, not both (the image has it at /testbed)');
+  if (values.instance && (values.repo || values.image) && !treeFlags) {
     // an instance with a record: the trees from it (checked against the store)
     const {db: probe} = await openStore(values.db, 'create');
     let record = false;
@@ -195,6 +212,9 @@ export async function runTrace(argv: string[]): Promise<number> {
     if (!values['buggy-dir'] || !values['patched-dir']) throw new UsageError('--buggy-dir and --patched-dir go together');
     if (values.repo || values.patch || values.buggy || values.patched) throw new UsageError('--buggy-dir/--patched-dir cannot be combined with --repo, --patch or revisions');
     spec = {kind: 'dirs', buggyDir: values['buggy-dir'], patchedDir: values['patched-dir']};
+  } else if (values.image && !values.repo) {
+    if (!values.patch) throw new UsageError('with --image and no --instance: --patch FILE (applied to the image\'s /testbed), or --buggy-dir and --patched-dir');
+    spec = {kind: 'patch', repo: '', patch: values.patch, copy: true};
   } else if (values.repo) {
     if (values.patch || trajectoryId !== undefined) {
       if (values.patched) throw new UsageError('give either --patched REV or --patch FILE, not both');
@@ -206,7 +226,11 @@ export async function runTrace(argv: string[]): Promise<number> {
   } else {
     throw new UsageError('say which trees to compare: --repo DIR with revisions or --patch, or --buggy-dir and --patched-dir');
   }
-  return runJobs(values, async db => {
+  return runJobs(values, async (db, image) => {
+    if (spec.kind === 'patch' && image && !spec.repo) {
+      if (!image.testbed) throw new NotFound(`the image has no /testbed to patch (${image.how}): give --buggy-dir and --patched-dir`);
+      spec.repo = image.testbed;
+    }
     let trajectory: TrajectoryDetail | null = null;
     if (trajectoryId !== undefined && spec.kind === 'patch') {
       trajectory = getTrajectory(db, trajectoryId);
@@ -215,13 +239,21 @@ export async function runTrace(argv: string[]): Promise<number> {
       const patchDir = makeTempDir('patch');
       spec.patch = join(patchDir, `trajectory-${trajectoryId}.diff`);
       writeFileSync(spec.patch, trajectory.patch.endsWith('\n') ? trajectory.patch : `${trajectory.patch}\n`);
-      return {jobs: [{spec, test: values.test!, instance: values.instance ?? trajectory.instance, label: values.label ?? `trajectory #${trajectory.id} (${trajectory.agent})`, trajectory: trajectory.id, versionKind: 'agent'}], cleanup: () => forget(patchDir)};
+      return {jobs: [{spec, test: values.test!, mode: runnerOption(values.runner), instance: values.instance ?? trajectory.instance, label: values.label ?? `trajectory #${trajectory.id} (${trajectory.agent})`, trajectory: trajectory.id, versionKind: 'agent'}], cleanup: () => forget(patchDir)};
     }
-    return {jobs: [{spec, test: values.test!, instance: values.instance, label: values.label, trajectory: null, versionKind: 'agent'}]};
+    return {jobs: [{spec, test: values.test!, mode: runnerOption(values.runner), instance: values.instance, label: values.label, trajectory: null, versionKind: 'agent'}]};
   });
 }
 
 type TraceValues = ReturnType<typeof parseTraceArgs>['values'];
+
+const RUNNERS = ['auto', 'pytest', 'script', 'unittest', 'django', 'function'] as const;
+
+/** --runner: how the test runs (auto: a pytest node id, or a script). */
+function runnerOption(value: string | undefined): RunnerMode | undefined {
+  const mode = oneOf(value, RUNNERS, '--runner');
+  return mode === undefined || mode === 'auto' ? undefined : mode;
+}
 
 interface Job {
   spec: WorkspaceSpec;
@@ -238,12 +270,14 @@ interface Job {
 
 /** A SWE-bench instance: the trees and tests from its record. */
 async function traceInstance(values: TraceValues, trajectoryId: number | undefined): Promise<number> {
-  return runJobs(values, async db => {
+  return runJobs(values, async (db, image) => {
+    if (image && !image.testbed) throw new NotFound(`the image has no /testbed, where a SWE-bench image keeps the repository (${image.how})`);
     let plan;
     try {
       plan = await planInstanceTrace(db, {
         instance: values.instance!,
-        repo: values.repo!,
+        repo: values.repo ?? image!.testbed!,
+        imageTestbed: image?.testbed ?? undefined,
         choice: {gold: values.gold, prediction: values.prediction, trajectory: trajectoryId, patchFile: values.patch},
         test: values.test,
         allTests: values['all-tests'],
@@ -259,7 +293,7 @@ async function traceInstance(values: TraceValues, trajectoryId: number | undefin
 }
 
 /** The pairs of one command (one, or one per test with --all-tests): traced in turn, printed as each ends. */
-async function runJobs(values: TraceValues, prepare: (db: Db) => Promise<{jobs: Job[]; cleanup?: () => void}>): Promise<number> {
+async function runJobs(values: TraceValues, prepare: (db: Db, image: ImageRoot | null) => Promise<{jobs: Job[]; cleanup?: () => void}>): Promise<number> {
   const options = parseDeltaOptions(values.option);
   const valuesMode = oneOf(values.values ?? 'planned', ['planned', 'all'] as const, '--values')!;
   if (values['no-seed'] && values.seed !== undefined) throw new UsageError('give --seed N or --no-seed, not both');
@@ -284,14 +318,27 @@ async function runJobs(values: TraceValues, prepare: (db: Db) => Promise<{jobs: 
     return () => process.off(signal, handler);
   });
   try {
-    const prepared = await prepare(db);
+    let image: ImageRoot | null = null;
+    let python = values.python ?? process.env.DELTALENS_PYTHON ?? 'python3';
+    if (values.image) {
+      try {
+        image = await imageRoot(values.image);
+        python = imagePython(image.root, values.python);
+      } catch (error) {
+        if (error instanceof ImageError) throw new NotFound(error.message);
+        throw error;
+      }
+      if (verbose) warn(`image: ${image.how}; its interpreter ${python}${image.testbed ? '; its repository at /testbed' : ''}`);
+    }
+    const prepared = await prepare(db, image);
     cleanup = prepared.cleanup;
     const printed: ReturnType<typeof deltaJson>[] = [];
     let incomplete = false;
     for (const [i, job] of prepared.jobs.entries()) {
       if (job.testId && verbose) warn(`test ${i + 1} of ${prepared.jobs.length}: ${job.testId} — ${job.how}`);
       const result = await tracePair(db, job.spec, {
-        python: values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',
+        python,
+        image: image?.root,
         test: job.test,
         mode: job.mode,
         instance: job.instance,

@@ -5,6 +5,7 @@
  */
 import {execa} from 'execa';
 import {readFileSync} from 'node:fs';
+import {join} from 'node:path';
 import {patchFiles} from '../core/instances/record.js';
 import {testRun, TestIdError, type TestRun} from '../core/instances/runner.js';
 import type {Db} from '../store/db.js';
@@ -46,12 +47,21 @@ async function definers(repo: string, base: string, testPatch: string, name: str
       continue;
     }
     const shown = await execa('git', ['show', `${base}:${file}`], {cwd: repo, reject: false, timeout: 60_000});
-    if (!shown.failed && new RegExp(`^def ${name}\\(`, 'm').test(String(shown.stdout))) out.push(file);
+    // a tree without its git history (an image's /testbed copied): the file as it is there
+    let text = shown.failed ? null : String(shown.stdout);
+    if (text === null) {
+      try {
+        text = readFileSync(join(repo, file), 'utf8');
+      } catch {
+        text = null;
+      }
+    }
+    if (text !== null && new RegExp(`^def ${name}\\(`, 'm').test(text)) out.push(file);
   }
   return out;
 }
 
-export async function planInstanceTrace(db: Db, o: {instance: string; repo: string; choice: PatchChoice; test?: string; allTests?: boolean}): Promise<InstancePlan> {
+export async function planInstanceTrace(db: Db, o: {instance: string; repo: string; imageTestbed?: string; choice: PatchChoice; test?: string; allTests?: boolean}): Promise<InstancePlan> {
   const d = getInstance(db, o.instance);
   if (!d) throw new InstanceTraceError(`no instance ${o.instance} in the store (deltalens instances import FILE)`);
   if (!d.baseCommit || d.testPatch === null || !d.failToPass.length) {
@@ -104,7 +114,7 @@ export async function planInstanceTrace(db: Db, o: {instance: string; repo: stri
     }
   }
   return {
-    spec: {kind: 'instance', repo: o.repo, instance: o.instance, base: d.baseCommit, testPatch: d.testPatch, patch, patchLabel: label},
+    spec: {kind: 'instance', repo: o.repo, instance: o.instance, base: d.baseCommit, testPatch: d.testPatch, patch, patchLabel: label, ...(o.imageTestbed ? {imageTestbed: o.imageTestbed} : {})},
     label,
     trajectory,
     versionKind,

@@ -7,7 +7,7 @@
 import {execa} from 'execa';
 import {join} from 'node:path';
 import {packageRoot} from '../package-root.js';
-import {atTestbed, bwrapArgs, confinement, runEnv, TESTBED, type Confinement, type PythonInstall, type SandboxPolicy} from './sandbox.js';
+import {atTestbed, bwrapArgs, confinement, imageBaseArgs, runEnv, TESTBED, type Confinement, type PythonInstall, type SandboxPolicy} from './sandbox.js';
 
 export const TRACER_DIR = join(packageRoot(), 'tracer');
 
@@ -25,6 +25,8 @@ export interface RunResult {
 /** One interpreter and one confinement, shared by every run of a command. */
 export interface PythonRunner {
   install: PythonInstall;
+  /** an image's root file system the runs see as their system (--image), with its interpreter */
+  image?: string;
   confinement: Confinement;
   policy: SandboxPolicy;
   passEnv: string[];
@@ -94,6 +96,25 @@ export async function probePython(python: string): Promise<PythonInstall> {
   return install;
 }
 
+/** An interpreter inside an image's file system, asked (confined, in the image) what it is. */
+export async function probeImagePython(python: string, root: string, bwrap: string): Promise<PythonInstall> {
+  const r = await execa(bwrap, [...imageBaseArgs(root), '--remount-ro', '/', '--', python, '-c', PROBE], {
+    reject: false,
+    timeout: 30_000,
+    stdin: 'ignore',
+    env: {PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp/home'},
+    extendEnv: false,
+  });
+  let install: PythonInstall;
+  try {
+    install = JSON.parse(String(r.stdout).trim().split('\n').at(-1) ?? '') as PythonInstall;
+  } catch {
+    throw new PythonError(`cannot run ${python} in the image: ${String(r.stderr).trim().split('\n').at(-1) || `exit code ${r.exitCode}`} (give --python with the image's interpreter, e.g. /opt/miniconda3/envs/testbed/bin/python)`);
+  }
+  if (!atLeast(install.version, ...OLDEST_PYTHON)) throw new PythonError(`${python} in the image is Python ${install.version}; the tracer needs Python ≥ ${OLDEST_PYTHON.join('.')}`);
+  return {...install, userSite: null, userBase: null};
+}
+
 /**
  * The interpreter for the parse-only helpers (`expected`, `mutants`, `exprs`: ast, no project
  * code), which need Python ≥ 3.9 (`ast.unparse`, end positions): the project's own when it is
@@ -101,19 +122,27 @@ export async function probePython(python: string): Promise<PythonInstall> {
  */
 export async function toolsRunner(runner: PythonRunner): Promise<PythonRunner> {
   if (atLeast(runner.install.version, 3, 9)) return runner;
+  if (runner.image) return toolsRunner({...runner, image: undefined, install: await probePython(process.env.DELTALENS_TOOLS_PYTHON ?? 'python3')});
   const exe = process.env.DELTALENS_TOOLS_PYTHON ?? 'python3';
   const install = await probePython(exe);
   if (!atLeast(install.version, 3, 9)) {
     throw new PythonError(`the question helpers parse with Python ≥ 3.9, and ${runner.install.executable} is ${runner.install.version} and ${exe} is ${install.version}: set $DELTALENS_TOOLS_PYTHON to a Python ≥ 3.9`);
   }
-  return {...runner, install};
+  // the host's interpreter, on the host's system (never inside an image)
+  return {...runner, install, image: undefined};
 }
 
 /**
  * The interpreter and the sandbox for a command's untrusted runs. Throws SandboxMissing when
  * the policy requires bwrap and it cannot run here.
  */
-export async function pythonRunner(python: string, policy: SandboxPolicy, o: {passEnv?: string[]; onWarning?: (message: string) => void} = {}): Promise<PythonRunner> {
+export async function pythonRunner(python: string, policy: SandboxPolicy, o: {passEnv?: string[]; onWarning?: (message: string) => void; image?: string} = {}): Promise<PythonRunner> {
+  if (o.image) {
+    if (policy === 'off') throw new PythonError('--image runs inside the sandbox (its file system becomes the run\'s system): it cannot be combined with --no-sandbox');
+    const box = await confinement(policy);
+    if (!box.confined) throw new PythonError(`--image runs inside the sandbox, and it is not available here (${box.label})`);
+    return {install: await probeImagePython(python, o.image, box.bwrap!), image: o.image, confinement: box, policy, passEnv: o.passEnv ?? [], onWarning: o.onWarning ?? (message => process.stderr.write(`deltalens: ${message}\n`))};
+  }
   const install = await probePython(python);
   return {
     install,
@@ -158,6 +187,7 @@ export async function runPython(runner: PythonRunner, args: string[], options: R
   const env = runEnv({
     python: runner.install,
     confined,
+    image: Boolean(runner.image),
     tracerDir: TRACER_DIR,
     passEnv: runner.passEnv,
     extra: {...options.env, ...(tree && !confined ? {DELTATRACE_ROOT_ALIAS: TESTBED} : {})},
@@ -166,7 +196,7 @@ export async function runPython(runner: PythonRunner, args: string[], options: R
     ? [
         bwrap!,
         [
-          ...bwrapArgs({writable: options.writable, readable: options.readable, cwd: options.cwd, python: runner.install, tracerDir: TRACER_DIR, testbed: tree}),
+          ...bwrapArgs({writable: options.writable, readable: options.readable, cwd: options.cwd, python: runner.install, tracerDir: TRACER_DIR, testbed: tree, image: runner.image}),
           '--',
           runner.install.executable,
           ...(tree ? args.map(a => atTestbed(tree, a)) : args),

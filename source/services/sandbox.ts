@@ -152,7 +152,36 @@ function under(path: string, roots: string[]): boolean {
  */
 export const TESTBED = '/testbed';
 
+/** Where the tracer appears inside an image's file system (the image's own /opt stays as it is). */
+export const IMAGE_TRACER = '/deltalens/tracer';
+
+// top-level entries of an image that the sandbox makes itself or that hold no system files
+const IMAGE_SKIP = new Set(['proc', 'dev', 'sys', 'tmp', 'run', 'testbed', 'deltalens', 'mnt', 'media', 'lost+found', 'home', 'root', 'boot']);
+
+/**
+ * The namespaces and the root of a run inside an image's file system (a SWE-bench evaluation
+ * image, unpacked or mounted): every top-level folder of the image read-only at its own path
+ * (/usr, /etc, /opt/miniconda3 …), its links as links; a private /tmp, /dev and /proc as for any
+ * confined run. Its /testbed is not shown: the throw-away tree is there instead.
+ */
+export function imageBaseArgs(root: string): string[] {
+  const args = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+  for (const entry of readdirSync(root).sort()) {
+    if (IMAGE_SKIP.has(entry)) continue;
+    const full = join(root, entry);
+    const st = lstatSync(full);
+    if (st.isSymbolicLink()) args.push('--symlink', readlinkSync(full), `/${entry}`);
+    else if (st.isDirectory() || st.isFile()) args.push('--ro-bind', full, `/${entry}`);
+  }
+  args.push('--dev', '/dev', '--proc', '/proc');
+  for (const covered of ['/proc/sys', '/proc/sysrq-trigger']) args.push('--ro-bind-try', covered, covered);
+  args.push('--tmpfs', '/tmp', '--dir', '/tmp/home');
+  return args;
+}
+
 export interface Jail {
+  /** an image's root file system: the run's system instead of the host's */
+  image?: string;
   /** folders the run may write (bound at the same path, but `testbed`) */
   writable: string[];
   /** the one writable folder shown at TESTBED instead of its own path */
@@ -166,17 +195,19 @@ export interface Jail {
 
 /** bwrap's arguments for a run (everything before the command). Argument arrays only. */
 export function bwrapArgs(j: Jail): string[] {
-  const args = baseArgs();
+  const args = j.image ? imageBaseArgs(j.image) : baseArgs();
   const system = ['/usr', '/bin', '/lib', '/lib32', '/lib64', '/libx32', '/sbin'];
   const ro = new Set<string>();
-  for (const dir of [...j.python.roots, ...(j.python.userSite ? [j.python.userSite] : []), ...(j.readable ?? [])]) {
+  // in an image, its interpreter is already there: only the host folders asked for are bound
+  const pythonDirs = j.image ? [] : [...j.python.roots, ...(j.python.userSite ? [j.python.userSite] : [])];
+  for (const dir of [...pythonDirs, ...(j.readable ?? [])]) {
     if (!isAbsolute(dir) || !existsSync(dir) || under(dir, system) || under(dir, j.writable)) continue;
     ro.add(dir);
   }
   // a folder inside another bound folder is bound by it
   const list = [...ro].sort();
   for (const dir of list) if (!list.some(other => other !== dir && under(dir, [other]))) args.push('--ro-bind', dir, dir);
-  args.push('--ro-bind', j.tracerDir, SANDBOX_TRACER);
+  args.push('--ro-bind', j.tracerDir, j.image ? IMAGE_TRACER : SANDBOX_TRACER);
   for (const dir of j.writable) args.push('--bind', dir, dir === j.testbed ? TESTBED : dir);
   // the sandbox's own root (a tmpfs bwrap makes) becomes read-only: only the trees, /tmp and
   // /dev (private, memory-backed, gone with the run) can be written
@@ -198,13 +229,15 @@ const PASSED_BY_DEFAULT = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_COLLATE
  * sets, and what the user names with --pass-env. Nothing else of the caller's reaches it
  * (API keys, database URLs, tokens, proxy credentials).
  */
-export function runEnv(o: {python: PythonInstall; confined: boolean; tracerDir: string; passEnv?: string[]; extra?: Record<string, string>}): Record<string, string> {
+export function runEnv(o: {python: PythonInstall; confined: boolean; tracerDir: string; passEnv?: string[]; extra?: Record<string, string>; image?: boolean}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of [...PASSED_BY_DEFAULT, ...(o.passEnv ?? [])]) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
-  env.PATH = [dirname(o.python.executable), ...(process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter)].join(delimiter);
+  // in an image, its own system's PATH (the host's folders are not there)
+  const system = o.image ? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin');
+  env.PATH = [dirname(o.python.executable), ...system.split(delimiter)].join(delimiter);
   if (o.confined) {
     env.HOME = '/tmp/home';
     env.TMPDIR = '/tmp';
@@ -212,7 +245,7 @@ export function runEnv(o: {python: PythonInstall; confined: boolean; tracerDir: 
     env.HOME = process.env.HOME;
   }
   if (o.python.userBase) env.PYTHONUSERBASE = o.python.userBase;
-  env.PYTHONPATH = o.confined ? SANDBOX_TRACER : o.tracerDir;
+  env.PYTHONPATH = o.confined ? (o.image ? IMAGE_TRACER : SANDBOX_TRACER) : o.tracerDir;
   env.PYTHONHASHSEED = '0';
   env.PYTHONUNBUFFERED = '1';
   return {...env, ...o.extra};

@@ -33,6 +33,8 @@ export interface TracePairOptions {
   test: string;
   /** how the test runs (default auto: a pytest node id, or a script) */
   mode?: RunnerMode;
+  /** an image's root file system the runs see as their system (--image); `python` is its interpreter */
+  image?: string;
   instance?: string;
   label?: string;
   trajectory?: number | null;
@@ -293,7 +295,7 @@ async function both<T>(tasks: [Promise<T>, Promise<T>], stop: AbortController): 
 export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions): Promise<TracePairResult> {
   const progress = o.onProgress ?? (() => {});
   const limits = {...DEFAULT_LIMITS, ...o.limits};
-  const runner = await pythonRunner(o.python, o.sandbox ?? 'require', {passEnv: o.passEnv, onWarning: o.onWarning});
+  const runner = await pythonRunner(o.python, o.sandbox ?? 'require', {passEnv: o.passEnv, onWarning: o.onWarning, image: o.image});
   progress(`python ${runner.install.version} (${runner.install.executable}); sandbox: ${runner.confinement.label}`);
   const ctx: RunContext = {db, runner, rows: {traces: [], tests: [], instances: []}};
   const ws = await prepareWorkspace(spec, runner);

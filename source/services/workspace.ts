@@ -21,7 +21,7 @@ export type WorkspaceSpec =
   | {kind: 'patch'; repo: string; buggy?: string; patch: string; copy?: boolean}
   /** a SWE-bench instance: its base commit with its test patch is the buggy tree, that plus `patch`
    * (the gold fix, an agent's patch) the patched one — as the harness lays them out */
-  | {kind: 'instance'; repo: string; instance: string; base: string; testPatch: string; patch: string; patchLabel: string};
+  | {kind: 'instance'; repo: string; instance: string; base: string; testPatch: string; patch: string; patchLabel: string; imageTestbed?: string};
 
 export interface Workspace {
   buggy: string;
@@ -142,15 +142,21 @@ export async function prepareWorkspace(spec: WorkspaceSpec, runner: PythonRunner
       copyTree(patchedDir, patched);
       return {buggy, patched, describe: {kind: 'dirs', buggy: buggyDir, patched: patchedDir}, cleanup, keep, temporary: true};
     }
-    const repo = needDir(spec.repo, '--repo');
+    if (spec.kind === 'instance' && spec.imageTestbed) {
+      // the image's repository, at the base commit already (a SWE-bench image keeps it at /testbed)
+      copyTree(spec.imageTestbed, buggy);
+    }
+    const repo = spec.kind === 'instance' && spec.imageTestbed ? spec.imageTestbed : needDir(spec.repo, '--repo');
     if (spec.kind === 'instance') {
-      if ((await gitPrefix(repo)) === null && !(await isBareRepo(repo))) throw new WorkspaceError(`--repo ${spec.repo} is not a git repository (a clone of the instance's repository is needed)`);
-      await exportRevision(repo, spec.base, buggy, tmp).catch(error => {
-        if (error instanceof WorkspaceError && error.message.includes('not a revision')) {
-          throw new WorkspaceError(`${spec.instance}'s base commit ${spec.base.slice(0, 12)} is not in ${spec.repo} (fetch it, or clone the instance's repository)`);
-        }
-        throw error;
-      });
+      if (!spec.imageTestbed) {
+        if ((await gitPrefix(repo)) === null && !(await isBareRepo(repo))) throw new WorkspaceError(`--repo ${spec.repo} is not a git repository (a clone of the instance's repository is needed)`);
+        await exportRevision(repo, spec.base, buggy, tmp).catch(error => {
+          if (error instanceof WorkspaceError && error.message.includes('not a revision')) {
+            throw new WorkspaceError(`${spec.instance}'s base commit ${spec.base.slice(0, 12)} is not in ${spec.repo} (fetch it, or clone the instance's repository)`);
+          }
+          throw error;
+        });
+      }
       const scratch = makeTempDir('patches');
       try {
         if (spec.testPatch.trim()) {
@@ -167,7 +173,7 @@ export async function prepareWorkspace(spec: WorkspaceSpec, runner: PythonRunner
       } finally {
         forget(scratch);
       }
-      return {buggy, patched, describe: {kind: 'instance', repo, instance: spec.instance, base: spec.base, patch: spec.patchLabel}, cleanup, keep, temporary: true};
+      return {buggy, patched, describe: {kind: 'instance', repo, instance: spec.instance, base: spec.base, patch: spec.patchLabel, ...(spec.imageTestbed ? {image_testbed: spec.imageTestbed} : {})}, cleanup, keep, temporary: true};
     }
     const prefix = spec.kind === 'patch' && spec.copy ? null : await gitPrefix(repo);
     const gitRepo = prefix !== null;
