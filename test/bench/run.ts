@@ -25,6 +25,7 @@ import {benchReasoning} from './reasoning.js';
 import {benchAudit} from './audit.js';
 import {benchExplainBench} from './explainbench.js';
 import {benchHeldOut} from './heldout.js';
+import {benchInstances} from './instances.js';
 
 const OUT = join(ROOT, 'test', 'bench', 'out');
 const CORPUS = join(OUT, 'corpus');
@@ -263,6 +264,7 @@ async function main() {
   if (!only || only === 'audit') await benchAudit(OUT, log);
   if (!only || only === 'delta' || only === 'heldout') await benchHeldOut(OUT, log);
   if (!only || only === 'delta' || only === 'explainbench') await benchExplainBench(OUT, log);
+  if (!only || only === 'instances') await benchInstances(OUT, log);
   if (!only || only === 'reasoning') {
     if (!existsSync(CORPUS)) buildCorpus();
     await benchReasoning(OUT, CORPUS, log);
