@@ -11,8 +11,12 @@ import {openStore} from './db-path.js';
 import {cell, say, warn} from './output.js';
 import {toolResultBrief} from '../core/audit/brief.js';
 import {apiKeyOf} from '../services/qa-models.js';
+import {instanceBaseTree, InstanceTraceError} from '../services/instance-trace.js';
+import {pythonRunner} from '../services/python.js';
+import {WorkspaceError} from '../services/workspace.js';
+import {getTrajectory} from '../store/trajectories.js';
 
-export const AUDIT_HELP = `Usage: deltalens audit TRAJECTORY | --instance ID --agent NAME   [--buggy-dir DIR] --model NAME …
+export const AUDIT_HELP = `Usage: deltalens audit TRAJECTORY | --instance ID --agent NAME   [--buggy-dir DIR | --repo CLONE] --model NAME …
        deltalens audit --buggy-dir DIR --patch FILE --explanation FILE [--issue FILE]
                       [--instance ID] [--agent NAME] --model NAME [--base-url URL] [--api-key-env VAR]
                       [--max-tool-calls N] [--max-tokens N] [--max-seconds S]
@@ -22,7 +26,9 @@ export const AUDIT_HELP = `Usage: deltalens audit TRAJECTORY | --instance ID --a
        deltalens audit show ID [--json]
 
 A stored run is audited with its own patch and final explanation and its instance record's issue
-text; its buggy tree is --buggy-dir (the demo projects' own checkouts are used for their tasks).
+text; its buggy tree is --buggy-dir, or with --repo CLONE its instance's record (the base commit
+with the test patch, exported from the clone once and kept in ~/.cache/deltalens/instances; the
+demo projects' own checkouts are used for their tasks).
 
 The explanation audit (ExplainBench §6): a chat model tests an agent's explanation of its patch by
 running code, and answers with a refined explanation — the original with what it validated and
@@ -95,6 +101,7 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
   const {values, positionals} = parse(argv, {
     ...COMMON_OPTIONS,
     'buggy-dir': {type: 'string'},
+    repo: {type: 'string'},
     patch: {type: 'string'},
     explanation: {type: 'string'},
     issue: {type: 'string'},
@@ -183,12 +190,23 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
     };
   } else if (stored !== null || (values.instance && values.agent && !values.patch && !values.explanation)) {
     if (values['buggy-dir'] && !existsSync(values['buggy-dir'])) throw new UsageError(`--buggy-dir ${values['buggy-dir']}: no such folder`);
+    if (values['buggy-dir'] && values.repo) throw new UsageError('give --buggy-dir DIR or --repo CLONE, not both');
     start = async db => {
       const id = stored ?? runOf(db, values.instance!, values.agent!);
       if (id === null) throw new NotFound(`no stored run of ${values.agent} on ${values.instance} with a patch`);
+      let buggyDir = values['buggy-dir'] ? resolve(values['buggy-dir']) : null;
+      if (values.repo) {
+        const instance = getTrajectory(db, id)!.instance;
+        try {
+          buggyDir = (await instanceBaseTree(db, instance, values.repo, await pythonRunner(options.python, options.sandbox, {passEnv}))).dir;
+        } catch (error) {
+          if (error instanceof InstanceTraceError || error instanceof WorkspaceError) throw new NotFound(error.message);
+          throw error;
+        }
+      }
       let inputs;
       try {
-        inputs = inputsFromRun(db, id, values['buggy-dir'] ? resolve(values['buggy-dir']) : null);
+        inputs = inputsFromRun(db, id, buggyDir);
       } catch (error) {
         if (error instanceof AuditInputError) throw new UsageError(error.message);
         throw error;

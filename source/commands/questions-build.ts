@@ -2,7 +2,8 @@ import {existsSync, readdirSync, readFileSync, statSync, writeFileSync} from 'no
 import {basename, join, resolve} from 'node:path';
 import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
 import {forget, makeTempDir} from '../services/leftovers.js';
-import {PythonError} from '../services/python.js';
+import {PythonError, pythonRunner} from '../services/python.js';
+import {instanceBaseTree, InstanceTraceError, pytestIdOf} from '../services/instance-trace.js';
 import {buildQuestions, qualityChecks, type BuildOptions, type BuildResult, type QualityReport} from '../services/question-build.js';
 import {qaModelFrom, QaModelChoiceError, type QaModel} from '../services/qa-models.js';
 import {SandboxMissing} from '../services/sandbox.js';
@@ -14,7 +15,8 @@ import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {say, warn} from './output.js';
 
-export const QUESTIONS_BUILD_HELP = `Usage: deltalens questions build --instance ID
+export const QUESTIONS_BUILD_HELP = `Usage: deltalens questions build --instance ID --repo CLONE [--test NAME] [options]
+       deltalens questions build --instance ID
                                  (--buggy-dir DIR | --repo DIR --buggy REV)
                                  (--fixed-dir DIR | --fixed REV | --gold-patch FILE)
                                  (--test NODEID | --pbt FILE | --generate-pbt [--issue FILE])
@@ -48,6 +50,11 @@ the sandbox on throw-away copies:
 After building, each question is scored from a blank explanation (it must never be right: else
 it is flagged), from the options alone, and by the lexical baseline (see deltalens flags).
 
+  --instance ID --repo CLONE   an instance with an imported record (deltalens instances import):
+                           its base commit with its test patch is the buggy tree (kept in
+                           ~/.cache/deltalens/instances, made once), its gold patch the fix, its
+                           first FAIL_TO_PASS test the test (--test another; run under pytest: a
+                           bare sympy name becomes FILE::name; Django's ids are refused)
   --repo DIR --buggy REV   the buggy tree as a revision of a git repository (only read: its
                            files are exported); --fixed REV the fixed one
   --pbt FILE               a test file given apart (e.g. a property-based test): copied into
@@ -90,6 +97,8 @@ interface Project {
   goldPatch: string;
   test: string;
   agentPatches: {name: string; file: string}[];
+  /** an instance's record: the clone its trees are exported from */
+  fromRecord?: string;
 }
 
 /** DIR/NAME/{project.json, repo/, patches/gold.diff, patches/*.diff}: the demo projects' layout. */
@@ -192,6 +201,9 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
   if (values.all !== undefined) {
     if (values.instance || values['buggy-dir'] || values.test || values.repo || values.pbt) throw new UsageError('--all DIR takes each instance from DIR: leave out --instance, --buggy-dir, --repo, --test and --pbt');
     projects = projectsIn(resolve(values.all));
+  } else if (values.instance && values.repo && !values.buggy && !values['buggy-dir'] && !values.fixed && !values['fixed-dir'] && !values['gold-patch']) {
+    // an instance's record: its trees, fix and test (checked against the store below)
+    projects = [{instance: values.instance, buggyDir: '', goldPatch: '', test: values.test ?? '', agentPatches: [], fromRecord: values.repo}];
   } else {
     if (!values.instance) throw new UsageError('questions build needs --instance ID (or --all DIR)');
     if (!values['buggy-dir'] === !values.repo) throw new UsageError('questions build needs the buggy tree: --buggy-dir DIR, or --repo DIR --buggy REV');
@@ -222,6 +234,22 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
   const all: BuildResult = {questions: [], excluded: []};
   try {
     for (const p of projects) {
+      if (p.fromRecord) {
+        try {
+          const runner = await pythonRunner(values.python ?? process.env.DELTALENS_PYTHON ?? 'python3', values['no-sandbox'] ? 'off' : 'require', {passEnv});
+          const tree = await instanceBaseTree(db, p.instance, p.fromRecord, runner);
+          p.test = await pytestIdOf(db, p.instance, p.fromRecord, values.test);
+          p.buggyDir = tree.dir;
+          p.goldPatch = tree.goldPatch;
+          if (!values.json || process.stderr.isTTY) warn(`${p.instance}: ${tree.reused ? 'the' : 'made the'} buggy tree from its record (${tree.dir}); the test ${p.test}`);
+        } catch (error) {
+          if (error instanceof InstanceTraceError || error instanceof WorkspaceError || error instanceof PythonError) {
+            warn(`deltalens: ${error.message}`);
+            return EXIT.failed;
+          }
+          throw error;
+        }
+      }
       const options: BuildOptions = {
         instance: p.instance,
         buggyDir: p.buggyDir,

@@ -4,14 +4,17 @@
  * patch) and its FAIL_TO_PASS tests, run the way SWE-bench runs that repository's tests.
  */
 import {execa} from 'execa';
-import {readFileSync} from 'node:fs';
+import {createHash} from 'node:crypto';
+import {existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs';
+import {homedir} from 'node:os';
 import {join} from 'node:path';
 import {patchFiles} from '../core/instances/record.js';
 import {testRun, TestIdError, type TestRun} from '../core/instances/runner.js';
 import type {Db} from '../store/db.js';
 import {getInstance} from '../store/instances.js';
 import {findPrediction, getTrajectory} from '../store/trajectories.js';
-import type {WorkspaceSpec} from './workspace.js';
+import type {PythonRunner} from './python.js';
+import {copyTree, prepareWorkspace, type WorkspaceSpec} from './workspace.js';
 
 export class InstanceTraceError extends Error {}
 
@@ -120,4 +123,55 @@ export async function planInstanceTrace(db: Db, o: {instance: string; repo: stri
     versionKind,
     tests,
   };
+}
+
+/**
+ * An instance's buggy tree (its base commit with its test patch) kept in deltalens' cache
+ * (`~/.cache/deltalens/instances/ID-HASH/buggy`), with its gold patch beside it: the input of a
+ * question build or an audit, which keep the tree's path so that their questions can be checked
+ * again later. Made once (exported from the clone, the test patch applied in the sandbox), then
+ * reused while the record's base and test patch stay the same.
+ */
+export async function instanceBaseTree(db: Db, id: string, repo: string, runner: PythonRunner): Promise<{dir: string; goldPatch: string; reused: boolean}> {
+  const d = getInstance(db, id);
+  if (!d?.baseCommit || d.testPatch === null) throw new InstanceTraceError(`${id} has no dataset record (base commit, test patch): import its row with deltalens instances import FILE`);
+  const key = createHash('sha256').update(`${d.baseCommit}\0${d.testPatch}`).digest('hex').slice(0, 12);
+  const home = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'deltalens', 'instances', `${id.replace(/[^\w.-]+/g, '_')}-${key}`);
+  const dir = join(home, 'buggy');
+  const goldPatch = join(home, 'gold.diff');
+  if (existsSync(dir) && existsSync(goldPatch)) return {dir, goldPatch, reused: true};
+  const ws = await prepareWorkspace({kind: 'instance', repo, instance: id, base: d.baseCommit, testPatch: d.testPatch, patch: '', patchLabel: 'none'}, runner);
+  try {
+    mkdirSync(home, {recursive: true});
+    const partial = `${dir}.partial-${process.pid}`;
+    rmSync(partial, {recursive: true, force: true});
+    copyTree(ws.buggy, partial);
+    renameSync(partial, dir);
+    writeFileSync(goldPatch, d.goldPatch ?? '');
+  } finally {
+    ws.cleanup();
+  }
+  return {dir, goldPatch, reused: false};
+}
+
+/**
+ * The pytest node id of an instance's test, for what runs tests under pytest (building
+ * questions, the audit's runs): a node id as it is, a bare sympy name as FILE::name. Django's and
+ * unittest's "test_x (module.Class)" are refused with the reason.
+ */
+export async function pytestIdOf(db: Db, id: string, repo: string, test: string | undefined): Promise<string> {
+  const d = getInstance(db, id);
+  if (!d?.baseCommit || d.testPatch === null || !d.failToPass.length) throw new InstanceTraceError(`${id} has no dataset record: import its row with deltalens instances import FILE`);
+  const wanted = test ?? d.failToPass[0]!;
+  const named = /^test\w*$/.test(wanted.trim()) ? await definers(repo, d.baseCommit, d.testPatch, wanted.trim()) : [];
+  let run: TestRun;
+  try {
+    run = testRun(d.repo, wanted, () => named);
+  } catch (error) {
+    if (error instanceof TestIdError) throw new InstanceTraceError(`${id}: ${error.message}`);
+    throw error;
+  }
+  if (run.mode === 'function') return run.target;
+  if (run.mode === 'pytest' || run.mode === 'script') return run.target;
+  throw new InstanceTraceError(`${id}'s test ${wanted} runs under ${run.how}, and building questions and auditing run pytest tests: give --test with a pytest node id`);
 }

@@ -162,6 +162,26 @@ describe('deltalens instances', () => {
     expect(noClone.stderr).toMatch(/is not a git repository|base commit .* is not in/);
   }, 120_000);
 
+  it('builds questions from the record: its base with its test patch, its gold fix, its first FAIL_TO_PASS test, and the predictions', () => {
+    const cwd = tempDir();
+    const {repo, base} = repoOf(join(PROJECTS_DIR, 'durations', 'repo'), join(cwd, 'clone'));
+    writeFileSync(join(cwd, 'rows.json'), JSON.stringify([durationsRecord(base, {}, testPatch(repo))]));
+    writeFileSync(join(cwd, 'preds.json'), JSON.stringify([{instance_id: 'demo__durations-7', model_name_or_path: 'agent-x', model_patch: readFileSync(join(PROJECTS_DIR, 'durations', 'patches', 'agent-wrong.diff'), 'utf8')}]));
+    for (const f of ['rows.json', 'preds.json']) expect(run(['instances', 'import', f], cwd).code).toBe(0);
+    const env = {XDG_CACHE_HOME: join(cwd, 'cache')};
+    const build = (extra: string[]) => {
+      const r = spawnSync(process.execPath, [BIN, 'questions', 'build', '--instance', 'demo__durations-7', '--repo', repo, '--stored-patches', '--type', 'e2e_effect', '--no-checks', ...extra], {cwd, encoding: 'utf8', env: {...process.env, ...env, NO_COLOR: '1'}});
+      return {code: r.status, stdout: r.stdout, stderr: r.stderr};
+    };
+    const r = build(BWRAP ? [] : ['--no-sandbox']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/e2e_effect +demo__durations-7\/built\/e2e_effect\/agent-x/);
+    expect(r.stderr).toContain('made the buggy tree from its record');
+    expect(r.stderr).toContain('the test tests/test_parse.py::test_hours_and_minutes_add_up');
+    // a second build reuses the tree
+    expect(build(BWRAP ? ['--force'] : ['--force', '--no-sandbox']).stderr).toContain(`${'demo__durations-7'}: the buggy tree from its record`);
+  }, 180_000);
+
   it('a Django repository: "test_x (module.Class)" runs through the tree\'s tests/runtests.py, traced test by test', () => {
     const cwd = tempDir();
     const {repo, base} = repoOf(join(ROOT, 'tracer', 'tests', 'fixtures', 'runners'), join(cwd, 'clone'));

@@ -247,6 +247,45 @@ describe('deltalens audit from the command line', () => {
   }, 120_000);
 });
 
+describe('deltalens audit RUN --repo CLONE', () => {
+  it("audits a stored run on its instance's record: the buggy tree is the base commit with the test patch, made once", async () => {
+    const {spawn, execFileSync} = await import('node:child_process');
+    const {cpSync, existsSync, mkdtempSync, writeFileSync} = await import('node:fs');
+    const {tmpdir} = await import('node:os');
+    const {ROOT, SAMPLES} = await import('../helpers/paths.js');
+    const dir = mkdtempSync(join(tmpdir(), 'deltalens-test-audit-repo-'));
+    const clone = join(dir, 'clone');
+    cpSync(join(P, 'repo'), clone, {recursive: true});
+    const git = (...args: string[]) => execFileSync('git', args, {cwd: clone, encoding: 'utf8', env: {...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t'}}).trim();
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    const record = {repo: 'demo/durations', instance_id: 'demo__durations-1', base_commit: git('rev-parse', 'HEAD'), patch: readFileSync(join(P, 'patches', 'gold.diff'), 'utf8'), test_patch: '', problem_statement: inputs.issue, FAIL_TO_PASS: JSON.stringify(['tests/test_parse.py::test_compound_duration']), PASS_TO_PASS: '[]'};
+    writeFileSync(join(dir, 'rows.json'), JSON.stringify([record]));
+    const cache = join(dir, 'cache');
+    const run = (args: string[]) =>
+      new Promise<{code: number | null; stdout: string; stderr: string}>(done => {
+        const c = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), ...args], {cwd: dir, env: {...process.env, OPENAI_API_KEY: 'k', NO_COLOR: '1', XDG_CACHE_HOME: cache}});
+        let stdout = '';
+        let stderr = '';
+        c.stdout.on('data', d => (stdout += d));
+        c.stderr.on('data', d => (stderr += d));
+        c.on('close', code => done({code, stdout, stderr}));
+      });
+    expect((await run(['instances', 'import', 'rows.json', '--db', 'r.db'])).code).toBe(0);
+    expect((await run(['import', join(SAMPLES, 'demo-runs', 'demo-misfix', 'demo__durations-1.traj.json'), '--db', 'r.db'])).code).toBe(0);
+    const base = server.calls.length;
+    script = call => (call.index - base === 0 ? {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: TEST})}]} : {answer: REFINED});
+    const r = await run(['audit', '1', '--repo', clone, '--model', 'auditor', '--base-url', server.url, '--json', '--db', 'r.db']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout).audit;
+    expect(j.status).toBe('done');
+    expect(j.tool_calls[0].result.before).toMatchObject({exit_code: 1, outcome: 'failed'});
+    expect(existsSync(join(cache, 'deltalens', 'instances'))).toBe(true);
+    (await import('node:fs')).rmSync(dir, {recursive: true, force: true});
+  }, 120_000);
+});
+
 describe("DeskCheck's requirement audit before the audit", () => {
   it('lists the requirements, checks each with a test run before and after the patch, stores the table and gives it to the model', async () => {
     const db = freshDb().db;
