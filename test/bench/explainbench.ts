@@ -117,13 +117,15 @@ function deltaFrames(dbFile: string, instance: string): string[] {
   const db = openDb(dbFile, {readonly: true});
   try {
     const row = db
-      .prepare(`SELECT d.seq_b AS seq, p.buggy_trace AS trace FROM delta d JOIN trace_pair p ON p.id = d.pair WHERE p.instance = ? AND d.options = '[]' AND d.status = 'found' ORDER BY d.id DESC LIMIT 1`)
-      .get(instance) as {seq: number | null; trace: number} | undefined;
+      .prepare(`SELECT d.seq_b AS seq, d.kind AS kind, p.buggy_trace AS trace FROM delta d JOIN trace_pair p ON p.id = d.pair WHERE p.instance = ? AND d.options = '[]' AND d.status = 'found' ORDER BY d.id DESC LIMIT 1`)
+      .get(instance) as {seq: number | null; kind: string; trace: number} | undefined;
     if (!row || row.seq === null) return [];
     const t = new StoredTrace(db, row.trace);
     const at = t.itemAt(row.seq);
     const out: string[] = [];
-    for (let fid: number | null = at?.callee ?? at?.fid ?? null; fid !== null && fid !== 0; ) {
+    // a state delta at a call is the callee's arguments; an outcome delta's item is the next one
+    // at the split (maybe a call), and the delta is in the frame that split
+    for (let fid: number | null = (row.kind === 'state' ? (at?.callee ?? at?.fid) : at?.fid) ?? null; fid !== null && fid !== 0; ) {
       const f = t.frame(fid);
       if (!f) break;
       out.push(f.fn);
@@ -230,13 +232,21 @@ export async function benchExplainBench(out: string, log: (line: string) => void
   for (const [reason, n] of reasons) log(`  ${n} × ${reason}`);
   // the misses: is ExplainBench's function a caller our delta's value returns to?
   const callers = done.filter(r => !r.match && r.theirs && deltaFrames(join(dir, 'traces.db'), r.id).slice(1).some(fn => last(fn) === r.theirs));
+  // ExplainBench's delta in a test function the PBT does not have: a test of the repository
+  const repoTests = done.filter(r => !r.match && !callers.includes(r) && r.theirs?.startsWith('test') && !new RegExp(`^\\s*def ${r.theirs}\\(`, 'm').test(pbts.get(r.id) ?? ''));
+  log(
+    `ExplainBench's delta in a test of the repository, not in the PBT (its tracer ran another test there): ${repoTests.length}` +
+      (repoTests.length ? ` (${repoTests.map(r => `${r.id.replace('sympy__sympy-', '')} ${r.theirs}; ours ${r.landing}`).join(', ')})` : ''),
+  );
   const byLanding = new Map<string, number>();
-  for (const r of done.filter(x => !x.match && !callers.includes(x))) byLanding.set(r.landing, (byLanding.get(r.landing) ?? 0) + 1);
+  for (const r of done.filter(x => !x.match && !callers.includes(x) && !repoTests.includes(x))) byLanding.set(r.landing, (byLanding.get(r.landing) ?? 0) + 1);
   log(
     `ExplainBench names a caller of our delta's frame (its tracer compares a patch-modified function by its result, never stepping in; ours is where the value is first computed): ${callers.length}` +
       (callers.length ? ` (${callers.map(r => r.id.replace('sympy__sympy-', '')).join(', ')})` : ''),
   );
   log(`same function, or ExplainBench's is the caller ours returns to: ${matched + callers.length} of ${done.length} (${done.length ? ((100 * (matched + callers.length)) / done.length).toFixed(0) : 0} %)`);
-  log(`the other differences, by where ours landed: ${[...byLanding].map(([k, n]) => `${n} × ${k}`).join(', ') || 'none'}`);
+  log(`the other differences, by where ours landed: ${[...byLanding].map(([k, n]) => `${n} × ${k}`).join(', ') || 'none'} (${done.filter(x => !x.match && !callers.includes(x) && !repoTests.includes(x)).map(r => r.id.replace('sympy__sympy-', '')).join(', ')})`);
+  const comparable = done.length - repoTests.length;
+  log(`of the ${comparable} where ExplainBench's delta comes from the PBT: same function, or its function is the caller ours returns to, ${matched + callers.length} (${comparable ? ((100 * (matched + callers.length)) / comparable).toFixed(0) : 0} %)`);
   if (!process.env['BENCH_KEEP']) rmSync(join(dir, 'inst'), {recursive: true, force: true});
 }
