@@ -14,7 +14,7 @@ import {writeTx, type Db} from '../store/db.js';
 import {rerunNondeterminism} from './delta.js';
 import {createTrace, discardTraces, ensureTraceTarget, insertPair, sameControlFlow, saveDelta, StoredTrace, type TraceSummary} from '../store/traces.js';
 import {forget, forgetTraces, makeTempDir, rememberTrace} from './leftovers.js';
-import {copyRegularFiles, readTextInTree} from './tree-files.js';
+import {copyRegularFiles, readBack, readTextInTree} from './tree-files.js';
 import {PythonError, pythonRunner, runPython, type PythonRunner, type RunResult} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {StreamedTrace} from './trace-ingest.js';
@@ -127,13 +127,28 @@ export function seedArgs(seed: number | null | undefined): string[] {
 /** The run was stopped (Ctrl+C, SIGTERM): nothing of it is kept. */
 export class Interrupted extends Error {}
 
+/** The most `deltatrace changes` may write (its diff is the patch's): a patch larger is refused. */
+const MAX_CHANGES_BYTES = 256 * 1024 * 1024;
+
 export async function changesBetween(runner: PythonRunner, buggy: string, patched: string): Promise<{changes: Changes; diff: string}> {
-  // ast and difflib only, but over untrusted files: confined, reading both trees
-  const r = await runPython(runner, ['-m', 'deltatrace', 'changes', '--buggy', buggy, '--patched', patched], {cwd: buggy, timeoutMs: 120_000, writable: [], readable: [buggy, patched]});
-  if (r.exitCode !== 0) throw new TraceRunError(`deltatrace changes failed: ${r.timedOut ? 'timed out after 120 s' : r.stderr.trim()}`);
-  const parsed = JSON.parse(r.stdout) as Changes & {diff: string};
-  const {diff, ...changes} = parsed;
-  return {changes, diff};
+  // ast and difflib only, but over untrusted files: confined, reading both trees, writing its
+  // answer into a folder of its own (a large patch's diff does not fit the captured output)
+  const out = makeTempDir('changes');
+  try {
+    const file = join(out, 'changes.json');
+    const r = await runPython(runner, ['-m', 'deltatrace', 'changes', '--buggy', buggy, '--patched', patched, '--out', file], {cwd: buggy, timeoutMs: 120_000, writable: [out], readable: [buggy, patched]});
+    if (r.exitCode !== 0) throw new TraceRunError(`deltatrace changes failed: ${r.timedOut ? 'timed out after 120 s' : r.stderr.trim().split('\n').slice(-3).join(' ')}`);
+    let parsed: Changes & {diff: string};
+    try {
+      parsed = JSON.parse(readBack(file, MAX_CHANGES_BYTES, 'the changes between the trees').toString('utf8')) as Changes & {diff: string};
+    } catch (error) {
+      throw new TraceRunError(`deltatrace changes gave no readable answer: ${(error as Error).message}`);
+    }
+    const {diff, ...changes} = parsed;
+    return {changes, diff};
+  } finally {
+    forget(out);
+  }
 }
 
 /**

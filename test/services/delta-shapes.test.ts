@@ -165,6 +165,16 @@ ${comment}    return os.path.join(HERE, name)
     expect(open.delta.status).toBe('none');
   });
 
+  it('a patch whose diff is larger than a run\'s captured output (64 KiB): what it changed still comes back whole', async () => {
+    const table = (n: number) => `CODES = {\n${Array.from({length: 4000}, (_, i) => `    "key${i}": ${i * n},\n`).join('')}}\n\n\ndef code(k):\n    return CODES[k]\n`;
+    const {db} = freshDb();
+    const spec = trees({'tests/test_codes.py': 'from codes import code\n\ndef test_code():\n    assert code("key7") == 14\n'}, {'codes.py': table(1)}, {'codes.py': table(2)});
+    const r = await tracePair(db, spec, {...fast, test: 'tests/test_codes.py::test_code', reruns: false});
+    expect(r.patch.length).toBeGreaterThan(100_000);
+    expect(r.focus?.buggy.map(e => e.target)).toContain('codes.py:code');
+    expect(r.delta).toMatchObject({status: 'found', function: 'code'});
+  });
+
   it('a test that exists on one side only: incomplete with the reason, never a delta', async () => {
     const {db} = freshDb();
     const spec = trees({'m.py': 'def f():\n    return 1\n'}, {'tests/test_m.py': 'from m import f\n'}, {'tests/test_m.py': 'from m import f\n\ndef test_new():\n    assert f() == 1\n'});

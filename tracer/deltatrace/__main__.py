@@ -101,6 +101,7 @@ def parser():
     ch = sub.add_parser("changes", help="files, line mapping and functions changed between two trees")
     ch.add_argument("--buggy", required=True)
     ch.add_argument("--patched", required=True)
+    ch.add_argument("--out", help="write the JSON here instead of stdout (a large patch's diff)")
 
     ex = sub.add_parser("expected", help="the expected-behaviour expression of a test function (ast; no code runs)")
     ex.add_argument("--file", required=True, help="the test file")
@@ -337,8 +338,13 @@ def cmd_changes(args):
     for d in (args.buggy, args.patched):
         if not os.path.isdir(d):
             sys.exit("deltatrace: %s is not a directory" % d)
-    json.dump(compare(args.buggy, args.patched), sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
+    result = compare(args.buggy, args.patched)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(result, fh, ensure_ascii=False)
+    else:
+        json.dump(result, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
     return 0
 
 
