@@ -1,3 +1,4 @@
+import type {InstanceRow} from '../core/instances/record.js';
 import type {InstanceFields} from '../core/trajectory/swe-bench-instance.js';
 import type {Db} from './db.js';
 
@@ -45,25 +46,8 @@ export function problemStatement(db: Db, id: string): string | null {
   return (db.prepare('SELECT problem_statement FROM instance WHERE id = ?').pluck().get(id) as string | null | undefined) ?? null;
 }
 
-/** An instance row as `instances import` keeps it (core/instances/record.ts). */
-export interface StoredInstanceRow {
-  id: string;
-  repo: string;
-  baseCommit: string;
-  goldPatch: string;
-  testPatch: string;
-  problemStatement: string;
-  hintsText: string | null;
-  version: string | null;
-  environmentSetupCommit: string | null;
-  createdAt: string | null;
-  failToPass: string[];
-  passToPass: string[];
-  record: unknown;
-}
-
 /** Stores a whole dataset row (every field of it replaces what was known). */
-export function saveInstanceRow(db: Db, row: StoredInstanceRow, sourcePath: string): 'added' | 'updated' | 'unchanged' {
+export function saveInstanceRow(db: Db, row: InstanceRow, sourcePath: string): 'added' | 'updated' | 'unchanged' {
   const values = {
     id: row.id,
     repo: row.repo,
@@ -132,7 +116,12 @@ export function listInstances(db: Db, o: {withRecordOnly?: boolean} = {}): Insta
        FROM instance i ${o.withRecordOnly ? 'WHERE i.record IS NOT NULL OR i.base_commit IS NOT NULL' : ''} ORDER BY i.id`,
     )
     .all() as Record<string, unknown>[];
-  return rows.map(r => ({
+  return rows.map(r => summaryOf(r, {runs: r.runs as number, pairs: r.pairs as number, questions: r.questions as number}));
+}
+
+/** An instance row's summary fields, with its counts. */
+function summaryOf(r: Record<string, unknown>, counts: {runs: number; pairs: number; questions: number}): InstanceSummary {
+  return {
     id: r.id as string,
     repo: (r.repo as string | null) ?? null,
     baseCommit: (r.base_commit as string | null) ?? null,
@@ -141,10 +130,8 @@ export function listInstances(db: Db, o: {withRecordOnly?: boolean} = {}): Insta
     failToPass: list(r.fail_to_pass),
     passToPass: list(r.pass_to_pass),
     hasRecord: r.has_record === 1,
-    runs: r.runs as number,
-    pairs: r.pairs as number,
-    questions: r.questions as number,
-  }));
+    ...counts,
+  };
 }
 
 export interface InstanceDetail extends InstanceSummary {
@@ -160,9 +147,8 @@ export interface InstanceDetail extends InstanceSummary {
 }
 
 export function getInstance(db: Db, id: string): InstanceDetail | null {
-  const summary = db.prepare('SELECT id FROM instance WHERE id = ?').pluck().get(id);
-  if (summary === undefined) return null;
-  const r = db.prepare('SELECT * FROM instance WHERE id = ?').get(id) as Record<string, unknown>;
+  const r = db.prepare('SELECT *, record IS NOT NULL OR base_commit IS NOT NULL AS has_record FROM instance WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+  if (!r) return null;
   const counts = db
     .prepare(
       `SELECT (SELECT count(*) FROM trajectory WHERE instance = @id) AS runs, (SELECT count(*) FROM trace_pair WHERE instance = @id) AS pairs,
@@ -176,15 +162,7 @@ export function getInstance(db: Db, id: string): InstanceDetail | null {
     record = null;
   }
   return {
-    id,
-    repo: (r.repo as string | null) ?? null,
-    baseCommit: (r.base_commit as string | null) ?? null,
-    version: (r.version as string | null) ?? null,
-    createdAt: (r.created_at as string | null) ?? null,
-    failToPass: list(r.fail_to_pass),
-    passToPass: list(r.pass_to_pass),
-    hasRecord: r.record !== null || r.base_commit !== null,
-    ...counts,
+    ...summaryOf(r, counts),
     problemStatement: (r.problem_statement as string | null) ?? null,
     hintsText: (r.hints_text as string | null) ?? null,
     goldPatch: (r.gold_patch as string | null) ?? null,

@@ -26,6 +26,7 @@ import {performance} from 'node:perf_hooks';
 import {openDb} from '../../source/store/db.js';
 import {StoredTrace} from '../../source/store/traces.js';
 import {ROOT} from '../helpers/paths.js';
+import {exportTree} from './git-trees.js';
 
 interface Result {
   id: string;
@@ -69,12 +70,6 @@ function git(dir: string, args: string[]): string {
   return execFileSync('git', ['--git-dir', dir, ...args], {encoding: 'utf8', maxBuffer: 1 << 28});
 }
 
-function exportTree(gitDir: string, rev: string, dest: string): void {
-  if (existsSync(dest)) return;
-  mkdirSync(dest, {recursive: true});
-  const archive = spawnSync('git', ['--git-dir', gitDir, 'archive', rev], {maxBuffer: 1 << 30});
-  spawnSync('tar', ['-x', '-C', dest], {input: archive.stdout});
-}
 
 /** The PBT run as ExplainBench ran it: its exit code is the verdict. */
 function verdict(py: string, tree: string): {code: number | null; s: number} {

@@ -18,6 +18,7 @@ import {cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:f
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {ROOT} from '../helpers/paths.js';
+import {exportTree} from './git-trees.js';
 
 const PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
 
@@ -56,12 +57,6 @@ function git(dir: string, args: string[]): string {
   return execFileSync('git', ['--git-dir', dir, ...args], {encoding: 'utf8', maxBuffer: 1 << 28});
 }
 
-function exportTree(gitDir: string, rev: string, dest: string): void {
-  if (existsSync(dest)) return;
-  mkdirSync(dest, {recursive: true});
-  const archive = spawnSync('git', ['--git-dir', gitDir, 'archive', rev], {maxBuffer: 1 << 30});
-  spawnSync('tar', ['-x', '-C', dest], {input: archive.stdout});
-}
 
 /** The test functions of a file whose lines the merge touched (the file as merged). */
 function changedTests(gitDir: string, merge: string, path: string): string[] {

@@ -338,14 +338,18 @@ def cmd_changes(args):
     for d in (args.buggy, args.patched):
         if not os.path.isdir(d):
             sys.exit("deltatrace: %s is not a directory" % d)
-    result = compare(args.buggy, args.patched)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            json.dump(result, fh, ensure_ascii=False)
-    else:
-        json.dump(result, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+    _write_json(compare(args.buggy, args.patched), args.out)
     return 0
+
+
+def _write_json(value, out):
+    """To the file ``out`` when given (an answer too large for captured output), else stdout."""
+    if out:
+        with open(out, "w", encoding="utf-8") as fh:
+            json.dump(value, fh, ensure_ascii=False)
+    else:
+        json.dump(value, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
 
 
 def cmd_scopes(args):
@@ -364,12 +368,7 @@ def cmd_scopes(args):
                 out[rel] = {"scopes": scopes_of(f.read())}
         except (OSError, SyntaxError, ValueError) as e:
             out[rel] = {"error": "%s: %s" % (type(e).__name__, e)}
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(out, f, ensure_ascii=False)
-    else:
-        json.dump(out, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+    _write_json(out, args.out)
     return 0
 
 
