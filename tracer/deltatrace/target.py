@@ -78,6 +78,16 @@ def _failing_line(tb, filename):
     return line
 
 
+def _item_path(item):
+    """A test item's file: ``item.path`` from pytest 7, ``item.fspath`` before (the pytest of
+    the Python 3.6 images)."""
+    for attr in ("path", "fspath"):
+        value = getattr(item, attr, None)
+        if value is not None:
+            return str(value)
+    return None
+
+
 def run_pytest(args, start, stop, outcome, stdout_to_stderr=True):
     try:
         import pytest
@@ -101,9 +111,9 @@ def run_pytest(args, start, stop, outcome, stdout_to_stderr=True):
             # the body's result; a setup or teardown that failed; a setup that skipped the test
             if call.when == "call" or (call.excinfo is not None and (
                     report.failed or (report.skipped and call.when == "setup"))):
+                where = _item_path(item)
                 entry = {"nodeid": item.nodeid, "phase": call.when,
-                         "file": os.path.relpath(str(item.path), os.getcwd())
-                         if hasattr(item, "path") else None}
+                         "file": os.path.relpath(where, os.getcwd()) if where else None}
                 if report.passed:
                     entry["outcome"] = "passed"
                 elif report.skipped:
@@ -122,8 +132,7 @@ def run_pytest(args, start, stop, outcome, stdout_to_stderr=True):
                     msg = _safe_message(exc)
                     if msg is not None:
                         entry["message"] = msg
-                    path = str(item.path) if hasattr(item, "path") else None
-                    entry["line"] = _failing_line(call.excinfo.tb, path)
+                    entry["line"] = _failing_line(call.excinfo.tb, where)
                 outcome.tests.append(entry)
 
     argv = list(args)
