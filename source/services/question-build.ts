@@ -434,7 +434,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       const id = `${o.instance}/built/e2e_intent`;
       const inputs = sha('e2e_intent', String(BUILDER_VERSION), o.generator?.name ?? 'offline', o.instance, o.buggyDir, o.buggyRev ?? '', o.test, testText, fix, String(seed));
       progress('e2e_intent', 'finding the expected expression');
-      const exp = unchanged(id, inputs) ? null : await step.parseOnly<{expr: string; start: number; end: number; line: number; marked: boolean; function_line: number; masked: string; names: string[]}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(o.test)], ws.patched);
+      const exp = unchanged(id, inputs) ? null : await step.parseOnly<{expr: string; start: number; end: number; line: number; marked: boolean; form: string; function_line: number; masked: string; names: string[]}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(o.test)], ws.patched);
       if (!exp) progress('e2e_intent', 'unchanged: built before from the same inputs');
       else if ('error' in exp) exclude('e2e_intent', `no expected expression: ${exp.error}`);
       else {
@@ -489,7 +489,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
             answer: [choices.find(c => c.role === 'correct')!.label],
           };
           const validations = Object.fromEntries(choices.map(c => [c.label, c.role === 'correct' ? {expected: true, line: exp.line, marked: exp.marked, buggy: before, fixed} : c.role === 'distractor' ? validated.find(v => v.text === c.text) : null]).filter(([, v]) => v));
-          save(q, {...base, inputs, expected: {expr: exp.expr, line: exp.line, marked: exp.marked}, candidates: [...validated, ...unusable.map(u => ({...u, kept: false}))], ...(o.generator ? {model: {name: o.generator.name, calls: step.log.filter(l => l.stage === 'e2e_intent')}} : {}), selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
+          save(q, {...base, inputs, expected: {expr: exp.expr, line: exp.line, marked: exp.marked, form: exp.form}, candidates: [...validated, ...unusable.map(u => ({...u, kept: false}))], ...(o.generator ? {model: {name: o.generator.name, calls: step.log.filter(l => l.stage === 'e2e_intent')}} : {}), selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
         }
       }
     }

@@ -70,16 +70,70 @@ def _expected_side(test):
     return test
 
 
+_EXCEPTION_NAME = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Failure", "Invalid", "Exc")
+
+
+def _name_of(func):
+    """The called name: ``raises`` for ``raises(...)``, ``pytest.raises(...)``, ``self.raises``."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _looks_like_exception(node):
+    """An exception class as a test names it: ``ValueError``, ``errors.BadInput``, a tuple of them."""
+    if isinstance(node, ast.Tuple):
+        return bool(node.elts) and all(_looks_like_exception(e) for e in node.elts)
+    name = _name_of(node)
+    return bool(name) and name[:1].isupper() and name.endswith(_EXCEPTION_NAME)
+
+
+def _raises_call(node):
+    """A raises-like call, by its name and shape: a name that says so (``raises``,
+    ``assertRaises``, ``assertRaisesMessage``, ``assert_raises``, ``pytest.raises``) whose first
+    argument is an exception class, taking a callable or used as a ``with`` block."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return False
+    name = _name_of(node.func) or ""
+    return "raise" in name.lower() and _looks_like_exception(node.args[0])
+
+
+# a two-argument assertion call whose name says equality (assertEqual, assert_equal,
+# numpy.testing's assert_array_equal, assert_allclose, assertAlmostEqual, assertListEqual, ...)
+_EQUALITY_WORDS = ("equal", "allclose", "close", "same", "almost")
+
+
+def _assertion_call(node):
+    """(name, expected node) of an assertion call, found by its name and arguments: an equality
+    (``assertEqual(a, b)``, ``assert_equal``, ``np.testing.assert_allclose``) gives the side that
+    calls nothing; a truth assertion (``assertTrue(x)``, ``assertIsNone``) its argument."""
+    if not isinstance(node, ast.Call):
+        return None
+    name = _name_of(node.func) or ""
+    low = name.lower()
+    if not low.startswith("assert") or "raise" in low or "warn" in low:
+        return None
+    if any(w in low for w in _EQUALITY_WORDS) and len(node.args) >= 2:
+        first, second = node.args[0], node.args[1]
+        return name, (first if _calls(second) and not _calls(first) else second)
+    if node.args:
+        return name, node.args[0]
+    return None
+
+
 def _raised(fn):
-    """The exception a test expects: ``pytest.raises(E)`` / ``self.assertRaises(E)`` (a with
-    statement or a call), or the type of an ``except E:`` that ends the test well."""
+    """The exception a test expects: a raises-like call (``pytest.raises(E)``,
+    ``self.assertRaises(E, f)``, sympy's ``raises(E, lambda: ...)``, a with statement or a call),
+    or the type of an ``except E:`` that ends the test well. (node, how it was read)."""
     for node in ast.walk(fn):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("raises", "assertRaises", "assertRaisesRegex") and node.args:
-            return node.args[0]
+        if _raises_call(node):
+            return node.args[0], "the exception of %s(...)" % _name_of(node.func)
     for node in ast.walk(fn):
         if isinstance(node, ast.ExceptHandler) and node.type is not None:
-            return node.type
-    return None
+            return node.type, "the exception of an except clause"
+    return None, None
 
 
 def _statements(fn):
@@ -89,25 +143,44 @@ def _statements(fn):
 
 
 def _expected_node(fn, marked):
+    """(node, marked, how it was read)."""
     if marked:
         for stmt in _statements(fn):
             if stmt.lineno in marked or getattr(stmt, "end_lineno", stmt.lineno) in marked:
                 if isinstance(stmt, ast.Assert):
-                    return _expected_side(stmt.test), True
+                    return _expected_side(stmt.test), True, "the line marked %s" % MARK
                 if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
-                    return stmt.value, True
+                    return stmt.value, True, "the line marked %s" % MARK
                 if isinstance(stmt, ast.Expr):
-                    return stmt.value, True
+                    call = _assertion_call(stmt.value)
+                    if call is not None:
+                        return call[1], True, "the line marked %s (%s)" % (MARK, call[0])
+                    return stmt.value, True, "the line marked %s" % MARK
         raise NotFound("a line is marked %s but holds no assert, assignment or expression" % MARK)
-    raised = _raised(fn)
-    asserts = [s for s in _statements(fn) if isinstance(s, ast.Assert)]
-    if not asserts and raised is not None:
-        return raised, False
-    compares = [s for s in asserts if isinstance(s.test, ast.Compare) and len(s.test.comparators) == 1]
-    chosen = compares[-1] if compares else (asserts[-1] if asserts else None)
+    # every assertion of the test, in source order: assert statements and assertion calls
+    found = []
+    for stmt in _statements(fn):
+        if isinstance(stmt, ast.Assert):
+            compare = isinstance(stmt.test, ast.Compare) and len(stmt.test.comparators) == 1
+            found.append((stmt.lineno, compare, _expected_side(stmt.test),
+                          "the expected side of the assert's comparison" if compare else "the assert's condition"))
+        elif isinstance(stmt, ast.Expr):
+            call = _assertion_call(stmt.value)
+            if call is not None:
+                equality = any(w in call[0].lower() for w in _EQUALITY_WORDS)
+                found.append((stmt.lineno, equality, call[1],
+                              "the expected side of %s(...)" % call[0] if equality else "the argument of %s(...)" % call[0]))
+    found.sort(key=lambda f: f[0])
+    raised, how = _raised(fn)
+    if not found and raised is not None:
+        return raised, False, how
+    comparisons = [f for f in found if f[1]]
+    chosen = comparisons[-1] if comparisons else (found[-1] if found else None)
     if chosen is None:
-        raise NotFound("the test function asserts nothing and expects no exception: mark the expected expression with # %s" % MARK)
-    return _expected_side(chosen.test), False
+        raise NotFound("the test function asserts nothing and expects no exception (no assert, no assertion "
+                       "call such as assertEqual or assert_equal, no raises-like call): mark the expected "
+                       "expression with # %s" % MARK)
+    return chosen[2], False, chosen[3]
 
 
 def _offsets(text):
@@ -125,7 +198,7 @@ def _char_col(line_text, byte_col):
 def expected(text, function):
     tree = ast.parse(text)
     fn = _find_function(tree, function)
-    node, marked = _expected_node(fn, {l for l in _marked_lines(text) if fn.lineno <= l <= fn.end_lineno})
+    node, marked, how = _expected_node(fn, {l for l in _marked_lines(text) if fn.lineno <= l <= fn.end_lineno})
     lines = text.splitlines(keepends=True)
     starts = _offsets(text)
     start = starts[node.lineno] + _char_col(lines[node.lineno - 1], node.col_offset)
@@ -136,7 +209,7 @@ def expected(text, function):
     masked = text[fstart:start] + MASK + text[end:fend]
     names = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
         a.asname or a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names})
-    return {"expr": text[start:end], "start": start, "end": end, "line": node.lineno, "marked": marked,
+    return {"expr": text[start:end], "start": start, "end": end, "line": node.lineno, "marked": marked, "form": how,
             "function_line": fn.lineno, "source": source, "masked": masked, "names": names}
 
 

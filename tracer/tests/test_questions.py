@@ -174,6 +174,53 @@ def test_except():
         self.assertEqual(expected(self.SRC, "test_cycle")["expr"], "CycleError")
         self.assertEqual(expected(self.SRC, "test_except")["expr"], "errors.CycleError")
 
+    def test_real_projects_own_helpers_by_their_name_and_shape(self):
+        src = '''from sympy.testing.pytest import raises
+import unittest
+import numpy as np
+
+
+def test_nP():
+    raises(ValueError, lambda: nP(3, -1))
+
+
+def test_numpy():
+    np.testing.assert_array_equal(g(1), [0.5, 1])
+
+
+def test_nose_style():
+    assert_equal(f(2), 5)
+    assert_true(ready())
+
+
+class TestThing(unittest.TestCase):
+    def test_equal(self):
+        self.assertEqual(self.compute(), [1, 2])
+        self.assertTrue(self.ready())
+
+    def test_raises(self):
+        with self.assertRaisesMessage(ValueError, "bad"):
+            self.compute(-1)
+
+    def test_nothing(self):
+        self.compute()
+'''
+        cases = {
+            "test_nP": ("ValueError", "the exception of raises(...)"),
+            "test_numpy": ("[0.5, 1]", "the expected side of assert_array_equal(...)"),
+            "test_nose_style": ("5", "the expected side of assert_equal(...)"),
+            "TestThing::test_equal": ("[1, 2]", "the expected side of assertEqual(...)"),
+            "TestThing::test_raises": ("ValueError", "the exception of assertRaisesMessage(...)"),
+        }
+        for function, (expr, form) in cases.items():
+            with self.subTest(function=function):
+                got = expected(src, function)
+                self.assertEqual((got["expr"], got["form"]), (expr, form))
+        with self.assertRaises(NotFound):
+            expected(src, "TestThing::test_nothing")
+        # a call named like a raise whose first argument is no exception class is not one
+        self.assertEqual(expected("def test_x():\n    raise_alarm(level)\n    assert level == 3\n", "test_x")["expr"], "3")
+
     def test_exception_classes_get_other_exceptions_not_arithmetic(self):
         texts = {m["text"] for m in mutants("CycleError")}
         self.assertIn("ValueError", texts)

@@ -79,7 +79,7 @@ export function provenanceLines(p: {provenance: unknown; validations: Record<str
   out.push({text: ''}, {text: 'How it was built (deltalens questions build)', role: 'heading'});
   text(`${prov.generator ?? 'offline'} generators, builder v${prov.builder_version ?? '?'}, seed ${prov.seed ?? '—'}; test ${prov.test}`, 'muted');
   if (prov.test_validation) text(`the test: buggy ${prov.test_validation.buggy.map(outcome).join(', ')}; fixed ${prov.test_validation.fixed.map(outcome).join(', ')}`, 'muted');
-  if (prov.expected) text(`the expected expression (line ${prov.expected.line}${prov.expected.marked ? ', marked [[EXPECTED]]' : ', the asserted comparison'}): ${prov.expected.expr}`);
+  if (prov.expected) text(`the expected expression (line ${prov.expected.line}, ${prov.expected.form ?? (prov.expected.marked ? 'marked [[EXPECTED]]' : 'the asserted comparison')}): ${prov.expected.expr}`);
   if (prov.evaluated_at) text(`evaluated ${prov.evaluated_at.buggy.timing} ${prov.evaluated_at.buggy.file}:${prov.evaluated_at.buggy.line} (execution ${prov.evaluated_at.buggy.hit}) on both versions; changed = ${prov.changed_means}`);
   if (prov.no_effect) text(`no effect: the traces are complete and show no difference (${prov.no_effect.steps_compared} aligned steps compared)`);
   if (prov.after) text(`after ${prov.agent}'s patch: ${prov.after.map(outcome).join(', ')}`);
