@@ -35,7 +35,7 @@ import {latestDelta, listPairs} from '../store/traces.js';
 import {prepareWorkspace, WorkspaceError, type Workspace, type WorkspaceSpec} from './workspace.js';
 
 /** Bumped when a generator or a validation rule changes: stored with every built question. */
-export const BUILDER_VERSION = 1;
+export const BUILDER_VERSION = 2;
 export {NO_EFFECT_TEXT};
 export const DISTRACTORS = 3;
 /** Offline candidates validated per end-to-end intent question (each costs a test run per version). */
@@ -767,11 +767,11 @@ class LocalBuilder {
       this.c.exclude(stage, `the delta point (${d.function} line ${d.line}) is not reached on ${pb ? 'the patched' : 'the buggy'} side: no expression can be evaluated on both`, agent);
       return null;
     }
-    const candidates: {text: string; how: string; expr?: string}[] = localCandidates([pb.locals, pp.locals, pb.inputs]);
+    const candidates: {text: string; how: string; expr?: string; scoped?: boolean}[] = localCandidates([pb.locals, pp.locals, pb.inputs]);
     // the frames return differently (an outcome delta): the call itself is a candidate — its
     // value is what the frame returns, read after its last line as __return__
-    if (d.kind === 'outcome' && pb.inputs) {
-      const params = parametersOf(pb.source?.[(pb.defLine ?? 0) - 1] ?? '') ?? [...pb.inputs.keys()];
+    const params = parametersOf(pb.source?.[(pb.defLine ?? 0) - 1] ?? '') ?? (pb.inputs ? [...pb.inputs.keys()] : null);
+    if (d.kind === 'outcome' && params) {
       const call = `${(d.function ?? pb.fn).replace(/^.*<locals>\./, '')}(${params.filter(k => k !== 'self' && k !== 'cls').join(', ')})`;
       candidates.unshift({text: call, how: 'the value the function returns (evaluated as __return__ after its last line)', expr: '__return__'});
     }
@@ -782,42 +782,59 @@ class LocalBuilder {
       unusable = asked.dropped;
       for (const c of asked.ok) if (!candidates.some(x => x.text === c.text)) candidates.push(c);
     }
-    const exprs = [...new Set(candidates.map(x => x.expr ?? x.text))];
-    if (!exprs.length) {
-      this.c.exclude(stage, `no candidate expression at ${d.file}:${d.line}: nothing recorded in scope there`, agent);
-      return null;
-    }
+    type Evaluated = typeof candidates[number] & {buggy: EvalResult; patched: EvalResult; changed: boolean; usable: boolean};
+    const attempts: {timing: string; hit: {buggy: number; patched: number}; changed: number; candidates: number; note?: string}[] = [];
     // The delta's own point first; where nothing differs there yet (a line the patch rewrote:
     // before it runs, both sides are alike), after the line, then after its next executions —
     // the first point at which a candidate differs is the question's.
-    const tries: {timing: 'before' | 'after'; extra: number}[] = [{timing: pb.timing, extra: 0}, ...[0, 1, 2, 3].map(extra => ({timing: 'after' as const, extra}))].filter((t, i, all) => all.findIndex(x => x.timing === t.timing && x.extra === t.extra) === i);
-    const attempts: {timing: string; hit: {buggy: number; patched: number}; changed: number; note?: string}[] = [];
-    let found: {evaluated: (typeof candidates[number] & {buggy: EvalResult; patched: EvalResult; changed: boolean; usable: boolean})[]; at: {b: DeltaPoint; p: DeltaPoint}} | null = null;
-    for (const t of tries) {
-      const at = {b: {...pb, timing: t.timing, hit: pb.hit + t.extra}, p: {...pp, timing: t.timing, hit: pp.hit + t.extra}};
-      this.c.progress(stage, `evaluating ${exprs.length} candidate expressions ${t.timing} ${d.file}:${pb.line} (execution ${at.b.hit}) on both versions`);
-      const [eb, ep] = await Promise.all([evaluateAt(this.runner, this.o, buggyTree, at.b, exprs), evaluateAt(this.runner, this.o, patchedTree, at.p, exprs)]);
-      if (!eb.reached || !ep.reached) {
-        attempts.push({timing: t.timing, hit: {buggy: at.b.hit, patched: at.p.hit}, changed: 0, note: `not reached (${!eb.reached ? `buggy: ${eb.note}` : `patched: ${ep.note}`})`});
-        break;
+    const search = async (pool: typeof candidates): Promise<{evaluated: Evaluated[]; at: {b: DeltaPoint; p: DeltaPoint}} | null> => {
+      const exprs = [...new Set(pool.map(x => x.expr ?? x.text))];
+      const tries: {timing: 'before' | 'after'; extra: number}[] = [{timing: pb.timing, extra: 0}, ...[0, 1, 2, 3].map(extra => ({timing: 'after' as const, extra}))].filter((t, i, all) => all.findIndex(x => x.timing === t.timing && x.extra === t.extra) === i);
+      for (const t of tries) {
+        const at = {b: {...pb, timing: t.timing, hit: pb.hit + t.extra}, p: {...pp, timing: t.timing, hit: pp.hit + t.extra}};
+        this.c.progress(stage, `evaluating ${exprs.length} candidate expressions ${t.timing} ${d.file}:${pb.line} (execution ${at.b.hit}) on both versions`);
+        const [eb, ep] = await Promise.all([evaluateAt(this.runner, this.o, buggyTree, at.b, exprs), evaluateAt(this.runner, this.o, patchedTree, at.p, exprs)]);
+        if (!eb.reached || !ep.reached) {
+          attempts.push({timing: t.timing, hit: {buggy: at.b.hit, patched: at.p.hit}, changed: 0, candidates: pool.length, note: `not reached (${!eb.reached ? `buggy: ${eb.note}` : `patched: ${ep.note}`})`});
+          return null;
+        }
+        const evaluated = pool.map(x => {
+          const b = eb.results.get(x.expr ?? x.text) ?? {error: {type: 'NoResult'}};
+          const p = ep.results.get(x.expr ?? x.text) ?? {error: {type: 'NoResult'}};
+          // the same exception on both sides: not evaluable here, neither changed nor a distractor;
+          // a part of a line that names what one side does not have there: not evaluable either
+          const outOfScope = x.scoped === true && [b, p].some(r => r.error && /(^|\.)(NameError|UnboundLocalError)$/.test(r.error.type));
+          const differs = !outOfScope && changed(b, p);
+          const usable = differs || (!outOfScope && !b.error && !p.error);
+          return {...x, buggy: b, patched: p, changed: differs, usable};
+        });
+        const n = evaluated.filter(x => x.changed).length;
+        const same = evaluated.filter(x => x.usable && !x.changed).length;
+        attempts.push({timing: t.timing, hit: {buggy: at.b.hit, patched: at.p.hit}, changed: n, candidates: pool.length});
+        if (n > 0 && same > 0) return {evaluated, at};
       }
-      const evaluated = candidates.map(x => {
-        const b = eb.results.get(x.expr ?? x.text) ?? {error: {type: 'NoResult'}};
-        const p = ep.results.get(x.expr ?? x.text) ?? {error: {type: 'NoResult'}};
-        // the same exception on both sides: not evaluable here, neither changed nor a distractor
-        const usable = changed(b, p) || (!b.error && !p.error);
-        return {...x, buggy: b, patched: p, changed: changed(b, p), usable};
-      });
-      const n = evaluated.filter(x => x.changed).length;
-      const same = evaluated.filter(x => x.usable && !x.changed).length;
-      attempts.push({timing: t.timing, hit: {buggy: at.b.hit, patched: at.p.hit}, changed: n});
-      if (n > 0 && same > 0) {
-        found = {evaluated, at};
-        break;
+      return null;
+    };
+    let found = candidates.length ? await search(candidates) : null;
+    if (!found) {
+      // the names in scope do not tell the sides apart there (a fix that returns or raises early
+      // changes no name): the parts of the delta's line on each side — calls, comparisons,
+      // attribute reads, arithmetic, subscripts, lengths; a name one side lacks there is out of
+      // scope, not a change
+      const parts: typeof candidates = [];
+      for (const [tree, p] of [[buggyTree, pb], [patchedTree, pp]] as const) {
+        const sub = await this.step.parseOnly<{candidates: {text: string; how: string}[]}>(['subexprs', '--file', join(tree, p.file), '--line', String(p.line)], tree);
+        if ('error' in sub) continue;
+        for (const c of sub.candidates) if (![...candidates, ...parts].some(x => (x.expr ?? x.text) === c.text)) parts.push({...c, scoped: true});
       }
+      if (parts.length) found = await search([...candidates, ...parts]);
+    }
+    if (!found && !attempts.length) {
+      this.c.exclude(stage, `no candidate expression at ${d.file}:${d.line}: nothing recorded in scope there and no part of the line to evaluate`, agent);
+      return null;
     }
     if (!found) {
-      this.c.exclude(stage, `no point near the delta (${d.function} line ${d.line}) where some candidates change and others keep their value: ${attempts.map(a => `${a.timing} execution ${a.hit.buggy}: ${a.note ?? `${a.changed} of ${candidates.length} changed`}`).join('; ')}`, agent);
+      this.c.exclude(stage, `no point near the delta (${d.function} line ${d.line}) where some candidates change and others keep their value: ${attempts.map(a => `${a.timing} execution ${a.hit.buggy}: ${a.note ?? `${a.changed} of ${a.candidates} changed`}`).join('; ')}`, agent);
       return null;
     }
     const {evaluated} = found;

@@ -1,4 +1,4 @@
-import {writeFileSync} from 'node:fs';
+import {mkdirSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {beforeAll, describe, expect, it} from 'vitest';
 import {validateQuestion} from '../../source/core/questions/model.js';
@@ -83,9 +83,9 @@ describe('questions build on the demo durations bug (real tests, run in the sand
     // every distractor was evaluated and did not change
     for (const c of b.question.choices.filter(x => x.role === 'distractor')) expect(candidates.find(x => x.text === c.text)!.changed).toBe(false);
     expect(b.provenance.attempts).toEqual([
-      {timing: 'before', hit: {buggy: 1, patched: 1}, changed: 0},
-      {timing: 'after', hit: {buggy: 1, patched: 1}, changed: 0},
-      {timing: 'after', hit: {buggy: 2, patched: 2}, changed: 1},
+      {timing: 'before', hit: {buggy: 1, patched: 1}, changed: 0, candidates: 11},
+      {timing: 'after', hit: {buggy: 1, patched: 1}, changed: 0, candidates: 11},
+      {timing: 'after', hit: {buggy: 2, patched: 2}, changed: 1, candidates: 11},
     ]);
   });
 
@@ -149,6 +149,34 @@ describe('local questions where the function returns (or raises) differently', (
     const gc = (gq.provenance.candidates as {text: string; buggy: {value?: unknown; error?: unknown}; patched: {error?: {type: string}}}[]).find(c => c.text === 'visit(node)')!;
     expect(gc.buggy).toMatchObject({value: null});
     expect(gc.patched.error).toBeDefined();
+  }, 120_000);
+
+  it('where no name in scope tells the sides apart, the parts of the delta line do (a fix to a module-level table)', async () => {
+    const local = freshDb().db;
+    const root = tempDir();
+    const tree = (name: string, table: string) => {
+      const dir = join(root, name);
+      mkdirSync(join(dir, 'shop'), {recursive: true});
+      mkdirSync(join(dir, 'tests'), {recursive: true});
+      writeFileSync(join(dir, 'shop', '__init__.py'), '');
+      writeFileSync(join(dir, 'shop', 'prices.py'), `PRICES = ${table}\n\n\ndef total():\n    return sum(PRICES.values())\n`);
+      writeFileSync(join(dir, 'tests', 'test_prices.py'), 'from shop.prices import total\n\n\ndef test_total():\n    assert total() == 7\n');
+      return dir;
+    };
+    const buggy = tree('buggy', "{'pen': 2, 'ink': 4}");
+    const fixed = tree('fixed', "{'pen': 3, 'ink': 4}");
+    const r = await buildQuestions(local, options({instance: 'demo__prices-1', buggyDir: buggy, fixedDir: fixed, goldPatch: undefined, test: 'tests/test_prices.py::test_total', types: ['local_intent']}));
+    expect(r.excluded).toEqual([]);
+    const q = r.questions[0]!;
+    const key = q.question.choices.find(c => c.label === q.question.answer[0])!.text;
+    const candidates = q.provenance.candidates as {text: string; changed: boolean; usable: boolean; scoped?: boolean; buggy: {value?: unknown}; patched: {value?: unknown}}[];
+    // the key and every distractor were evaluated on both versions: the key changed, the others did not
+    expect(candidates.find(c => c.text === key)!.changed).toBe(true);
+    for (const c of q.question.choices.filter(x => x.role === 'distractor')) expect(candidates.find(x => x.text === c.text)).toMatchObject({changed: false, usable: true});
+    // the parts of the line: its sum changed (6 → 7), the table's length did not
+    expect(candidates.find(c => c.text === 'sum(PRICES.values())')).toMatchObject({changed: true, scoped: true, buggy: {value: 6}, patched: {value: 7}});
+    expect(candidates.find(c => c.text === 'len(PRICES)')).toMatchObject({changed: false, usable: true, buggy: {value: 2}, patched: {value: 2}});
+    expect(q.question.choices.some(c => c.text === 'len(PRICES)')).toBe(true);
   }, 120_000);
 
   it('reads the parameters of a one-line def', () => {

@@ -110,6 +110,10 @@ def parser():
     mu.add_argument("--expr", required=True)
     mu.add_argument("--name", action="append", default=[], help="a name in scope, for neighbouring-name mutations (repeatable)")
     mu.add_argument("--limit", type=int, default=24)
+    se = sub.add_parser("subexprs", help="candidate expressions from the statements on lines of a file (ast; no code runs)")
+    se.add_argument("--file", required=True)
+    se.add_argument("--line", type=int, action="append", default=[], help="a line (repeatable)")
+    se.add_argument("--limit", type=int, default=24)
     px = sub.add_parser("exprs", help="which texts parse as Python expressions (ast; no code runs)")
     px.add_argument("--expr", action="append", default=[])
     px.add_argument("--exprs-stdin", action="store_true", help="more texts as a JSON array of strings on stdin")
@@ -403,6 +407,19 @@ def cmd_mutants(args):
     return _answer(out)
 
 
+def cmd_subexprs(args):
+    from .questions import subexpressions
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            text = fh.read()
+        out = {"candidates": subexpressions(text, args.line, args.limit)}
+    except (OSError, UnicodeDecodeError) as e:
+        out = {"error": "cannot read %s: %s" % (args.file, e)}
+    except SyntaxError as e:
+        out = {"error": "%s does not parse: %s (line %s)" % (args.file, e.msg, e.lineno)}
+    return _answer(out)
+
+
 def cmd_exprs(args):
     import ast
     out = []
@@ -438,7 +455,7 @@ def main(argv=None):
     if args.command in ("run", "eval", "outcome"):
         _ensure_hash_seed()
     return {"run": cmd_run, "eval": cmd_eval, "changes": cmd_changes, "scopes": cmd_scopes,
-            "expected": cmd_expected, "mutants": cmd_mutants, "outcome": cmd_outcome, "exprs": cmd_exprs}[args.command](args)
+            "expected": cmd_expected, "mutants": cmd_mutants, "subexprs": cmd_subexprs, "outcome": cmd_outcome, "exprs": cmd_exprs}[args.command](args)
 
 
 if __name__ == "__main__":

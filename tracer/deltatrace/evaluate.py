@@ -2,7 +2,8 @@
 
 Timing ``before``: when the line is about to run. Timing ``after``: when it finished —
 at the frame's next line, or at its return/exception, where ``__return__`` /
-``__exception__`` are bound. Each expression is evaluated in a forked child process, so
+``__exception__`` are bound. A frame that ends with an exception has no return value:
+evaluating ``__return__`` there raises that exception (the call "raises E"). Each expression is evaluated in a forked child process, so
 its side effects cannot reach the next expression or the traced program (POSIX only).
 """
 
@@ -13,6 +14,7 @@ import signal
 import sys
 import time
 
+from .recorder import _exit_kind
 from .serialize import Serializer, type_name
 from .target import _safe_message
 
@@ -79,6 +81,19 @@ def isolated_eval(expr, globals_, locals_, limits, timeout=10.0):
         return {"expr": expr, "error": {"type": "Crashed", "message": "no result from the child"}}
 
 
+class _Locals(dict):
+    """A frame's locals for eval; ``__return__`` of a frame that raised raises that exception."""
+
+    def __init__(self, values, raising):
+        dict.__init__(self, values)
+        self.raising = raising
+
+    def __missing__(self, key):
+        if key == "__return__" and self.raising is not None:
+            raise self.raising
+        raise KeyError(key)
+
+
 class Evaluator:
     def __init__(self, registry, file, line, hit, timing, exprs, limits, expr_timeout=10.0):
         self.reg = registry
@@ -95,8 +110,8 @@ class Evaluator:
         self.result = None
         self.function = None
 
-    def evaluate(self, frame, extra):
-        local_ns = dict(frame.f_locals)
+    def evaluate(self, frame, extra, raising=None):
+        local_ns = _Locals(frame.f_locals, raising)
         local_ns.update(extra)
         self.result = [isolated_eval(e, frame.f_globals, local_ns, self.limits, self.expr_timeout)
                        for e in self.exprs]
@@ -120,13 +135,15 @@ class Evaluator:
                 return None
             if event == "return":
                 exc = self.exc.get(id(frame))
-                extra = {"__exception__": exc} if exc is not None else {"__return__": arg}
-                self.evaluate(frame, extra)
+                if _exit_kind(frame, exc is not None, arg) == "exception":
+                    self.evaluate(frame, {"__exception__": exc}, raising=exc)
+                else:
+                    self.evaluate(frame, {"__return__": arg})
                 return None
         if event == "exception":
             self.exc[id(frame)] = arg[1]
         elif event == "line":
-            self.exc.pop(id(frame), None)
+            # (an exception seen stays: a handler's line runs while it may still leave the frame)
             if frame.f_lineno == self.line:
                 self.hits += 1
                 if self.hits == self.hit:

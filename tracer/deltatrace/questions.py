@@ -323,3 +323,74 @@ def mutants(expr, names=(), limit=24):
         if len(out) >= limit:
             break
     return out
+
+
+_SUB_KINDS = (
+    (ast.Call, "a call on the line"),
+    (ast.Compare, "a comparison on the line"),
+    (ast.Attribute, "an attribute read on the line"),
+    (ast.BinOp, "an arithmetic expression on the line"),
+    (ast.BoolOp, "a boolean expression on the line"),
+    (ast.Subscript, "a subscript on the line"),
+)
+
+
+def subexpressions(text, lines, limit=24):
+    """Candidate expressions from the statements on ``lines`` of a file (the delta's line, the
+    lines a fix changed): their calls, comparisons, attribute chains, arithmetic and subscripts,
+    and ``len`` of the plain names they read — each as written (unparsed), outermost first;
+    nothing inside a lambda or a comprehension (its names are not in the line's scope), nothing
+    with a starred, yield, await or walrus part, no assignment targets."""
+    tree = ast.parse(text)
+    wanted = set(lines)
+    out = []
+    seen = set()
+    opaque = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    effects = tuple(getattr(ast, n) for n in ("Starred", "Yield", "YieldFrom", "Await", "NamedExpr") if hasattr(ast, n))
+
+    def clean(node):
+        return not any(isinstance(n, opaque + effects) for n in ast.walk(node))
+
+    def add(node, how):
+        try:
+            src = ast.unparse(node)
+        except Exception:
+            return
+        if src in seen or len(src) > 120 or len(out) >= limit:
+            return
+        seen.add(src)
+        out.append({"text": src, "how": how})
+
+    def visit(node, called=False):
+        if isinstance(node, opaque):
+            return
+        if clean(node):
+            for kind, how in _SUB_KINDS:
+                if isinstance(node, kind):
+                    add(node, how)
+                    break
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not called \
+                    and node.id not in ("True", "False", "None", "self", "cls"):
+                add(ast.Call(func=ast.Name(id="len", ctx=ast.Load()), args=[node], keywords=[]),
+                    "the length of a value the line reads")
+        for field, child in ast.iter_fields(node):
+            for c in (child if isinstance(child, list) else [child]):
+                if isinstance(c, ast.AST):
+                    visit(c, called=isinstance(node, ast.Call) and field == "func")
+
+    for stmt in ast.walk(tree):
+        if not isinstance(stmt, ast.stmt) or stmt.lineno not in wanted:
+            continue
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr)):
+            parts = [stmt.value] if stmt.value is not None else []
+        elif isinstance(stmt, (ast.If, ast.While, ast.Assert)):
+            parts = [stmt.test]
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            parts = [stmt.iter]
+        elif isinstance(stmt, ast.Raise) and stmt.exc is not None:
+            parts = [stmt.exc]
+        else:
+            parts = []
+        for part in parts:
+            visit(part)
+    return out

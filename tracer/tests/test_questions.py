@@ -10,7 +10,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from deltatrace.questions import NotFound, expected, mutants  # noqa: E402
+from deltatrace.questions import NotFound, expected, mutants, subexpressions  # noqa: E402
 
 TEST = '''import pytest
 from pkg import parse, Unit
@@ -149,10 +149,6 @@ class CommandTest(unittest.TestCase):
         self.assertIn('"x - 1"', r.stdout)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 @unittest.skipIf(sys.version_info < (3, 9), "the question helpers (ast only) run on Python 3.9+; deltalens runs them with a newer interpreter for older projects")
 class RaisesTest(unittest.TestCase):
     SRC = '''import pytest
@@ -226,3 +222,39 @@ class TestThing(unittest.TestCase):
         self.assertIn("ValueError", texts)
         self.assertIn("Exception", texts)  # a base: validation by running drops it when it also passes
         self.assertNotIn("-CycleError", texts)
+
+
+@unittest.skipIf(sys.version_info < (3, 9), "the question helpers (ast only) run on Python 3.9+; deltalens runs them with a newer interpreter for older projects")
+class SubexpressionsTest(unittest.TestCase):
+    """Local candidates from the parts of a line: what a fix that adds an early return or raise changes."""
+
+    SRC = (
+        "def nP(n, k=None):\n"
+        "    if k is not None and k < 0:\n"
+        "        raise ValueError('k must be nonnegative')\n"
+        "    total = self.count(n) + len(items[k:])\n"
+        "    return total\n"
+    )
+
+    def test_the_parts_of_the_lines_asked_for(self):
+        got = [c["text"] for c in subexpressions(self.SRC, [2, 4])]
+        for want in ("k is not None and k < 0", "k is not None", "k < 0",
+                     "self.count(n) + len(items[k:])", "self.count(n)", "self.count", "items[k:]", "len(items)"):
+            self.assertIn(want, got)
+        # nothing from other lines, and no duplicates
+        self.assertNotIn("ValueError('k must be nonnegative')", got)
+        self.assertEqual(len(got), len(set(got)))
+
+    def test_a_def_line_gives_nothing_and_the_limit_holds(self):
+        self.assertEqual(subexpressions(self.SRC, [1]), [])
+        self.assertEqual(len(subexpressions(self.SRC, [2, 3, 4, 5], limit=3)), 3)
+
+    def test_lambdas_and_walrus_are_left_out(self):
+        got = [c["text"] for c in subexpressions("x = sorted(a, key=lambda v: v.n)\n", [1])]
+        self.assertNotIn("sorted(a, key=lambda v: v.n)", got)
+        self.assertNotIn("v.n", got)
+        self.assertIn("len(a)", got)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -309,6 +309,34 @@ class Eval(unittest.TestCase):
                             "--expr", "n", "--", "tests/test_inventory.py::test_available_and_depth")
         self.assertEqual([r["value"] for r in res["results"]], [2, 2])
 
+    def test_return_of_a_frame_that_raised_raises_it(self):
+        tmp = tempfile.mkdtemp(prefix="deltatrace-raising-")
+        try:
+            root = os.path.join(tmp, "inv")
+            shutil.copytree(FIXTURE, root)
+            with open(os.path.join(root, "tests", "test_sold_out.py"), "w", encoding="utf-8") as fh:
+                fh.write("from inventory.items import Item, OutOfStock, Stock\n\n\n"
+                         "def test_sold_out():\n"
+                         "    stock = Stock([Item('pen', 2, 1)])\n"
+                         "    try:\n"
+                         "        stock.take('pen', 5)\n"
+                         "    except OutOfStock:\n"
+                         "        pass\n")
+            at = "inventory/items.py:%d" % line_of("inventory/items.py", "raise OutOfStock(name)")
+            proc = deltatrace("eval", "--root", root, "--at", at, "--timing", "after",
+                              "--expr", "__return__", "--expr", "type(__exception__).__name__", "--expr", "qty",
+                              "--", "tests/test_sold_out.py::test_sold_out")
+            self.assertIn(proc.returncode, (0, 4), proc.stderr)
+            res = json.loads(proc.stdout)
+            ret, kind, qty = res["results"]
+            # the call has no return value: it raises, and says which exception
+            self.assertEqual(ret["error"]["type"], "inventory.items.OutOfStock")
+            self.assertEqual(kind["value"], "OutOfStock")
+            self.assertEqual(qty["value"], 5)
+            self.assertEqual(res["outcome"]["status"], "passed")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     def test_line_never_reached(self):
         res = self.run_eval("--at", "inventory/items.py:1", "--hit", "5", "--expr", "1", "--",
                             "tests/test_inventory.py::test_price")
