@@ -11,6 +11,8 @@ import {openStore} from './db-path.js';
 import {runQuestionsBuild} from './questions-build.js';
 import {runQuestionsReview} from './questions-review.js';
 import {exportExplainBench} from '../services/explainbench-export.js';
+import {ExplainBenchError, readExplainBenchQuestions} from '../services/explainbench.js';
+import {compareQuestions, type Comparison} from '../core/questions/compare.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
 
 export const QUESTIONS_HELP = `Usage: deltalens questions build --instance ID … | --all DIR   (see questions build --help)
@@ -20,6 +22,7 @@ export const QUESTIONS_HELP = `Usage: deltalens questions build --instance ID �
        deltalens questions list [--type T] [--instance I] [--json] [--db FILE]
        deltalens questions review ID (--accept | --reject) [--note TEXT]   (see questions review --help)
        deltalens questions edit ID [--file FILE]     a built question, re-validated before it is saved
+       deltalens questions compare --explainbench DIR [--type T] [--instance I] [--json] [--db FILE]
 
 Questions in the JSONL interchange format, one per line:
   {"id", "instance", "type": "e2e_intent" | "e2e_effect" | "local_intent" | "local_effect",
@@ -35,7 +38,16 @@ review: the latest review of a built question — accepted, rejected, edited, re
 Both exports leave out built questions an author rejected (and say how many).
 export --format explainbench writes ExplainBench's dataset layout (dataset/context and
 dataset/ground_truths, one file per type and, for effect types, per agent), which
-import --format explainbench DIR reads back; one question per type, agent and instance fits it.`;
+import --format explainbench DIR reads back; one question per type, agent and instance fits it.
+compare puts each question built here (questions build) beside the package's question of the
+same instance, type and — for effect types — agent (build with --agent-patch NAME=FILE using the
+package's agent names to match them): for local types the delta point (the function defined in
+the context, the line, the timing), for all the key and the options both have; totals per type.
+--json prints {"rows": [{"instance", "type", "agent", "ours", "theirs", "point": {"ours",
+"theirs": {"function", "line", "timing"}, "same_function", "same_line", "same_timing"} | null,
+"key": {"ours", "theirs", "same"}, "choices": {"ours", "theirs", "shared"}}], "totals":
+{TYPE: {"compared", "same_key", "same_function", "same_line", "shared_choices"}}, "unmatched":
+[{"id", "reason"}]}.`;
 
 export const EXPLANATIONS_HELP = `Usage: deltalens explanations list [--json] [--db FILE]
        deltalens explanations import FILE [--db FILE]
@@ -75,7 +87,7 @@ export async function runQuestions(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'build') return runQuestionsBuild(rest);
   if (sub === 'review' || sub === 'edit') return runQuestionsReview(sub, rest);
-  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, type: {type: 'string'}, instance: {type: 'string'}, format: {type: 'string'}});
+  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, type: {type: 'string'}, instance: {type: 'string'}, format: {type: 'string'}, explainbench: {type: 'string'}});
   if (values.help || sub === '--help' || sub === '-h' || sub === undefined) {
     say(QUESTIONS_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
@@ -134,6 +146,29 @@ export async function runQuestions(argv: string[]): Promise<number> {
       }
       return EXIT.ok;
     }
+    if (sub === 'compare') {
+      if (!values.explainbench) throw new UsageError('questions compare takes --explainbench DIR (a checkout of pan2013e/explainbench)');
+      if (positionals.length) throw new UsageError(`questions compare takes no positional argument (got "${positionals[0]}")`);
+      let theirs;
+      try {
+        theirs = readExplainBenchQuestions(resolve(values.explainbench)).questions.map(x => x.question);
+      } catch (e) {
+        if (e instanceof ExplainBenchError) {
+          warn(`deltalens: ${e.message}`);
+          return EXIT.failed;
+        }
+        throw e;
+      }
+      const ours = listQuestions(db, {type, instance: values.instance}).filter(q => q.id.startsWith(`${q.instance}/built/`));
+      if (!ours.length) {
+        warn(`deltalens: no built questions${values.instance ? ` of ${values.instance}` : ''}${type ? ` of type ${type}` : ''} in ${db.name} (questions build makes them)`);
+        return EXIT.failed;
+      }
+      const c = compareQuestions(ours, theirs);
+      if (values.json) printJson(c);
+      else printComparison(c);
+      return EXIT.ok;
+    }
     if (sub === 'list') {
       const status = reviewStatus(db);
       const rows = listQuestions(db, {type, instance: values.instance}).map(q => ({id: q.id, instance: q.instance, type: q.type, agent: q.agent, trajectory: q.trajectory, review: status.get(q.id)?.action ?? null}));
@@ -144,7 +179,7 @@ export async function runQuestions(argv: string[]): Promise<number> {
       }
       return EXIT.ok;
     }
-    throw new UsageError(`questions takes build, import, export, list, review or edit (got "${sub}")`);
+    throw new UsageError(`questions takes build, import, export, list, compare, review or edit (got "${sub}")`);
   } finally {
     db.close();
   }
@@ -213,4 +248,33 @@ async function importExplanations(argv: string[]): Promise<number> {
   }
   say(`imported ${rows.length} explanations → ${dbPath}`);
   return EXIT.ok;
+}
+
+function printComparison(c: Comparison): void {
+  const pct = (n: number, of: number) => (of ? `${n} of ${of} (${Math.round((100 * n) / of)} %)` : '—');
+  const same = (b: boolean) => (b ? 'same' : 'differs');
+  for (const r of c.rows) {
+    say(`${cell(r.instance)}  ${r.type}${r.agent ? `  ${cell(r.agent)}` : ''}`);
+    if (r.point) {
+      const side = (p: {function: string | null; line: string | null; timing: string | null}) => `${cell(p.function ?? '?')} · ${cell(p.line ?? '?').slice(0, 60)} · ${p.timing ?? '?'}`;
+      say(`  delta point  ours    ${side(r.point.ours)}`);
+      say(`               theirs  ${side(r.point.theirs)}`);
+      say(`               function ${same(r.point.same_function)}, line ${same(r.point.same_line)}, timing ${same(r.point.same_timing)}`);
+    }
+    say(`  key          ours    ${cell(r.key.ours.join(' / ')).slice(0, 100)}`);
+    say(`               theirs  ${cell(r.key.theirs.join(' / ')).slice(0, 100)}   → ${same(r.key.same)}`);
+    say(`  options      ${r.choices.shared.length} of the package's ${r.choices.theirs} among our ${r.choices.ours}${r.choices.shared.length ? `: ${r.choices.shared.map(x => cell(x).slice(0, 40)).join(', ')}` : ''}`);
+  }
+  if (c.rows.length) say();
+  say('type           compared  same key            same function       same line           options shared');
+  for (const [type, t] of Object.entries(c.totals)) {
+    if (!t.compared) continue;
+    say(`${type.padEnd(14)} ${String(t.compared).padEnd(9)} ${pct(t.same_key, t.compared).padEnd(19)} ${(t.same_function === null ? '—' : pct(t.same_function, t.compared)).padEnd(19)} ${(t.same_line === null ? '—' : pct(t.same_line, t.compared)).padEnd(19)} ${t.shared_choices === null ? '—' : `${Math.round(100 * t.shared_choices)} %`}`);
+  }
+  if (c.unmatched.length) {
+    say();
+    say(`${c.unmatched.length} built question(s) without a counterpart in the package:`);
+    for (const u of c.unmatched.slice(0, 20)) say(`  ${cell(u.id)}: ${u.reason}`);
+    if (c.unmatched.length > 20) say(`  … and ${c.unmatched.length - 20} more (--json lists them all)`);
+  }
 }

@@ -76,12 +76,60 @@ export function normaliseModel(model: string): string {
 /** Rows written per transaction. */
 const WRITE_CHUNK = 2000;
 
-export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
+/**
+ * The package's questions (dataset/context + dataset/ground_truths), read and validated; nothing
+ * is written. A file that does not fit throws (ExplainBenchError, naming the file and instance).
+ */
+export function readExplainBenchQuestions(dir: string): {questions: {question: Question; file: string}[]; skipped: string[]} {
   const contextDir = join(dir, 'dataset', 'context');
   const truthDir = join(dir, 'dataset', 'ground_truths');
   if (!existsSync(contextDir) || !existsSync(truthDir)) {
     throw new ExplainBenchError(`${dir}: not an ExplainBench checkout (expected dataset/context and dataset/ground_truths)`);
   }
+  const questions: {question: Question; file: string}[] = [];
+  const skipped: string[] = [];
+  for (const file of readdirSync(truthDir).filter(f => f.endsWith('.json')).sort()) {
+    const [typeName, agent] = basename(file, '.json').split('__') as [string, string | undefined];
+    const type = typeName as QuestionType;
+    if (!QUESTION_TYPES.includes(type)) {
+      skipped.push(`${file}: not a question type`);
+      continue;
+    }
+    const ctxPath = join(contextDir, file);
+    if (!existsSync(ctxPath)) {
+      skipped.push(`dataset/ground_truths/${file}: no dataset/context/${file}`);
+      continue;
+    }
+    const contexts = readJson(ctxPath) as Record<string, Record<string, unknown>>;
+    const truths = readJson(join(truthDir, file)) as Record<string, Record<string, unknown>>;
+    for (const [instance, ctx] of Object.entries(contexts)) {
+      const truth = truths[instance];
+      const where = `dataset/context/${file} ${instance}`;
+      if (!truth) {
+        skipped.push(`${where}: no ground truth`);
+        continue;
+      }
+      const texts = ctx.choices;
+      if (!Array.isArray(texts)) throw new ExplainBenchError(`${where}: "choices" is not a list`);
+      const key = keyOf(type, truth, `dataset/ground_truths/${file} ${instance}`);
+      const choices: Choice[] = texts.map((t, i) => {
+        const label = LETTERS[i]!;
+        const role = roleOf(String(t), type);
+        return {label, text: String(t), role: role === 'distractor' && key.includes(label) ? 'correct' : role};
+      });
+      if (!choices.some(c => c.role === 'insufficient')) choices.push({label: LETTERS[choices.length]!, text: INSUFFICIENT_TEXT, role: 'insufficient'});
+      const id = `explainbench/${type}/${agent ? `${agent}/` : ''}${instance}`;
+      try {
+        questions.push({question: validateQuestion({id, instance, type, ...(agent ? {agent} : {}), context: contextOf(type, ctx), question: QUESTION_TEXT[type], choices, answer: type === 'e2e_effect' ? key : key[0]}), file});
+      } catch (error) {
+        throw new ExplainBenchError(`${where}: ${(error as Error).message}`);
+      }
+    }
+  }
+  return {questions, skipped};
+}
+
+export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
   const report: ExplainBenchReport = {questions: {e2e_intent: 0, e2e_effect: 0, local_intent: 0, local_effect: 0}, explanations: 0, answers: 0, answersNew: 0, unparseable: 0, published: 0, skipped: []};
   const questions = new Map<string, Question>();
   // Read and validate everything first (a bad package writes nothing), then write in bounded
@@ -89,47 +137,12 @@ export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
   const writes: (() => void)[] = [];
   const explanations = new Set<number>();
   {
-    for (const file of readdirSync(truthDir).filter(f => f.endsWith('.json')).sort()) {
-      const [typeName, agent] = basename(file, '.json').split('__') as [string, string | undefined];
-      const type = typeName as QuestionType;
-      if (!QUESTION_TYPES.includes(type)) {
-        report.skipped.push(`${file}: not a question type`);
-        continue;
-      }
-      const ctxPath = join(contextDir, file);
-      if (!existsSync(ctxPath)) {
-        report.skipped.push(`dataset/ground_truths/${file}: no dataset/context/${file}`);
-        continue;
-      }
-      const contexts = readJson(ctxPath) as Record<string, Record<string, unknown>>;
-      const truths = readJson(join(truthDir, file)) as Record<string, Record<string, unknown>>;
-      for (const [instance, ctx] of Object.entries(contexts)) {
-        const truth = truths[instance];
-        const where = `dataset/context/${file} ${instance}`;
-        if (!truth) {
-          report.skipped.push(`${where}: no ground truth`);
-          continue;
-        }
-        const texts = ctx.choices;
-        if (!Array.isArray(texts)) throw new ExplainBenchError(`${where}: "choices" is not a list`);
-        const key = keyOf(type, truth, `dataset/ground_truths/${file} ${instance}`);
-        const choices: Choice[] = texts.map((t, i) => {
-          const label = LETTERS[i]!;
-          const role = roleOf(String(t), type);
-          return {label, text: String(t), role: role === 'distractor' && key.includes(label) ? 'correct' : role};
-        });
-        if (!choices.some(c => c.role === 'insufficient')) choices.push({label: LETTERS[choices.length]!, text: INSUFFICIENT_TEXT, role: 'insufficient'});
-        const id = `explainbench/${type}/${agent ? `${agent}/` : ''}${instance}`;
-        let q: Question;
-        try {
-          q = validateQuestion({id, instance, type, ...(agent ? {agent} : {}), context: contextOf(type, ctx), question: QUESTION_TEXT[type], choices, answer: type === 'e2e_effect' ? key : key[0]});
-        } catch (error) {
-          throw new ExplainBenchError(`${where}: ${(error as Error).message}`);
-        }
-        writes.push(() => insertQuestion(db, q, {source: 'explainbench', context: `dataset/context/${file}`, ground_truth: `dataset/ground_truths/${file}`}));
-        questions.set(id, q);
-        report.questions[type] += 1;
-      }
+    const read = readExplainBenchQuestions(dir);
+    report.skipped.push(...read.skipped);
+    for (const {question: q, file} of read.questions) {
+      writes.push(() => insertQuestion(db, q, {source: 'explainbench', context: `dataset/context/${file}`, ground_truth: `dataset/ground_truths/${file}`}));
+      questions.set(q.id, q);
+      report.questions[q.type] += 1;
     }
 
     const generation = join(dir, 'results', 'generation');

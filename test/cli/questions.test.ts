@@ -238,3 +238,51 @@ describe('questions build from a git repository and from a test given apart', ()
     expect(JSON.stringify(q)).toContain('[[MASKED]]');
   }, 120_000);
 });
+
+describe('questions compare --explainbench', () => {
+  it("puts each built question beside the package's: delta point, key, shared options, totals, and what has no counterpart", () => {
+    const cwd = tempDir();
+    const eb = join(ROOT, 'sample-data', 'explainbench');
+    const fn = 'def to_rotation_matrix(self, v=None):\n    q = self\n    return Matrix([[1]])';
+    const built = [
+      // the same function, line and timing as the package's; the same key text and one shared distractor
+      {id: 'sympy__sympy-15349/built/local_intent', instance: 'sympy__sympy-15349', type: 'local_intent', context: {function: fn, inputs: '{}', line: 'return Matrix([[1]]) (line 3)', timing: 'after'}, question: 'q?',
+        choices: [{label: 'A', text: '__return__[1, 2].p', role: 'correct'}, {label: 'B', text: 'str(__return__[0, 2])', role: 'distractor'}, {label: 'C', text: 'q.a', role: 'distractor'}, {label: 'D', text: 'Explanation insufficient to answer.', role: 'insufficient'}], answer: 'A'},
+      // another key than the package's
+      {id: 'sympy__sympy-15349/built/e2e_intent', instance: 'sympy__sympy-15349', type: 'e2e_intent', context: {test: 'assert x == [[MASKED]]'}, question: 'q?',
+        choices: [{label: 'A', text: 'Matrix([[1, 0, 0], [0, cos(x), -sin(x)], [0, sin(x), -cos(x)]])', role: 'correct'}, {label: 'B', text: '0', role: 'distractor'}, {label: 'C', text: 'Explanation insufficient to answer.', role: 'insufficient'}], answer: 'A'},
+      // an instance the package does not have
+      {id: 'demo__x-1/built/e2e_intent', instance: 'demo__x-1', type: 'e2e_intent', context: {}, question: 'q?', choices: [{label: 'A', text: '1', role: 'correct'}, {label: 'B', text: 'Explanation insufficient to answer.', role: 'insufficient'}], answer: 'A'},
+      // an imported (not built) question is not compared
+      {id: 'mine/sympy__sympy-15349', instance: 'sympy__sympy-15349', type: 'e2e_intent', context: {}, question: 'q?', choices: [{label: 'A', text: '1', role: 'correct'}, {label: 'B', text: 'Explanation insufficient to answer.', role: 'insufficient'}], answer: 'A'},
+    ];
+    writeFileSync(join(cwd, 'b.jsonl'), built.map(q => JSON.stringify(q)).join('\n'));
+    expect(run(['questions', 'import', 'b.jsonl'], cwd).code).toBe(0);
+    const r = run(['questions', 'compare', '--explainbench', eb, '--json'], cwd);
+    expect(r.code).toBe(0);
+    const c = JSON.parse(r.stdout);
+    expect(c.rows.map((x: {ours: string}) => x.ours).sort()).toEqual(['sympy__sympy-15349/built/e2e_intent', 'sympy__sympy-15349/built/local_intent']);
+    const local = c.rows.find((x: {type: string}) => x.type === 'local_intent');
+    expect(local.theirs).toBe('explainbench/local_intent/sympy__sympy-15349');
+    expect(local.point).toMatchObject({ours: {function: 'to_rotation_matrix', timing: 'after'}, theirs: {function: 'to_rotation_matrix', line: 'The return statement in the provided function', timing: 'after'}, same_function: true, same_line: false, same_timing: true});
+    expect(local.key).toEqual({ours: ['__return__[1, 2].p'], theirs: ['__return__[1, 2].p'], same: true});
+    expect(local.choices).toEqual({ours: 3, theirs: 4, shared: ['__return__[1, 2].p', 'str(__return__[0, 2])']});
+    const e2e = c.rows.find((x: {type: string}) => x.type === 'e2e_intent');
+    expect(e2e.key.same).toBe(false);
+    expect(e2e.key.theirs).toEqual(['Matrix([[1, 0, 0], [0, cos(x), -sin(x)], [0, sin(x), cos(x)]])']);
+    expect(e2e.point).toBeNull();
+    expect(c.totals.local_intent).toEqual({compared: 1, same_key: 1, same_function: 1, same_line: 0, shared_choices: 0.5});
+    expect(c.totals.e2e_intent).toMatchObject({compared: 1, same_key: 0, same_function: null});
+    expect(c.unmatched).toEqual([{id: 'demo__x-1/built/e2e_intent', reason: 'the package has no question on this instance'}]);
+    // the plain form says the same, one block per question and a totals table
+    const plain = run(['questions', 'compare', '--explainbench', eb], cwd).stdout;
+    expect(plain).toContain('function same, line differs, timing same');
+    expect(plain).toMatch(/local_intent\s+1\s+1 of 1 \(100 %\)/);
+    expect(plain).toContain('1 built question(s) without a counterpart in the package:');
+    // errors name what is wrong, in one line
+    const bad = run(['questions', 'compare', '--explainbench', cwd], cwd);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toBe(`deltalens: ${cwd}: not an ExplainBench checkout (expected dataset/context and dataset/ground_truths)`);
+    expect(run(['questions', 'compare'], cwd).stderr).toContain('questions compare takes --explainbench DIR');
+  });
+});
