@@ -30,7 +30,7 @@ import {modelName, scoreExplanations} from './scoring.js';
 import {pythonRunner, runPython, toolsRunner, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {openStepper, type DeltaPoint, type StepperModel} from './stepper.js';
-import {changesBetween, seedArgs, tracePair} from './tracing.js';
+import {changesBetween, prepareHypothesis, seedArgs, tracePair, usesHypothesis, type HypothesisPlan} from './tracing.js';
 import {latestDelta, listPairs} from '../store/traces.js';
 import {prepareWorkspace, WorkspaceError, type Workspace, type WorkspaceSpec} from './workspace.js';
 
@@ -156,8 +156,22 @@ export class Step {
   }
 
   /** The test run once on a tree: passed, or failed at line N of the test file with E. */
+  /**
+   * How a property-based test's examples are drawn in these runs: the same derandomized ones on
+   * both sides (examples follow the test's text, so a substituted test gets its own, the same on
+   * both sides), or only the failing example the search found (replay); null: not hypothesis.
+   */
+  hypothesis: HypothesisPlan | null = null;
+
+  private hypothesisArgs(): string[] {
+    const h = this.hypothesis;
+    if (!h || h.mode === 'off') return [];
+    return ['--hypothesis', h.mode, ...(h.mode === 'replay' && h.db ? ['--hypothesis-db', h.db] : [])];
+  }
+
   async outcome(tree: string): Promise<TestOutcome> {
-    const r = await this.python(['-m', 'deltatrace', 'outcome', '--root', tree, ...seedArgs(this.o.seed), '--', this.o.test], tree, [tree]);
+    const db = this.hypothesis?.mode === 'replay' && this.hypothesis.db ? [this.hypothesis.db] : [];
+    const r = await this.python(['-m', 'deltatrace', 'outcome', '--root', tree, ...seedArgs(this.o.seed), ...this.hypothesisArgs(), '--', this.o.test], tree, [tree], db);
     if (r.timedOut) return {status: 'timeout', line: null, exception: null};
     let rec: {status: string; tests?: {outcome: string; line?: number | null; exc_type?: string; message?: string}[]; error?: string};
     try {
@@ -340,6 +354,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
   let pbtAttempts: PbtAttempt[] = [];
   let pbtDir: string | null = null;
   let pbtRuns: [TestOutcome[], TestOutcome[]] | null = null;
+  let hypothesisDir: string | null = null;
   progress('trees', 'copying the buggy and fixed trees');
   const ws = await prepareWorkspace(fixSpec(o), runner);
   try {
@@ -380,11 +395,29 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     const fix = o.goldPatch ? readFileSync(o.goldPatch, 'utf8') : o.fixedRev ? `rev:${o.buggyRev}..${o.fixedRev}` : `dir:${o.fixedDir}`;
     const seed = o.seed ?? 0;
 
+    // A property-based test (hypothesis): one untraced search on the buggy side for a failing
+    // example; the traced pair and the local evaluations replay only that example, and the test's
+    // runs draw the same derandomized examples on both sides.
+    let hypothesis: HypothesisPlan | null = null;
+    if (usesHypothesis(ws.buggy, o.test)) {
+      progress('validate', 'the test uses hypothesis: looking for a failing example on the buggy side (not traced)');
+      hypothesisDir = makeTempDir('hypothesis');
+      hypothesis = await prepareHypothesis(runner, ws.buggy, o.test, hypothesisDir, {seed: o.seed, timeoutS: o.timeoutS});
+      progress('validate', hypothesis.note);
+      step.hypothesis = {mode: 'derandomize', note: 'the same derandomized examples on both sides'};
+    }
+
     // 1. the test must fail on the buggy version and pass on the fixed one, twice each (§5.2.1)
     progress('validate', `running ${o.test} twice on each version`);
     // the two versions run side by side (separate trees); each twice in a row — a test the
     // model wrote was run so while it was being chosen
-    const [buggyRuns, fixedRuns] = pbtRuns ?? (await Promise.all([step.twice(ws.buggy), step.twice(ws.patched)]));
+    let [buggyRuns, fixedRuns] = pbtRuns ?? (await Promise.all([step.twice(ws.buggy), step.twice(ws.patched)]));
+    if (!pbtRuns && hypothesis?.mode === 'replay' && !failsBeforePassesAfter(buggyRuns![0]!, fixedRuns![0]!)) {
+      // the derandomized examples miss the bug the search found: every run replays that example
+      progress('validate', 'the derandomized examples do not reproduce the bug: running the failing example the search found');
+      step.hypothesis = hypothesis;
+      [buggyRuns, fixedRuns] = await Promise.all([step.twice(ws.buggy), step.twice(ws.patched)]);
+    }
     const runs = {buggy: buggyRuns!, fixed: fixedRuns!};
     if (!sameOutcome(runs.buggy[0]!, runs.buggy[1]!) || !sameOutcome(runs.fixed[0]!, runs.fixed[1]!)) {
       exclude('instance', `flaky test: ${!sameOutcome(runs.buggy[0]!, runs.buggy[1]!) ? `on the buggy version "${outcomeText(runs.buggy[0]!)}" then "${outcomeText(runs.buggy[1]!)}"` : `on the fixed version "${outcomeText(runs.fixed[0]!)}" then "${outcomeText(runs.fixed[1]!)}"`}`);
@@ -408,7 +441,8 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       test: o.test,
       timeout_s: o.timeoutS,
     };
-    const base = {origin: 'built', generator: o.generator ? `model ${o.generator.name}` : 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, build, test_validation: runs, ...(pbtAttempts.length ? {pbt_generation: pbtAttempts} : {})};
+    const base = {origin: 'built', generator: o.generator ? `model ${o.generator.name}` : 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, build, test_validation: runs, ...(pbtAttempts.length ? {pbt_generation: pbtAttempts} : {}),
+      ...(hypothesis ? {hypothesis: {search: hypothesis.mode === 'replay' ? 'a failing example found' : 'no failing example saved', falsifying: hypothesis.falsifying ?? null, note: hypothesis.note, test_runs: step.hypothesis!.mode === 'replay' ? 'the failing example only' : 'the same derandomized examples on both sides', traced_and_evaluated_on: hypothesis.mode === 'replay' ? 'the failing example only' : 'the same derandomized examples on both sides'}} : {})};
     // built before from the same inputs (and not --force): kept as stored, nothing runs again
     const unchanged = (id: string, inputs: string): boolean => {
       if (o.force) return false;
@@ -570,7 +604,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     }
     // 4. local intent (the fix's delta point) and local effect (each agent patch's), §5.3
     if (o.types.includes('local_intent') || o.types.includes('local_effect')) {
-      const local = new LocalBuilder(db, o, step, runner, {exclude, unchanged, save, progress, base, seed, testText, fix});
+      const local = new LocalBuilder(db, o, step, runner, {exclude, unchanged, save, progress, base, seed, testText, fix, hypothesis: hypothesis ?? undefined});
       const intent = await local.intent(ws);
       if (o.types.includes('local_effect')) {
         for (const agent of o.agentPatches) await local.effect(ws, agent, intent);
@@ -579,6 +613,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     return {questions, excluded};
   } finally {
     ws.cleanup();
+    if (hypothesisDir) forget(hypothesisDir);
   }
 }
 
@@ -686,11 +721,13 @@ export function changed(b: EvalResult, p: EvalResult): boolean {
 }
 
 /** Expressions evaluated by the tracer at a point of the test's run on one tree (`deltatrace eval`). */
-export async function evaluateAt(runner: PythonRunner, o: {seed: number | null; timeoutS: number; test: string}, tree: string, point: {file: string; line: number; hit: number; timing: string}, exprs: string[]): Promise<{reached: boolean; results: Map<string, EvalResult>; note?: string}> {
-  const args = ['-m', 'deltatrace', 'eval', '--root', tree, '--at', `${point.file}:${point.line}`, '--hit', String(point.hit), '--timing', point.timing, ...seedArgs(o.seed)];
+export async function evaluateAt(runner: PythonRunner, o: {seed: number | null; timeoutS: number; test: string; hypothesis?: HypothesisPlan}, tree: string, point: {file: string; line: number; hit: number; timing: string}, exprs: string[]): Promise<{reached: boolean; results: Map<string, EvalResult>; note?: string}> {
+  const h = o.hypothesis;
+  const hypothesis = h && h.mode !== 'off' ? ['--hypothesis', h.mode, ...(h.mode === 'replay' && h.db ? ['--hypothesis-db', h.db] : [])] : [];
+  const args = ['-m', 'deltatrace', 'eval', '--root', tree, '--at', `${point.file}:${point.line}`, '--hit', String(point.hit), '--timing', point.timing, ...seedArgs(o.seed), ...hypothesis];
   // the expressions go over stdin: a long candidate must not overflow the argument list
   args.push('--exprs-stdin', '--', o.test);
-  const r = await runPython(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree], testbed: tree, input: JSON.stringify(exprs)});
+  const r = await runPython(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree], readable: h?.mode === 'replay' && h.db ? [h.db] : [], testbed: tree, input: JSON.stringify(exprs)});
   try {
     const out = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as {reached: boolean; hits_seen: number; results: ({expr: string} & EvalResult)[]};
     return {reached: out.reached, results: new Map(out.results.map(x => [x.expr, x])), ...(out.reached ? {} : {note: `reached ${point.file}:${point.line} ${out.hits_seen} times, not ${point.hit}`})};
@@ -708,6 +745,8 @@ interface LocalContext {
   seed: number;
   testText: string;
   fix: string;
+  /** a property-based test's plan: the pair is traced and expressions evaluated on its example(s) */
+  hypothesis?: HypothesisPlan;
 }
 
 interface IntentResult {
@@ -747,6 +786,7 @@ class LocalBuilder {
       instance: this.o.instance,
       label,
       versionKind: kind,
+      ...(this.c.hypothesis ? {hypothesis: this.c.hypothesis} : {}),
       sandbox: this.o.sandbox,
       seed: this.o.seed,
       passEnv: this.o.passEnv,
@@ -793,7 +833,8 @@ class LocalBuilder {
       for (const t of tries) {
         const at = {b: {...pb, timing: t.timing, hit: pb.hit + t.extra}, p: {...pp, timing: t.timing, hit: pp.hit + t.extra}};
         this.c.progress(stage, `evaluating ${exprs.length} candidate expressions ${t.timing} ${d.file}:${pb.line} (execution ${at.b.hit}) on both versions`);
-        const [eb, ep] = await Promise.all([evaluateAt(this.runner, this.o, buggyTree, at.b, exprs), evaluateAt(this.runner, this.o, patchedTree, at.p, exprs)]);
+        const how = {...this.o, hypothesis: this.c.hypothesis};
+        const [eb, ep] = await Promise.all([evaluateAt(this.runner, how, buggyTree, at.b, exprs), evaluateAt(this.runner, how, patchedTree, at.p, exprs)]);
         if (!eb.reached || !ep.reached) {
           attempts.push({timing: t.timing, hit: {buggy: at.b.hit, patched: at.p.hit}, changed: 0, candidates: pool.length, note: `not reached (${!eb.reached ? `buggy: ${eb.note}` : `patched: ${ep.note}`})`});
           return null;

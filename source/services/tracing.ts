@@ -31,6 +31,8 @@ export const DEFAULT_LIMITS: TraceLimits = {timeoutS: 300, maxEvents: 5_000_000,
 export interface TracePairOptions {
   python: string;
   test: string;
+  /** a hypothesis plan made by the caller (its failing example, found once): used as it is, no search */
+  hypothesis?: HypothesisPlan;
   /** how the test runs (default auto: a pytest node id, or a script) */
   mode?: RunnerMode;
   /** an image's root file system the runs see as their system (--image); `python` is its interpreter */
@@ -208,7 +210,7 @@ export function usesHypothesis(tree: string, test: string): boolean {
  * A hypothesis test: one untraced run on the buggy side looks for a failing example and saves it
  * (shrunk) in an example database; the traced runs of both sides then replay only that example.
  */
-async function prepareHypothesis(runner: PythonRunner, tree: string, test: string, scratch: string, o: {seed?: number | null; timeoutS: number; signal?: AbortSignal; mode?: RunnerMode}): Promise<HypothesisPlan> {
+export async function prepareHypothesis(runner: PythonRunner, tree: string, test: string, scratch: string, o: {seed?: number | null; timeoutS: number; signal?: AbortSignal; mode?: RunnerMode}): Promise<HypothesisPlan> {
   const found = join(scratch, 'hypothesis-search');
   mkdirSync(found, {recursive: true});
   const args = ['-m', 'deltatrace', 'outcome', '--root', tree, ...seedArgs(o.seed), ...(o.mode ? ['--mode', o.mode] : []), '--hypothesis', 'find', '--hypothesis-db', found, '--', test];
@@ -345,8 +347,8 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     ctx.rows.tests.push(...target.tests);
     ctx.rows.instances.push(...target.instances);
     rememberTrace(db.name, {traces: [], ...target});
-    let hypothesis: HypothesisPlan = {mode: 'off', note: ''};
-    if (usesHypothesis(ws.buggy, o.test)) {
+    let hypothesis: HypothesisPlan = o.hypothesis ?? {mode: 'off', note: ''};
+    if (!o.hypothesis && usesHypothesis(ws.buggy, o.test)) {
       progress('the test uses hypothesis: looking for a failing example on the buggy side (not traced)…');
       hypothesis = await prepareHypothesis(runner, ws.buggy, o.test, scratch, {seed: o.seed, timeoutS: limits.timeoutS, signal: stopAll.signal, mode: o.mode});
       progress(hypothesis.note);

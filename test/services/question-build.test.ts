@@ -7,6 +7,7 @@ import {buildQuestions, outcomeText, parametersOf, type BuildOptions, type Build
 import type {Db} from '../../source/store/db.js';
 import {getQuestion, questionProvenance} from '../../source/store/questions.js';
 import {freshDb} from '../helpers/db.js';
+import {provenanceLines} from '../../source/ui/screens/question/lines.js';
 import {tempDir} from '../helpers/files.js';
 
 const P = join(PROJECTS_DIR, 'durations');
@@ -178,6 +179,44 @@ describe('local questions where the function returns (or raises) differently', (
     expect(candidates.find(c => c.text === 'len(PRICES)')).toMatchObject({changed: false, usable: true, buggy: {value: 2}, patched: {value: 2}});
     expect(q.question.choices.some(c => c.text === 'len(PRICES)')).toBe(true);
   }, 120_000);
+
+  it("an ExplainBench-style property-based script (hypothesis, __main__) as the test: its failing example found once, recorded, and the delta traced and evaluated on it", async () => {
+    const local = freshDb().db;
+    const pbt = join(tempDir(), 'pbt.py');
+    writeFileSync(pbt, [
+      'from hypothesis import given, strategies as st',
+      'from durations import parse_duration',
+      '',
+      '',
+      '@given(st.integers(min_value=1, max_value=9), st.integers(min_value=1, max_value=59))',
+      'def test_0a1b2c3d(hours, minutes):',
+      '    assert parse_duration("%dh%dm" % (hours, minutes)) == hours * 3600 + minutes * 60',
+      '',
+      '',
+      "if __name__ == '__main__':",
+      '    test_0a1b2c3d()',
+      '',
+    ].join('\n'));
+    const r = await buildQuestions(local, options({instance: 'demo__durations-pbt', pbt, test: 'unused', types: ['e2e_intent', 'local_intent']}));
+    expect(r.excluded).toEqual([]);
+    expect(r.questions.map(q => q.question.type).sort()).toEqual(['e2e_intent', 'local_intent']);
+    const prov = r.questions[0]!.provenance as {test: string; hypothesis: {search: string; falsifying: string | null; test_runs: string; traced_and_evaluated_on: string}; test_validation: {buggy: {status: string}[]; fixed: {status: string}[]}};
+    expect(prov.test).toBe('test_deltalens_pbt.py::test_0a1b2c3d');
+    // the search found the smallest failing example: one hour, one minute (hypothesis shrinks to it)
+    expect(prov.hypothesis.search).toBe('a failing example found');
+    expect(prov.hypothesis.falsifying).toMatch(/hours=1,[^\n]*\n\s*minutes=1,/);
+    expect(prov.hypothesis.traced_and_evaluated_on).toBe('the failing example only');
+    expect(prov.test_validation.buggy.map(x => x.status)).toEqual(['failed', 'failed']);
+    expect(prov.test_validation.fixed.map(x => x.status)).toEqual(['passed', 'passed']);
+    // the local question is asked at the example's values: "1h1m" → 60 before the fix, 3660 after
+    const lq = r.questions.find(q => q.question.type === 'local_intent')!;
+    const total = (lq.provenance.candidates as {text: string; buggy: {value?: unknown}; patched: {value?: unknown}}[]).find(c => c.text === 'total')!;
+    expect([total.buggy.value, total.patched.value]).toEqual([60, 3660]);
+    expect(String(lq.question.context.inputs)).toContain("'text': '1h1m'");
+    // the question screen says on which example it was built
+    const shown = provenanceLines({provenance: lq.provenance, validations: {}}, lq.question, 200).map(l => l.text).join('\n');
+    expect(shown).toContain('hypothesis: the failing example test_0a1b2c3d( hours=1, minutes=1, ); the test\'s runs: the same derandomized examples on both sides; traced and evaluated on the failing example only');
+  }, 240_000);
 
   it('reads the parameters of a one-line def', () => {
     expect(parametersOf('    def visit(node):')).toEqual(['node']);
