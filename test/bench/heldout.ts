@@ -14,7 +14,7 @@
  * whose function has none are passed over).
  */
 import {execFileSync, spawn, spawnSync} from 'node:child_process';
-import {cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
+import {cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {ROOT} from '../helpers/paths.js';
@@ -51,6 +51,16 @@ interface Pick {
   src: string;
   testFile: string;
   test: string;
+}
+
+/** What one fix gave, kept so that a stopped run continues where it stopped. */
+interface Done {
+  lines: string[];
+  ratio: number;
+  hit: boolean;
+  none: boolean;
+  docTried: boolean;
+  docNone: boolean;
 }
 
 function git(dir: string, args: string[]): string {
@@ -93,8 +103,13 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
   const gitDir = existsSync(join(sympy, '.git')) ? join(sympy, '.git') : sympy;
   const dir = join(out, 'heldout');
   mkdirSync(dir, {recursive: true});
-  const picks: (Pick & {plain: number})[] = [];
-  for (const line of git(gitDir, ['log', '--merges', '--first-parent', '--until', UNTIL, '--since', '2023-06-01', '--format=%H %P|%s', 'HEAD']).split('\n')) {
+  // a run that was stopped continues where it stopped (BENCH_HELDOUT_REDO=1 starts over)
+  const redo = Boolean(process.env['BENCH_HELDOUT_REDO']);
+  const picksFile = join(dir, 'picks.json');
+  const doneFile = join(dir, 'results.json');
+  const done: Record<string, Done> = existsSync(doneFile) && !redo ? JSON.parse(readFileSync(doneFile, 'utf8')) : {};
+  const picks: (Pick & {plain: number})[] = existsSync(picksFile) && !redo ? JSON.parse(readFileSync(picksFile, 'utf8')) : [];
+  for (const line of picks.length ? [] :  git(gitDir, ['log', '--merges', '--first-parent', '--until', UNTIL, '--since', '2023-06-01', '--format=%H %P|%s', 'HEAD']).split('\n')) {
     if (picks.length >= WANT) break;
     const m = /^(\w+) (\w+) \w+.*\|Merge pull request #(\d+) /.exec(line);
     if (!m) continue;
@@ -120,6 +135,7 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
     const plain = pytest(join(tree, 'buggy'), test).s + pytest(join(tree, 'fixed'), test).s;
     picks.push({pr, merge, parent, src: src[0]![2]!, testFile: tests[0]![2]!, test, plain});
   }
+  writeFileSync(picksFile, JSON.stringify(picks, null, 1));
   log(`${picks.length} fixes (newest first, up to ${UNTIL.slice(0, 10)}), ${PY}`);
   let at = 0;
   let none = 0;
@@ -139,6 +155,22 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
       });
     });
   for (const p of picks) {
+    const prior = done[p.pr];
+    if (prior) {
+      for (const l of prior.lines) log(l);
+      ratios.push(prior.ratio);
+      at += prior.hit ? 1 : 0;
+      none += prior.none ? 1 : 0;
+      docs.tried += prior.docTried ? 1 : 0;
+      docs.none += prior.docNone ? 1 : 0;
+      continue;
+    }
+    const lines: string[] = [];
+    const say = (l: string) => (lines.push(l), log(l));
+    const record = (r: Omit<Done, 'lines'>) => {
+      done[p.pr] = {...r, lines};
+      writeFileSync(doneFile, JSON.stringify(done, null, 1));
+    };
     const t = performance.now();
     const j = await traceJson(join(dir, p.pr, 'buggy'), join(dir, p.pr, 'fixed'), p.test, `sympy__sympy-${p.pr}`);
     const s = (performance.now() - t) / 1000;
@@ -146,7 +178,7 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
     const where = (j['landing'] as {kind: string; target: string | null} | undefined) ?? {kind: '-', target: null};
     const hit = ['changed function', 'reads a changed name', 'calls an added function'].includes(where.kind);
     if (hit) at += 1;
-    log(`#${p.pr} ${p.test}: ${j['status']} ${j['kind'] ?? ''} in ${j['file'] ?? '-'}:${j['function'] ?? '-'} — ${where.kind}${where.target ? ` (${where.target})` : ''}; ${s.toFixed(0)} s = ${(s / p.plain).toFixed(1)}× its two plain runs`);
+    say(`#${p.pr} ${p.test}: ${j['status']} ${j['kind'] ?? ''} in ${j['file'] ?? '-'}:${j['function'] ?? '-'} — ${where.kind}${where.target ? ` (${where.target})` : ''}; ${s.toFixed(0)} s = ${(s / p.plain).toFixed(1)}× its two plain runs`);
     // a comment where the fix changes the code: no behaviour changes
     const commented = join(dir, p.pr, 'comment');
     if (!existsSync(commented)) {
@@ -162,7 +194,7 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
     const c = await traceJson(join(dir, p.pr, 'buggy'), commented, p.test, `sympy__sympy-${p.pr}-comment`);
     if (c['status'] === 'none') none += 1;
     const said = (x: Record<string, unknown>) => (x['status'] === 'none' ? '∅' : `${x['status']} ${x['kind'] ?? ''} in ${x['function'] ?? '-'} (${x['reason'] ?? JSON.stringify(x['variables'] ?? '').slice(0, 200)})`);
-    log(`  a comment at the fix's place: ${said(c)}`);
+    say(`  a comment at the fix's place: ${said(c)}`);
     const documented = join(dir, p.pr, 'docstring');
     if (!existsSync(documented)) {
       cpSync(join(dir, p.pr, 'buggy'), documented, {recursive: true});
@@ -171,16 +203,18 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
       let i = 0;
       while (i < before.length && before[i] === after[i]) i++;
       if (spawnSync(PY, ['-c', EDIT_DOCSTRING, join(documented, p.src), String(i + 1)]).status !== 0) {
-        log('  a docstring edit: passed over (no docstring around the fix)');
+        rmSync(documented, {recursive: true, force: true});
+        say('  a docstring edit: passed over (no docstring around the fix)');
+        record({ratio: s / p.plain, hit, none: c['status'] === 'none', docTried: false, docNone: false});
         continue;
       }
     }
     docs.tried += 1;
     const d = await traceJson(join(dir, p.pr, 'buggy'), documented, p.test, `sympy__sympy-${p.pr}-docstring`);
     if (d['status'] === 'none') docs.none += 1;
-    log(`  a docstring edit of the function there: ${said(d)}`);
+    say(`  a docstring edit of the function there: ${said(d)}`);
+    record({ratio: s / p.plain, hit, none: c['status'] === 'none', docTried: true, docNone: d['status'] === 'none'});
   }
   const sorted = [...ratios].sort((a, b) => a - b);
   log(`at the fix: ${at} of ${picks.length}; a comment at the fix's place gives ∅: ${none} of ${picks.length}; a docstring edit: ${docs.none} of ${docs.tried}; time per pair: median ${sorted.length ? sorted[Math.floor(sorted.length / 2)]!.toFixed(1) : '-'}× its two plain runs`);
-  writeFileSync(join(dir, 'picks.json'), JSON.stringify(picks, null, 1));
 }
