@@ -827,17 +827,26 @@ class LocalBuilder {
     // The delta's own point first; where nothing differs there yet (a line the patch rewrote:
     // before it runs, both sides are alike), after the line, then after its next executions —
     // the first point at which a candidate differs is the question's.
-    const search = async (pool: typeof candidates): Promise<{evaluated: Evaluated[]; at: {b: DeltaPoint; p: DeltaPoint}} | null> => {
+    type EvalTiming = 'before' | 'after' | 'return';
+    type EvalPoint = Omit<DeltaPoint, 'timing'> & {timing: EvalTiming};
+    const search = async (pool: typeof candidates): Promise<{evaluated: Evaluated[]; at: {b: EvalPoint; p: EvalPoint}} | null> => {
       const exprs = [...new Set(pool.map(x => x.expr ?? x.text))];
-      const tries: {timing: 'before' | 'after'; extra: number}[] = [{timing: pb.timing, extra: 0}, ...[0, 1, 2, 3].map(extra => ({timing: 'after' as const, extra}))].filter((t, i, all) => all.findIndex(x => x.timing === t.timing && x.extra === t.extra) === i);
+      // where the frames return differently (an outcome delta) and nothing near the line tells
+      // the sides apart, the end of the call — the point ExplainBench asks at ("the return
+      // statement", after): what it returns or raises, and the locals it ends with
+      const tries: {timing: EvalTiming; extra: number}[] = [{timing: pb.timing, extra: 0}, ...[0, 1, 2, 3].map(extra => ({timing: 'after' as const, extra})), ...(d.kind === 'outcome' ? [{timing: 'return' as const, extra: 0}] : [])].filter((t, i, all) => all.findIndex(x => x.timing === t.timing && x.extra === t.extra) === i);
+      let unreached = false;
       for (const t of tries) {
+        // a line not reached N times is not reached N+1 times either
+        if (unreached && t.timing !== 'return') continue;
         const at = {b: {...pb, timing: t.timing, hit: pb.hit + t.extra}, p: {...pp, timing: t.timing, hit: pp.hit + t.extra}};
-        this.c.progress(stage, `evaluating ${exprs.length} candidate expressions ${t.timing} ${d.file}:${pb.line} (execution ${at.b.hit}) on both versions`);
+        this.c.progress(stage, `evaluating ${exprs.length} candidate expressions ${t.timing === 'return' ? 'at the return of the call that runs' : t.timing} ${d.file}:${pb.line} (execution ${at.b.hit}) on both versions`);
         const how = {...this.o, hypothesis: this.c.hypothesis};
         const [eb, ep] = await Promise.all([evaluateAt(this.runner, how, buggyTree, at.b, exprs), evaluateAt(this.runner, how, patchedTree, at.p, exprs)]);
         if (!eb.reached || !ep.reached) {
           attempts.push({timing: t.timing, hit: {buggy: at.b.hit, patched: at.p.hit}, changed: 0, candidates: pool.length, note: `not reached (${!eb.reached ? `buggy: ${eb.note}` : `patched: ${ep.note}`})`});
-          return null;
+          unreached = true;
+          continue;
         }
         const evaluated = pool.map(x => {
           const b = eb.results.get(x.expr ?? x.text) ?? {error: {type: 'NoResult'}};
@@ -875,7 +884,7 @@ class LocalBuilder {
       return null;
     }
     if (!found) {
-      this.c.exclude(stage, `no point near the delta (${d.function} line ${d.line}) where some candidates change and others keep their value: ${attempts.map(a => `${a.timing} execution ${a.hit.buggy}: ${a.note ?? `${a.changed} of ${a.candidates} changed`}`).join('; ')}`, agent);
+      this.c.exclude(stage, `no point near the delta (${d.function} line ${d.line}) where some candidates change and others keep their value: ${attempts.map(a => `${a.timing === 'return' ? 'at the return of the call of' : a.timing} execution ${a.hit.buggy}: ${a.note ?? `${a.changed} of ${a.candidates} changed`}`).join('; ')}`, agent);
       return null;
     }
     const {evaluated} = found;
@@ -890,9 +899,18 @@ class LocalBuilder {
     const context = {
       function: pb.defLine ? functionSource(source, pb.defLine) : `(source of ${pb.fn} not recorded)`,
       inputs: pb.inputs ? `{${[...pb.inputs].map(([k, v]) => `'${k}': ${shown(v)}`).join(', ')}}` : '(not recorded)',
-      line: `${(source[pb.line - 1] ?? '').trim()} (line ${pb.line})`,
-      timing: point.timing,
-      ...(point.hit > 1 ? {execution: `the ${ordinal(point.hit)} time the line runs`} : {}),
+      // at the end of the call: ExplainBench's words for it, and whether the call raised
+      ...(point.timing === 'return'
+        ? {
+            line: evaluated.some(x => x.expr === '__return__' && (x.buggy.error || x.patched.error)) ? 'The end of the provided function: its return statement, or the exception it raises' : 'The return statement in the provided function',
+            timing: 'after',
+            call: `the call in which ${(source[pb.line - 1] ?? '').trim()} (line ${pb.line}) runs${point.hit > 1 ? ` the ${ordinal(point.hit)} time` : ''}`,
+          }
+        : {
+            line: `${(source[pb.line - 1] ?? '').trim()} (line ${pb.line})`,
+            timing: point.timing,
+            ...(point.hit > 1 ? {execution: `the ${ordinal(point.hit)} time the line runs`} : {}),
+          }),
     };
     const options = seededOrder([{text: key.text, role: 'correct' as const}, ...distractors.map(x => ({text: x.text, role: 'distractor' as const}))], seedOf(this.c.seed, id));
     const choices = stage === 'local_effect' ? labelledEffect(options) : labelled(options);

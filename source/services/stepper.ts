@@ -259,7 +259,19 @@ export class StepperModel {
     const trace = which === 'b' ? this.b : this.p;
     const row = this.rows.findIndex(r => r[which]?.seq === seq);
     const side = row >= 0 ? this.rows[row]![which] : null;
-    const frame = side ? trace.frame(side.fid) : trace.findFrame(d.file, d.function ?? '');
+    let frame = side ? trace.frame(side.fid) : trace.findFrame(d.file, d.function ?? '');
+    let locals = row >= 0 ? this.localsAt(row, which) : null;
+    // a delta at a call (the sides call different functions from the delta's line): the point
+    // is the line in the caller, with the caller's locals as the call starts — not the callee
+    if (side?.kind === 'call' && frame && frame.parent !== null && frame.callLine === line) {
+      const caller = trace.frame(frame.parent);
+      if (caller) {
+        frame = caller;
+        let before = row - 1;
+        while (before >= 0 && this.rows[before]![which]?.fid !== caller.fid) before--;
+        locals = before >= 0 ? this.localsAt(before, which) : null;
+      }
+    }
     return {
       file: d.file,
       line,
@@ -268,7 +280,7 @@ export class StepperModel {
       fn: frame?.fn ?? d.function ?? '',
       defLine: frame?.defLine ?? null,
       inputs: frame && frame.args !== '' ? replayLocals(frame.args, []) : null,
-      locals: row >= 0 ? this.localsAt(row, which) : null,
+      locals,
       source: trace.sourceLines(d.file),
     };
   }

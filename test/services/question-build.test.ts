@@ -180,6 +180,52 @@ describe('local questions where the function returns (or raises) differently', (
     expect(q.question.choices.some(c => c.text === 'len(PRICES)')).toBe(true);
   }, 120_000);
 
+  it('a fix that returns early through another call: the point is the caller at the end of its call, where it returns differently (ExplainBench\'s "return statement", after)', async () => {
+    const local = freshDb().db;
+    const root = tempDir();
+    const tree = (name: string, guard: string[]) => {
+      const dir = join(root, name);
+      mkdirSync(join(dir, 'modular'), {recursive: true});
+      mkdirSync(join(dir, 'tests'), {recursive: true});
+      writeFileSync(join(dir, 'modular', '__init__.py'), '');
+      writeFileSync(join(dir, 'modular', 'roots.py'), [
+        'def is_residue(a, p):',
+        '    return pow(a, (p - 1) // 2, p) == 1',
+        '',
+        '',
+        'def is_zero(a, p):',
+        '    return a % p == 0',
+        '',
+        '',
+        'def roots(a, p):',
+        '    a = int(a)',
+        ...guard,
+        '    if not is_residue(a, p):',
+        '        return None',
+        '    return [x for x in range(p) if (x * x - a) % p == 0]',
+        '',
+      ].join('\n'));
+      writeFileSync(join(dir, 'tests', 'test_roots.py'), 'from modular.roots import roots\n\n\ndef test_zero():\n    assert roots(0, 5) == [0]\n');
+      return dir;
+    };
+    const buggy = tree('buggy', []);
+    const fixed = tree('fixed', ['    if is_zero(a, p):', '        return [0]']);
+    const r = await buildQuestions(local, options({instance: 'demo__roots-1', buggyDir: buggy, fixedDir: fixed, goldPatch: undefined, test: 'tests/test_roots.py::test_zero', types: ['local_intent']}));
+    expect(r.excluded).toEqual([]);
+    const q = r.questions[0]!;
+    // the delta is where the sides call different functions: the point is in roots, not in a callee
+    expect(String(q.question.context.function)).toMatch(/^def roots\(a, p\):/);
+    expect(q.question.context).toMatchObject({line: 'The return statement in the provided function', timing: 'after', call: 'the call in which if not is_residue(a, p): (line 11) runs', inputs: "{'a': 0, 'p': 5}"});
+    const attempts = q.provenance.attempts as {timing: string; changed: number; note?: string}[];
+    // nothing near the line tells the sides apart: before and after it the names agree
+    expect(attempts.map(a => a.timing)).toEqual(['before', 'after', 'after', 'return']);
+    expect(attempts[2]!.note).toMatch(/^not reached/);
+    const candidates = q.provenance.candidates as {text: string; changed: boolean; buggy: {value?: unknown}; patched: {value?: unknown}}[];
+    expect(candidates.find(c => c.text === 'roots(a, p)')).toMatchObject({changed: true, buggy: {value: null}, patched: {value: [0]}});
+    expect(candidates.find(c => c.text === 'p')).toMatchObject({changed: false, buggy: {value: 5}, patched: {value: 5}});
+    expect(q.question.choices.find(c => c.label === q.question.answer[0])!.text).toBe('roots(a, p)');
+  }, 120_000);
+
   it("an ExplainBench-style property-based script (hypothesis, __main__) as the test: its failing example found once, recorded, and the delta traced and evaluated on it", async () => {
     const local = freshDb().db;
     const pbt = join(tempDir(), 'pbt.py');

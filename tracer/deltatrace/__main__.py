@@ -91,7 +91,7 @@ def parser():
     _common(ev)
     ev.add_argument("--at", required=True, metavar="FILE:LINE")
     ev.add_argument("--hit", type=int, default=1, help="which execution of the line (1-based)")
-    ev.add_argument("--timing", choices=("before", "after"), default="before")
+    ev.add_argument("--timing", choices=("before", "after", "return"), default="before")
     ev.add_argument("--expr", action="append", default=[], help="expression (repeatable)")
     ev.add_argument("--exprs-stdin", action="store_true",
                     help="more expressions as a JSON array of strings on stdin (no argument-length limit)")

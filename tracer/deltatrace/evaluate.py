@@ -2,7 +2,8 @@
 
 Timing ``before``: when the line is about to run. Timing ``after``: when it finished —
 at the frame's next line, or at its return/exception, where ``__return__`` /
-``__exception__`` are bound. A frame that ends with an exception has no return value:
+``__exception__`` are bound. Timing ``return``: when the call in which the line ran ends
+(its return or exception, whatever lines run in between). A frame that ends with an exception has no return value:
 evaluating ``__return__`` there raises that exception (the call "raises E"). Each expression is evaluated in a forked child process, so
 its side effects cannot reach the next expression or the traced program (POSIX only).
 """
@@ -130,7 +131,7 @@ class Evaluator:
         if self.result is not None:
             return None
         if self.armed is frame:
-            if event == "line":
+            if event == "line" and self.timing == "after":
                 self.evaluate(frame, {})
                 return None
             if event == "return":

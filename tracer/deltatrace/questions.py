@@ -60,9 +60,19 @@ def _calls(node):
     return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
 
+# comparisons with an expected side (``x == 5``, ``y is None``); a membership or an ordering
+# (``0 in roots``, ``n > 2``) is expected as a whole, as ExplainBench masks it
+_SIDED = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
+
+
+def _sided(test):
+    return isinstance(test, ast.Compare) and len(test.comparators) == 1 and isinstance(test.ops[0], _SIDED)
+
+
 def _expected_side(test):
-    """The expected side of an assert's test: a comparison's side that calls nothing."""
-    if isinstance(test, ast.Compare) and len(test.comparators) == 1:
+    """The expected side of an assert's test: an equality's side that calls nothing; else the
+    whole condition."""
+    if _sided(test):
         left, right = test.left, test.comparators[0]
         if _calls(right) and not _calls(left):
             return left
@@ -161,7 +171,7 @@ def _expected_node(fn, marked):
     found = []
     for stmt in _statements(fn):
         if isinstance(stmt, ast.Assert):
-            compare = isinstance(stmt.test, ast.Compare) and len(stmt.test.comparators) == 1
+            compare = _sided(stmt.test)
             found.append((stmt.lineno, compare, _expected_side(stmt.test),
                           "the expected side of the assert's comparison" if compare else "the assert's condition"))
         elif isinstance(stmt, ast.Expr):

@@ -58,6 +58,16 @@ class ExpectedTest(unittest.TestCase):
         self.assertIn("parse", e["names"])
         self.assertIn("pytest", e["names"])
 
+    def test_a_membership_or_an_ordering_is_expected_whole(self):
+        # as in ExplainBench's property-based tests: "assert 0 in roots" masks the condition
+        src = ("def test_roots():\n    roots = nthroot_mod(0, 3, 2, all_roots=True)\n    assert 0 in roots\n\n\n"
+               "def test_order():\n    assert len(parse('1h')) > 0\n\n\n"
+               "def test_none():\n    assert parse('') is None\n")
+        self.assertEqual(expected(src, "test_roots")["expr"], "0 in roots")
+        self.assertEqual(expected(src, "test_roots")["form"], "the assert's condition")
+        self.assertEqual(expected(src, "test_order")["expr"], "len(parse('1h')) > 0")
+        self.assertEqual(expected(src, "test_none")["expr"], "None")
+
     def test_a_marked_line_wins_even_over_a_later_assert(self):
         e = expected(TEST, "test_marked")
         self.assertEqual(e["expr"], '{"h": 3600}')

@@ -309,6 +309,18 @@ class Eval(unittest.TestCase):
                             "--expr", "n", "--", "tests/test_inventory.py::test_available_and_depth")
         self.assertEqual([r["value"] for r in res["results"]], [2, 2])
 
+    def test_timing_return_waits_for_the_end_of_the_call(self):
+        # the first line of take: "after" is the next line; "return" is the end of the call,
+        # with the locals the call ends with and what it returns
+        at = "inventory/items.py:%d" % line_of("inventory/items.py", "item = self.items[name]")
+        common = ["--at", at, "--expr", "__return__.qty", "--expr", "len(self.log)", "--expr", "item.qty",
+                  "--", "tests/test_inventory.py::test_price"]
+        after = self.run_eval("--timing", "after", *common)
+        end = self.run_eval("--timing", "return", *common)
+        self.assertEqual(after["results"][0]["error"]["type"], "NameError")
+        self.assertEqual([r.get("value") for r in after["results"][1:]], [0, 5])
+        self.assertEqual([r["value"] for r in end["results"]], [3, 1, 3])
+
     def test_return_of_a_frame_that_raised_raises_it(self):
         tmp = tempfile.mkdtemp(prefix="deltatrace-raising-")
         try:

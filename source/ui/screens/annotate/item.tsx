@@ -13,7 +13,7 @@ import type {Theme} from '../../theme.js';
 
 /** Context entries the question points into (a local question's `line`): kept on screen with the
  * question, not in the reading pane that scrolls away. */
-const PINNED_CONTEXT = new Set(['line']);
+const PINNED_CONTEXT = new Set(['line', 'call']);
 
 export function contextLines(context: Record<string, unknown>, width: number, pinned = false): DisplayLine[] {
   const out: DisplayLine[] = [];

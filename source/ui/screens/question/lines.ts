@@ -81,7 +81,7 @@ export function provenanceLines(p: {provenance: unknown; validations: Record<str
   if (prov.hypothesis) text(`hypothesis: ${prov.hypothesis.falsifying ? `the failing example ${String(prov.hypothesis.falsifying).replace(/\s*#[^\n]*/g, '').replace(/\s+/g, ' ')}` : prov.hypothesis.search}; the test's runs: ${prov.hypothesis.test_runs}; traced and evaluated on ${prov.hypothesis.traced_and_evaluated_on}`, 'muted');
   if (prov.test_validation) text(`the test: buggy ${prov.test_validation.buggy.map(outcome).join(', ')}; fixed ${prov.test_validation.fixed.map(outcome).join(', ')}`, 'muted');
   if (prov.expected) text(`the expected expression (line ${prov.expected.line}, ${prov.expected.form ?? (prov.expected.marked ? 'marked [[EXPECTED]]' : 'the asserted comparison')}): ${prov.expected.expr}`);
-  if (prov.evaluated_at) text(`evaluated ${prov.evaluated_at.buggy.timing} ${prov.evaluated_at.buggy.file}:${prov.evaluated_at.buggy.line} (execution ${prov.evaluated_at.buggy.hit}) on both versions; changed = ${prov.changed_means}`);
+  if (prov.evaluated_at) text(`evaluated ${prov.evaluated_at.buggy.timing === 'return' ? 'at the return of the call that runs' : prov.evaluated_at.buggy.timing} ${prov.evaluated_at.buggy.file}:${prov.evaluated_at.buggy.line} (execution ${prov.evaluated_at.buggy.hit}) on both versions; changed = ${prov.changed_means}`);
   if (prov.no_effect) text(`no effect: the traces are complete and show no difference (${prov.no_effect.steps_compared} aligned steps compared)`);
   if (prov.after) text(`after ${prov.agent}'s patch: ${prov.after.map(outcome).join(', ')}`);
   for (const c of q.choices) {
