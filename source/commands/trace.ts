@@ -102,7 +102,7 @@ Tracing:
 
 Delta:
   --option NAME       a comparison option (repeatable), off by default: the public
-                      ExplainBench code's behaviours, and docstrings:
+                      ExplainBench code's behaviours, and two of ours:
 ${Object.entries(DELTA_OPTIONS)
   .map(([name, text]) => `                        ${name}: ${text}`)
   .join('\n')}

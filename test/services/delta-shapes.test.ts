@@ -3,7 +3,7 @@
  * a table changed at module level and read by a function (sympy's `encode_morse`), a method the
  * fix adds and a dispatcher finds by name (sympy's `Printer._print`), a docstring edited beside
  * the fix and copied by a dispatch decorator (networkx's `_dispatchable`), a parameter and the
- * closure over it renamed, a comment, a value that holds the tree's path, a test missing on one
+ * closure over it renamed, classes in an order set by memory addresses, a comment, a value that holds the tree's path, a test missing on one
  * side, and a hypothesis property test as ExplainBench writes them.
  */
 import {mkdirSync, writeFileSync} from 'node:fs';
@@ -118,6 +118,23 @@ def min_cover(graph):
     const both = trees(common, {'cover.py': cover('Return a vertex cover.', 'set(graph[:1])')}, {'cover.py': cover('Return a minimum-weight vertex cover.', 'set(graph)')});
     const fixed = await tracePair(db, both, {...fast, test: 'tests/test_cover.py::test_cover', reruns: false});
     expect(fixed.delta).toMatchObject({status: 'found', function: 'min_cover', file: 'cover.py'});
+  });
+
+  it('the same classes in another order (tuple(a set of classes) is ordered by memory address): no delta by default; --option identity-order keeps it', async () => {
+    // sympy's Basic._has builds types = tuple(type_set): a comment-only patch moved the
+    // addresses and the order with them (Mod, Add vs Add, Mod)
+    const has = (order: string) => `class Add:\n    pass\n\n\nclass Mod:\n    pass\n\n\nKINDS = [${order}]\n\n\ndef has(expr):\n    types = tuple(KINDS)\n    return isinstance(expr, types)\n`;
+    const common = {'tests/test_has.py': 'from kinds import Mod, has\n\ndef test_has():\n    assert has(Mod())\n'};
+    const {db} = freshDb();
+    const spec = trees(common, {'kinds.py': has('Mod, Add')}, {'kinds.py': has('Add, Mod')});
+    const quiet = await tracePair(db, spec, {...fast, test: 'tests/test_has.py::test_has', reruns: false});
+    expect(quiet.delta.status).toBe('none');
+    const kept = await tracePair(db, spec, {...fast, test: 'tests/test_has.py::test_has', reruns: false, deltaOptions: ['identity-order']});
+    expect(kept.delta).toMatchObject({status: 'found', kind: 'state', function: 'has'});
+    expect(kept.delta.variables.map(v => v.name)).toEqual(['types']);
+    // other classes are a change
+    const other = await tracePair(db, trees(common, {'kinds.py': has('Mod, Add')}, {'kinds.py': has('Add, int')}), {...fast, test: 'tests/test_has.py::test_has', reruns: false});
+    expect(other.delta).toMatchObject({status: 'found', function: 'has'});
   });
 
   it('a parameter renamed, and the closure that captures it: no delta; a real change beside it is still found', async () => {

@@ -24,6 +24,7 @@ export const DELTA_OPTIONS = {
   'match-by-text': 'match statements by their source text instead of the line mapping',
   'round-floats': 'compare floats rounded to 3 significant digits',
   docstrings: 'count a docstring the patch edited (and copies of it) as behaviour',
+  'identity-order': 'count the order of a sequence of classes, functions or modules as behaviour (tuple(a set of classes) is ordered by memory address, which any edit can move)',
 } as const;
 export type DeltaOption = keyof typeof DELTA_OPTIONS;
 
@@ -300,7 +301,7 @@ function walkInner(
     throw new Unrecorded(`values were not recorded where the walk compares them (${what} in ${frame.fn}${line !== null ? `:${line}` : ''}); trace again with values everywhere (--values all)`);
   };
   const options = new Set(ctx.options ?? []);
-  const cmp: CompareOptions = {roundFloats: options.has('round-floats'), docstrings: options.has('docstrings')};
+  const cmp: CompareOptions = {roundFloats: options.has('round-floats'), docstrings: options.has('docstrings'), identityOrder: options.has('identity-order')};
   const {buggy: B, patched: P, map} = ctx;
   const nondet = ctx.nondeterminism;
   let steps = 0;

@@ -109,6 +109,19 @@ export interface CompareOptions {
   roundFloats?: boolean;
   /** a docstring the patch edited (and its copies) counts as behaviour (off: same on both sides) */
   docstrings?: boolean;
+  /** the order of a sequence of classes, functions or modules counts as behaviour (off: the same
+   * ones in another order are the same — tuple(a set of classes) is ordered by memory address) */
+  identityOrder?: boolean;
+}
+
+const IDENTITY_KEYS = ['$type', '$fn', '$module'];
+const identityHashed = (v: unknown): boolean => isObj(v) && Object.keys(v).length === 1 && IDENTITY_KEYS.includes(Object.keys(v)[0]!);
+
+/** The same classes, functions or modules, in any order. */
+function sameIdentityElements(a: unknown[], b: unknown[]): boolean {
+  if (a.length !== b.length || a.length < 2 || !a.every(identityHashed) || !b.every(identityHashed)) return false;
+  const key = (xs: unknown[]) => xs.map(x => JSON.stringify(x)).sort().join('\u0000');
+  return key(a) === key(b);
 }
 
 const isDoc = (v: unknown): v is {$doc: string} => typeof v === 'object' && v !== null && '$doc' in v;
@@ -132,7 +145,8 @@ export function sameValue(a: unknown, b: unknown, options: CompareOptions = {}):
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) {
     const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => sameValue(x, bb[i], options));
+    if (a.length === bb.length && a.every((x, i) => sameValue(x, bb[i], options))) return true;
+    return !options.identityOrder && sameIdentityElements(a, bb);
   }
   const ka = Object.keys(a as object);
   const kb = Object.keys(b as object);
