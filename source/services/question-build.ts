@@ -84,8 +84,10 @@ export interface BuildInputs {
   fixed_rev?: string;
   /** the gold patch's text */
   gold_patch?: string;
-  /** a test given apart (--pbt, or written by the model): its text */
+  /** a test given apart (--pbt, or written by the model): its text, as written into the trees */
   pbt?: string;
+  /** the lines of its module-level calls of its test, moved under if __name__ == '__main__' */
+  pbt_module_calls_moved?: number[];
   test: string;
   timeout_s: number;
 }
@@ -371,10 +373,20 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       o = {...o, pbt: made.file};
     }
     let pbtText: string | null = null;
+    let pbtGuarded: number[] = [];
     if (o.pbt) {
       // the given test file joins both trees under a name of its own
-      const text = readFileSync(o.pbt, 'utf8');
+      let text = readFileSync(o.pbt, 'utf8');
       pbtText = text;
+      // a script that calls its test at module level (as many of ExplainBench's do) would run it
+      // while pytest imports the file: those calls move under if __name__ == '__main__'
+      const guarded = await step.parseOnly<{text: string; moved: number[]}>(['guard-script', '--file', resolve(o.pbt)], dirname(resolve(o.pbt)));
+      if (!('error' in guarded) && guarded.moved.length) {
+        text = guarded.text;
+        pbtText = text;
+        pbtGuarded = guarded.moved;
+        progress('validate', `the test script calls its test at module level (line ${guarded.moved.join(', ')}): moved under if __name__ == '__main__' so that pytest can import it`);
+      }
       const fn = /^(?:async\s+)?def\s+(test\w*)\s*\(/m.exec(text)?.[1];
       if (!fn) {
         exclude('instance', `--pbt ${o.pbt}: no test_… function in it`);
@@ -438,6 +450,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       ...(o.buggyRev ? {buggy_rev: o.buggyRev} : {}),
       ...(o.fixedDir ? {fixed_dir: resolve(o.fixedDir)} : o.fixedRev ? {fixed_rev: o.fixedRev} : {gold_patch: readFileSync(o.goldPatch!, 'utf8')}),
       ...(pbtText !== null ? {pbt: pbtText} : {}),
+      ...(pbtGuarded.length ? {pbt_module_calls_moved: pbtGuarded} : {}),
       test: o.test,
       timeout_s: o.timeoutS,
     };

@@ -20,9 +20,10 @@ import {benchLens} from './lens.js';
 import {benchScoring} from './scoring.js';
 import {benchSandbox} from './sandbox.js';
 import {benchHeavy} from './heavy.js';
-import {benchQuestions} from './questions.js';
+import {benchQuestions, benchQuestionsRealFixes} from './questions.js';
 import {benchReasoning} from './reasoning.js';
 import {benchAudit} from './audit.js';
+import {benchExplainBenchQuestions} from './eb-questions.js';
 import {benchExplainBench} from './explainbench.js';
 import {benchHeldOut} from './heldout.js';
 import {benchInstances} from './instances.js';
@@ -263,7 +264,9 @@ async function main() {
   if (!only || only === 'questions') await benchQuestions(OUT, log);
   if (!only || only === 'audit') await benchAudit(OUT, log);
   if (!only || only === 'delta' || only === 'heldout') await benchHeldOut(OUT, log);
+  if (!only || only === 'heldout' || only === 'questions' || only === 'real-questions') await benchQuestionsRealFixes(OUT, log);
   if (!only || only === 'delta' || only === 'explainbench') await benchExplainBench(OUT, log);
+  if (!only || only === 'explainbench' || only === 'eb-questions') await benchExplainBenchQuestions(OUT, log);
   if (!only || only === 'instances') await benchInstances(OUT, log);
   if (!only || only === 'reasoning') {
     if (!existsSync(CORPUS)) buildCorpus();

@@ -226,7 +226,7 @@ describe('local questions where the function returns (or raises) differently', (
     expect(q.question.choices.find(c => c.label === q.question.answer[0])!.text).toBe('roots(a, p)');
   }, 120_000);
 
-  it("an ExplainBench-style property-based script (hypothesis, __main__) as the test: its failing example found once, recorded, and the delta traced and evaluated on it", async () => {
+  it("an ExplainBench-style property-based script (hypothesis, its test called at module level) as the test: the call moved under __main__ so pytest can import it, the failing example found once, recorded, and the delta traced and evaluated on it", async () => {
     const local = freshDb().db;
     const pbt = join(tempDir(), 'pbt.py');
     writeFileSync(pbt, [
@@ -239,8 +239,7 @@ describe('local questions where the function returns (or raises) differently', (
       '    assert parse_duration("%dh%dm" % (hours, minutes)) == hours * 3600 + minutes * 60',
       '',
       '',
-      "if __name__ == '__main__':",
-      '    test_0a1b2c3d()',
+      'test_0a1b2c3d()',
       '',
     ].join('\n'));
     const r = await buildQuestions(local, options({instance: 'demo__durations-pbt', pbt, test: 'unused', types: ['e2e_intent', 'local_intent']}));
@@ -248,6 +247,8 @@ describe('local questions where the function returns (or raises) differently', (
     expect(r.questions.map(q => q.question.type).sort()).toEqual(['e2e_intent', 'local_intent']);
     const prov = r.questions[0]!.provenance as {test: string; hypothesis: {search: string; falsifying: string | null; test_runs: string; traced_and_evaluated_on: string}; test_validation: {buggy: {status: string}[]; fixed: {status: string}[]}};
     expect(prov.test).toBe('test_deltalens_pbt.py::test_0a1b2c3d');
+    // run while pytest imported the file, the module-level call would have failed the buggy side's collection
+    expect(r.questions[0]!.provenance.build).toMatchObject({pbt_module_calls_moved: [10]});
     // the search found the smallest failing example: one hour, one minute (hypothesis shrinks to it)
     expect(prov.hypothesis.search).toBe('a failing example found');
     expect(prov.hypothesis.falsifying).toMatch(/hours=1,[^\n]*\n\s*minutes=1,/);

@@ -114,6 +114,8 @@ def parser():
     se.add_argument("--file", required=True)
     se.add_argument("--line", type=int, action="append", default=[], help="a line (repeatable)")
     se.add_argument("--limit", type=int, default=24)
+    gs = sub.add_parser("guard-script", help="a test script's module-level calls of its test functions moved under if __name__ == '__main__' (ast; no code runs)")
+    gs.add_argument("--file", required=True)
     px = sub.add_parser("exprs", help="which texts parse as Python expressions (ast; no code runs)")
     px.add_argument("--expr", action="append", default=[])
     px.add_argument("--exprs-stdin", action="store_true", help="more texts as a JSON array of strings on stdin")
@@ -420,6 +422,19 @@ def cmd_subexprs(args):
     return _answer(out)
 
 
+def cmd_guard_script(args):
+    from .questions import guard_script
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            text, moved = guard_script(fh.read())
+        out = {"text": text, "moved": moved}
+    except (OSError, UnicodeDecodeError) as e:
+        out = {"error": "cannot read %s: %s" % (args.file, e)}
+    except SyntaxError as e:
+        out = {"error": "%s does not parse: %s (line %s)" % (args.file, e.msg, e.lineno)}
+    return _answer(out)
+
+
 def cmd_exprs(args):
     import ast
     out = []
@@ -455,7 +470,8 @@ def main(argv=None):
     if args.command in ("run", "eval", "outcome"):
         _ensure_hash_seed()
     return {"run": cmd_run, "eval": cmd_eval, "changes": cmd_changes, "scopes": cmd_scopes,
-            "expected": cmd_expected, "mutants": cmd_mutants, "subexprs": cmd_subexprs, "outcome": cmd_outcome, "exprs": cmd_exprs}[args.command](args)
+            "expected": cmd_expected, "mutants": cmd_mutants, "subexprs": cmd_subexprs, "outcome": cmd_outcome, "exprs": cmd_exprs,
+            "guard-script": cmd_guard_script}[args.command](args)
 
 
 if __name__ == "__main__":

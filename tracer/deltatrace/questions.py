@@ -404,3 +404,40 @@ def subexpressions(text, lines, limit=24):
         for part in parts:
             visit(part)
     return out
+
+
+def _is_main_guard(stmt):
+    """``if __name__ == "__main__":``"""
+    return isinstance(stmt, ast.If) and any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(stmt.test))
+
+
+def guard_script(text):
+    """A test script that calls its own test functions at module level (as many of ExplainBench's
+    property-based tests do: ``test_x()`` after the ``def``), made importable by pytest: each
+    module-level statement that calls a test function defined in the file moves under
+    ``if __name__ == "__main__":`` at the end; its lines are left blank, so every other line keeps
+    its number. Run as a script it does what it did. (new text, [moved statements' first lines])."""
+    tree = ast.parse(text)
+    tests = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")}
+    lines = text.split("\n")
+    moved = []
+    block = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)) or _is_main_guard(stmt):
+            continue
+        calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in tests]
+        if not calls:
+            continue
+        first = stmt.lineno
+        if getattr(stmt, "decorator_list", None):
+            first = min(d.lineno for d in stmt.decorator_list)
+        last = stmt.end_lineno
+        block.extend("    " + line if line.strip() else line for line in lines[first - 1:last])
+        for i in range(first - 1, last):
+            lines[i] = ""
+        moved.append(first)
+    if not moved:
+        return text, []
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines + ["", "", "if __name__ == \"__main__\":"] + block) + "\n", moved

@@ -10,7 +10,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from deltatrace.questions import NotFound, expected, mutants, subexpressions  # noqa: E402
+from deltatrace.questions import NotFound, expected, guard_script, mutants, subexpressions  # noqa: E402
 
 TEST = '''import pytest
 from pkg import parse, Unit
@@ -268,3 +268,42 @@ class SubexpressionsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@unittest.skipIf(sys.version_info < (3, 9), "the question helpers (ast only) run on Python 3.9+; deltalens runs them with a newer interpreter for older projects")
+class GuardScriptTest(unittest.TestCase):
+    SCRIPT = (
+        "import sys\n"
+        "from hypothesis import given, strategies as st\n"
+        "\n"
+        "@given(st.integers())\n"
+        "def test_abs(n):\n"
+        "    assert abs(n) >= 0\n"
+        "\n"
+        "sys.setrecursionlimit(5000)\n"
+        "try:\n"
+        "    test_abs()\n"
+        "except AssertionError:\n"
+        "    sys.exit(1)\n"
+        "if __name__ == '__main__':\n"
+        "    test_abs()\n"
+    )
+
+    def test_module_level_calls_of_a_test_move_under_main_and_lines_keep_their_numbers(self):
+        text, moved = guard_script(self.SCRIPT)
+        self.assertEqual(moved, [9])
+        before, after = self.SCRIPT.split("\n"), text.split("\n")
+        # every line outside the moved statement is where it was
+        for i in range(8):
+            self.assertEqual(after[i], before[i])
+        self.assertEqual(after[8:12], ["", "", "", ""])
+        self.assertIn("if __name__ == \"__main__\":\n    try:\n        test_abs()\n    except AssertionError:\n        sys.exit(1)\n", text)
+        # importing it runs nothing; as a script it still runs the test
+        import ast
+        tree = ast.parse(text)
+        top = [type(n).__name__ for n in tree.body]
+        self.assertEqual(top, ["Import", "ImportFrom", "FunctionDef", "Expr", "If", "If"])
+
+    def test_a_script_without_such_calls_is_left_as_it_is(self):
+        text = "def test_x():\n    assert 1\n\nif __name__ == '__main__':\n    test_x()\n"
+        self.assertEqual(guard_script(text), (text, []))
