@@ -2,6 +2,7 @@ import {cell, printJson, say, warn} from './output.js';
 import {COMMON_OPTIONS, EXIT, NotFound, parse, UsageError} from './args.js';
 import {openStore} from './db-path.js';
 import {getInstance, listInstances, type InstanceDetail, type InstanceSummary} from '../store/instances.js';
+import {listExclusions, type ExclusionRow} from '../store/questions.js';
 import {importInstances, RecordError} from '../services/instances.js';
 import {sanitize} from '../core/text/sanitize.js';
 
@@ -122,9 +123,9 @@ export function instanceJson(d: InstanceDetail) {
 }
 
 /** `show instance ID` (called from the show command). */
-export function printInstance(d: InstanceDetail, json: boolean): void {
+export function printInstance(d: InstanceDetail, json: boolean, notBuilt: ExclusionRow[] = []): void {
   if (json) {
-    printJson(instanceJson(d));
+    printJson({...instanceJson(d), not_built: notBuilt.map(e => ({stage: e.stage, agent: e.agent, reason: e.reason, at: e.created_at}))});
     return;
   }
   say(`${sanitize(d.id)} — ${sanitize(d.repo ?? 'no repository')} at ${d.baseCommit ?? 'no base commit'}${d.version ? `, version ${sanitize(d.version)}` : ''}${d.createdAt ? `, created ${sanitize(d.createdAt)}` : ''}`);
@@ -133,6 +134,10 @@ export function printInstance(d: InstanceDetail, json: boolean): void {
   say(`\nFAIL_TO_PASS (${d.failToPass.length}):`);
   for (const t of d.failToPass) say(`  ${sanitize(t)}`);
   say(`PASS_TO_PASS: ${d.passToPass.length} tests`);
+  if (notBuilt.length) {
+    say(`\nNot built (${notBuilt.length}; the latest questions build said why):`);
+    for (const e of notBuilt) say(`  ${e.stage}${e.agent ? ` (${sanitize(e.agent)})` : ''}, ${e.created_at.slice(0, 16).replace('T', ' ')}: ${sanitize(e.reason)}`);
+  }
   if (d.problemStatement) say(`\nProblem statement:\n${sanitize(d.problemStatement).trimEnd()}`);
   if (d.hintsText?.trim()) say(`\nHints:\n${sanitize(d.hintsText).trimEnd()}`);
   if (d.goldPatch) say(`\nGold patch:\n${sanitize(d.goldPatch).trimEnd()}`);
@@ -142,5 +147,5 @@ export function printInstance(d: InstanceDetail, json: boolean): void {
 export function showInstance(db: Parameters<typeof getInstance>[0], id: string, json: boolean): void {
   const d = getInstance(db, id);
   if (!d) throw new NotFound(`no instance ${id} in the store (deltalens instances lists them)`);
-  printInstance(d, json);
+  printInstance(d, json, listExclusions(db, id));
 }

@@ -11,8 +11,10 @@ export const SHOW_HELP = `Usage: deltalens show trajectory ID [--json] [--db FIL
        deltalens show instance ID [--json] [--db FILE]
 
 show instance: one SWE-bench instance — its record (repository, base commit, version, FAIL_TO_PASS
-and PASS_TO_PASS, problem statement, hints, gold and test patches) and how many runs, traced pairs
-and questions it has; with --json every field, and "record": the dataset row as imported.
+and PASS_TO_PASS, problem statement, hints, gold and test patches), how many runs, traced pairs
+and questions it has, and the questions the latest questions build did not build, with why; with
+--json every field, "record": the dataset row as imported, and "not_built": [{"stage", "agent",
+"reason", "at"}].
 
 show trajectory: print one trajectory: status, explanation, patch and every step (thought, action, observation).
 With --json: {"id", "instance", "agent", "model", "format", "resolved", "resolved_source",

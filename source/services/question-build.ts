@@ -20,7 +20,7 @@ import {formatValue} from '../core/trace/values.js';
 import {pythonTestCode} from '../core/text/python-code.js';
 import type {Db} from '../store/db.js';
 import {writeTx} from '../store/db.js';
-import {addReview, answerTally, ensureExplanation, getQuestion, insertQuestion, listReviews, questionProvenance} from '../store/questions.js';
+import {addReview, answerTally, clearExclusion, ensureExplanation, getQuestion, insertQuestion, listReviews, noteExclusion, questionProvenance} from '../store/questions.js';
 import {problemStatement} from '../store/instances.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {readTextInTree, removeInTree, writeInTree} from './tree-files.js';
@@ -348,7 +348,11 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
   const excluded: Excluded[] = [];
   const questions: BuiltQuestion[] = [];
   const progress = o.onProgress ?? (() => {});
-  const exclude = (stage: string, reason: string, agent?: string) => excluded.push({instance: o.instance, stage, ...(agent ? {agent} : {}), reason});
+  // said in the answer and kept in the store (the instance screen lists them) until built
+  const exclude = (stage: string, reason: string, agent?: string) => {
+    excluded.push({instance: o.instance, stage, ...(agent ? {agent} : {}), reason});
+    noteExclusion(db, {instance: o.instance, stage, agent: agent ?? null, reason});
+  };
   if ([o.fixedDir, o.goldPatch, o.fixedRev].filter(Boolean).length !== 1) throw new WorkspaceError('give the fix as --fixed-dir, --fixed REV or --gold-patch (one of them)');
   if (o.fixedRev && !o.buggyRev) throw new WorkspaceError('--fixed REV goes with --buggy REV (revisions of --repo)');
   const runner = await pythonRunner(o.python, o.sandbox, {passEnv: o.passEnv});
@@ -444,6 +448,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       return {questions, excluded};
     }
 
+    clearExclusion(db, o.instance, 'instance');
     // what a re-validation of an edited question needs to make the same trees again
     const build: BuildInputs = {
       buggy_dir: resolve(o.buggyDir),
@@ -471,6 +476,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
         // the question as the author left it, kept in the review that says it was built again
         const previous = review && review.action !== 'rebuilt' ? getQuestion(db, q.id) : null;
         insertQuestion(db, validateQuestion(q), provenance, validations);
+        clearExclusion(db, q.instance, q.type, q.agent);
         if (review && previous) addReview(db, {question: q.id, reviewer: 'questions build', action: 'rebuilt', note: `built again (was ${review.action} by ${review.reviewer})`, previous});
       });
       questions.push({question: q, provenance, unchanged: false});

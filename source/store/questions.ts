@@ -361,3 +361,28 @@ export function reviewStatus(db: Db): Map<string, {action: ReviewAction; reviewe
 export function rejectedQuestions(db: Db): Set<string> {
   return new Set([...reviewStatus(db)].filter(([, r]) => r.action === 'rejected').map(([q]) => q));
 }
+
+export interface ExclusionRow {
+  instance: string;
+  stage: string;
+  agent: string | null;
+  reason: string;
+  created_at: string;
+}
+
+/** Why questions build did not build a question (the latest reason per instance, stage and agent). */
+export function noteExclusion(db: Db, e: {instance: string; stage: string; agent?: string | null; reason: string}): void {
+  db.prepare(`INSERT INTO question_exclusion (instance, stage, agent, reason) VALUES (?, ?, ?, ?)
+    ON CONFLICT (instance, stage, agent) DO UPDATE SET reason = excluded.reason, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`).run(e.instance, e.stage, e.agent ?? '', e.reason);
+}
+
+/** The question was built (or the instance's test reproduces the bug): its exclusion is history. */
+export function clearExclusion(db: Db, instance: string, stage: string, agent?: string | null): void {
+  db.prepare('DELETE FROM question_exclusion WHERE instance = ? AND stage = ? AND agent = ?').run(instance, stage, agent ?? '');
+}
+
+/** The exclusions of an instance, newest first. */
+export function listExclusions(db: Db, instance: string): ExclusionRow[] {
+  const rows = db.prepare('SELECT instance, stage, agent, reason, created_at FROM question_exclusion WHERE instance = ? ORDER BY created_at DESC, stage, agent').all(instance) as (Omit<ExclusionRow, 'agent'> & {agent: string})[];
+  return rows.map(r => ({...r, agent: r.agent || null}));
+}

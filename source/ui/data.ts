@@ -12,7 +12,7 @@ import {openStepper, type StepperModel, type WatchValue} from '../services/stepp
 import {agentQuestions, buildReport, type Report} from '../services/report.js';
 import type {QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ScoreResult} from '../services/scoring.js';
-import {listQuestions, answerModels, answersFor, listReviews, questionProvenance, type ReviewRow, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, replaceExplanationText} from '../store/questions.js';
+import {listExclusions, listQuestions, answerModels, answersFor, listReviews, questionProvenance, type ReviewRow, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, replaceExplanationText} from '../store/questions.js';
 import {buildPrompt, seedOf} from '../core/questions/prompt.js';
 import type {AgentQuestionRow} from './screens/agent-questions/rows.js';
 import type {QuestionData} from './screens/question/lines.js';
@@ -313,6 +313,7 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
           return {id: p.id, label: p.label, test: p.test, delta};
         }),
         questions: listQuestions(db, {instance: id}).map(q => ({id: q.id, type: q.type, agent: q.agent})),
+        exclusions: listExclusions(db, id),
       };
     },
     rankings: () => lensRankings(db),

@@ -5,7 +5,7 @@ import {validateQuestion} from '../../source/core/questions/model.js';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import {buildQuestions, outcomeText, parametersOf, type BuildOptions, type BuildResult} from '../../source/services/question-build.js';
 import type {Db} from '../../source/store/db.js';
-import {getQuestion, questionProvenance} from '../../source/store/questions.js';
+import {getQuestion, listExclusions, questionProvenance} from '../../source/store/questions.js';
 import {freshDb} from '../helpers/db.js';
 import {provenanceLines} from '../../source/ui/screens/question/lines.js';
 import {tempDir} from '../helpers/files.js';
@@ -103,6 +103,11 @@ describe('questions build on the demo durations bug (real tests, run in the sand
       expect.objectContaining({stage: 'local_effect', agent: 'broken', reason: expect.stringContaining('does not apply')}),
     ]);
     expect(built.questions).toHaveLength(8);
+    // kept in the store for the instance screen and show instance
+    expect(listExclusions(db, 'demo__durations-1').map(e => [e.stage, e.agent, e.reason.includes('does not apply')]).sort()).toEqual([
+      ['e2e_effect', 'broken', true],
+      ['local_effect', 'broken', true],
+    ]);
   });
 
   it('stores every question whole, valid, with its provenance and each choice\'s validation', () => {
@@ -132,6 +137,10 @@ describe('questions build on the demo durations bug (real tests, run in the sand
     const missing = await buildQuestions(db, options({test: 'tests/test_parse.py::test_nope', types: ['e2e_intent']}));
     expect(missing.excluded[0]!.reason).toMatch(/^not bug-reproducing: the test does not run on either version \(no test ran/);
     expect(outcomeText({status: 'error', line: null, exception: null})).toContain('could not run');
+    // the store keeps the latest reason; a build whose test reproduces the bug clears it
+    expect(listExclusions(db, 'demo__durations-1').find(e => e.stage === 'instance')!.reason).toMatch(/no test ran/);
+    await buildQuestions(db, options({types: ['e2e_intent']}));
+    expect(listExclusions(db, 'demo__durations-1').some(e => e.stage === 'instance')).toBe(false);
   }, 120_000);
 });
 

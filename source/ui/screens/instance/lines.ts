@@ -5,12 +5,15 @@
 import {oneLine} from '../../../core/text/sanitize.js';
 import {diffBlock, textBlock, type DisplayLine} from '../../display-lines.js';
 import type {InstanceDetail} from '../../../store/instances.js';
+import type {ExclusionRow} from '../../../store/questions.js';
 
 export interface InstanceData {
   detail: InstanceDetail;
   runs: {id: number; agent: string; resolved: boolean | null; steps: number; format: string}[];
   pairs: {id: number; label: string | null; test: string; delta: string}[];
   questions: {id: string; type: string; agent: string | null}[];
+  /** what questions build did not build, and why (the latest attempt of each) */
+  exclusions: ExclusionRow[];
 }
 
 export function instanceLines(v: InstanceData, width: number): DisplayLine[] {
@@ -33,6 +36,10 @@ export function instanceLines(v: InstanceData, width: number): DisplayLine[] {
   heading(`Questions (${v.questions.length})`);
   for (const q of v.questions) line(`${q.id}  ${q.type}${q.agent ? `  ${q.agent}` : ''}`);
   if (!v.questions.length) line('none', 'muted');
+  if (v.exclusions.length) {
+    heading(`Not built (${v.exclusions.length}) — the latest questions build said why`);
+    for (const e of v.exclusions) out.push(...textBlock(`${e.stage}${e.agent ? ` (${e.agent})` : ''}, ${e.created_at.slice(0, 16).replace('T', ' ')}: ${e.reason}`, width));
+  }
   if (d.problemStatement) {
     heading('Problem statement');
     out.push(...textBlock(d.problemStatement.trimEnd(), width));
