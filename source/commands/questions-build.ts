@@ -31,8 +31,10 @@ the sandbox on throw-away copies:
      it) must fail on the buggy version and pass on the fixed one, twice each; otherwise the
      instance is excluded with the reason (flaky, passes before, fails after, does not run);
   2. e2e_intent: the expected expression of the test — the one on a line marked
-     "# [[EXPECTED]]", else the expected side of the last asserted comparison, else the
-     exception it expects (pytest.raises(E), assertRaises(E), except E:) — is masked;
+     "# [[EXPECTED]]", else the expected side of the last asserted equality (a membership
+     or ordering whole; if COND: raise AssertionError as an assert), else the exception it
+     expects (pytest.raises(E), assertRaises(E), except E:), else the same in a helper of the
+     file the test calls — is masked;
      offline distractors are AST mutations of it (operators, constants, comparisons, negation,
      swapped operands, neighbouring names); each is substituted and the test run on both
      versions: a candidate that makes it fail-before-and-pass-after is also correct and is

@@ -487,7 +487,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       const id = `${o.instance}/built/e2e_intent`;
       const inputs = sha('e2e_intent', String(BUILDER_VERSION), o.generator?.name ?? 'offline', o.instance, o.buggyDir, o.buggyRev ?? '', o.test, testText, fix, String(seed));
       progress('e2e_intent', 'finding the expected expression');
-      const exp = unchanged(id, inputs) ? null : await step.parseOnly<{expr: string; start: number; end: number; line: number; marked: boolean; form: string; function_line: number; masked: string; names: string[]}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(o.test)], ws.patched);
+      const exp = unchanged(id, inputs) ? null : await step.parseOnly<{expr: string; start: number; end: number; line: number; marked: boolean; form: string; function_line: number; first_line: number; masked: string; names: string[]}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(o.test)], ws.patched);
       if (!exp) progress('e2e_intent', 'unchanged: built before from the same inputs');
       else if ('error' in exp) exclude('e2e_intent', `no expected expression: ${exp.error}`);
       else {
@@ -536,7 +536,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
             type: 'e2e_intent',
             trajectory: null,
             agent: null,
-            context: {test: numbered(exp.masked, exp.function_line)},
+            context: {test: numbered(exp.masked, exp.first_line)},
             question: 'Which expression should replace [[MASKED]]?',
             choices,
             answer: [choices.find(c => c.role === 'correct')!.label],

@@ -146,6 +146,25 @@ def _raised(fn):
     return None, None
 
 
+def _raises_assertion(stmt):
+    """``if COND: raise AssertionError(...)`` (the if's body is that raise)."""
+    if not isinstance(stmt, ast.If) or not stmt.body or not isinstance(stmt.body[0], ast.Raise) or stmt.body[0].exc is None:
+        return False
+    exc = stmt.body[0].exc
+    name = _name_of(exc.func if isinstance(exc, ast.Call) else exc) or ""
+    return name == "AssertionError"
+
+
+def _helpers_called(tree, fn):
+    """The module-level functions (not tests) a test calls by name, in the order it calls them."""
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and not n.name.startswith("test")}
+    out = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defs and defs[node.func.id] not in out:
+            out.append(defs[node.func.id])
+    return sorted(out, key=lambda d: d.lineno)
+
+
 def _statements(fn):
     for node in ast.walk(fn):
         if isinstance(node, ast.stmt) and node is not fn:
@@ -174,6 +193,9 @@ def _expected_node(fn, marked):
             compare = _sided(stmt.test)
             found.append((stmt.lineno, compare, _expected_side(stmt.test),
                           "the expected side of the assert's comparison" if compare else "the assert's condition"))
+        elif _raises_assertion(stmt):
+            # if COND: raise AssertionError(...) — an assert written out, as generated tests do
+            found.append((stmt.lineno, False, stmt.test, "the condition of an if that raises AssertionError"))
         elif isinstance(stmt, ast.Expr):
             call = _assertion_call(stmt.value)
             if call is not None:
@@ -208,19 +230,37 @@ def _char_col(line_text, byte_col):
 def expected(text, function):
     tree = ast.parse(text)
     fn = _find_function(tree, function)
-    node, marked, how = _expected_node(fn, {l for l in _marked_lines(text) if fn.lineno <= l <= fn.end_lineno})
+    owner = fn
+    try:
+        node, marked, how = _expected_node(fn, {l for l in _marked_lines(text) if fn.lineno <= l <= fn.end_lineno})
+    except NotFound as nothing:
+        # a test that leaves its checks to a helper of the file (check_signature(src, ...)): the
+        # helper's last assertion; the context is then the helper and the test together
+        for helper in _helpers_called(tree, fn):
+            try:
+                node, marked, how = _expected_node(helper, set())
+            except NotFound:
+                continue
+            owner = helper
+            how = "%s in %s, which the test calls" % (how, helper.name)
+            break
+        else:
+            raise nothing
     lines = text.splitlines(keepends=True)
     starts = _offsets(text)
     start = starts[node.lineno] + _char_col(lines[node.lineno - 1], node.col_offset)
     end = starts[node.end_lineno] + _char_col(lines[node.end_lineno - 1], node.end_col_offset)
-    fstart = starts[fn.lineno if not fn.decorator_list else fn.decorator_list[0].lineno]
-    fend = starts[fn.end_lineno + 1] if fn.end_lineno + 1 < len(starts) else len(text)
+    first = min(fn, owner, key=lambda d: d.lineno)
+    last = max(fn, owner, key=lambda d: d.end_lineno)
+    first_line = first.lineno if not first.decorator_list else first.decorator_list[0].lineno
+    fstart = starts[first_line]
+    fend = starts[last.end_lineno + 1] if last.end_lineno + 1 < len(starts) else len(text)
     source = text[fstart:fend]
     masked = text[fstart:start] + MASK + text[end:fend]
     names = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
         a.asname or a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names})
     return {"expr": text[start:end], "start": start, "end": end, "line": node.lineno, "marked": marked, "form": how,
-            "function_line": fn.lineno, "source": source, "masked": masked, "names": names}
+            "function_line": fn.lineno, "first_line": first_line, "source": source, "masked": masked, "names": names}
 
 
 # -- mutations ---------------------------------------------------------------------------

@@ -68,6 +68,34 @@ class ExpectedTest(unittest.TestCase):
         self.assertEqual(expected(src, "test_order")["expr"], "len(parse('1h')) > 0")
         self.assertEqual(expected(src, "test_none")["expr"], "None")
 
+    def test_an_if_that_raises_assertion_error_in_a_helper_the_test_calls(self):
+        # ExplainBench's PBTs: the test leaves its check to a helper of the file
+        src = ("import re\n\n"
+               "def check(src, name):\n"
+               "    m = re.search(name, src)\n"
+               "    if not m:\n"
+               "        raise AssertionError('no signature')\n"
+               "    if not m.group(0).startswith('double'):\n"
+               "        raise AssertionError('not a pointer')\n\n"
+               "def test_sig():\n"
+               "    src = make()\n"
+               "    check(src, 'f')\n")
+        e = expected(src, "test_sig")
+        self.assertEqual(e["expr"], "not m.group(0).startswith('double')")
+        self.assertEqual(e["form"], "the condition of an if that raises AssertionError in check, which the test calls")
+        self.assertEqual(e["line"], 7)
+        # the context holds the helper and the test, the expression masked
+        self.assertTrue(e["masked"].startswith("def check(src, name):"))
+        self.assertIn("    if [[MASKED]]:\n        raise AssertionError('not a pointer')", e["masked"])
+        self.assertTrue(e["masked"].rstrip().endswith("check(src, 'f')"))
+        self.assertEqual(e["first_line"], 3)
+
+    def test_the_context_starts_at_the_first_decorator_and_says_which_line_that_is(self):
+        src = "from hypothesis import given\n\n@given(st.integers())\n@settings(max_examples=5)\ndef test_n(n):\n    assert f(n) == 1\n"
+        e = expected(src, "test_n")
+        self.assertTrue(e["masked"].startswith("@given(st.integers())"))
+        self.assertEqual((e["first_line"], e["function_line"]), (3, 5))
+
     def test_a_marked_line_wins_even_over_a_later_assert(self):
         e = expected(TEST, "test_marked")
         self.assertEqual(e["expr"], '{"h": 3600}')
