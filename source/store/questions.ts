@@ -8,6 +8,18 @@ import {ensureInstance} from './instances.js';
  * that choice was validated. */
 export function insertQuestion(db: Db, q: Question, provenance: unknown = null, validations: Record<string, unknown> = {}): void {
   ensureInstance(db, q.instance);
+  // a question replaced by another (rebuilt or edited: its text, context, choices or key differ):
+  // the answers stored for it answered the old one, and go
+  const before = db.prepare('SELECT text, context, key FROM question WHERE id = ?').get(q.id) as {text: string | null; context: string | null; key: string | null} | undefined;
+  if (before) {
+    const oldChoices = db.prepare('SELECT label, text, role FROM choice WHERE question = ? ORDER BY position').all(q.id) as {label: string; text: string; role: string}[];
+    const same =
+      before.text === q.question &&
+      before.context === JSON.stringify(q.context) &&
+      before.key === JSON.stringify(q.answer) &&
+      JSON.stringify(oldChoices) === JSON.stringify(q.choices.map(c => ({label: c.label, text: c.text, role: c.role})));
+    if (!same) db.prepare('DELETE FROM qa_answer WHERE question = ?').run(q.id);
+  }
   const agentId = q.agent === null ? null : ensureAgent(db, q.agent, '');
   db.prepare(
     `INSERT INTO question (id, instance, type, trajectory, context, key, provenance, text, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -154,12 +154,21 @@ describe('accepting and rejecting built questions', () => {
     expect(rejectedQuestions(db).size).toBe(0);
   });
 
-  it('a rebuild replacing a reviewed question is recorded, so it reads as not reviewed', async () => {
+  it('a rebuild replacing a reviewed question is recorded, so it reads as not reviewed; the answers to the replaced question go, those to an identical one stay', async () => {
+    const answers = () => listAnswers(db, 'lexical').filter(a => a.question === ID.intent).length;
+    expect(answers()).toBeGreaterThan(0);
     await buildQuestions(db, await options({types: ['e2e_intent'], agentPatches: [], force: true}));
     const last = listReviews(db, ID.intent).at(-1)!;
     expect(last).toMatchObject({action: 'rebuilt', reviewer: 'questions build'});
     expect(texts(last.previous)).toContain('1800');
-  }, 120_000);
+    // the edited question was answered; the rebuilt one differs, so those answers are not its own
+    expect(answers()).toBe(0);
+    await scoreExplanations(db, {model: lexicalModel(), samples: 1, concurrency: 1, kinds: ['original']});
+    const scored = answers();
+    expect(scored).toBeGreaterThan(0);
+    await buildQuestions(db, await options({types: ['e2e_intent'], agentPatches: [], force: true}));
+    expect(answers()).toBe(scored);
+  }, 180_000);
 
   it('questions not made here are not reviewed (they are flagged instead)', () => {
     insertDurationsQuestion(db, {id: 'hand-written'});
