@@ -7,7 +7,7 @@
 import {existsSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {forget, makeTempDir} from './leftovers.js';
-import {pythonRunner, runPython, type PythonRunner} from './python.js';
+import {pythonRunner, runEval, type PythonRunner} from './python.js';
 import {seedArgs} from './tracing.js';
 import type {SandboxPolicy} from './sandbox.js';
 import type {StepperModel, WatchValue} from './stepper.js';
@@ -70,18 +70,13 @@ export async function liveWatch(model: StepperModel, row: number, exprs: string[
       const target = model.evalTarget(row, which);
       if (!target) return 'this row is not a finished line on this side';
       const seed = model.pair.workspace && 'seed' in model.pair.workspace ? (model.pair.workspace.seed as number | null) : null;
-      const args = ['-m', 'deltatrace', 'eval', '--root', which === 'b' ? ws.buggy : ws.patched, '--at', `${target.file}:${target.line}`, '--hit', String(target.hit), '--timing', target.timing, ...seedArgs(seed)];
+      const args = ['--root', which === 'b' ? ws.buggy : ws.patched, '--at', `${target.file}:${target.line}`, '--hit', String(target.hit), '--timing', target.timing, ...seedArgs(seed)];
       for (const e of exprs) args.push('--expr', e);
       args.push('--', model.pair.test);
       const tree = which === 'b' ? ws.buggy : ws.patched;
-      const r = await runPython(runner, args, {cwd: tree, timeoutMs: timeoutS * 1000, writable: [tree], testbed: tree});
-      if (r.timedOut) return `timed out after ${timeoutS} s`;
-      let out: EvalOutput;
-      try {
-        out = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as EvalOutput;
-      } catch {
-        return `deltatrace eval failed: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`;
-      }
+      const r = await runEval<EvalOutput>(runner, args, {cwd: tree, timeoutMs: timeoutS * 1000, writable: [tree], testbed: tree});
+      if (!r.answer) return r.why === 'timed out' ? `timed out after ${timeoutS} s` : r.why;
+      const out = r.answer;
       if (!out.reached) return `the re-run reached ${target.file}:${target.line} only ${out.hits_seen} times (not ${target.hit}): the run is not reproducible`;
       return new Map(out.results.map(x => [x.expr, x.error ? {error: `${x.error.type}${x.error.message ? `: ${x.error.message}` : ''}`} : {value: x.value}]));
     };

@@ -7,6 +7,8 @@
 import {execa} from 'execa';
 import {join} from 'node:path';
 import {packageRoot} from '../package-root.js';
+import {forget, makeTempDir} from './leftovers.js';
+import {readBack} from './tree-files.js';
 import {atTestbed, bwrapArgs, confinement, imageBaseArgs, runEnv, TESTBED, type Confinement, type PythonInstall, type SandboxPolicy} from './sandbox.js';
 
 export const TRACER_DIR = join(packageRoot(), 'tracer');
@@ -260,5 +262,29 @@ export async function runPython(runner: PythonRunner, args: string[], options: R
     clearTimeout(timer);
     if (child.pid !== undefined) running.delete(child.pid);
     options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The most a `deltatrace eval` answer may be: the values of every expression, serialized. */
+const MAX_EVAL_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Runs `deltatrace eval` (its arguments after `eval`) with its answer written to a file of its
+ * own and read back: the values of large objects do not fit the captured output (64 KiB), and the
+ * test it runs prints there too. Null with what went wrong when there is no answer.
+ */
+export async function runEval<T>(runner: PythonRunner, args: string[], o: Omit<RunOptions, 'writable'> & {writable: string[]}): Promise<{answer: T} | {answer: null; why: string}> {
+  const dir = makeTempDir('eval');
+  try {
+    const file = join(dir, 'answer.json');
+    const r = await runPython(runner, ['-m', 'deltatrace', 'eval', '--out', file, ...args], {...o, writable: [...o.writable, dir]});
+    if (r.timedOut) return {answer: null, why: 'timed out'};
+    try {
+      return {answer: JSON.parse(readBack(file, MAX_EVAL_BYTES, 'the evaluated expressions').toString('utf8')) as T};
+    } catch {
+      return {answer: null, why: `deltatrace eval failed: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`};
+    }
+  } finally {
+    forget(dir);
   }
 }

@@ -27,7 +27,7 @@ import {readTextInTree, removeInTree, writeInTree} from './tree-files.js';
 import {automaticFlags} from './annotation.js';
 import {lexicalModel, type QaModel} from './qa-models.js';
 import {modelName, scoreExplanations} from './scoring.js';
-import {pythonRunner, runPython, toolsRunner, type PythonRunner} from './python.js';
+import {pythonRunner, runEval, runPython, toolsRunner, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {openStepper, type DeltaPoint, type StepperModel} from './stepper.js';
 import {changesBetween, prepareHypothesis, seedArgs, tracePair, usesHypothesis, type HypothesisPlan} from './tracing.js';
@@ -743,16 +743,13 @@ export function changed(b: EvalResult, p: EvalResult): boolean {
 export async function evaluateAt(runner: PythonRunner, o: {seed: number | null; timeoutS: number; test: string; hypothesis?: HypothesisPlan}, tree: string, point: {file: string; line: number; hit: number; timing: string}, exprs: string[]): Promise<{reached: boolean; results: Map<string, EvalResult>; note?: string}> {
   const h = o.hypothesis;
   const hypothesis = h && h.mode !== 'off' ? ['--hypothesis', h.mode, ...(h.mode === 'replay' && h.db ? ['--hypothesis-db', h.db] : [])] : [];
-  const args = ['-m', 'deltatrace', 'eval', '--root', tree, '--at', `${point.file}:${point.line}`, '--hit', String(point.hit), '--timing', point.timing, ...seedArgs(o.seed), ...hypothesis];
+  const args = ['--root', tree, '--at', `${point.file}:${point.line}`, '--hit', String(point.hit), '--timing', point.timing, ...seedArgs(o.seed), ...hypothesis];
   // the expressions go over stdin: a long candidate must not overflow the argument list
   args.push('--exprs-stdin', '--', o.test);
-  const r = await runPython(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree], readable: h?.mode === 'replay' && h.db ? [h.db] : [], testbed: tree, input: JSON.stringify(exprs)});
-  try {
-    const out = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as {reached: boolean; hits_seen: number; results: ({expr: string} & EvalResult)[]};
-    return {reached: out.reached, results: new Map(out.results.map(x => [x.expr, x])), ...(out.reached ? {} : {note: `reached ${point.file}:${point.line} ${out.hits_seen} times, not ${point.hit}`})};
-  } catch {
-    return {reached: false, results: new Map(), note: r.timedOut ? 'timed out' : `deltatrace eval failed: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`};
-  }
+  const r = await runEval<{reached: boolean; hits_seen: number; results: ({expr: string} & EvalResult)[]}>(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree], readable: h?.mode === 'replay' && h.db ? [h.db] : [], testbed: tree, input: JSON.stringify(exprs)});
+  if (!r.answer) return {reached: false, results: new Map(), note: r.why};
+  const out = r.answer;
+  return {reached: out.reached, results: new Map(out.results.map(x => [x.expr, x])), ...(out.reached ? {} : {note: `reached ${point.file}:${point.line} ${out.hits_seen} times, not ${point.hit}`})};
 }
 
 interface LocalContext {
