@@ -35,7 +35,7 @@ import {latestDelta, listPairs} from '../store/traces.js';
 import {prepareWorkspace, WorkspaceError, type Workspace, type WorkspaceSpec} from './workspace.js';
 
 /** Bumped when a generator or a validation rule changes: stored with every built question. */
-export const BUILDER_VERSION = 2;
+export const BUILDER_VERSION = 3;
 export {NO_EFFECT_TEXT};
 export const DISTRACTORS = 3;
 /** Offline candidates validated per end-to-end intent question (each costs a test run per version). */

@@ -16,6 +16,7 @@ original on purpose (``5400`` → ``5400.0``): validation by running the test mu
 """
 
 import ast
+import re
 import copy
 import difflib
 import io
@@ -147,10 +148,11 @@ def _raised(fn):
 
 
 def _raises_assertion(stmt):
-    """``if COND: raise AssertionError(...)`` (the if's body is that raise)."""
-    if not isinstance(stmt, ast.If) or not stmt.body or not isinstance(stmt.body[0], ast.Raise) or stmt.body[0].exc is None:
+    """``if COND: raise AssertionError(...)`` (the if's body ends with that raise; a message may
+    be made before it)."""
+    if not isinstance(stmt, ast.If) or not stmt.body or not isinstance(stmt.body[-1], ast.Raise) or stmt.body[-1].exc is None:
         return False
-    exc = stmt.body[0].exc
+    exc = stmt.body[-1].exc
     name = _name_of(exc.func if isinstance(exc, ast.Call) else exc) or ""
     return name == "AssertionError"
 
@@ -212,7 +214,25 @@ def _expected_node(fn, marked):
         raise NotFound("the test function asserts nothing and expects no exception (no assert, no assertion "
                        "call such as assertEqual or assert_equal, no raises-like call): mark the expected "
                        "expression with # %s" % MARK)
-    return chosen[2], False, chosen[3]
+    return _through_expected_name(fn, chosen[2], chosen[3])
+
+
+_EXPECTED_NAME = re.compile(r"^(expected|expect|exp|want|wanted|truth|correct|reference|ref)(_\w+)?$", re.IGNORECASE)
+
+
+def _through_expected_name(fn, node, how):
+    """Where the assertion compares with a name that says it holds the expected value
+    (``expected = 4 * A`` … ``result.equals(expected)``), assigned once in the test: the value
+    assigned is the expected expression, as ExplainBench masks it."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and _EXPECTED_NAME.match(n.id)}
+    if len(names) != 1:
+        return node, False, how
+    name = names.pop()
+    assigns = [s for s in _statements(fn) if isinstance(s, ast.Assign) and len(s.targets) == 1
+               and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name]
+    if len(assigns) != 1:
+        return node, False, how
+    return assigns[0].value, False, "the value assigned to %s, which the assertion uses (%s)" % (name, how)
 
 
 def _offsets(text):

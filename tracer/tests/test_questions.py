@@ -90,6 +90,22 @@ class ExpectedTest(unittest.TestCase):
         self.assertTrue(e["masked"].rstrip().endswith("check(src, 'f')"))
         self.assertEqual(e["first_line"], 3)
 
+    def test_an_if_whose_body_makes_a_message_then_raises(self):
+        src = ("def test_k():\n    result = simplify(expr)\n    if not result.equals(expected):\n"
+               "        msg = 'changed the order'\n        raise AssertionError(msg)\n")
+        self.assertEqual(expected(src, "test_k")["expr"], "not result.equals(expected)")
+
+    def test_a_name_that_holds_the_expected_value_is_read_through(self):
+        # ExplainBench's sympy-13031 masks "exp = (0, sum(widths))", not the assert
+        src = ("def test_w(widths):\n    got = hstack(widths).shape\n    exp = (0, sum(widths))\n"
+               "    assert got == exp, 'mismatch'\n")
+        e = expected(src, "test_w")
+        self.assertEqual((e["expr"], e["line"]), ("(0, sum(widths))", 3))
+        self.assertEqual(e["form"], "the value assigned to exp, which the assertion uses (the expected side of the assert's comparison)")
+        # assigned twice: which value is meant is not clear, the assert's side stays
+        twice = src.replace("    got =", "    exp = 1\n    got =")
+        self.assertEqual(expected(twice, "test_w")["expr"], "exp")
+
     def test_the_context_starts_at_the_first_decorator_and_says_which_line_that_is(self):
         src = "from hypothesis import given\n\n@given(st.integers())\n@settings(max_examples=5)\ndef test_n(n):\n    assert f(n) == 1\n"
         e = expected(src, "test_n")
