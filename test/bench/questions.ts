@@ -9,6 +9,8 @@ import {spawn, spawnSync} from 'node:child_process';
 import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
+import {openDb} from '../../source/store/db.js';
+import {listExclusions, listQuestions} from '../../source/store/questions.js';
 import {ROOT} from '../helpers/paths.js';
 import {TEST, trees} from './heavy.js';
 
@@ -65,7 +67,8 @@ function timedBuild(args: string[], db: string): Promise<{s: number; out: {quest
   rmSync(db, {force: true});
   return new Promise(resolve => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [BIN, 'questions', 'build', ...args, '--json', '--db', db], {stdio: ['ignore', 'pipe', 'pipe']});
+    // without --json, so that the progress lines come (on stderr); the questions are read from the store after
+    const child = spawn(process.execPath, [BIN, 'questions', 'build', ...args, '--db', db], {stdio: ['ignore', 'pipe', 'pipe']});
     let stdout = '';
     let stderr = '';
     const phases: Record<string, number> = {};
@@ -90,11 +93,17 @@ function timedBuild(args: string[], db: string): Promise<{s: number; out: {quest
       phases[phase] = (phases[phase] ?? 0) + (end - since) / 1000;
       let out = null;
       try {
-        out = JSON.parse(stdout);
+        const store = openDb(db);
+        try {
+          const instance = args[args.indexOf('--instance') + 1]!;
+          out = {questions: listQuestions(store, {instance}), excluded: listExclusions(store, instance).map(e => ({stage: e.stage, reason: e.reason, ...(e.agent ? {agent: e.agent} : {})}))};
+        } finally {
+          store.close();
+        }
       } catch {
         /* reported by the caller */
       }
-      resolve({s: (end - t0) / 1000, out, phases, stderr});
+      resolve({s: (end - t0) / 1000, out, phases, stderr: stderr + stdout});
     });
   });
 }
