@@ -62,14 +62,17 @@ export async function benchInstances(out: string, log: (line: string) => void): 
       const buggy = join(dir, 'buggy');
       const fixed = join(dir, 'fixed');
       for (const t of [buggy, fixed]) {
+        rmSync(t, {recursive: true, force: true});
         mkdirSync(t);
         const archive = spawnSync('git', ['--git-dir', gitDir, 'archive', String(rec['base_commit'])], {maxBuffer: 1 << 30});
         spawnSync('tar', ['-x', '-C', t], {input: archive.stdout});
         writeFileSync(join(dir, 'test.diff'), String(rec['test_patch']));
-        execFileSync('git', ['apply', join(dir, 'test.diff')], {cwd: t});
+        // not git apply: inside a checkout (the bench's output is under this repository) it applies
+        // relative to that repository's top and skips the rest without a word
+        execFileSync('patch', ['-p1', '-s', '-i', join(dir, 'test.diff')], {cwd: t});
       }
       writeFileSync(join(dir, 'fix.diff'), String(rec['patch']));
-      execFileSync('git', ['apply', join(dir, 'fix.diff')], {cwd: fixed});
+      execFileSync('patch', ['-p1', '-s', '-i', join(dir, 'fix.diff')], {cwd: fixed});
       const fromRecord: number[] = [];
       const byHand: number[] = [];
       for (let i = 0; i < 3; i++) {
