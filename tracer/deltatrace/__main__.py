@@ -385,19 +385,26 @@ def _answer(out):
     return 0 if "error" not in out else 3
 
 
-def cmd_expected(args):
-    from .questions import NotFound, expected
+def _from_source(path, answer):
+    """``answer(text)`` of a source file as the command's JSON: a file that cannot be read or
+    parsed (or whose answer is not found) is an ``error``, not a crash."""
+    from .questions import NotFound
     try:
-        with open(args.file, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8") as fh:
             text = fh.read()
-        out = expected(text, args.function)
+        out = answer(text)
     except (OSError, UnicodeDecodeError) as e:
-        out = {"error": "cannot read %s: %s" % (args.file, e)}
+        out = {"error": "cannot read %s: %s" % (path, e)}
     except SyntaxError as e:
-        out = {"error": "%s does not parse: %s (line %s)" % (args.file, e.msg, e.lineno)}
+        out = {"error": "%s does not parse: %s (line %s)" % (path, e.msg, e.lineno)}
     except NotFound as e:
         out = {"error": str(e)}
     return _answer(out)
+
+
+def cmd_expected(args):
+    from .questions import expected
+    return _from_source(args.file, lambda text: expected(text, args.function))
 
 
 def cmd_mutants(args):
@@ -411,28 +418,16 @@ def cmd_mutants(args):
 
 def cmd_subexprs(args):
     from .questions import subexpressions
-    try:
-        with open(args.file, encoding="utf-8") as fh:
-            text = fh.read()
-        out = {"candidates": subexpressions(text, args.line, args.limit)}
-    except (OSError, UnicodeDecodeError) as e:
-        out = {"error": "cannot read %s: %s" % (args.file, e)}
-    except SyntaxError as e:
-        out = {"error": "%s does not parse: %s (line %s)" % (args.file, e.msg, e.lineno)}
-    return _answer(out)
+    return _from_source(args.file, lambda text: {"candidates": subexpressions(text, args.line, args.limit)})
 
 
 def cmd_guard_script(args):
     from .questions import guard_script
-    try:
-        with open(args.file, encoding="utf-8") as fh:
-            text, moved = guard_script(fh.read())
-        out = {"text": text, "moved": moved}
-    except (OSError, UnicodeDecodeError) as e:
-        out = {"error": "cannot read %s: %s" % (args.file, e)}
-    except SyntaxError as e:
-        out = {"error": "%s does not parse: %s (line %s)" % (args.file, e.msg, e.lineno)}
-    return _answer(out)
+
+    def answer(text):
+        guarded, moved = guard_script(text)
+        return {"text": guarded, "moved": moved}
+    return _from_source(args.file, answer)
 
 
 def cmd_exprs(args):
