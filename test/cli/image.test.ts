@@ -12,6 +12,7 @@ import {openDb} from '../../source/store/db.js';
 import {ROOT, tempDir} from '../helpers/files.js';
 import {hasBwrap} from '../helpers/hostile.js';
 import {makeImage, systemPython} from '../helpers/image.js';
+import {SHAPES_GOLD} from '../helpers/shapes.js';
 
 const BIN = join(ROOT, 'bin', 'deltalens.js');
 const PY = systemPython();
@@ -20,17 +21,6 @@ if (SKIP) console.warn(`--image tests skipped: ${SKIP}`);
 const PODMAN = spawnSync('podman', ['--version']).status === 0 && process.getuid?.() === 0;
 const TAG = `localhost/deltalens-test-image:${process.pid}`;
 
-const GOLD = `diff --git a/shapes/__init__.py b/shapes/__init__.py
---- a/shapes/__init__.py
-+++ b/shapes/__init__.py
-@@ -1,4 +1,6 @@
- def area(w, h):
-     if w < 0 or h < 0:
-         raise ValueError("negative side")
-+    if w == h == 2:
-+        return 5
-     return w * h
-`;
 
 let image = '';
 let cwd = '';
@@ -48,7 +38,7 @@ beforeAll(() => {
   mkdirSync(cache);
   image = join(cwd, 'rootfs');
   makeImage(image, join(ROOT, 'tracer', 'tests', 'fixtures', 'runners'));
-  writeFileSync(join(cwd, 'gold.diff'), GOLD);
+  writeFileSync(join(cwd, 'gold.diff'), SHAPES_GOLD);
 });
 
 afterAll(() => {
@@ -78,7 +68,7 @@ describe.skipIf(SKIP !== null)('trace --image', () => {
       repo: 'django/django',
       instance_id: 'django__django-90002',
       base_commit: '0123456789abcdef0123456789abcdef01234567',
-      patch: GOLD,
+      patch: SHAPES_GOLD,
       test_patch: '',
       problem_statement: 'area(2, 2) should be 5 in this made-up world',
       FAIL_TO_PASS: JSON.stringify(['test_wrong (shape_tests.test_area.AreaTests)']),

@@ -12,6 +12,7 @@ import {describe, expect, it} from 'vitest';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import {ROOT, SHARED, tempDir} from '../helpers/files.js';
 import {hasBwrap} from '../helpers/hostile.js';
+import {SHAPES_GOLD} from '../helpers/shapes.js';
 
 const BIN = join(ROOT, 'bin', 'deltalens.js');
 const BWRAP = hasBwrap();
@@ -185,18 +186,7 @@ describe('deltalens instances', () => {
   it('a Django repository: "test_x (module.Class)" runs through the tree\'s tests/runtests.py, traced test by test', () => {
     const cwd = tempDir();
     const {repo, base} = repoOf(join(ROOT, 'tracer', 'tests', 'fixtures', 'runners'), join(cwd, 'clone'));
-    const gold = `diff --git a/shapes/__init__.py b/shapes/__init__.py
---- a/shapes/__init__.py
-+++ b/shapes/__init__.py
-@@ -1,4 +1,6 @@
- def area(w, h):
-     if w < 0 or h < 0:
-         raise ValueError("negative side")
-+    if w == h == 2:
-+        return 5
-     return w * h
-`;
-    const record = {...durationsRecord(base), repo: 'django/django', instance_id: 'django__django-90001', patch: gold, test_patch: '', FAIL_TO_PASS: JSON.stringify(['test_wrong (shape_tests.test_area.AreaTests)']), PASS_TO_PASS: JSON.stringify(['test_square (shape_tests.test_area.AreaTests)'])};
+    const record = {...durationsRecord(base), repo: 'django/django', instance_id: 'django__django-90001', patch: SHAPES_GOLD, test_patch: '', FAIL_TO_PASS: JSON.stringify(['test_wrong (shape_tests.test_area.AreaTests)']), PASS_TO_PASS: JSON.stringify(['test_square (shape_tests.test_area.AreaTests)'])};
     writeFileSync(join(cwd, 'rows.json'), JSON.stringify([record]));
     expect(run(['instances', 'import', 'rows.json'], cwd).code).toBe(0);
     const r = run(['trace', '--instance', 'django__django-90001', '--repo', repo, '--gold', '--json'], cwd);
