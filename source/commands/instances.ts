@@ -129,7 +129,7 @@ export function printInstance(d: InstanceDetail, json: boolean, notBuilt: Exclus
     return;
   }
   say(`${sanitize(d.id)} — ${sanitize(d.repo ?? 'no repository')} at ${d.baseCommit ?? 'no base commit'}${d.version ? `, version ${sanitize(d.version)}` : ''}${d.createdAt ? `, created ${sanitize(d.createdAt)}` : ''}`);
-  if (!d.hasRecord) say('(no dataset record: only the id, named by a trajectory; deltalens instances import FILE)');
+  if (!d.hasRecord) say('(no dataset record: only the id a run, a trace or a question names; deltalens instances import FILE)');
   say(`runs ${d.runs} · traced pairs ${d.pairs} · questions ${d.questions}`);
   say(`\nFAIL_TO_PASS (${d.failToPass.length}):`);
   for (const t of d.failToPass) say(`  ${sanitize(t)}`);
