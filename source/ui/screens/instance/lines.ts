@@ -22,7 +22,7 @@ export function instanceLines(v: InstanceData, width: number): DisplayLine[] {
   const heading = (text: string) => out.push({text: ''}, {text, role: 'heading'});
   const line = (text: string, role?: DisplayLine['role']) => out.push({text: oneLine(text, width), ...(role ? {role} : {})});
   line(`${d.repo ?? 'no repository'} at ${d.baseCommit ?? 'no base commit'}${d.version ? ` · version ${d.version}` : ''}${d.createdAt ? ` · ${d.createdAt}` : ''}`);
-  if (!d.hasRecord) line('no dataset record: only the id a run, a trace or a question names (deltalens instances import FILE)', 'muted');
+  if (!d.hasRecord) line('no dataset record (deltalens instances import FILE)', 'muted');
   if (d.environmentSetupCommit) line(`environment set up at ${d.environmentSetupCommit}`, 'muted');
   heading(`FAIL_TO_PASS (${d.failToPass.length})`);
   for (const t of d.failToPass) line(`· ${t}`);
