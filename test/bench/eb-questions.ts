@@ -8,28 +8,16 @@
  * same function and line (local intent), the same key, the share of the package's options that
  * are among ours. The effect types need the agents' patches, which the package does not hold.
  */
-import {spawn} from 'node:child_process';
 import {existsSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
-import {ROOT} from '../helpers/paths.js';
+import {cli} from './cli.js';
 
 interface Built {
   seconds: number;
   built: string[];
   excluded: {stage: string; reason: string}[];
   error?: string;
-}
-
-function cli(args: string[]): Promise<{code: number | null; stdout: string; stderr: string}> {
-  return new Promise(resolve => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), ...args], {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']});
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', d => (stdout += String(d)));
-    child.stderr.on('data', d => (stderr += String(d)));
-    child.on('close', code => resolve({code, stdout, stderr}));
-  });
 }
 
 /** A reason without its particulars (numbers, names), to count reasons alike. */

@@ -13,11 +13,11 @@
  * docstring edit of the function around that place (a sentence added to its docstring; fixes
  * whose function has none are passed over).
  */
-import {execFileSync, spawn, spawnSync} from 'node:child_process';
+import {execFileSync, spawnSync} from 'node:child_process';
 import {cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
-import {ROOT} from '../helpers/paths.js';
+import {cli} from './cli.js';
 import {exportTree} from './git-trees.js';
 
 const PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
@@ -141,19 +141,14 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
   let none = 0;
   const docs = {tried: 0, none: 0};
   const ratios: number[] = [];
-  const traceJson = (buggy: string, patched: string, test: string, instance: string) =>
-    new Promise<Record<string, unknown>>(resolve => {
-      const child = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), 'trace', '--buggy-dir', buggy, '--patched-dir', patched, '--test', test, '--python', PY, '--json', '--db', join(dir, 'traces.db'), '--instance', instance], {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']});
-      let stdout = '';
-      child.stdout.on('data', d => (stdout += String(d)));
-      child.on('close', () => {
-        try {
-          resolve(JSON.parse(stdout) as Record<string, unknown>);
-        } catch {
-          resolve({status: 'error'});
-        }
-      });
-    });
+  const traceJson = async (buggy: string, patched: string, test: string, instance: string): Promise<Record<string, unknown>> => {
+    const r = await cli(['trace', '--buggy-dir', buggy, '--patched-dir', patched, '--test', test, '--python', PY, '--json', '--db', join(dir, 'traces.db'), '--instance', instance]);
+    try {
+      return JSON.parse(r.stdout) as Record<string, unknown>;
+    } catch {
+      return {status: 'error'};
+    }
+  };
   for (const p of picks) {
     const prior = done[p.pr];
     if (prior) {
