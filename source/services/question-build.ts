@@ -89,6 +89,8 @@ export interface BuildInputs {
   /** the lines of its module-level calls of its test, moved under if __name__ == '__main__' */
   pbt_module_calls_moved?: number[];
   test: string;
+  /** the test file as the fix has it, written into every tree the test runs in */
+  test_text?: string;
   timeout_s: number;
 }
 
@@ -307,11 +309,14 @@ export function readTestFile(tree: string, file: string): string | null {
   return readTextInTree(tree, file, MAX_TEST_BYTES);
 }
 
-/** The test file in a tree, copied from the fixed tree when the fix added it (never through a link). */
-export function ensureTestFile(tree: string, fixedTree: string, file: string): void {
-  if (readTestFile(tree, file) !== null) return;
-  const text = readTestFile(fixedTree, file);
-  if (text !== null) writeInTree(tree, file, text);
+/**
+ * The test file as the fix has it, in a tree that may have another version (the buggy tree, an
+ * agent's): a fix that adds the test, or adds it to a test file that was there, is run with its
+ * own test on every side — as SWE-bench applies the test patch after the model's patch. Written
+ * never through a link; nothing is written when the tree has that text already.
+ */
+export function useFixedTestFile(tree: string, fixedText: string, file: string): void {
+  if (readTestFile(tree, file) !== fixedText) writeTest(tree, file, fixedText);
 }
 
 /**
@@ -407,7 +412,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       exclude('instance', `the test file ${file} is not in the fixed tree`);
       return {questions, excluded};
     }
-    ensureTestFile(ws.buggy, ws.patched, file);
+    useFixedTestFile(ws.buggy, testText, file);
     const fix = o.goldPatch ? readFileSync(o.goldPatch, 'utf8') : o.fixedRev ? `rev:${o.buggyRev}..${o.fixedRev}` : `dir:${o.fixedDir}`;
     const seed = o.seed ?? 0;
 
@@ -457,6 +462,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       ...(pbtText !== null ? {pbt: pbtText} : {}),
       ...(pbtGuarded.length ? {pbt_module_calls_moved: pbtGuarded} : {}),
       test: o.test,
+      test_text: testText,
       timeout_s: o.timeoutS,
     };
     const base = {origin: 'built', generator: o.generator ? `model ${o.generator.name}` : 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, build, test_validation: runs, ...(pbtAttempts.length ? {pbt_generation: pbtAttempts} : {}),
@@ -565,7 +571,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           continue;
         }
         try {
-          ensureTestFile(aw.patched, ws.patched, file);
+          useFixedTestFile(aw.patched, testText, file);
           const after = [await step.outcome(aw.patched), await step.outcome(aw.patched)];
           if (!sameOutcome(after[0]!, after[1]!)) {
             exclude('e2e_effect', `flaky after the patch: "${outcomeText(after[0]!)}" then "${outcomeText(after[1]!)}"`, agent.name);
@@ -635,6 +641,9 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     if (hypothesisDir) forget(hypothesisDir);
   }
 }
+
+/** The error of evaluating __return__ where the call has not returned yet (not an exception the call raised). */
+export const notReturnedYet = (e: {type: string; message?: string}) => /(^|\.)NameError$/.test(e.type) && /'__return__'/.test(e.message ?? '');
 
 /** The first and last line of the test function (by indentation), or null. */
 export function functionLines(text: string, fnPath: string): [number, number] | null {
@@ -869,7 +878,8 @@ class LocalBuilder {
           const p = ep.results.get(x.expr ?? x.text) ?? {error: {type: 'NoResult'}};
           // the same exception on both sides: not evaluable here, neither changed nor a distractor;
           // a part of a line that names what one side does not have there: not evaluable either
-          const outOfScope = x.scoped === true && [b, p].some(r => r.error && /(^|\.)(NameError|UnboundLocalError)$/.test(r.error.type));
+          // the value returned (__return__) is there only at the end of the call: elsewhere not evaluable
+          const outOfScope = [b, p].some(r => r.error && (x.scoped === true ? /(^|\.)(NameError|UnboundLocalError)$/.test(r.error.type) : x.expr === '__return__' && notReturnedYet(r.error)));
           const differs = !outOfScope && changed(b, p);
           const usable = differs || (!outOfScope && !b.error && !p.error);
           return {...x, buggy: b, patched: p, changed: differs, usable};
@@ -988,7 +998,7 @@ class LocalBuilder {
       return;
     }
     try {
-      ensureTestFile(aw.patched, ws.patched, testFileOf(this.o.test));
+      useFixedTestFile(aw.patched, this.c.testText, testFileOf(this.o.test));
       this.c.progress('local_effect', `tracing the buggy version and ${agent.name}'s patch`);
       const {r, model} = await this.delta(ws.buggy, aw.patched, `${agent.name} (questions build)`, 'agent');
       if (!model || r.delta.status === 'incomplete') {

@@ -3,7 +3,7 @@ import {join} from 'node:path';
 import {beforeAll, describe, expect, it} from 'vitest';
 import {validateQuestion} from '../../source/core/questions/model.js';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
-import {buildQuestions, outcomeText, parametersOf, type BuildOptions, type BuildResult} from '../../source/services/question-build.js';
+import {buildQuestions, notReturnedYet, outcomeText, parametersOf, type BuildOptions, type BuildResult} from '../../source/services/question-build.js';
 import type {Db} from '../../source/store/db.js';
 import {getQuestion, listExclusions, questionProvenance} from '../../source/store/questions.js';
 import {freshDb} from '../helpers/db.js';
@@ -275,6 +275,53 @@ describe('local questions where the function returns (or raises) differently', (
     // the question screen says on which example it was built
     const shown = provenanceLines({provenance: lq.provenance, validations: {}}, lq.question, 200).map(l => l.text).join('\n');
     expect(shown).toContain('hypothesis: the failing example test_0a1b2c3d( hours=1, minutes=1, ); the test\'s runs: the same derandomized examples on both sides; traced and evaluated on the failing example only');
+  }, 240_000);
+
+  it('a fix that adds its test to a test file that was there: every side runs the fix\'s test (the buggy tree and each agent\'s), as SWE-bench applies the test patch', async () => {
+    const local = freshDb().db;
+    const root = tempDir();
+    const oldTests = 'from calc.ops import double\n\n\ndef test_type():\n    assert isinstance(double(2), int)\n';
+    const tree = (name: string, body: string, tests: string) => {
+      const dir = join(root, name);
+      mkdirSync(join(dir, 'calc'), {recursive: true});
+      mkdirSync(join(dir, 'tests'), {recursive: true});
+      writeFileSync(join(dir, 'calc', '__init__.py'), '');
+      writeFileSync(join(dir, 'calc', 'ops.py'), `def double(x):\n    return ${body}\n`);
+      writeFileSync(join(dir, 'tests', 'test_ops.py'), tests);
+      return dir;
+    };
+    const buggy = tree('buggy', 'x + x + 1', oldTests);
+    const fixed = tree('fixed', '2 * x', `${oldTests}\n\ndef test_double():\n    assert double(2) == 4\n`);
+    const diff = (name: string, to: string) => {
+      const file = join(root, `${name}.diff`);
+      writeFileSync(file, `--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -1,2 +1,2 @@\n def double(x):\n-    return x + x + 1\n+    return ${to}\n`);
+      return file;
+    };
+    const r = await buildQuestions(local, options({instance: 'demo__calc-1', buggyDir: buggy, fixedDir: fixed, goldPatch: undefined, test: 'tests/test_ops.py::test_double', types: ['e2e_effect'], agentPatches: [{name: 'right', file: diff('right', 'x * 2')}, {name: 'wrong', file: diff('wrong', 'x + x + 2')}]}));
+    expect(r.excluded).toEqual([]);
+    const keys = (agent: string) => {
+      const q = r.questions.find(b => b.question.agent === agent)!.question;
+      return q.answer.map(l => q.choices.find(c => c.label === l)!.text);
+    };
+    const failsAt9 = outcomeText({status: 'failed', line: 9, exception: 'AssertionError'});
+    expect(keys('right')).toEqual([failsAt9, 'The test passed.']);
+    expect(keys('wrong')).toEqual([failsAt9, failsAt9]);
+    // what revalidation makes the trees from: the fix's test file
+    expect(r.questions[0]!.provenance.build).toMatchObject({test_text: expect.stringContaining('def test_double():')});
+  }, 120_000);
+
+  it('the value a call returns is read only where the call returns: at another point it is not evaluable, never a change (the demo ledger\'s correct patch)', async () => {
+    const local = freshDb().db;
+    const L = join(PROJECTS_DIR, 'ledger');
+    const r = await buildQuestions(local, options({instance: 'demo__ledger-1', buggyDir: join(L, 'repo'), goldPatch: join(L, 'patches', 'gold.diff'), test: 'tests/test_account.py::test_small_deposits_keep_every_cent', types: ['local_intent', 'local_effect'], agentPatches: [{name: 'correct', file: join(L, 'patches', 'agent-correct.diff')}]}));
+    expect(r.questions.length).toBeGreaterThan(0);
+    for (const q of r.questions) {
+      const candidates = q.provenance.candidates as {expr?: string; changed: boolean; usable: boolean; buggy: {error?: {type: string; message?: string}}; patched: {error?: {type: string; message?: string}}}[];
+      for (const c of candidates.filter(x => x.expr === '__return__')) {
+        const notYet = [c.buggy, c.patched].some(side => side.error && notReturnedYet(side.error));
+        if (notYet) expect(c).toMatchObject({changed: false, usable: false});
+      }
+    }
   }, 240_000);
 
   it('reads the parameters of a one-line def', () => {
