@@ -23,12 +23,6 @@ export async function openStore(dbFlag: string | undefined, mode: OpenMode): Pro
   return {db: openDb(target.path, {mode}), ...target};
 }
 
-/** The bundled demo store (`--demo`), built first if needed, read-only. */
-export async function openDemoStore(): Promise<{db: Db; path: string; demo: boolean}> {
-  const target = await ensureDemo({path: DEMO_DB, demo: true});
-  return {db: openDb(target.path, {mode: 'read'}), path: DEMO_DB, demo: true};
-}
-
 /** Runs fn on the store (see openStore) and closes it. */
 export async function withDb(dbFlag: string | undefined, mode: OpenMode, fn: (db: Db) => number): Promise<number> {
   return withDbAsync(dbFlag, mode, async db => fn(db));

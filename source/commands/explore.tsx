@@ -15,7 +15,10 @@ import {getInstance} from '../store/instances.js';
 import type {Db} from '../store/db.js';
 import {NotFound} from './show.js';
 import {EXPLORE_HELP} from './explore-help.js';
-import {openDemoStore, openStore} from './db-path.js';
+import {chooseDb, openStore} from './db-path.js';
+import {ensureDemoQuick} from './demo.js';
+import {BUILD_LOG, DEMO_DB, demoBuildStatus} from '../services/demo.js';
+import {openDb} from '../store/db.js';
 
 export async function runExplore(argv: string[]): Promise<number> {
   const {values} = parse(
@@ -52,15 +55,24 @@ export async function runExplore(argv: string[]): Promise<number> {
     warn('deltalens: the explorer needs an interactive terminal; for scripts use `deltalens trajectories --json` (see deltalens --help)');
     return EXIT.failed;
   }
-  const {db, ...target} = values.demo ? await openDemoStore() : await openStore(values.db, 'read');
+  // the demo opens on its quick part; its traced part is built beside the explorer
+  const chosen = values.demo ? {path: DEMO_DB, demo: true} : chooseDb(values.db);
+  const finisher = chosen.demo ? await ensureDemoQuick() : null;
+  const {db, ...target} = chosen.demo ? {db: openDb(DEMO_DB, {mode: 'read'}), ...chosen} : await openStore(values.db, 'read');
   try {
     const label = target.demo ? 'demo data' : basename(target.path);
     const link = resolveLink(db, {pair, trajectory, step, question: values.question, agent: values.agent, instance: values.instance});
     const initial = link ? {stack: linkStack(link)} : undefined;
     if (values['no-sandbox']) warn('deltalens: warning: --no-sandbox: live re-runs (L) of patches run unconfined, outside the sandbox');
     const data = storeData(db, label, {noSandbox: values['no-sandbox'], passEnv});
-    const instance = render(<App data={data} theme={themeFromEnv()} initial={initial} />, {exitOnCtrlC: false});
+    const background = finisher === null ? undefined : () => demoBuildStatus(finisher);
+    const instance = render(<App data={data} theme={themeFromEnv()} initial={initial} background={background} />, {exitOnCtrlC: false});
     await instance.waitUntilExit();
+    if (background) {
+      const b = background();
+      if (b.state === 'running' || b.state === 'starting') warn(`deltalens: the demo's traced part (pairs, built questions, audits) is still being built in the background by process ${finisher}; the next start shows it (progress in ${BUILD_LOG})`);
+      else if (b.state === 'failed') warn(`deltalens: ${b.text}`);
+    }
     // quit while an audit runs: it is stopped and marked incomplete before the store closes
     data.cancelJobs();
     await data.whenIdle();

@@ -1,8 +1,9 @@
-import {createHash} from 'node:crypto';
-import {existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {spawn} from 'node:child_process';
+import {createHash, randomUUID} from 'node:crypto';
+import {closeSync, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {basename, dirname, join, relative, resolve} from 'node:path';
 import {packageRoot} from '../package-root.js';
-import {processAlive} from './leftovers.js';
+import {alive, processAlive, selfIdentity} from './leftovers.js';
 import {demoProjects, ROOT, SAMPLE_DIR, PROJECTS_DIR} from './demo-projects.js';
 import {checkpoint, MIGRATIONS_DIR, openDb, writeTx, type Db} from '../store/db.js';
 import {problemStatement, upsertInstance} from '../store/instances.js';
@@ -59,8 +60,95 @@ export function demoFingerprint(): string {
   return hash.digest('hex');
 }
 
+/**
+ * The demo is built in two parts. The quick part — the real runs, the ExplainBench sample, the
+ * hand-written questions and their baseline scores, lens scores — takes seconds; the traced part
+ * — the demo projects' pairs, questions build and the offline audits — takes a minute or more.
+ * The explorer opens on the quick part and the traced part is built beside it by another
+ * process (`build-demo --finish`) into the same file; every other command waits for the whole.
+ *
+ * The stamp (DEMO_DB.stamp) says which part is in the file and of which sources (the
+ * fingerprint). While the traced part is built, DEMO_DB.finishing says by whom and how far.
+ */
+interface Stamp {
+  fingerprint: string;
+  stage: 'quick' | 'full';
+  /** one id per quick build: a finisher only completes the file it started on */
+  build: string;
+}
+
+/** How far the background part is: written by the process building it. */
+export interface Finishing {
+  pid: number;
+  start: string | null;
+  build: string;
+  done: number;
+  total: number;
+  message: string;
+  /** set when the build failed: why */
+  failed?: string;
+}
+
+export const FINISHING = `${DEMO_DB}.finishing`;
+/** What the background build writes (its progress and any error). */
+export const BUILD_LOG = `${DEMO_DB}.log`;
+
+function readStamp(): Stamp | null {
+  let text: string;
+  try {
+    text = readFileSync(STAMP, 'utf8').trim();
+  } catch {
+    return null;
+  }
+  // a stamp of an older deltalens: its fingerprint alone, for a whole build
+  if (/^[0-9a-f]{64}$/.test(text)) return {fingerprint: text, stage: 'full', build: ''};
+  try {
+    const s = JSON.parse(text) as Stamp;
+    return typeof s.fingerprint === 'string' && (s.stage === 'quick' || s.stage === 'full') ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Written beside the file and renamed over the old one: a reader sees one or the other. */
+function writeAtomically(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, file);
+}
+
+export function readFinishing(): Finishing | null {
+  try {
+    const f = JSON.parse(readFileSync(FINISHING, 'utf8')) as Finishing;
+    return typeof f.pid === 'number' && typeof f.build === 'string' ? f : null;
+  } catch {
+    return null;
+  }
+}
+
+export type DemoState =
+  /** no demo, or one of other sources: it is built anew */
+  | {kind: 'missing'}
+  /** the quick part is built; nobody builds the rest */
+  | {kind: 'quick'; build: string}
+  /** the rest is being built by a running process */
+  | {kind: 'finishing'; build: string; progress: Finishing}
+  /** a process building the rest stopped or failed midway: the file holds half of it */
+  | {kind: 'interrupted'; build: string; progress: Finishing}
+  | {kind: 'full'};
+
+export function demoState(): DemoState {
+  if (!existsSync(DEMO_DB)) return {kind: 'missing'};
+  const stamp = readStamp();
+  if (!stamp || stamp.fingerprint !== demoFingerprint()) return {kind: 'missing'};
+  if (stamp.stage === 'full') return {kind: 'full'};
+  const progress = readFinishing();
+  if (!progress || progress.build !== stamp.build) return {kind: 'quick', build: stamp.build};
+  return !progress.failed && alive(progress) ? {kind: 'finishing', build: stamp.build, progress} : {kind: 'interrupted', build: stamp.build, progress};
+}
+
 export function demoIsCurrent(): boolean {
-  return existsSync(DEMO_DB) && existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === demoFingerprint();
+  return demoState().kind === 'full';
 }
 
 export interface DemoReport {
@@ -71,13 +159,8 @@ export interface DemoReport {
 }
 
 
-/** Traces every demo project's patches (real tracer, real pytest) into `db`. */
-export async function traceDemoProjects(db: Db, onProgress?: (message: string) => void): Promise<{pairs: number; problems: string[]}> {
-  const {tracePair} = await import('./tracing.js');
-  const {PythonError} = await import('./python.js');
-  const python = process.env.DELTALENS_PYTHON ?? 'python3';
-  let pairs = 0;
-  const problems: string[] = [];
+/** The demo projects' instance records (their issue, gold patch and test). */
+export function recordDemoInstances(db: Db): void {
   for (const project of demoProjects()) {
     upsertInstance(db, {
       id: project.instance,
@@ -91,6 +174,17 @@ export async function traceDemoProjects(db: Db, onProgress?: (message: string) =
       difficulty: null,
       sourcePath: relative(ROOT, project.dir),
     });
+  }
+}
+
+/** Traces every demo project's patches (real tracer, real pytest) into `db`; onDone after each pair. */
+export async function traceDemoProjects(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{pairs: number; problems: string[]}> {
+  const {tracePair} = await import('./tracing.js');
+  const {PythonError} = await import('./python.js');
+  const python = process.env.DELTALENS_PYTHON ?? 'python3';
+  let pairs = 0;
+  const problems: string[] = [];
+  for (const project of demoProjects()) {
     for (const patch of project.patches) {
       onProgress?.(`tracing ${project.name} / ${patch.name}…`);
       try {
@@ -112,6 +206,8 @@ export async function traceDemoProjects(db: Db, onProgress?: (message: string) =
           return {pairs, problems};
         }
         problems.push(`${project.name}/${patch.name}: ${(error as Error).message}`);
+      } finally {
+        onDone?.();
       }
     }
   }
@@ -169,7 +265,7 @@ export async function importDemoQuestions(db: Db, onProgress?: (message: string)
  * gives "the patch has no effect"), the projects side by side, quality-checked with the lexical
  * baseline. The pairs the demo traced already are reused, so only the candidates run.
  */
-export async function buildDemoQuestions(db: Db, onProgress?: (message: string) => void): Promise<{questions: number; excluded: string[]}> {
+export async function buildDemoQuestions(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{questions: number; excluded: string[]}> {
   const {buildQuestions, qualityChecks} = await import('./question-build.js');
   const {lexicalModel} = await import('./qa-models.js');
   const projects = demoProjects();
@@ -188,7 +284,7 @@ export async function buildDemoQuestions(db: Db, onProgress?: (message: string) 
         seed: 0,
         timeoutS: 120,
         types: ['e2e_intent', 'e2e_effect', 'local_intent', 'local_effect'],
-      }),
+      }).finally(onDone),
     ),
   );
   const built = results.flatMap(r => r.questions);
@@ -202,7 +298,7 @@ export async function buildDemoQuestions(db: Db, onProgress?: (message: string) 
  * loop and tools — the sandboxed diff_execution of the project's test before and after each patch —
  * then scored with the lexical baseline, so the audit screen and the Table 6 comparison have data.
  */
-export async function auditDemoAgents(db: Db, onProgress?: (message: string) => void): Promise<{audits: number; problems: string[]}> {
+export async function auditDemoAgents(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{audits: number; problems: string[]}> {
   const {runAudit, DEFAULT_BUDGETS} = await import('./audit.js');
   const {offlineAuditor, testSource} = await import('./offline-auditor.js');
   const {findExplanation} = await import('../store/questions.js');
@@ -220,7 +316,10 @@ export async function auditDemoAgents(db: Db, onProgress?: (message: string) => 
     for (const p of project.patches.filter(x => x.name !== 'gold')) {
       const agent = `demo-${p.name}`;
       const e = findExplanation(db, project.instance, agent, 'original');
-      if (!e?.text) continue;
+      if (!e?.text) {
+        onDone?.();
+        continue;
+      }
       onProgress?.(`auditing ${agent}'s explanation of ${project.instance} (offline scripted auditor, sandboxed runs)…`);
       const a = await runAudit(
         db,
@@ -229,6 +328,7 @@ export async function auditDemoAgents(db: Db, onProgress?: (message: string) => 
       );
       if (a.status === 'done') audits++;
       else problems.push(`audit of ${agent} on ${project.instance}: ${a.reason}`);
+      onDone?.();
     }
   }
   await scoreExplanations(db, {model: lexicalModel(), samples: 5, concurrency: 1, kinds: ['audited']});
@@ -237,6 +337,9 @@ export async function auditDemoAgents(db: Db, onProgress?: (message: string) => 
 
 /** A build's temporary files: DEMO_DB.building-PID and its journal files. */
 const BUILDING = new RegExp(`^${basename(DEMO_DB).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.building-(\\d+)(?:-wal|-shm|-journal)?$`);
+
+/** A stamp or progress file being written (writeAtomically): NAME.PID.tmp. */
+const WRITING = new RegExp(`^${basename(DEMO_DB).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(?:stamp|finishing)\\.(\\d+)\\.tmp$`);
 
 /**
  * What a build that was killed (or lost its machine) left: its half-built database files, whose
@@ -250,8 +353,15 @@ export function sweepDemoLeftovers(): string[] {
   } catch {
     return removed;
   }
+  // a finisher's progress of another build, or of a demo that is whole
+  const progress = readFinishing();
+  const stamp = readStamp();
+  if (progress && stamp && (stamp.stage === 'full' || stamp.build !== progress.build) && !alive(progress)) {
+    rmSync(FINISHING, {force: true});
+    removed.push(basename(FINISHING));
+  }
   for (const name of names) {
-    const m = BUILDING.exec(name);
+    const m = BUILDING.exec(name) ?? WRITING.exec(name);
     if (!m || processAlive(Number(m[1]))) continue;
     rmSync(join(dirname(DEMO_DB), name), {force: true});
     removed.push(name);
@@ -260,11 +370,24 @@ export function sweepDemoLeftovers(): string[] {
 }
 
 /**
- * Builds into a temporary file and renames it into place, so a crash never leaves half a demo.
- * The temporary files go on every way out: an error, Ctrl+C or SIGTERM (then exit 130/143), an
- * early process.exit; after a SIGKILL, at the next start (sweepDemoLeftovers).
+ * Builds the whole demo into a temporary file and renames it into place, so a crash never leaves
+ * half a demo. The temporary files go on every way out: an error, Ctrl+C or SIGTERM (then exit
+ * 130/143), an early process.exit; after a SIGKILL, at the next start (sweepDemoLeftovers).
  */
 export async function buildDemo(onProgress?: (message: string) => void): Promise<DemoReport> {
+  return inTemporary(async db => {
+    const report = await quickInto(db, onProgress);
+    const traced = await finishInto(db, onProgress && (s => onProgress(`[${s.done}/${s.total}] ${s.message}`)));
+    return {import: report, pairs: report.tracePairs + traced.pairs, traceProblems: traced.traceProblems};
+  }, 'full');
+}
+
+/** The quick part alone (seconds), in place of any demo there was; the rest is left to finishDemo. */
+export async function buildDemoQuick(onProgress?: (message: string) => void): Promise<ImportReport & {tracePairs: number}> {
+  return inTemporary(db => quickInto(db, onProgress), 'quick');
+}
+
+async function inTemporary<T>(fill: (db: Db) => Promise<T>, stage: Stamp['stage']): Promise<T> {
   sweepDemoLeftovers();
   const temporary = `${DEMO_DB}.building-${process.pid}`;
   const removeTemporary = () => {
@@ -279,7 +402,20 @@ export async function buildDemo(onProgress?: (message: string) => void): Promise
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    return await buildInto(temporary, onProgress);
+    const db = openDb(temporary);
+    let result: T;
+    try {
+      result = await fill(db);
+      checkpoint(db);
+    } finally {
+      db.close();
+    }
+    for (const suffix of ['-wal', '-shm']) rmSync(`${DEMO_DB}${suffix}`, {force: true});
+    renameSync(temporary, DEMO_DB);
+    for (const suffix of ['-wal', '-shm']) rmSync(`${temporary}${suffix}`, {force: true});
+    rmSync(FINISHING, {force: true});
+    writeAtomically(STAMP, `${JSON.stringify({fingerprint: demoFingerprint(), stage, build: randomUUID()} satisfies Stamp)}\n`);
+    return result;
   } finally {
     removeTemporary();
     process.off('exit', removeTemporary);
@@ -288,35 +424,123 @@ export async function buildDemo(onProgress?: (message: string) => void): Promise
   }
 }
 
-async function buildInto(temporary: string, onProgress?: (message: string) => void): Promise<DemoReport> {
-  const db = openDb(temporary);
-  let report: ImportReport;
-  let traced: {pairs: number; problems: string[]};
+/** What imports in seconds: the runs, the instances, the ExplainBench sample, the hand-written questions, lens scores. */
+async function quickInto(db: Db, onProgress?: (message: string) => void): Promise<ImportReport & {tracePairs: number}> {
+  const report = importPaths(
+    db,
+    DEMO_SOURCES.map(source => join(SAMPLE_DIR, source)),
+    {format: 'auto', maxBytes: 100 * 1024 * 1024, onProgress: onProgress && ((done, total) => onProgress(`importing trajectories ${done}/${total}`))},
+  );
+  if (report.failed.length) throw new Error(`demo build failed: ${report.failed.map(f => `${f.path}: ${f.error}`).join('; ')}`);
+  recordDemoInstances(db);
+  const tracePairs = await importDemoTraces(db, onProgress);
+  await importDemoQuestions(db, onProgress);
+  onProgress?.('scoring process quality (lens build)');
+  await runLensBuildWithSources(db, {}, new Map(demoProjects().map(p => [p.instance, join(p.dir, 'repo')] as const)));
+  return {...report, tracePairs};
+}
+
+/** One step of the traced part: how many of how many are done, and what runs now. */
+export interface FinishStep {
+  done: number;
+  total: number;
+  message: string;
+}
+
+/** The traced part: every demo project's pairs, its questions build, the offline audits. */
+async function finishInto(db: Db, onStep?: (s: FinishStep) => void): Promise<{pairs: number; traceProblems: string[]}> {
+  const projects = demoProjects();
+  const agents = projects.reduce((n, p) => n + p.patches.filter(x => x.name !== 'gold').length, 0);
+  const total = projects.reduce((n, p) => n + p.patches.length, 0) + projects.length + agents;
+  let done = 0;
+  let message = '';
+  const say = (m: string) => onStep?.({done, total, message: (message = m)});
+  const one = () => {
+    done = Math.min(total, done + 1);
+    onStep?.({done, total, message});
+  };
+  const traced = await traceDemoProjects(db, say, one);
+  const built = await buildDemoQuestions(db, say, one);
+  traced.problems.push(...built.excluded);
+  const audited = await auditDemoAgents(db, say, one);
+  traced.problems.push(...audited.problems);
+  return {pairs: traced.pairs, traceProblems: traced.problems};
+}
+
+/**
+ * Builds the traced part into the demo file whose quick part is built, while others read it:
+ * what the explorer starts in the background (`build-demo --finish`). One process at a time
+ * (DEMO_DB.finishing is made exclusively); it says how far it is there, and stamps the demo whole
+ * at the end — unless the file was rebuilt meanwhile. A process that stops midway leaves the
+ * file half-finished: the next start sees that (demoState 'interrupted') and builds anew.
+ */
+export async function finishDemo(onStep?: (s: FinishStep) => void): Promise<{status: 'done'; pairs: number; traceProblems: string[]} | {status: 'busy'; pid: number} | {status: 'not-needed'; why: string}> {
+  const state = demoState();
+  if (state.kind === 'finishing') return {status: 'busy', pid: state.progress.pid};
+  if (state.kind !== 'quick') return {status: 'not-needed', why: state.kind === 'full' ? 'the demo is whole already' : state.kind === 'missing' ? 'the quick part of the demo is not built' : 'an earlier build stopped midway: the demo is built anew'};
+  const me = {...selfIdentity(), build: state.build};
+  let progress: Finishing = {...me, done: 0, total: 0, message: 'starting'};
   try {
-    report = importPaths(
-      db,
-      DEMO_SOURCES.map(source => join(SAMPLE_DIR, source)),
-      {format: 'auto', maxBytes: 100 * 1024 * 1024, onProgress: onProgress && ((done, total) => onProgress(`importing trajectories ${done}/${total}`))},
-    );
-    traced = await traceDemoProjects(db, onProgress);
-    traced.pairs += await importDemoTraces(db, onProgress);
-    await importDemoQuestions(db, onProgress);
-    const built = await buildDemoQuestions(db, onProgress);
-    traced.problems.push(...built.excluded);
-    const audited = await auditDemoAgents(db, onProgress);
-    traced.problems.push(...audited.problems);
-    onProgress?.('scoring process quality (lens build)');
-    await runLensBuildWithSources(db, {}, new Map(demoProjects().map(p => [p.instance, join(p.dir, 'repo')] as const)));
+    const fd = openSync(FINISHING, 'wx');
+    writeFileSync(fd, JSON.stringify(progress));
+    closeSync(fd);
+  } catch {
+    const other = readFinishing();
+    return {status: 'busy', pid: other?.pid ?? 0};
+  }
+  const db = openDb(DEMO_DB);
+  try {
+    const result = await finishInto(db, s => {
+      progress = {...me, ...s};
+      writeAtomically(FINISHING, JSON.stringify(progress));
+      onStep?.(s);
+    });
     checkpoint(db);
+    const stamp = readStamp();
+    if (stamp?.build === state.build) writeAtomically(STAMP, `${JSON.stringify({...stamp, stage: 'full'} satisfies Stamp)}\n`);
+    rmSync(FINISHING, {force: true});
+    return {status: 'done', ...result};
+  } catch (error) {
+    writeAtomically(FINISHING, JSON.stringify({...progress, failed: (error as Error).message}));
+    throw error;
   } finally {
     db.close();
   }
-  if (report.failed.length) throw new Error(`demo build failed: ${report.failed.map(f => `${f.path}: ${f.error}`).join('; ')}`);
-  for (const suffix of ['-wal', '-shm']) rmSync(`${DEMO_DB}${suffix}`, {force: true});
-  renameSync(temporary, DEMO_DB);
-  for (const suffix of ['-wal', '-shm']) rmSync(`${temporary}${suffix}`, {force: true});
-  writeFileSync(STAMP, `${demoFingerprint()}\n`);
-  return {import: report, pairs: traced.pairs, traceProblems: traced.problems};
+}
+
+/**
+ * Starts finishDemo in a process of its own that goes on when the caller exits (its output to
+ * DEMO_DB.log). Returns its pid.
+ */
+export function startDemoFinisher(): number {
+  const log = openSync(BUILD_LOG, 'w');
+  try {
+    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'deltalens.js'), 'build-demo', '--finish'], {detached: true, stdio: ['ignore', log, log], env: process.env});
+    child.unref();
+    return child.pid ?? 0;
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** What the explorer shows of the background build, read from DEMO_DB.finishing and the stamp. */
+export interface BackgroundBuild {
+  state: 'starting' | 'running' | 'done' | 'failed';
+  text: string;
+  done: number;
+}
+
+/** Reads how the background build of the demo is going; `pid` is the process started for it. */
+export function demoBuildStatus(pid: number): BackgroundBuild {
+  const state = demoState();
+  if (state.kind === 'full') return {state: 'done', text: 'demo: traced pairs, built questions and audits are ready', done: Number.MAX_SAFE_INTEGER};
+  if (state.kind === 'finishing') {
+    const p = state.progress;
+    return {state: 'running', text: `demo build ${p.done}/${p.total}: ${p.message}`, done: p.done};
+  }
+  if (state.kind === 'interrupted') return {state: 'failed', text: `the demo's traced part stopped: ${state.progress.failed ?? 'its process ended'} (log: ${BUILD_LOG})`, done: state.progress.done};
+  if (state.kind === 'quick' && processAlive(pid)) return {state: 'starting', text: "starting to build the demo's traced part…", done: 0};
+  return {state: 'failed', text: `the demo's traced part is not being built (log: ${BUILD_LOG})`, done: 0};
 }
 
 function listFiles(dir: string): string[] {

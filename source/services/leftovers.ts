@@ -69,7 +69,13 @@ export function processAlive(pid: number): boolean {
   return !(fields && (fields[0] === 'Z' || fields[0] === 'X'));
 }
 
-function alive(r: RunRecord): boolean {
+/** This process as another can recognise it later: its pid and start time. */
+export function selfIdentity(): {pid: number; start: string | null} {
+  return {pid: process.pid, start: startTime(process.pid)};
+}
+
+/** Whether the process is still running and is the one recorded (a reused pid is not). */
+export function alive(r: {pid: number; start: string | null}): boolean {
   try {
     process.kill(r.pid, 0);
   } catch (error) {

@@ -10,6 +10,7 @@ import {PICKER_BINDINGS, PickerView} from './screens/picker.js';
 import type {Env, View} from './screens/types.js';
 import {initialState, reduce, type Action} from './state.js';
 import type {Theme} from './theme.js';
+import type {BackgroundBuild} from '../services/demo.js';
 import {useTerminalSize} from './use-terminal-size.js';
 
 export interface AppProps {
@@ -21,7 +22,13 @@ export interface AppProps {
   clipboard?: (text: string) => void;
   /** Called once when the user quits, after the reducer decided to. */
   onQuit?: () => void;
+  /** How a build running beside the explorer is going (the demo's traced part): polled each
+   * second, its progress shown in the status line, the screens re-read as it goes. */
+  background?: () => BackgroundBuild;
 }
+
+/** How long the line saying the background build ended stays in the status line. */
+const BACKGROUND_DONE_MS = 10_000;
 
 /** OSC 52: the terminal puts the text on the clipboard (tmux needs set-clipboard on). */
 export function osc52(text: string): void {
@@ -34,7 +41,7 @@ export function osc52(text: string): void {
  * is one row shorter than the terminal (a full-height Ink frame clears the scrollback on every
  * render). What a screen shows, reads and does is in its folder under ui/screens/.
  */
-export function App({data, theme, initial, onQuit, clipboard = osc52}: AppProps) {
+export function App({data, theme, initial, onQuit, background, clipboard = osc52}: AppProps) {
   const {exit} = useApp();
   const {isRawModeSupported, setRawMode} = useStdin();
   const {columns, rows} = useTerminalSize();
@@ -71,6 +78,31 @@ export function App({data, theme, initial, onQuit, clipboard = osc52}: AppProps)
   };
   useKeyQueue((input, key) => dispatch({type: 'key', input, key, view: viewRef.current, help: helpSize}));
 
+  const [backgroundLine, setBackgroundLine] = useState<string | null>(null);
+  useEffect(() => {
+    if (!background) return;
+    let seen: string | null = null;
+    let clear: NodeJS.Timeout | undefined;
+    const tick = () => {
+      const b = background();
+      const mark = `${b.state} ${b.done}`;
+      // a part stored (or the build ended): the screens read the store again
+      if (seen !== null && mark !== seen) dispatch({type: 'changed'});
+      seen = mark;
+      setBackgroundLine(b.text);
+      if (b.state === 'done' || b.state === 'failed') {
+        clearInterval(timer);
+        if (b.state === 'done') clear = setTimeout(() => setBackgroundLine(null), BACKGROUND_DONE_MS);
+      }
+    };
+    const timer = setInterval(tick, 1000);
+    tick();
+    return () => {
+      clearInterval(timer);
+      clearTimeout(clear);
+    };
+  }, [background]);
+
   useEffect(() => {
     if (!state.quitting) return;
     onQuit?.();
@@ -95,6 +127,7 @@ export function App({data, theme, initial, onQuit, clipboard = osc52}: AppProps)
     theme,
     version: state.version,
     status: state.status && state.status.uid === top.uid ? state.status.text : null,
+    background: backgroundLine,
     prompt: picker ? hintText(PICKER_BINDINGS, 'picker', ' · ') : (def.prompt?.(top) ?? null),
     overlay: picker ? <PickerView picker={picker} width={width} height={bodyHeight} theme={theme} /> : null,
     report: view => {

@@ -5,11 +5,12 @@
  * ($DELTALENS_DEMO_DB), never the bundled demo.
  */
 import {spawn} from 'node:child_process';
-import {existsSync, readdirSync} from 'node:fs';
+import {existsSync, readdirSync, readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {BIN, runCli} from '../helpers/hostile.js';
 import {tempDir} from '../helpers/files.js';
+import {processAlive} from '../../source/services/leftovers.js';
 
 const building = (dir: string) => readdirSync(dir).filter(n => n.includes('.building-'));
 
@@ -78,4 +79,62 @@ describe('build-demo', () => {
     await b.done;
     expect(readdirSync(dir)).toEqual([]);
   }, 90_000);
+
+  it('the explorer opens on the quick part in seconds and builds the traced part in the background: progress in the status line, screens filled as parts are stored, the build going on after a quit', async () => {
+    const dir = tempDir();
+    const stamp = () => (existsSync(join(dir, 'demo.db.stamp')) ? (JSON.parse(readFileSync(join(dir, 'demo.db.stamp'), 'utf8')) as {stage: string}).stage : null);
+    const first = explorer(dir);
+    await until(() => first.screen().includes('Trajectories (50)'), 60_000);
+    // the first screen came before the traced part: it is being built, and the status line says so
+    expect(stamp()).toBe('quick');
+    await until(() => /demo build \d+\/24: /.test(first.screen()));
+    first.keys('t');
+    // the ExplainBench traces come with the quick part; the demo projects' pairs are not there yet
+    await until(() => first.screen().includes('Traced pairs ('));
+    expect(Number(/Traced pairs \((\d+)\)/.exec(first.screen())![1])).toBeLessThan(13);
+    await first.quit();
+    const quit = await first.done;
+    const pid = Number(/by process (\d+)/.exec(quit.stderr)?.[1]);
+    expect(quit.stderr).toContain("the demo's traced part (pairs, built questions, audits) is still being built in the background");
+    expect(processAlive(pid)).toBe(true);
+    // a second start while it builds: the same build is watched, not another started
+    const second = explorer(dir);
+    await until(() => second.screen().includes('Trajectories (50)'), 30_000);
+    second.keys('t');
+    await until(() => second.screen().includes('Traced pairs ('));
+    // the screen fills by itself as the pairs are stored, and the status line says when all is built
+    await until(() => second.screen().includes('Traced pairs (13)'), 240_000);
+    await until(() => stamp() === 'full', 240_000);
+    await until(() => second.screen().includes('traced pairs, built questions and audits are ready'));
+    await second.quit();
+    const ended = await second.done;
+    expect(ended.stderr).not.toContain('still being built');
+    await until(() => !processAlive(pid));
+    expect(readdirSync(dir).sort()).toEqual(['demo.db', 'demo.db.log', 'demo.db.stamp']);
+    // what the background build made is what every command sees: the demo is whole
+    const traces = runCli(['traces', '--json'], {DELTALENS_DEMO_DB: join(dir, 'demo.db')});
+    expect(traces.code, traces.stderr).toBe(0);
+    expect((JSON.parse(traces.stdout) as {pairs: unknown[]}).pairs.length).toBe(22);
+  }, 420_000);
 });
+
+/** The explorer on a test's own demo file in a pseudo-terminal (util-linux script), 120×40. */
+function explorer(dir: string) {
+  const child = spawn('script', ['-qfec', `${process.execPath} ${BIN} --demo`, '/dev/null'], {env: {...process.env, DELTALENS_DEMO_DB: join(dir, 'demo.db'), COLUMNS: '120', LINES: '40', NO_COLOR: '1'}});
+  let out = '';
+  let err = '';
+  child.stdout.on('data', chunk => (out += chunk.toString()));
+  child.stderr.on('data', chunk => (err += chunk.toString()));
+  const done = new Promise<{stderr: string}>(r => child.on('close', () => r({stderr: out.slice(out.lastIndexOf('deltalens ·')) + err})));
+  return {
+    // what the terminal shows now: the text after the last frame's start
+    screen: () => out.slice(out.lastIndexOf('deltalens ·')),
+    keys: (k: string) => child.stdin.write(k),
+    // q goes back one screen and quits from the trajectory list; Ctrl+C quits at once
+    quit: async () => {
+      child.stdin.write('\x03');
+      await new Promise(r => setTimeout(r, 200));
+    },
+    done,
+  };
+}

@@ -27,7 +27,7 @@ export function StatusBar({text, width, theme}: {text: string; width: number; th
 /**
  * Every explorer screen's frame: header, the screen's sub-header line, its body (or an open
  * picker), and the status line — a sub-mode's prompt, else the screen's last status message,
- * else the screen's key hints.
+ * else the screen's key hints (after a background build's progress, while one runs).
  */
 export function ScreenFrame(p: {
   env: Env;
@@ -41,7 +41,8 @@ export function ScreenFrame(p: {
   ownStatus?: boolean;
 }) {
   const {env} = p;
-  const line = env.prompt ?? (p.ownStatus ? null : env.status) ?? hintText([...p.bindings, ...GLOBAL_BINDINGS], p.scope);
+  const hints = hintText([...p.bindings, ...GLOBAL_BINDINGS], p.scope);
+  const line = env.prompt ?? (p.ownStatus ? null : env.status) ?? (env.background ? `${env.background} · ${hints}` : hints);
   return (
     <>
       <Header title={p.title} source={env.data.label + (p.position ?? '')} width={env.width} theme={env.theme} />

@@ -32,6 +32,8 @@ export interface Env {
   version: number;
   /** the last status message made on this screen */
   status: string | null;
+  /** how a build running in the background is going (the demo's traced part), while it runs */
+  background: string | null;
   /** the prompt of the screen's sub-mode (a text field, a letter to press), if one is open */
   prompt: string | null;
   /** an open picker, drawn where the body would be */
