@@ -35,7 +35,7 @@ import {latestDelta, listPairs} from '../store/traces.js';
 import {prepareWorkspace, WorkspaceError, type Workspace, type WorkspaceSpec} from './workspace.js';
 
 /** Bumped when a generator or a validation rule changes: stored with every built question. */
-export const BUILDER_VERSION = 3;
+export const BUILDER_VERSION = 4;
 export {NO_EFFECT_TEXT};
 export const DISTRACTORS = 3;
 /** Offline candidates validated per end-to-end intent question (each costs a test run per version). */
@@ -556,6 +556,9 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     // 3. end-to-end effect, one per agent patch (§5.2.3)
     if (o.types.includes('e2e_effect')) {
       const asserts = assertLines(testText, testPathOf(o.test));
+      // the test function that runs (its decorators too), numbered as in its file; a test script
+      // given apart (--pbt, a model's) is shown whole, as ExplainBench shows its scripts
+      const effectContext = pbtText === null ? testFunctionContext(testText, testPathOf(o.test)) : numbered(testText, 1);
       for (const agent of o.agentPatches) {
         const id = `${o.instance}/built/e2e_effect/${agent.name}`;
         const spec = patchedSpec(o, agent.file);
@@ -590,7 +593,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           let unusable: {text: string; reason: string}[] = [];
           if (o.generator) {
             progress('e2e_effect', `asking ${o.generator.name} for other ways ${o.test} could fail`);
-            const asked = await step.failuresFromModel(effectPrompt(numbered(testText, 1), truth[0]!, truth[1]!), functionLines(testText, testPathOf(o.test)));
+            const asked = await step.failuresFromModel(effectPrompt(effectContext, truth[0]!, truth[1]!), functionLines(testText, testPathOf(o.test)));
             written = asked.ok;
             unusable = asked.dropped;
           }
@@ -613,8 +616,8 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
             type: 'e2e_effect',
             trajectory: null,
             agent: agent.name,
-            context: {test: numbered(testText, 1)},
-            question: 'What is the result of running the test before the patch, and after the patch? Answer two letters: before, after.',
+            context: {test: effectContext},
+            question: `What is the result of running the test ${testPathOf(o.test)} (in ${file}) before the patch, and after the patch? Answer two letters: before, after.`,
             choices,
             answer: [letter(truth[0]!), letter(truth[1]!)],
           };
@@ -651,6 +654,23 @@ export function functionLines(text: string, fnPath: string): [number, number] | 
   const lines = text.split('\n');
   const start = lines.findIndex(l => new RegExp(`^\\s*(async\\s+)?def\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\(`).test(l));
   return start < 0 ? null : [start + 1, blockEnd(lines, start + 1)];
+}
+
+/** The test function's lines with the decorators above it, numbered as in the file; the whole file when the function is not found. */
+export function testFunctionContext(text: string, fnPath: string): string {
+  const range = functionLines(text, fnPath);
+  if (!range) return numbered(text, 1);
+  const lines = text.split('\n');
+  const indent = /^\s*/.exec(lines[range[0] - 1]!)![0];
+  // up over its decorators, a decorator's arguments over several lines included
+  let first = range[0];
+  for (let k = range[0] - 1; k >= 1; k--) {
+    const line = lines[k - 1]!;
+    if (!line.trim()) break;
+    if (line.startsWith(`${indent}@`)) first = k;
+    else if (!(line.startsWith(`${indent} `) || line.startsWith(`${indent}\t`) || /^\s*[)\]}]/.test(line))) break;
+  }
+  return numbered(lines.slice(first - 1, range[1]).join('\n'), first);
 }
 
 /** The prompt for end-to-end effect distractors (§5.2.3): other lines and exceptions. */

@@ -3,7 +3,7 @@ import {join} from 'node:path';
 import {beforeAll, describe, expect, it} from 'vitest';
 import {validateQuestion} from '../../source/core/questions/model.js';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
-import {buildQuestions, notReturnedYet, outcomeText, parametersOf, type BuildOptions, type BuildResult} from '../../source/services/question-build.js';
+import {buildQuestions, notReturnedYet, outcomeText, parametersOf, testFunctionContext, type BuildOptions, type BuildResult} from '../../source/services/question-build.js';
 import type {Db} from '../../source/store/db.js';
 import {getQuestion, listExclusions, questionProvenance} from '../../source/store/questions.js';
 import {freshDb} from '../helpers/db.js';
@@ -306,6 +306,10 @@ describe('local questions where the function returns (or raises) differently', (
     const failsAt9 = outcomeText({status: 'failed', line: 9, exception: 'AssertionError'});
     expect(keys('right')).toEqual([failsAt9, 'The test passed.']);
     expect(keys('wrong')).toEqual([failsAt9, failsAt9]);
+    // the question shows the test that runs (numbered as in its file), not the module's other tests, and names it
+    const q = r.questions[0]!.question;
+    expect(q.context.test).toBe('8: def test_double():\n9:     assert double(2) == 4');
+    expect(q.question).toContain('running the test test_double (in tests/test_ops.py)');
     // what revalidation makes the trees from: the fix's test file
     expect(r.questions[0]!.provenance.build).toMatchObject({test_text: expect.stringContaining('def test_double():')});
   }, 120_000);
@@ -323,6 +327,13 @@ describe('local questions where the function returns (or raises) differently', (
       }
     }
   }, 240_000);
+
+  it('the test function shown for an end-to-end effect question: its decorators (over several lines too) and only it', () => {
+    const text = ['import pytest', '', 'def helper():', '    return 1', '', '', '@pytest.mark.slow', '@pytest.mark.parametrize(', '    "x", [1, 2],', ')', 'def test_x(x):', '    assert x', '', 'def test_y():', '    assert 0', ''].join('\n');
+    expect(testFunctionContext(text, 'test_x')).toBe('7: @pytest.mark.slow\n8: @pytest.mark.parametrize(\n9:     "x", [1, 2],\n10: )\n11: def test_x(x):\n12:     assert x');
+    expect(testFunctionContext(text, 'test_y')).toBe('14: def test_y():\n15:     assert 0');
+    expect(testFunctionContext('class TestA:\n    @staticmethod\n    def test_m():\n        assert 1\n', 'TestA::test_m')).toBe('2:     @staticmethod\n3:     def test_m():\n4:         assert 1');
+  });
 
   it('reads the parameters of a one-line def', () => {
     expect(parametersOf('    def visit(node):')).toEqual(['node']);
