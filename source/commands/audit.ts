@@ -153,7 +153,7 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
   if (!values.model) throw new UsageError('audit needs --model NAME (a chat model with tool calling at an OpenAI-compatible endpoint)');
   let apiKey: string;
   try {
-    apiKey = apiKeyOf(`the auditing model ${values.model}`, values['api-key-env'], process.env, '(or --api-key-env VAR)');
+    apiKey = apiKeyOf(`the auditing model ${values.model}`, values['api-key-env'], process.env, '(or --api-key-env VAR)', values['base-url'] ?? process.env.OPENAI_BASE_URL);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -234,7 +234,10 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
           requirements: values.requirements,
         },
         options,
-      );
+      ).catch(error => {
+        if (error instanceof AuditInputError) throw new UsageError(error.message);
+        throw error;
+      });
   }
   const {db} = await openStore(values.db, 'create');
   ctrlC.on();

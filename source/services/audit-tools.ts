@@ -11,6 +11,8 @@
 import {readdirSync, writeFileSync} from 'node:fs';
 import {join, relative} from 'node:path';
 import type {Db} from '../store/db.js';
+import {variableForModel} from '../core/audit/brief.js';
+import type {VariableDiff} from '../core/trace/delta.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {pythonRunner, runPython, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
@@ -240,7 +242,8 @@ export class AuditTools {
     const focus = [...scopes].flatMap(([file, ss]) => ss.filter(s => s.kind === 'function' && wanted(s.qualname)).map(s => `${file}:${s.qualname}`));
     if (!focus.length) return statics('no function of that name is defined in the tree');
     // written into both trees alike, so later pairs see no change the patch did not make
-    const files = this.tests.map((code, i) => {
+    // the same test run twice by diff_execution is traced once (else its chains come twice, one per copy)
+    const files = [...new Set(this.tests)].map((code, i) => {
       const file = `test_deltalens_audit_cg${i + 1}.py`;
       for (const t of [this.ws.buggy, this.ws.patched]) writeInTree(t, file, code);
       return file;
@@ -286,7 +289,7 @@ export class AuditTools {
       try {
         const r = await tracePair(this.db, {kind: 'dirs', buggyDir: this.ws.buggy, patchedDir: this.ws.patched}, {python: this.o.python, test: nodeid, instance: this.o.instance, label: 'audit', sandbox: this.o.sandbox, passEnv: this.o.passEnv, pytestPlugins: false, limits: {timeoutS: this.o.timeoutS}, signal: this.o.signal});
         const d = r.delta;
-        delta = d.status === 'found' ? {pair: r.pair, kind: d.kind, function: d.function, file: d.file, line: d.line, timing: d.timing, variables: (d as {variables?: unknown}).variables ?? null} : d.status === 'none' ? null : {pair: r.pair, status: d.status, reason: d.reason};
+        delta = d.status === 'found' ? {pair: r.pair, kind: d.kind, function: d.function, file: d.file, line: d.line, timing: d.timing, variables: ((d as {variables?: VariableDiff[]}).variables ?? []).map(variableForModel)} : d.status === 'none' ? null : {pair: r.pair, status: d.status, reason: d.reason};
       } catch (error) {
         delta = {status: 'not traced', reason: (error as Error).message};
       }

@@ -16,7 +16,7 @@ import {pythonTestCode} from '../core/text/python-code.js';
 import type {Db} from '../store/db.js';
 import {writeTx} from '../store/db.js';
 import {addAuditMessage, auditMessages, createAudit, getAudit, updateAudit, type AuditRow} from '../store/audits.js';
-import {ensureExplanation, replaceExplanationText} from '../store/questions.js';
+import {ensureExplanation, findExplanation, replaceExplanationText} from '../store/questions.js';
 import {problemStatement} from '../store/instances.js';
 import {getTrajectory, listTrajectories} from '../store/trajectories.js';
 import {demoCheckouts} from './demo-projects.js';
@@ -147,6 +147,15 @@ const costOf = (b: AuditBudgets, tokensIn: number, tokensOut: number) => (b.pric
 /** Starts an audit and runs it to its end (done, or incomplete with the reason). */
 export async function runAudit(db: Db, inputs: AuditInputs, o: AuditRunOptions): Promise<AuditRow> {
   const id = writeTx(db, () => {
+    // an explanation given as it is (not a stored run's) is kept as the agent's original, so the
+    // audited one is scored and compared with it; another original stored under that name is not replaced
+    if (inputs.trajectory === null) {
+      const stored = findExplanation(db, inputs.instance, inputs.agent, 'original');
+      if (stored?.text && stored.text.trim() !== inputs.explanation.trim()) {
+        throw new AuditInputError(`another original explanation of ${inputs.instance} by ${inputs.agent} is stored (explanation #${stored.id}): give this one another --agent name, or audit the stored one (--instance and --agent without --explanation)`);
+      }
+      if (!stored?.text) ensureExplanation(db, {instance: inputs.instance, agent: inputs.agent, kind: 'original', text: inputs.explanation, source: 'deltalens audit (the explanation it was given)'});
+    }
     const a = createAudit(db, {instance: inputs.instance, agent: inputs.agent, trajectory: inputs.trajectory, model: o.model.name, inputs: {...inputs, budgets: o.budgets}, original: inputs.explanation});
     const p = auditPrompt(inputs);
     addAuditMessage(db, a, {role: 'system', content: p.system, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
@@ -383,7 +392,7 @@ export function explorerAuditModel(env: NodeJS.ProcessEnv = process.env): AuditM
   const name = env.DELTALENS_AUDIT_MODEL;
   if (!name) return {error: 'no audit of this explanation yet; set $DELTALENS_AUDIT_MODEL (a chat model with tool calling, at $OPENAI_BASE_URL) to start one with a, or run deltalens audit'};
   try {
-    return {name, baseURL: env.OPENAI_BASE_URL, apiKey: apiKeyOf(`the audit model ${name}`, undefined, env)};
+    return {name, baseURL: env.OPENAI_BASE_URL, apiKey: apiKeyOf(`the audit model ${name}`, undefined, env, '', env.OPENAI_BASE_URL)};
   } catch (error) {
     return {error: (error as Error).message};
   }

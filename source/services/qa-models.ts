@@ -124,12 +124,17 @@ export interface QaModelChoice {
 /** A choice that cannot make a model (no key): one line saying what to set. */
 export class QaModelChoiceError extends Error {}
 
+/** What is sent as the key to a server of one's own that asks none (a local model server). */
+export const NO_KEY = 'no-key';
+
 /** The key of a model at an OpenAI-compatible endpoint, from $keyVar; when it is not set, one line
- * saying what to set (`who` names the model: "the QA model m"). */
-export function apiKeyOf(who: string, keyVar = 'OPENAI_API_KEY', env: NodeJS.ProcessEnv = process.env, hint = ''): string {
+ * saying what to set (`who` names the model: "the QA model m") — unless the endpoint is another
+ * server than OpenAI's (`baseURL`): a local model server asks no key, so none is needed. */
+export function apiKeyOf(who: string, keyVar = 'OPENAI_API_KEY', env: NodeJS.ProcessEnv = process.env, hint = '', baseURL?: string): string {
   const key = env[keyVar];
-  if (!key) throw new QaModelChoiceError(`${who} needs an API key in $${keyVar}${hint ? ` ${hint}` : ''}`);
-  return key;
+  if (key) return key;
+  if (baseURL && !/^https?:\/\/([^/]*\.)?openai\.com(\/|$)/i.test(baseURL)) return NO_KEY;
+  throw new QaModelChoiceError(`${who} needs an API key in $${keyVar}${hint ? ` ${hint}` : ''}`);
 }
 
 /**
@@ -139,10 +144,11 @@ export function apiKeyOf(who: string, keyVar = 'OPENAI_API_KEY', env: NodeJS.Pro
 export function qaModelFrom(choice: QaModelChoice, env: NodeJS.ProcessEnv = process.env, hint = '(or --api-key-env VAR)'): QaModel {
   const name = choice.model ?? LEXICAL;
   if (name === LEXICAL) return lexicalModel();
-  const apiKey = apiKeyOf(`the QA model ${name}`, choice.apiKeyEnv, env, hint);
+  const baseURL = choice.baseUrl ?? env.OPENAI_BASE_URL;
+  const apiKey = apiKeyOf(`the QA model ${name}`, choice.apiKeyEnv, env, hint, baseURL);
   return openAiModel({
     model: name,
-    baseURL: choice.baseUrl ?? env.OPENAI_BASE_URL,
+    baseURL,
     apiKey,
     temperature: choice.temperature,
     reasoningEffort: choice.reasoningEffort,

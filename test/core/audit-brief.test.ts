@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {toolResultBrief} from '../../source/core/audit/brief.js';
+import {toolResultBrief, variableForModel} from '../../source/core/audit/brief.js';
 
 describe('what an audit tool answered, in one line', () => {
   it('a test run: both outcomes, and the delta point or that there is none', () => {
@@ -7,6 +7,15 @@ describe('what an audit tool answered, in one line', () => {
     expect(toolResultBrief({before: {exit_code: 1, outcome: 'failed'}, after: {exit_code: 0, outcome: 'passed'}, delta})).toBe('before failed, after passed · delta at parse_duration (durations/parse.py:21, value): total 1800 → 5400');
     expect(toolResultBrief({before: {outcome: 'passed'}, after: {outcome: 'passed'}, delta: {status: 'not traced', reason: 'timed out'}})).toBe('before passed, after passed · delta not traced: timed out');
     expect(toolResultBrief({before: {outcome: 'failed'}, after: {outcome: 'failed'}, delta: null})).toBe('before failed, after failed · no delta');
+  });
+
+  it('a variable that is not a local on one side is said to be absent there, never null', () => {
+    const absent = variableForModel({name: 'dom_set', buggy: {$set: []}});
+    expect(absent).toEqual({name: 'dom_set', buggy: {$set: []}, patched: {$absent: 'not a local variable of the frame here (patched side)'}});
+    expect(variableForModel({name: 'n', patched: 2, unchangedOn: 'buggy'})).toEqual({name: 'n', buggy: {$unchanged: 'the value it had before this line'}, patched: 2});
+    expect(variableForModel({name: 'x', buggy: null, patched: 1})).toEqual({name: 'x', buggy: null, patched: 1});
+    const delta = {function: 'f', file: 'a.py', line: 3, kind: 'state', variables: [absent]};
+    expect(toolResultBrief({before: {outcome: 'failed'}, after: {outcome: 'passed'}, delta})).toBe('before failed, after passed · delta at f (a.py:3, state): dom_set {"$set":[]} → (not a local there)');
   });
 
   it('a call graph: each traced chain outermost last, how many calls took it, the static callers counted', () => {

@@ -57,8 +57,11 @@ describe('the audit tools, on the demo durations bug with the wrong agent patch'
     expect((tools.readFile('durations/parse.py') as {content: string}).content).toBe(before);
     // a later test of the model's that cannot even be imported does not hide the chains of the first
     expect(await tools.diffExecution('from durations.nowhere import x\n\n\ndef test_broken():\n    assert x\n')).toMatchObject({before: {outcome: 'error'}, after: {outcome: 'error'}});
+    // the same test run again: traced once, its chain not listed twice
+    await tools.diffExecution(TEST);
     const g = await tools.callGraph('parse_duration');
     if ('error' in g) throw new Error(g.error);
+    expect(g.distinct_chains).toBe(1);
     expect(g.callers.map(c => c.file)).toContain('tests/test_parse.py');
     // the test diff_execution ran, traced with the function as the focus: its call chain, innermost first
     expect(g.chains.length).toBeGreaterThan(0);

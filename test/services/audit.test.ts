@@ -1,7 +1,7 @@
 import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {continueAudit, DEFAULT_BUDGETS, runAudit, type AuditInputs, type AuditRunOptions} from '../../source/services/audit.js';
+import {AuditInputError, continueAudit, DEFAULT_BUDGETS, runAudit, type AuditInputs, type AuditRunOptions} from '../../source/services/audit.js';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import type {Db} from '../../source/store/db.js';
 import {auditMessages} from '../../source/store/audits.js';
@@ -78,11 +78,19 @@ describe('the audit agent, with a local server playing the auditing model', () =
     expect(findExplanation(db, 'demo__durations-1', 'demo-agent-wrong', 'audited')).toMatchObject({text: REFINED});
     // scored like any explanation, and the report compares it with the original
     insertDurationsQuestion(db, {id: 'q-effect', correct: 'still fails after the patch', wrong: 'passes after the patch'});
-    ensureExplanation(db, {instance: 'demo__durations-1', agent: 'demo-agent-wrong', kind: 'original', text: inputs.explanation, source: 'test'});
+    // the explanation it was given is kept as the agent's original, to be scored and compared
+    expect(findExplanation(db, 'demo__durations-1', 'demo-agent-wrong', 'original')).toMatchObject({text: inputs.explanation});
     await scoreExplanations(db, {model: lexicalModel(), samples: 1, concurrency: 1, kinds: ['original', 'audited']});
     const report = buildReport(db, {model: 'lexical'});
     expect(report.agents.find(x => x.agent === 'demo-agent-wrong' && x.explanations === 'audited')).toBeDefined();
   }, 120_000);
+
+  it('another explanation given under an agent whose original is stored is refused, naming the stored one; the same one is audited again', async () => {
+    await expect(runAudit(db, {...inputs, explanation: 'Something else entirely.'}, options())).rejects.toThrow(AuditInputError);
+    await expect(runAudit(db, {...inputs, explanation: 'Something else entirely.'}, options())).rejects.toThrow(/another original explanation of demo__durations-1 by demo-agent-wrong is stored \(explanation #\d+\)/);
+    script = () => ({answer: REFINED});
+    expect(await runAudit(db, inputs, options())).toMatchObject({status: 'done'});
+  }, 60_000);
 
   it('a model that never stops is ended by its budget, incomplete and never saved as done; the same call thrice gets an error', async () => {
     const base = server.calls.length;

@@ -28,6 +28,17 @@ function deltaBrief(delta: unknown): string {
   if (!delta || typeof delta !== 'object') return 'no delta';
   const d = delta as {function?: string; file?: string; line?: number; kind?: string; status?: string; reason?: string; variables?: {name: string; buggy?: unknown; patched?: unknown}[]};
   if (!d.function) return `delta ${d.status ?? 'unknown'}${d.reason ? `: ${d.reason}` : ''}`;
-  const vars = (d.variables ?? []).map(v => `${v.name} ${JSON.stringify(v.buggy ?? null)} → ${JSON.stringify(v.patched ?? null)}`);
+  const vars = (d.variables ?? []).map(v => `${v.name} ${JSON.stringify(v.buggy ?? null)} → ${JSON.stringify(v.patched ?? null)}`.replace(/\{"\$absent":"[^"]*"\}/g, '(not a local there)').replace(/\{"\$unchanged":"[^"]*"\}/g, '(unchanged)'));
   return `delta at ${d.function} (${d.file}:${d.line}, ${d.kind})${vars.length ? `: ${vars.join(', ')}` : ''}`;
+}
+
+/**
+ * A delta's differing variable as a tool answers it to a model: both sides always present, a side
+ * where the name is not a local of the frame at that point said so ({"$absent": …}), never a
+ * null the model would read as a value; a side whose value did not change there, likewise.
+ */
+export function variableForModel(v: {name: string; buggy?: unknown; patched?: unknown; unchangedOn?: 'buggy' | 'patched'}): {name: string; buggy: unknown; patched: unknown} {
+  const side = (s: 'buggy' | 'patched') =>
+    v[s] !== undefined ? v[s] : v.unchangedOn === s ? {$unchanged: 'the value it had before this line'} : {$absent: `not a local variable of the frame here (${s} side)`};
+  return {name: v.name, buggy: side('buggy'), patched: side('patched')};
 }
