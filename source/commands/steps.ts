@@ -52,7 +52,7 @@ export async function runSteps(argv: string[]): Promise<number> {
     say(`pair #${pair}: ${model.rows.length} aligned rows${model.truncated ? ' (cut: the stepper reads at most that many)' : ''}; delta ${model.deltaRow < 0 ? 'none' : `at row ${model.deltaRow + 1}`}`);
     if (values.delta && model.deltaRow < 0) say('(no delta point: starting at row 1)');
     for (const s of steps) {
-      const where = (side: StepRowData['buggy']) => (side ? `${side.waiting ? '(waits) ' : ''}${side.fn} ${side.file}:${side.line ?? '-'}` : '—');
+      const where = (side: StepRowData['buggy']) => (side ? `${side.waiting ? '(waits) ' : ''}${side.fn} ${side.file}:${side.line ?? '-'}${side.result !== undefined ? ` ${side.result}` : ''}` : '—');
       say(`${s.delta ? '◆' : ' '} ${String(s.row).padStart(5)}  ${'  '.repeat(Math.min(s.depth, 10))}${where(s.buggy)}  ↔  ${where(s.patched)}  · ${s.what}${s.differs.length ? ` · differs: ${s.differs.join(', ')}` : ''}`);
       for (const w of s.watches ?? []) {
         const one = (v: WatchValue['buggy']) => (!v ? '—' : 'error' in v && v.error ? `(${v.error})` : JSON.stringify(v.value));

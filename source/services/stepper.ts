@@ -5,6 +5,8 @@
  */
 import {alignTraces, rowOfDelta, type AlignedRow, type Side} from '../core/trace/align.js';
 import type {DeltaResult} from '../core/trace/delta.js';
+import type {Outcome} from '../core/trace/model.js';
+import {formatValue} from '../core/trace/values.js';
 import {LineMap} from '../core/trace/line-map.js';
 import {replayLocals, type Locals} from '../core/trace/locals.js';
 import {evalWatch, planWatch} from '../core/trace/watch.js';
@@ -24,6 +26,8 @@ export interface SideView {
   recorded: boolean;
   stack: {fn: string; file: string; line: number | null}[];
   source: string[] | null;
+  /** on the row that ends the frame (return, exception): what it returns or raises */
+  result?: string;
 }
 
 export interface DeltaPoint {
@@ -66,6 +70,8 @@ export interface StepSideData {
   recorded: boolean;
   locals: Record<string, unknown>;
   stack: {fn: string; file: string; line: number | null}[];
+  /** on the row that ends the frame: what it returns or raises */
+  result?: string;
 }
 
 /** Locals of two different functions are not comparable. */
@@ -146,7 +152,9 @@ export class StepperModel {
       line = frame.callLine;
       frame = frame.parent === null ? undefined : trace.frame(frame.parent);
     }
+    const ended = !pos.waiting && (pos.side.kind === 'return' || pos.side.kind === 'exception') ? trace.frame(pos.side.fid)?.outcome : undefined;
     return {
+      ...(ended ? {result: outcomeText(ended)} : {}),
       present: true,
       waiting: pos.waiting,
       fn: pos.side.fn,
@@ -160,24 +168,26 @@ export class StepperModel {
     };
   }
 
-  /** What a row is, in words: the stepper's status line and `steps`' "what". */
-  rowWhat(row: number): string {
+  /** What a row is, in words: the stepper's status line and `steps`' "what" (`differs`: the names whose values differ there). */
+  rowWhat(row: number, differs = this.differing(row)): string {
     const r = this.rows[row];
     if (!r) return 'no rows';
-    return r.kind === 'match'
-      ? r.same
-        ? 'same statement, same state'
-        : 'same statement, state differs'
-      : r.kind === 'buggy-only'
-        ? `control flow split: only buggy runs ${r.b?.kind} ${r.b?.line ?? ''}`.trimEnd()
-        : `control flow split: only patched runs ${r.p?.kind} ${r.p?.line ?? ''}`.trimEnd();
+    if (r.kind !== 'match') {
+      const s = r.kind === 'buggy-only' ? r.b : r.p;
+      return `control flow split: only ${r.kind === 'buggy-only' ? 'buggy' : 'patched'} runs ${s?.kind} ${s?.line ?? ''}`.trimEnd();
+    }
+    const what = r.b?.kind === 'call' ? 'same call' : r.b?.kind === 'return' || r.b?.kind === 'exception' ? 'same end of the call' : 'same statement';
+    // the values in scope, not only what this step changed: a row that changes the same
+    // things on both sides can still hold different values from before
+    return differs.length ? `${what}, values differ` : r.same ? `${what}, same values` : `${what}, what it changes differs`;
   }
 
-  /** The variables whose values differ between the two sides at a row (both recorded, in the same function). */
+  /** The variables whose values differ between the two sides at a row (both on this row, recorded, in the same function). */
   differing(row: number): string[] {
     const b = this.position(row, 'b');
     const p = this.position(row, 'p');
-    if (!b || !p || !sameFunction(b.side, p.side)) return [];
+    // a side that waits is elsewhere in the program: its locals are not this row's to compare
+    if (!b || !p || b.waiting || p.waiting || !sameFunction(b.side, p.side)) return [];
     return differingNames(this.localsAt(row, 'b'), this.localsAt(row, 'p'));
   }
 
@@ -186,13 +196,13 @@ export class StepperModel {
     const r = this.rows[row]!;
     const views = {b: this.view(row, 'b'), p: this.view(row, 'p')};
     const side = (v: SideView): StepSideData | null =>
-      v.present ? {fn: v.fn, file: v.file, line: v.line, kind: v.kind, waiting: v.waiting, recorded: v.recorded, locals: Object.fromEntries(v.locals), stack: v.stack} : null;
+      v.present ? {fn: v.fn, file: v.file, line: v.line, kind: v.kind, waiting: v.waiting, recorded: v.recorded, locals: Object.fromEntries(v.locals), stack: v.stack, ...(v.result !== undefined ? {result: v.result} : {})} : null;
     // the locals the views already replayed: compared once, not replayed again
     const differs =
-      views.b.present && views.p.present && sameFunction(views.b, views.p) && views.b.recorded && views.p.recorded
+      views.b.present && views.p.present && !views.b.waiting && !views.p.waiting && sameFunction(views.b, views.p) && views.b.recorded && views.p.recorded
         ? differingNames(new Map(views.b.locals), new Map(views.p.locals))
         : [];
-    return {row: row + 1, depth: r.depth, what: this.rowWhat(row), delta: row === this.deltaRow, differs, buggy: side(views.b), patched: side(views.p)};
+    return {row: row + 1, depth: r.depth, what: this.rowWhat(row, differs), delta: row === this.deltaRow, differs, buggy: side(views.b), patched: side(views.p)};
   }
 
   /** Watch from recorded state when the expression only reads captured names and attributes. */
@@ -303,4 +313,11 @@ export function openStepper(db: Db, pairId: number): StepperModel | {error: stri
   const patched = pair.patchedTrace ? getTrace(db, pair.patchedTrace) : null;
   if (!buggy || !patched) return {error: `pair #${pairId} lacks a ${buggy ? 'patched' : 'buggy'} trace`};
   return new StepperModel(db, pair, latestDelta(db, pairId), buggy, patched);
+}
+
+/** What a frame's end did, in words: "returns 28", "raises ValueError: cycle at a", "yields 1". */
+export function outcomeText(o: Outcome): string {
+  if (o.exception) return `raises ${o.exception.type}${o.exception.message ? `: ${o.exception.message}` : ''}`;
+  const value = o.value !== undefined ? formatValue(JSON.parse(o.value), 200) : '(value not recorded)';
+  return `${o.kind === 'yield' ? 'yields' : o.kind === 'return' ? 'returns' : o.kind} ${value}`;
 }

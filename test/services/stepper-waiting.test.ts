@@ -47,4 +47,29 @@ describe('the stepper side that waits', () => {
       if (model.differing(i).length) expect(model.view(i, 'b').fn).toBe(model.view(i, 'p').fn);
     });
   }, 120_000);
+
+  it('says what a row holds in words that agree with its values: a row that ends a call shows what it returns; a side that waits elsewhere is not compared', async () => {
+    const {db} = freshDb();
+    const dir = join(PROJECTS_DIR, 'ledger');
+    const r = await tracePair(db, {kind: 'patch', repo: join(dir, 'repo'), patch: join(dir, 'patches', 'agent-correct.diff'), copy: true}, {
+      python: PY,
+      pytestPlugins: false,
+      sandbox: 'prefer',
+      test: 'tests/test_account.py::test_small_deposits_keep_every_cent',
+      values: 'all',
+    });
+    const model = openStepper(db, r.pair);
+    if ('error' in model) throw new Error(model.error);
+    const results = model.rows.map((_, i) => [model.view(i, 'b').result, model.view(i, 'p').result]);
+    // to_cents(0.29): 28 before the fix, 29 after
+    expect(results.some(([b]) => b === 'returns 28')).toBe(true);
+    expect(results.some(([, p]) => p === 'returns 29')).toBe(true);
+    model.rows.forEach((row, i) => {
+      const data = model.rowData(i);
+      if (data.buggy?.waiting || data.patched?.waiting) expect(data.differs).toEqual([]);
+      if (data.differs.length) expect(data.what).toMatch(/values differ$/);
+      else expect(data.what).not.toMatch(/values differ/);
+      if (row.kind === 'match' && row.b?.kind === 'return') expect(data.what).toMatch(/^same end of the call/);
+    });
+  }, 60_000);
 });

@@ -154,3 +154,60 @@ export function sameValue(a: unknown, b: unknown, options: CompareOptions = {}):
   const ob = b as Record<string, unknown>;
   return ka.every(k => k in ob && sameValue((a as Record<string, unknown>)[k], ob[k], options));
 }
+
+/** Where two encoded values first differ: the path into them (".attr", "[0]", "['key']") and each side's value there (undefined: not there on that side). */
+export interface FirstDifference {
+  path: string;
+  buggy: unknown;
+  patched: unknown;
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The containers whose one key holds a list of items: walked by index. */
+const SEQUENCES = ['$tuple', '$set', '$frozenset', '$deque'];
+
+/**
+ * The first place two encoded values differ, walking into lists, tuples, sets, dicts (by key
+ * where both sides have the same key at that position) and objects (by attribute), so that a
+ * difference deep in a large value (an attribute of an attribute) can be shown without its whole
+ * text. null when they are equal.
+ */
+export function firstDifference(buggy: unknown, patched: unknown, path = ''): FirstDifference | null {
+  if (sameJson(buggy, patched)) return null;
+  const leaf = {path, buggy, patched};
+  if (Array.isArray(buggy) && Array.isArray(patched)) {
+    for (let i = 0; i < Math.max(buggy.length, patched.length); i++) {
+      if (sameJson(buggy[i], patched[i])) continue;
+      if (i >= buggy.length || i >= patched.length) return {path: `${path}[${i}]`, buggy: buggy[i], patched: patched[i]};
+      return firstDifference(buggy[i], patched[i], `${path}[${i}]`);
+    }
+    return leaf;
+  }
+  if (!isObj(buggy) || !isObj(patched)) return leaf;
+  const tag = SEQUENCES.find(t => t in buggy && t in patched);
+  if (tag) return firstDifference(buggy[tag], patched[tag], path) ?? leaf;
+  if ('$dict' in buggy && '$dict' in patched && Array.isArray(buggy.$dict) && Array.isArray(patched.$dict)) {
+    const [b, p] = [buggy.$dict, patched.$dict];
+    for (let i = 0; i < Math.max(b.length, p.length); i++) {
+      const [x, y] = [b[i], p[i]];
+      if (sameJson(x, y)) continue;
+      if (Array.isArray(x) && Array.isArray(y) && sameJson(x[0], y[0])) return firstDifference(x[1], y[1], `${path}[${render(x[0]!)}]`);
+      const key = (pair: Json | undefined) => (Array.isArray(pair) ? render(pair[0]!) : null);
+      return {path: `${path}{${key(x) ?? key(y) ?? `item ${i}`}}`, buggy: x, patched: y};
+    }
+    return leaf;
+  }
+  if ('$obj' in buggy && '$obj' in patched && buggy.$obj === patched.$obj) {
+    if (isObj(buggy.attrs) && isObj(patched.attrs)) {
+      const [b, p] = [buggy.attrs, patched.attrs];
+      for (const k of [...new Set([...Object.keys(b), ...Object.keys(p)])]) {
+        if (!sameJson(b[k], p[k])) return k in b && k in p ? firstDifference(b[k], p[k], `${path}.${k}`) : {path: `${path}.${k}`, buggy: b[k], patched: p[k]};
+      }
+    }
+    for (const part of ['items', 'value', 'args']) {
+      if (!sameJson(buggy[part], patched[part]) && part in buggy && part in patched) return firstDifference(buggy[part], patched[part], path) ?? leaf;
+    }
+  }
+  return leaf;
+}

@@ -2,7 +2,7 @@ import {append} from '../../../core/arrays.js';
 import {Box, Text} from 'ink';
 import React from 'react';
 import {fit, oneLine, sanitize, wrapLines} from '../../../core/text/sanitize.js';
-import {formatValue} from '../../../core/trace/values.js';
+import {firstDifference, formatValue} from '../../../core/trace/values.js';
 import {describeRef} from '../../../core/trace/delta.js';
 import type {SideView, StepperModel, WatchValue} from '../../../services/stepper.js';
 import {highlightLine} from '../../highlight.js';
@@ -31,7 +31,11 @@ export function summaryLines(model: StepperModel, width: number): string[] {
   if (d) {
     if (d.status === 'found') {
       add(`where: ${d.file ?? '-'} line ${d.line ?? '-'}${d.patchedLine !== null && d.patchedLine !== d.line ? ` (patched line ${d.patchedLine})` : ''}, ${d.timing} the line runs`);
-      for (const v of d.variables) add(`  ${v.name}: buggy ${v.buggy === undefined ? '(unchanged)' : formatValue(v.buggy, 200)} | patched ${v.patched === undefined ? '(unchanged)' : formatValue(v.patched, 200)}`);
+      for (const v of d.variables) {
+        add(`  ${v.name}: buggy ${v.buggy === undefined ? '(unchanged)' : formatValue(v.buggy, 200)} | patched ${v.patched === undefined ? '(unchanged)' : formatValue(v.patched, 200)}`);
+        const first = v.buggy !== undefined && v.patched !== undefined ? firstDifference(v.buggy, v.patched) : null;
+        if (first?.path) add(`    first differs at ${v.name}${first.path}: buggy ${differenceSide(first.buggy)} | patched ${differenceSide(first.patched)}`);
+      }
       if (d.kind === 'outcome') {
         const fmt = (o: typeof d.buggyOutcome) => (!o ? '?' : o.exception ? `raises ${o.exception.type}${o.exception.message ? `: ${o.exception.message}` : ''}` : `${o.kind} ${o.value !== undefined ? formatValue(JSON.parse(o.value), 200) : ''}`);
         add(`  buggy frame:   ${fmt(d.buggyOutcome)}`);
@@ -130,7 +134,13 @@ export function expandedLines(view: {b: SideView; p: SideView}, width: number): 
     const others = new Map(other.present && other.fn === v.fn ? other.locals.map(([k, x]) => [k, JSON.stringify(x)]) : []);
     const locals = v.locals.map(([k, x]) => ({k, x, differs: others.size > 0 && others.get(k) !== JSON.stringify(x)}));
     locals.sort((a, b) => Number(b.differs) - Number(a.differs));
+    if (v.result !== undefined) out.push({text: fit(` ⏎ ${sanitize(v.result)}`, width), differs: false, head: false});
     for (const l of locals) {
+      // in a large value the difference can lie past what is shown: its path, and both values there
+      if (l.differs && name === 'buggy' && others.has(l.k)) {
+        const d = firstDifference(l.x, JSON.parse(others.get(l.k)!) as unknown);
+        if (d?.path) out.push({text: fit(sanitize(` ≠ ${l.k}${d.path} first differs: buggy ${differenceSide(d.buggy)} · patched ${differenceSide(d.patched)}`), width), differs: true, head: false});
+      }
       const lines = wrapLines(sanitize(`${l.differs ? '≠' : ' '} ${l.k} = ${formatValue(l.x, 4000)}`), Math.max(10, width - 2));
       lines.forEach((t, i) => out.push({text: `${i ? '    ' : ' '}${t}`, differs: l.differs, head: false}));
     }
@@ -211,7 +221,12 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
             <Text color={theme.muted} wrap="truncate-end">
               {fit('(values not recorded here: trace with --values all)', paneW)}
             </Text>
-          ) : loc.length === 0 ? (
+          ) : null}
+          {v.result !== undefined ? (
+            <Text wrap="truncate-end" bold>
+              {fit(`⏎ ${v.result}`, paneW)}
+            </Text>
+          ) : v.recorded && v.present && loc.length === 0 ? (
             <Text color={theme.muted}>(no locals)</Text>
           ) : null}
           {loc.map((x, i) => (
@@ -250,4 +265,9 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
       ))}
     </Box>
   );
+}
+
+/** One side's value where two values first differ (absent: the other side has something there). */
+function differenceSide(x: unknown): string {
+  return x === undefined ? '(not there)' : formatValue(x, 120);
 }
