@@ -19,6 +19,9 @@ Options:
   --agent NAME      agent name for every imported trajectory (e.g. one folder per run configuration)
   --model NAME      model name for every imported trajectory
   --max-size MB     refuse JSON documents larger than this; JSONL lines likewise (default 100)
+  --identical WHICH a run byte-identical to one imported under another agent (the same run in
+                    two configurations' folders): first (default) keeps it under the first only
+                    and says which agent has one run fewer; both imports it under each
   --db FILE         database (default ./deltalens.db, created when missing)
   --json            print the report as JSON
   -h, --help        show this help
@@ -39,6 +42,7 @@ export async function runImport(argv: string[]): Promise<number> {
     agent: {type: 'string'},
     model: {type: 'string'},
     'max-size': {type: 'string'},
+    identical: {type: 'string'},
   });
   if (values.help) {
     say(IMPORT_HELP);
@@ -47,6 +51,7 @@ export async function runImport(argv: string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError('import needs at least one PATH');
   if (values.format === 'explainbench') return runExplainBench(positionals, values.db, Boolean(values.json));
   const format = oneOf(values.format, [...IMPORT_FORMATS, 'explainbench'] as const, '--format') as (typeof IMPORT_FORMATS)[number] | undefined ?? 'auto';
+  const identical = oneOf(values.identical, ['first', 'both'] as const, '--identical') ?? 'first';
   const maxMb = values['max-size'] === undefined ? 100 : Number(values['max-size']);
   if (!(maxMb > 0)) throw new UsageError(`--max-size takes a positive number of megabytes (got "${values['max-size']}")`);
 
@@ -60,6 +65,7 @@ export async function runImport(argv: string[]): Promise<number> {
       model: values.model,
       results: values.results,
       maxBytes: maxMb * 1024 * 1024,
+      identical,
       onProgress: progress,
     });
   } finally {

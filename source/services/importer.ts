@@ -16,7 +16,7 @@ import {streamTx, writeTx, type Db} from '../store/db.js';
 import {streamingLabels} from '../store/lens.js';
 import {ensureInstance, problemStatement, upsertInstance} from '../store/instances.js';
 import {reasoningTagger} from '../store/reasoning.js';
-import {finishTrajectory, hasContentHash, insertTrajectory, setContentHash, stepWriter} from '../store/trajectories.js';
+import {finishTrajectory, getTrajectory, hasContentHash, insertTrajectory, setContentHash, stepWriter} from '../store/trajectories.js';
 import {ResolutionFinder} from './resolution-finder.js';
 import {parseJson, readLines, readUtf8File} from './text-file.js';
 
@@ -30,6 +30,11 @@ export interface ImportOptions {
   results?: string[];
   /** Whole JSON documents larger than this are refused (they are parsed in memory). */
   maxBytes: number;
+  /**
+   * A run byte-identical to one stored under another agent (configuration): 'first' (the
+   * default) keeps it under the first only and says so; 'both' stores it under each.
+   */
+  identical?: 'first' | 'both';
   onProgress?: (done: number, total: number, path: string) => void;
 }
 
@@ -149,11 +154,6 @@ function importFile(db: Db, candidate: Candidate, options: ImportOptions, finder
   }
   const {text, bytes} = readUtf8File(path);
   const hash = sha256(bytes);
-  const existing = hasContentHash(db, hash);
-  if (existing !== null) {
-    report.skipped.push({path, locator: null, reason: 'already imported (same content)', existing});
-    return;
-  }
   const doc = parseJson(text);
   const detected = detectDocument(doc);
   const kind = chooseKind(detected, options.format, candidate, doc);
@@ -173,6 +173,7 @@ function importFile(db: Db, candidate: Candidate, options: ImportOptions, finder
   const trajectory = withHint(detected, kind, () => parseDocument(kind, doc, path, candidate.runRoot));
   const stored = writeTx(db, () => storeTrajectory(db, trajectory, {path, locator: null, hash, candidate, options, finder, report}));
   if ('id' in stored) report.added.push(stored);
+  else report.skipped.push({path, locator: null, reason: stored.reason, existing: stored.existing});
 }
 
 function chooseKind(detected: DocumentKind, format: ImportFormat, candidate: Candidate, doc: unknown): DocumentKind | null {
@@ -233,10 +234,32 @@ function warnAbout(context: StoreContext, id: number, warnings: FieldWarning[], 
   for (const w of all) context.report.warnings.push({path: context.path, locator: context.locator, id, ...w});
 }
 
-/** Inserts one parsed trajectory, or returns the id of the one with the same content. */
-function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext): AddedTrajectory | {existing: number} {
-  const existing = hasContentHash(db, context.hash);
-  if (existing !== null) return {existing};
+/**
+ * Whether a run whose content hashes to `hash` is stored already, for the agent it would be
+ * stored under: the same bytes under the same agent are imported already; under another agent
+ * (the same run in two configurations' folders) it is kept under the first only — and the
+ * reason says which and what it does to the second — unless `identical: 'both'`, which stores it
+ * under each (its hash then names the agent, so a re-import stays idempotent).
+ */
+function identical(db: Db, hash: string, agent: string, options: ImportOptions): {store: string} | {existing: number; reason: string} {
+  const first = hasContentHash(db, hash);
+  if (first === null) return {store: hash};
+  const again = hasContentHash(db, `${hash}:${agent}`);
+  if (again !== null) return {existing: again, reason: 'already imported (same content)'};
+  const firstAgent = getTrajectory(db, first)?.agent ?? '?';
+  if (firstAgent === agent) return {existing: first, reason: 'already imported (same content)'};
+  if (options.identical === 'both') return {store: `${hash}:${agent}`};
+  return {
+    existing: first,
+    reason: `byte-identical to run #${first} of ${firstAgent}: not imported again as ${agent}, which has one run fewer (import with --identical both to count it under both)`,
+  };
+}
+
+/** Inserts one parsed trajectory, or returns the id of the one with the same content and why it was not stored. */
+function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext): AddedTrajectory | {existing: number; reason: string} {
+  const decided = identical(db, context.hash, agentOf(trajectory, context), context.options);
+  if (!('store' in decided)) return decided;
+  context = {...context, hash: decided.store};
   const {header, agentId, resolvedSource, warnings} = resolveHeader(db, trajectory, context);
   const id = insertTrajectory(db, {header, agentId, sourcePath: context.path, sourceLocator: context.locator, contentHash: context.hash, resolvedSource});
   const write = stepWriter(db, id, streamingLabels(), reasoningTagger(db, id, problemStatement(db, header.instance)));
@@ -247,13 +270,20 @@ function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext):
   return added(id, header, context, count, resolvedSource);
 }
 
+/** The agent (configuration) a run is stored under: --agent, else its run folder's name, else its own. */
+function agentOf(given: TrajectoryHeader, context: StoreContext): string {
+  const found = context.finder.find(context.path, given.instance, context.candidate.runRoot);
+  const runName = context.candidate.runRoot ? basename(context.candidate.runRoot) : found?.run ?? null;
+  return context.options.agent ?? runName ?? given.agent;
+}
+
 function resolveHeader(db: Db, given: TrajectoryHeader, context: StoreContext) {
   const {header, warnings} = checkRanges(given);
   const found = context.finder.find(context.path, header.instance, context.candidate.runRoot);
   const resolved = found && (found.explicit || header.resolved === null) ? found.resolved : header.resolved;
   const resolvedSource = found && (found.explicit || header.resolved === null) ? found.source : header.resolved === null ? null : context.path;
   const runName = context.candidate.runRoot ? basename(context.candidate.runRoot) : found?.run ?? null;
-  const agent = context.options.agent ?? runName ?? header.agent;
+  const agent = agentOf(given, context);
   const model = context.options.model ?? header.model;
   const meta = runName && agent === runName ? {...header.meta, tool: header.agent} : header.meta;
   ensureInstance(db, header.instance);
@@ -310,7 +340,7 @@ function importJsonl(db: Db, candidate: Candidate, options: ImportOptions, finde
       const hash = sha256(bytes);
       const stored = writeTx(db, () => storeTrajectory(db, trajectory, {path, locator, hash, candidate, options, finder, report}));
       if ('id' in stored) report.added.push(stored);
-      else report.skipped.push({path, locator, reason: 'already imported (same content)', existing: stored.existing});
+      else report.skipped.push({path, locator, reason: stored.reason, existing: stored.existing});
     }
   } else if (!candidate.explicit) {
     report.skipped.push({path, locator: null, reason: `not a trajectory (JSONL of ${describeShape(firstValue)})`});
@@ -356,14 +386,14 @@ function streamGeneric(
       } else {
         const current = open!;
         open = null;
-        const hash = current.hash.digest('hex');
         const locator = `lines ${current.startLine}-${event.line}`;
-        const existing = hasContentHash(db, hash);
-        if (existing !== null) {
+        const decided = identical(db, current.hash.digest('hex'), agentOf(event.header, {path, locator, hash: '', ...context, report}), context.options);
+        if (!('store' in decided)) {
           streamTx.rollback(db);
-          report.skipped.push({path, locator, reason: 'already imported (same content)', existing});
+          report.skipped.push({path, locator, reason: decided.reason, existing: decided.existing});
           continue;
         }
+        const hash = decided.store;
         const storeContext = {path, locator, hash, ...context, report};
         const {header, agentId, resolvedSource, warnings} = resolveHeader(db, event.header, storeContext);
         setContentHash(db, current.id, hash, locator);

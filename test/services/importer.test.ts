@@ -37,6 +37,19 @@ describe('importing every real trajectory file', () => {
     expect(multiAdded).toHaveLength(23);
     const duplicate = report.skipped.find(s => s.path.endsWith('results-baseline-truncated-16k/django__django-11099.traj.json'));
     expect(duplicate?.existing).toBe(byPath.get('mini-swe-agent/django__django-11099.traj.json')?.id);
+    // and says what that does: the configuration has one run fewer, and how to count it under both
+    expect(duplicate?.reason).toMatch(/^byte-identical to run #\d+ of mini-swe-agent 1\.17\.0: not imported again as results-baseline-truncated-16k, which has one run fewer \(import with --identical both to count it under both\)$/);
+  });
+
+  it('--identical both counts the byte-identical run under its configuration too; importing again changes nothing', () => {
+    const {db: other} = freshDb();
+    importInto(other, [DATA]);
+    const config = () => countTrajectories(other, {agent: 'results-baseline-truncated-16k'});
+    expect(config()).toBe(3);
+    const both = importInto(other, [DATA], {identical: 'both'});
+    expect(both.added.map(a => `${a.agent} ${relative(DATA, a.path)}`)).toEqual(['results-baseline-truncated-16k mini-swe-agent-multi/results-baseline-truncated-16k/django__django-11099.traj.json']);
+    expect(config()).toBe(4);
+    expect(importInto(other, [DATA], {identical: 'both'}).added).toEqual([]);
   });
 
   it('gives each run its configuration as agent and the resolved status its results.json gives', () => {
@@ -86,7 +99,9 @@ describe('re-importing', () => {
     const second = importInto(db, [SAMPLES]);
     expect(first.added.length).toBeGreaterThan(20);
     expect(second.added).toEqual([]);
-    expect(second.skipped.filter(s => s.reason.startsWith('already imported'))).toHaveLength(first.added.length + 1);
+    expect(second.skipped.filter(s => s.reason.startsWith('already imported'))).toHaveLength(first.added.length);
+    // the run byte-identical to another configuration's is named again, as at the first import
+    expect(second.skipped.filter(s => s.reason.startsWith('byte-identical'))).toHaveLength(1);
     expect(snapshot(db)).toEqual(before);
   });
 });
