@@ -1,6 +1,7 @@
 // Runs the Python test suites of the tracer (tracer/tests) with the standard library's unittest
 // runner, from tracer/ so `deltatrace` imports as the package it is — on every interpreter from
-// 3.6 on this machine (pyenv's versions, python3 on PATH, $DELTALENS_PYTHON), two at a time.
+// 3.6 on this machine (pyenv's versions, python3 on PATH, $DELTALENS_PYTHON), two at a time; with
+// --quick on the one deltalens runs only.
 // Each says how many tests it left out and why (no pytest for that Python; the question helpers
 // before 3.9); an interpreter that fails fails the run.
 import {spawn, spawnSync} from 'node:child_process';
@@ -74,7 +75,20 @@ function run({exe, version}, borrowed) {
   });
 }
 
-const list = interpreters();
+// --quick (npm test): the one interpreter deltalens runs ($DELTALENS_PYTHON, else python3); every
+// version from 3.6 on in npm run test:all
+const quick = process.argv.includes('--quick');
+const every = interpreters();
+const main = (() => {
+  const r = spawnSync(process.env.DELTALENS_PYTHON ?? 'python3', ['-c', 'import sys; print(sys.executable)'], {encoding: 'utf8', timeout: 30_000});
+  try {
+    return r.status === 0 ? realpathSync(r.stdout.trim()) : null;
+  } catch {
+    return null;
+  }
+})();
+const list = quick ? every.filter(x => x.real === main).slice(0, 1) : every;
+if (quick && list.length) console.log(`Python tests on ${list[0].version} only (every interpreter from 3.6 on: npm run test:all)`);
 if (!list.length) {
   console.error('python tests: no Python 3.6+ found (pyenv, python3 on PATH, or $DELTALENS_PYTHON)');
   process.exit(1);
