@@ -9,7 +9,7 @@ import {COMMON_OPTIONS, EXIT, parse, positiveInt, UsageError} from './args.js';
 import {passEnvOption} from './pass-env.js';
 import {linkStack, type DeepLink} from '../ui/state.js';
 import {getTrajectory} from '../store/trajectories.js';
-import {getPair} from '../store/traces.js';
+import {getPair, listPairs} from '../store/traces.js';
 import {getQuestion, listExplanations} from '../store/questions.js';
 import {getInstance} from '../store/instances.js';
 import type {Db} from '../store/db.js';
@@ -90,7 +90,8 @@ export function resolveLink(db: Db, o: {pair?: number; trajectory?: number; step
   }
   if (o.pair !== undefined) {
     if (!getPair(db, o.pair)) throw new NotFound(`no traced pair #${o.pair} (deltalens traces lists them)`);
-    return {kind: 'pair', pair: o.pair};
+    // the pairs list lists them by id: the pair's row there
+    return {kind: 'pair', pair: o.pair, index: listPairs(db).findIndex(p => p.id === o.pair)};
   }
   if (o.trajectory !== undefined) {
     const t = getTrajectory(db, o.trajectory, 0);

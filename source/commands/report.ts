@@ -53,7 +53,7 @@ function signed(x: number | null | undefined): string {
 }
 
 function table(header: string[], rows: string[][]): string {
-  const w = header.map((h, i) => maxOf(rows.map(r => cell(r[i]).length), h.length));
+  const w = header.map((h, i) => Math.max(h.length, maxOf(rows.map(r => cell(r[i]).length), 0)));
   const line = (cells: string[]) => cells.map(cell).map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  ');
   return [line(header), ...rows.map(line)].join('\n');
 }

@@ -75,7 +75,7 @@ export function summaryJson(row: TrajectorySummary) {
 function printTable(rows: TrajectorySummary[], total: number): void {
   const header = ['id', 'instance', 'agent', 'resolved', 'steps', 'expl'];
   const body = rows.map(r => [String(r.id), cell(r.instance), cell(r.agent), r.resolved === null ? '?' : r.resolved ? 'yes' : 'no', String(r.steps), String(r.explanationChars)]);
-  const widths = header.map((h, i) => maxOf(body.map(row => row[i]!.length), h.length));
+  const widths = header.map((h, i) => Math.max(h.length, maxOf(body.map(row => row[i]!.length), 0)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i >= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
   say(line(header));
   for (const row of body) say(line(row));

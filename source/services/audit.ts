@@ -390,7 +390,8 @@ export function runOf(db: Db, instance: string, agent: string): number | null {
 /** The model the explorer's `a` audits with: $DELTALENS_AUDIT_MODEL at $OPENAI_BASE_URL, key in $OPENAI_API_KEY. */
 export function explorerAuditModel(env: NodeJS.ProcessEnv = process.env): AuditModel | {error: string} {
   const name = env.DELTALENS_AUDIT_MODEL;
-  if (!name) return {error: 'no audit of this explanation yet; set $DELTALENS_AUDIT_MODEL (a chat model with tool calling, at $OPENAI_BASE_URL) to start one with a, or run deltalens audit'};
+  // one status line at 80 columns; the model's kind and endpoint are in the help and the readme
+  if (!name) return {error: 'no audit yet · to start one: set $DELTALENS_AUDIT_MODEL, then a'};
   try {
     return {name, baseURL: env.OPENAI_BASE_URL, apiKey: apiKeyOf(`the audit model ${name}`, undefined, env, '', env.OPENAI_BASE_URL)};
   } catch (error) {

@@ -4,6 +4,7 @@
  * families and kinds, intent phases, difficulty by gold patch size, and reproduction runs
  * before the first edit.
  */
+import {wrapLines} from '../core/text/sanitize.js';
 import {DEFAULT_SETTINGS, detectReasoning, DETECTOR_VERSION, FAMILY_ORDER, TAXONOMY, type Family, type MarkFamily} from '../core/reasoning/detect.js';
 import {chiSquare2x2, difficultyOf, patchSize} from '../core/reasoning/stats.js';
 import {deskcheckRun, deskcheckTurn, type DeskcheckTurn} from '../core/reasoning/deskcheck.js';
@@ -247,10 +248,15 @@ export function reasoningReportLines(r: ReasoningReport, width = 120): {text: st
   out(`Code reasoning (${detector} detector): ${r.runs} runs, ${r.steps_tagged} steps`);
   out('');
   out(`${'agent'.padEnd(aw)} runs  with  resolved with · without   chi2       p`);
+  // a row whose test is not trusted shows no chi2 or p, only a mark explained under the table
+  const marks = new Map<string, string>();
   for (const a of r.agents) {
     const rates = `${pct(a.rate_with)} (${a.resolved_with}/${a.with_known}) · ${pct(a.rate_without)} (${a.resolved_without}/${a.without_known})`;
-    out(`${padMiddle(a.agent, aw)} ${String(a.runs).padStart(4)} ${pct(a.runs ? a.with_reasoning / a.runs : null)}  ${rates.padEnd(28)} ${a.chi2 === null ? '    —' : a.chi2.toFixed(2).padStart(5)} ${a.p === null ? '      —' : a.p.toFixed(4).padStart(7)}${a.note ? `  ${a.note.replace(/ \(.*$|:.*$/, '')}` : ''}`);
+    const mark = a.note ? (marks.get(a.note) ?? marks.set(a.note, '†‡§¶'[marks.size] ?? '*').get(a.note)!) : '';
+    const stats = a.note ? `${'—'.padStart(5)} ${'—'.padStart(7)} ${mark}` : `${a.chi2 === null ? '    —' : a.chi2.toFixed(2).padStart(5)} ${a.p === null ? '      —' : a.p.toFixed(4).padStart(7)}`;
+    out(`${padMiddle(a.agent, aw)} ${String(a.runs).padStart(4)} ${pct(a.runs ? a.with_reasoning / a.runs : null)}  ${rates.padEnd(28)} ${stats}`);
   }
+  for (const [note, mark] of marks) for (const l of wrapLines(`${mark} ${note}`, width)) lines.push({text: l, role: 'muted'});
   out('');
   out(`${'family / kind'.padEnd(44)} runs  steps  marks`);
   for (const f of [...FAMILY_ORDER, 'obs' as const]) {
@@ -265,9 +271,13 @@ export function reasoningReportLines(r: ReasoningReport, width = 120): {text: st
   }
   out('');
   const rep = r.reproduction_before_first_edit;
-  out(`reproduction runs before the first source edit: ${rep.with_any} of ${rep.runs} runs ran one; mean ${rep.mean === null ? '—' : rep.mean.toFixed(2)}, median ${rep.median ?? '—'} (${Object.entries(rep.counts).sort().map(([k, v]) => `${k}: ${v}`).join(', ')})`);
+  // sentences wrap: at 80 columns nothing of them is cut
+  const say = (text: string, role?: 'muted') => {
+    for (const l of wrapLines(text, width)) lines.push({text: l, ...(role ? {role} : {})});
+  };
+  say(`reproduction runs before the first source edit: ${rep.with_any} of ${rep.runs} runs ran one; mean ${rep.mean === null ? '—' : rep.mean.toFixed(2)}, median ${rep.median ?? '—'} (${Object.entries(rep.counts).sort().map(([k, v]) => `${k}: ${v}`).join(', ')})`);
   const buckets = Object.entries(r.difficulty.buckets);
-  if (buckets.length) out(`by gold patch size (${r.difficulty.known} runs): ${buckets.map(([k, b]) => `${k} ${b.with_reasoning}/${b.runs} with reasoning`).join(', ')}`);
-  for (const n of r.notes) lines.push({text: `note: ${n}`, role: 'muted'});
+  if (buckets.length) say(`by gold patch size (${r.difficulty.known} runs): ${buckets.map(([k, b]) => `${k} ${b.with_reasoning}/${b.runs} with reasoning`).join(', ')}`);
+  for (const n of r.notes) say(`note: ${n}`, 'muted');
   return lines;
 }

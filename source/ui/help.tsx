@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import React from 'react';
-import {fit} from '../core/text/sanitize.js';
+import {fit, wrapLines} from '../core/text/sanitize.js';
 import {GLOBAL_BINDINGS, TEXT_FIELD_BINDINGS, type Binding, type Scope} from './keys.js';
 import {SCREENS} from './screens/index.js';
 import {PICKER_BINDINGS} from './screens/picker.js';
@@ -29,6 +29,9 @@ export function helpGroups(scope: Scope): {title: string; bindings: Binding[]; h
   ];
 }
 
+/** The keys' column of the help: its descriptions start after it. */
+const KEY_COLUMN = 20;
+
 export function helpLines(scope: Scope, width: number, theme: Theme): React.ReactNode[] {
   const groups = helpGroups(scope);
   const lines: React.ReactNode[] = [];
@@ -40,14 +43,19 @@ export function helpLines(scope: Scope, width: number, theme: Theme): React.Reac
       </Text>,
     );
     for (const b of g.bindings) {
-      lines.push(
-        <Text key={`${g.title}-${b.id}`} wrap="truncate-end">
-          {fit(`  ${b.keys.padEnd(20)} ${b.description}`, width)}
-        </Text>,
+      // the description wraps under itself: at 80 columns no key's meaning is cut
+      const keys = `  ${b.keys.padEnd(KEY_COLUMN)} `;
+      const room = width - [...keys].length;
+      const parts = room >= 20 ? wrapLines(b.description, room) : [b.description];
+      parts.forEach((part, i) =>
+        lines.push(
+          <Text key={`${g.title}-${b.id}-${i}`} wrap="truncate-end">
+            {fit(`${i === 0 ? keys : ' '.repeat([...keys].length)}${part}`, width)}
+          </Text>,
+        ),
       );
     }
   }
-  lines.push(<Text key="close" color={theme.muted}>{fit('? or Esc closes this help; j/k scroll it', width)}</Text>);
   return lines;
 }
 

@@ -39,7 +39,7 @@ export function initialState(stack: Screen[] = []): State {
 
 /** Where `deltalens explore` opens (deep links); each is checked against the store first. */
 export type DeepLink =
-  | {kind: 'pair'; pair: number}
+  | {kind: 'pair'; pair: number; /** its row in the pairs list under it */ index?: number}
   | {kind: 'trajectory'; trajectory: number; step?: number}
   | {kind: 'question'; question: string; agent: string; explanations: string}
   | {kind: 'instance'; instance: string};
@@ -47,7 +47,8 @@ export type DeepLink =
 /** The screens a deep link opens, with those a person would have passed on the way (so Esc goes
  * back as if they had walked there). Steps are 0-based here. */
 export function linkStack(link: DeepLink): Screen[] {
-  if (link.kind === 'pair') return [{kind: 'pairs', list: START}, stepperScreen(link.pair)];
+  // Esc from the stepper lands on the pairs list with this pair selected
+  if (link.kind === 'pair') return [{kind: 'pairs', list: link.index ? {cursor: link.index, top: Math.max(0, link.index - 3)} : START}, stepperScreen(link.pair)];
   if (link.kind === 'instance') return [{kind: 'instance', id: link.instance, scroll: 0}];
   if (link.kind === 'trajectory') {
     const t = trajectoryScreen(link.trajectory, link.step ?? 0);

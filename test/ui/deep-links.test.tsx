@@ -10,6 +10,8 @@ import {linkStack} from '../../source/ui/state.js';
 import {listTrajectories} from '../../source/store/trajectories.js';
 import {freshDb, importInto, questionsDb} from '../helpers/db.js';
 import {SAMPLES} from '../helpers/files.js';
+import {TRACES_DIR} from '../../source/services/demo.js';
+import {importTracePair} from '../../source/services/trace-ingest.js';
 import {KEYS, renderApp} from '../helpers/ui.js';
 
 describe('deep links', () => {
@@ -46,5 +48,24 @@ describe('deep links', () => {
     app.unmount();
     expect(() => resolveLink(db, {question: 'nope/q'})).toThrow('no question nope/q');
     expect(() => resolveLink(db, {question: q, agent: 'nobody'})).toThrow(/nobody has no explanation for/);
+  });
+
+  it('--pair N: Esc closes the stepper\'s summary first, then lands on the pairs list with pair N selected', async () => {
+    const {db} = freshDb();
+    const dir = join(TRACES_DIR, 'sympy__sympy-20801');
+    for (const label of ['one', 'two', 'three']) importTracePair(db, join(dir, 'buggy.jsonl'), join(dir, 'fixed.jsonl'), {instance: 'sympy__sympy-20801', label, test: 'reproduction test', options: ['match-by-text']});
+    const link = resolveLink(db, {pair: 3})!;
+    expect(link).toEqual({kind: 'pair', pair: 3, index: 2});
+    const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: linkStack(link)}});
+    let frame = await app.ready();
+    frame = await app.press('D');
+    expect(frame).toMatch(/delta/i);
+    frame = await app.press(KEYS.escape);
+    // still the stepper: the summary closed
+    expect(frame).toMatch(/row \d+\/\d+/);
+    frame = await app.press(KEYS.escape);
+    expect(frame).toContain('Traced pairs (3)');
+    expect(frame).toMatch(/› +3 sympy__sympy-20801 +three/);
+    app.unmount();
   });
 });

@@ -41,7 +41,7 @@ describe('explorer: pickers', () => {
     let frame = await app.press('a');
     expect(frame).toContain('Show the runs of which agent?');
     expect(frame).toMatch(/❯ 1 demo-brute-force/);
-    expect(frame).toContain('j/k move · Enter choose · Esc cancel');
+    expect(frame).toContain('j down · k up · Enter choose · Esc cancel');
     // j moves the highlight, Enter chooses it
     await app.press('j');
     frame = await app.press(KEYS.enter);

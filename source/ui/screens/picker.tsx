@@ -13,8 +13,8 @@ import type {Picker} from './types.js';
  * even before the list has mounted); ink-select-input draws the list, its window and indicator.
  */
 export const PICKER_BINDINGS: Binding[] = [
-  {id: 'pickDown', label: 'move', keys: 'j/k, ↓/↑', description: 'move in the list being chosen from', scopes: ['picker'], hint: ['picker'], match: (input, key) => input === 'j' || key.downArrow},
-  {id: 'pickUp', keys: 'k, ↑', description: 'move up in the list being chosen from', scopes: ['picker'], match: (input, key) => input === 'k' || key.upArrow},
+  {id: 'pickDown', label: 'down', keys: 'j, ↓', description: 'move down in the list being chosen from', scopes: ['picker'], hint: ['picker'], match: (input, key) => input === 'j' || key.downArrow},
+  {id: 'pickUp', label: 'up', keys: 'k, ↑', description: 'move up in the list being chosen from', scopes: ['picker'], hint: ['picker'], match: (input, key) => input === 'k' || key.upArrow},
   {id: 'pickChoose', label: 'choose', keys: 'Enter, 1–9', description: 'choose the highlighted item, or the item with that number', scopes: ['picker'], hint: ['picker'], match: (input, key) => key.return || /^[1-9]$/.test(input)},
   {id: 'pickCancel', label: 'cancel', keys: 'Esc', description: 'close the list without choosing', scopes: ['picker'], hint: ['picker'], match: (_, key) => key.escape || key.backspace || key.delete},
 ];

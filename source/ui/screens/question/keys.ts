@@ -66,6 +66,8 @@ export const BINDINGS: Binding[] = [
 
 export function command(s: QuestionScreen, id: string, view: QuestionView): Outcome<QuestionScreen> | null {
   if (MOVES.has(id)) return {screen: {...s, scroll: moveScroll(s.scroll, id, view)}};
+  // Esc closes the prompt view first, back to the question
+  if (id === 'back' && s.showPrompt) return {screen: {...s, showPrompt: false, scroll: 0}};
   if (id === 'toggleKey') return {screen: {...s, showKey: !s.showKey}};
   if (id === 'togglePrompt') return {screen: {...s, showPrompt: !s.showPrompt, scroll: 0}};
   if (id === 'nextModel') return {screen: {...s, model: nextModel(s.model, view)}};

@@ -47,6 +47,8 @@ export const BINDINGS: Binding[] = [
 ];
 
 export function command(s: StepperScreen, id: string, view: StepperView): Outcome<StepperScreen> | null {
+  // Esc closes the summary or the values in full first, back to the panes
+  if (id === 'back' && (s.summary || s.expanded)) return {screen: {...s, summary: false, expanded: false}};
   if (id === 'deltaSummary') return {screen: {...s, summary: !s.summary}};
   if (id === 'expand') return {screen: {...s, expanded: !s.expanded}};
   if (id === 'search') return {screen: {...s, input: {mode: 'search', text: ''}, message: null}};

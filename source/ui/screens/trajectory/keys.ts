@@ -37,7 +37,7 @@ export interface TrajectoryView extends TextView {
   audits?: number[];
 }
 
-export const AUDIT_BINDING: Binding = {id: 'audit', label: 'audit', keys: 'a', description: "the explanation's latest audit (ExplainBench §6); without one, starts an audit with $DELTALENS_AUDIT_MODEL", scopes: ['trajectory', 'question'], hint: ['trajectory'], match: ch('a')};
+export const AUDIT_BINDING: Binding = {id: 'audit', label: 'audit', keys: 'a', description: "the explanation's latest audit (ExplainBench §6); without one, starts an audit with $DELTALENS_AUDIT_MODEL (a chat model with tool calling at $OPENAI_BASE_URL)", scopes: ['trajectory', 'question'], hint: ['trajectory'], match: ch('a')};
 
 /** The next (dir 1) or previous (-1) step with code reasoning from `from`, or null. */
 export function reasoningStep(steps: number[], from: number, dir: 1 | -1): number | null {
