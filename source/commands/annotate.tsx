@@ -34,7 +34,7 @@ Options:
   --type T          only ${QUESTION_TYPES.join(', ')}
   --agent A         only explanations of this agent
   --seed S          the order and the sample (default 0)
-  --db FILE         the database (default: the demo, built if needed)
+  --db FILE         database (default ./deltalens.db if present, else the bundled demo database)
 
 See also: deltalens adjudicate, deltalens agreement, deltalens annotations export|import.`;
 
@@ -48,7 +48,7 @@ n / p move between items without deciding, q quits.
 Options:
   --annotator NAME  the adjudicator (or $DELTALENS_ANNOTATOR)
   --all             include items already adjudicated (a new answer replaces the old)
-  --db FILE         the database (default: the demo)`;
+  --db FILE         database (default ./deltalens.db if present, else the bundled demo database)`;
 
 /** Opens the database, runs one full-screen session until it quits, closes the database. */
 async function session(dbFlag: string | undefined, screen: (db: Db, label: string) => React.ReactElement): Promise<number> {

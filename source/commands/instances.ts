@@ -28,8 +28,8 @@ SWE-bench instances: the unit every investigation starts from.
 Then: deltalens show instance ID; deltalens trace --instance ID --repo CLONE --gold.
 
 Options:
-  --db FILE   database (import: default ./deltalens.db, created when missing; list: as every
-              command, ./deltalens.db if present, else the demo database)
+  --db FILE   database (import: default ./deltalens.db, created when missing; list: default
+              ./deltalens.db if present, else the bundled demo database)
   --json      list: {"instances": [{"id", "repo", "base_commit", "version", "created_at",
               "fail_to_pass", "pass_to_pass", "runs", "pairs", "questions"}]};
               import: {"file", "instances": [{"id", "status": "added" | "updated" |

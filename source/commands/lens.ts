@@ -53,7 +53,7 @@ AgentLens: how a run passed, not only whether it did (readme.md "Process lens").
              "tree": {"id", "what", "support", "runs", "on_path", "children": […]}}.
 
 Options:
-  --db FILE   the database (default: the demo, built if needed)
+  --db FILE   database (default ./deltalens.db if present, else the bundled demo database)
   --json      print JSON`;
 
 export async function runLens(argv: string[]): Promise<number> {

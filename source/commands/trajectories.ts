@@ -18,7 +18,7 @@ Options:
   --desc              descending order
   --limit N           at most N rows (default all)
   --offset N          skip N rows
-  --db FILE           database (default ./deltalens.db if present, else the demo database)
+  --db FILE           database (default ./deltalens.db if present, else the bundled demo database)
   --json              print {"total", "trajectories": [...]}
   -h, --help          show this help`;
 
