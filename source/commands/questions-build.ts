@@ -235,7 +235,8 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
   const scratch = makeTempDir('patches');
   const all: BuildResult = {questions: [], excluded: []};
   try {
-    for (const p of projects) {
+    for (const [index, p] of projects.entries()) {
+      const started = Date.now();
       if (p.fromRecord) {
         try {
           const runner = await pythonRunner(values.python ?? process.env.DELTALENS_PYTHON ?? 'python3', values['no-sandbox'] ? 'off' : 'require', {passEnv});
@@ -270,8 +271,8 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
         types,
         force: values.force,
         generator,
-        onProgress: (stage, detail) => {
-          if (!values.json || process.stderr.isTTY) warn(`${p.instance} · ${stage}: ${detail}`);
+        onProgress: (stage, detail, parts) => {
+          if (!values.json || process.stderr.isTTY) warn(`${p.instance}${projects.length > 1 ? ` (${index + 1}/${projects.length})` : ''} · ${partsText(parts, started)} · ${stage}: ${detail}`);
         },
       };
       try {
@@ -317,3 +318,11 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
   return all.questions.length || !all.excluded.length ? EXIT.ok : EXIT.failed;
 }
 
+/** How far a build is: its parts done of all, the time it has taken, and (after two parts) about how long it has left. */
+export function partsText(parts: {done: number; total: number}, started: number, now = Date.now()): string {
+  const elapsed = (now - started) / 1000;
+  const clock = (s: number) => (s >= 60 ? `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${Math.round(s)}s`);
+  if (!parts.total) return clock(elapsed);
+  const left = parts.done >= 2 && parts.done < parts.total ? `, about ${clock((elapsed / parts.done) * (parts.total - parts.done))} left` : '';
+  return `part ${Math.min(parts.done + 1, parts.total)}/${parts.total}, ${clock(elapsed)}${left}`;
+}

@@ -73,7 +73,8 @@ export interface BuildOptions {
   force?: boolean;
   /** the model that writes candidates (distractors, local expressions); none: offline generators */
   generator?: QaModel | null;
-  onProgress?: (stage: string, detail: string) => void;
+  /** what runs now; `parts`: the parts of the build done and planned (trees, validation, each question) */
+  onProgress?: (stage: string, detail: string, parts: {done: number; total: number}) => void;
 }
 
 /** The inputs of a build, kept in each question's provenance: enough to make its trees again. */
@@ -352,7 +353,14 @@ function labelled(options: {text: string; role: Choice['role']}[]): Choice[] {
 export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResult> {
   const excluded: Excluded[] = [];
   const questions: BuiltQuestion[] = [];
-  const progress = o.onProgress ?? (() => {});
+  // the build's parts, for a count and an estimate of the time left: the trees, the validation
+  // runs, and one part per question it can build
+  const agentsOf = (t: QuestionType) => (o.types.includes(t) ? o.agentPatches.length : 0);
+  const parts = {done: 0, total: 2 + (o.types.includes('e2e_intent') ? 1 : 0) + agentsOf('e2e_effect') + (o.types.includes('local_intent') || o.types.includes('local_effect') ? 1 : 0) + agentsOf('local_effect')};
+  const progress = (stage: string, detail: string) => o.onProgress?.(stage, detail, {...parts});
+  const partDone = () => {
+    parts.done = Math.min(parts.total, parts.done + 1);
+  };
   // said in the answer and kept in the store (the instance screen lists them) until built
   const exclude = (stage: string, reason: string, agent?: string) => {
     excluded.push({instance: o.instance, stage, ...(agent ? {agent} : {}), reason});
@@ -428,6 +436,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       step.hypothesis = {mode: 'derandomize', note: 'the same derandomized examples on both sides'};
     }
 
+    partDone(); // the trees
     // 1. the test must fail on the buggy version and pass on the fixed one, twice each (§5.2.1)
     progress('validate', `running ${o.test} twice on each version`);
     // the two versions run side by side (separate trees); each twice in a row — a test the
@@ -488,6 +497,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       questions.push({question: q, provenance, unchanged: false});
     };
 
+    partDone(); // the validation runs
     // 2. end-to-end intent (§5.2.2)
     if (o.types.includes('e2e_intent')) {
       const id = `${o.instance}/built/e2e_intent`;
@@ -553,13 +563,16 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       }
     }
 
+    if (o.types.includes('e2e_intent')) partDone();
     // 3. end-to-end effect, one per agent patch (§5.2.3)
     if (o.types.includes('e2e_effect')) {
       const asserts = assertLines(testText, testPathOf(o.test));
+      const effectBase = parts.done;
       // the test function that runs (its decorators too), numbered as in its file; a test script
       // given apart (--pbt, a model's) is shown whole, as ExplainBench shows its scripts
       const effectContext = pbtText === null ? testFunctionContext(testText, testPathOf(o.test)) : numbered(testText, 1);
-      for (const agent of o.agentPatches) {
+      for (const [index, agent] of o.agentPatches.entries()) {
+        parts.done = effectBase + index;
         const id = `${o.instance}/built/e2e_effect/${agent.name}`;
         const spec = patchedSpec(o, agent.file);
         const patchText = readFileSync(agent.file, 'utf8');
@@ -629,13 +642,18 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           aw.cleanup();
         }
       }
+      parts.done = effectBase + o.agentPatches.length;
     }
     // 4. local intent (the fix's delta point) and local effect (each agent patch's), §5.3
     if (o.types.includes('local_intent') || o.types.includes('local_effect')) {
       const local = new LocalBuilder(db, o, step, runner, {exclude, unchanged, save, progress, base, seed, testText, fix, hypothesis: hypothesis ?? undefined});
       const intent = await local.intent(ws);
+      partDone();
       if (o.types.includes('local_effect')) {
-        for (const agent of o.agentPatches) await local.effect(ws, agent, intent);
+        for (const agent of o.agentPatches) {
+          await local.effect(ws, agent, intent);
+          partDone();
+        }
       }
     }
     return {questions, excluded};
@@ -1164,7 +1182,7 @@ async function generatePbt(db: Db, o: BuildOptions, step: Step, ws: Workspace): 
   const dir = makeTempDir('pbt');
   for (let n = 1; n <= (o.generatePbt ?? 3); n++) {
     const prompt = pbtPrompt(issue, gold, own, attempts.at(-1)?.reason ?? null);
-    o.onProgress?.('pbt', `asking ${o.generator!.name} for a bug-reproducing test (attempt ${n})`);
+    o.onProgress?.('pbt', `asking ${o.generator!.name} for a bug-reproducing test (attempt ${n})`, {done: 0, total: 0});
     const raw = await step.ask('pbt', prompt);
     if (raw === null) {
       attempts.push({attempt: n, prompt, raw: null, reason: step.silence()});

@@ -297,7 +297,12 @@ describe('local questions where the function returns (or raises) differently', (
       writeFileSync(file, `--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -1,2 +1,2 @@\n def double(x):\n-    return x + x + 1\n+    return ${to}\n`);
       return file;
     };
-    const r = await buildQuestions(local, options({instance: 'demo__calc-1', buggyDir: buggy, fixedDir: fixed, goldPatch: undefined, test: 'tests/test_ops.py::test_double', types: ['e2e_effect'], agentPatches: [{name: 'right', file: diff('right', 'x * 2')}, {name: 'wrong', file: diff('wrong', 'x + x + 2')}]}));
+    const seen: {done: number; total: number}[] = [];
+    const r = await buildQuestions(local, options({instance: 'demo__calc-1', buggyDir: buggy, fixedDir: fixed, goldPatch: undefined, test: 'tests/test_ops.py::test_double', types: ['e2e_effect'], agentPatches: [{name: 'right', file: diff('right', 'x * 2')}, {name: 'wrong', file: diff('wrong', 'x + x + 2')}], onProgress: (_s, _d, parts) => seen.push(parts)}));
+    // its parts: the trees, the validation runs, one per agent patch — counted up in order
+    expect(new Set(seen.map(p => p.total))).toEqual(new Set([4]));
+    expect(seen.map(p => p.done)).toEqual([...seen.map(p => p.done)].sort((a, b) => a - b));
+    expect(seen.at(-1)!.done).toBe(3);
     expect(r.excluded).toEqual([]);
     const keys = (agent: string) => {
       const q = r.questions.find(b => b.question.agent === agent)!.question;
