@@ -103,6 +103,10 @@ describe('trace stepper', () => {
     expect(frame).toContain("options: none (the paper's Algorithm 1)");
     expect(frame).toContain('patch-modified functions: durations/parse.py:parse_duration');
 
+    // Esc closes the summary first, then leaves the stepper
+    frame = await app.press(KEYS.escape);
+    expect(frame).not.toContain('evidence:');
+    expect(frame).toContain('Trace stepper');
     frame = await app.press(KEYS.escape);
     expect(frame).toContain('Traced pairs (2)');
     app.unmount();

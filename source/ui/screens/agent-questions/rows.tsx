@@ -12,7 +12,12 @@ export interface AgentQuestionRow {
   verdicts: string;
 }
 
-export function AgentQuestionRows({rows, top, cursor, width, height, theme}: {rows: AgentQuestionRow[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
+/** A question's id without what the row says already (its type, the agent): what tells it apart. */
+export function shortQuestionId(id: string, type: string, agent: string): string {
+  return id.replace(`/${type}/`, '/').replace(`/${agent}/`, '/').replace(/\/+$/, '');
+}
+
+export function AgentQuestionRows({rows, agent, top, cursor, width, height, theme}: {rows: AgentQuestionRow[]; agent: string; top: number; cursor: number; width: number; height: number; theme: Theme}) {
   const idW = Math.max(20, width - 40);
   return (
     <Box flexDirection="column" height={height}>
@@ -22,7 +27,7 @@ export function AgentQuestionRows({rows, top, cursor, width, height, theme}: {ro
         return (
           <Text key={r.question} wrap="truncate-end" {...(selected ? theme.selected : {})}>
             {selected ? '›' : ' '}
-            {pad(r.type, 13)} {pad(`${r.correct}/${r.total}`, 6, 'right')} {pad(r.verdicts, 14)} {oneLine(r.question, idW)}
+            {pad(r.type, 13)} {pad(`${r.correct}/${r.total}`, 6, 'right')} {pad(r.verdicts, 14)} {oneLine(shortQuestionId(r.question, r.type, agent), idW)}
           </Text>
         );
       })}

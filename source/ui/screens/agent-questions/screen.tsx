@@ -18,7 +18,7 @@ export function AgentQuestionsComponent({screen: s, env}: {screen: AgentQuestion
       bindings={BINDINGS}
       title={`${s.agent} (${s.explanations}) · ${s.model ?? shownModel ?? ''}`}
       subheader={<Text color={theme.muted}> type          right  samples        question</Text>}
-      body={<AgentQuestionRows rows={rows} top={s.list.top} cursor={s.list.cursor} width={width} height={bodyHeight} theme={theme} />}
+      body={<AgentQuestionRows rows={rows} agent={s.agent} top={s.list.top} cursor={s.list.cursor} width={width} height={bodyHeight} theme={theme} />}
     />
   );
 }

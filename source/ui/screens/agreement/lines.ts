@@ -6,7 +6,7 @@ import {textBlock, type DisplayLine} from '../../components/text-view.js';
 
 /** The agreement screen: the same lines as `deltalens agreement`, fitted to the screen (notes wrapped). */
 export function agreementLines(r: AgreementReport, width: number): DisplayLine[] {
-  return agreementText(r).flatMap(l => (l.text.startsWith('note: ') ? textBlock(l.text, width).map(x => ({...x, role: 'muted' as const})) : [{text: fit(l.text, width), ...(l.role ? {role: l.role} : {})}]));
+  return agreementText(r).flatMap(l => (l.text.startsWith('note: ') || l.text.startsWith('No labels yet') ? textBlock(l.text, width).map(x => ({...x, role: 'muted' as const})) : [{text: fit(l.text, width), ...(l.role ? {role: l.role} : {})}]));
 }
 
 /** The flags section of the question screen. */

@@ -21,7 +21,8 @@ export function instanceLines(v: InstanceData, width: number): DisplayLine[] {
   const out: DisplayLine[] = [];
   const heading = (text: string) => out.push({text: ''}, {text, role: 'heading'});
   const line = (text: string, role?: DisplayLine['role']) => out.push({text: oneLine(text, width), ...(role ? {role} : {})});
-  line(`${d.repo ?? 'no repository'} at ${d.baseCommit ?? 'no base commit'}${d.version ? ` · version ${d.version}` : ''}${d.createdAt ? ` · ${d.createdAt}` : ''}`);
+  // what the record says of the repository (nothing when there is no record: the next line says so)
+  if (d.repo || d.baseCommit) line(`${d.repo ?? 'repository not named'}${d.baseCommit ? ` at ${d.baseCommit}` : ' (no base commit)'}${d.version ? ` · version ${d.version}` : ''}${d.createdAt ? ` · ${d.createdAt}` : ''}`);
   if (!d.hasRecord) line('no dataset record (deltalens instances import FILE)', 'muted');
   if (d.environmentSetupCommit) line(`environment set up at ${d.environmentSetupCommit}`, 'muted');
   heading(`FAIL_TO_PASS (${d.failToPass.length})`);

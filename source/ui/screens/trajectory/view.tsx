@@ -19,8 +19,9 @@ const SHORT_LABELS: Record<Tab, string> = {steps: 'Steps', explanation: 'Expl', 
 /** Width the tab bar takes at a terminal width (short labels below 120 columns). */
 export function tabBarWidth(width: number): number {
   const labels = width < 120 ? SHORT_LABELS : TAB_LABELS;
-  // one space before the bar, so a bracketed active first tab never touches the title
-  return 1 + TABS.reduce((sum, t) => sum + labels[t].length + 4, 0);
+  // one space before the bar, so a bracketed active first tab never touches the title; below 90
+  // columns the tabs go without their numbers (1–4 still choose them), so the title keeps its instance
+  return 1 + TABS.reduce((sum, t) => sum + labels[t].length + (width < 90 ? 2 : 4), 0);
 }
 
 export function statusWord(resolved: boolean | null): string {
@@ -28,10 +29,15 @@ export function statusWord(resolved: boolean | null): string {
 }
 
 export function TrajectoryTitle({t, width, theme}: {t: TrajectoryDetail; width: number; theme: Theme}) {
+  // whether it resolved and how long it is always show; the agent and model take what is left
+  const tail = ` · ${statusWord(t.resolved)} · ${t.steps} steps`.length;
+  const head = Math.min([...`#${t.id} ${t.instance}`].length, Math.max(12, width - tail));
+  const room = width - head - tail - 3;
+  const agent = `${t.agent}${t.model ? ` (${t.model})` : ''}`;
   return (
     <Text wrap="truncate-end">
-      <Text bold>{fit(`#${t.id} ${t.instance}`, Math.max(12, width - 12))}</Text>
-      <Text color={theme.muted}> · {oneLine(`${t.agent}${t.model ? ` (${t.model})` : ''}`, Math.max(8, width - 30))} · </Text>
+      <Text bold>{fit(`#${t.id} ${t.instance}`, head)}</Text>
+      <Text color={theme.muted}> · {room >= 6 ? `${oneLine(agent, room)} · ` : ''}</Text>
       <Text color={t.resolved === null ? theme.muted : t.resolved ? theme.good : theme.bad}>{statusWord(t.resolved)}</Text>
       <Text color={theme.muted}> · {t.steps} steps</Text>
     </Text>
@@ -46,7 +52,7 @@ export function TabBar({tab, width, theme}: {tab: Tab; width: number; theme: The
       {TABS.map((t, i) => (
         <Text key={t} {...(t === tab ? theme.selected : {color: theme.muted})}>
           {/* without colour (NO_COLOR, a capture) the active tab is bracketed, same width */}
-          {t === tab && !theme.color ? `[${i + 1} ${labels[t]}]` : ` ${i + 1} ${labels[t]} `}
+          {t === tab && !theme.color ? `[${width < 90 ? '' : `${i + 1} `}${labels[t]}]` : ` ${width < 90 ? '' : `${i + 1} `}${labels[t]} `}
         </Text>
       ))}
     </Text>
