@@ -2,6 +2,7 @@
  * npm run bench — import throughput, peak memory, and explorer latency.
  * Figures go to readme.md by hand, with the machine noted; nothing here asserts a target.
  */
+import {benchDemoStart} from './demo-start.js';
 import {spawn, spawnSync} from 'node:child_process';
 import {cpus, totalmem} from 'node:os';
 import {copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
@@ -253,6 +254,7 @@ async function main() {
     benchShowLong();
     await benchExplorer(dbPath);
   }
+  if (!only || only === 'demo-start') await benchDemoStart(log);
   if (!only || only === 'scoring') await benchScoring(OUT, log);
   if (!only || only === 'lens') benchLens(OUT, log);
   if (!only || only === 'traces') {
