@@ -20,8 +20,11 @@ Exit 0 when the demo is built or up to date, 1 when the build failed.`;
 /** Waits while another process builds the demo's traced part, saying how far it is. */
 async function waitForFinisher(state: DemoState, step?: (message: string) => void): Promise<DemoState> {
   let s = state;
+  let said = '';
   while (s.kind === 'finishing') {
-    step?.(`the demo is being built by process ${s.progress.pid}: ${s.progress.done}/${s.progress.total} ${s.progress.message}`);
+    const line = `the demo is being built by process ${s.progress.pid}: ${s.progress.done}/${s.progress.total} ${s.progress.message}`;
+    // said when it changes (in a log, a line per step, not one per poll)
+    if (line !== said) step?.((said = line));
     await new Promise(r => setTimeout(r, 500));
     s = demoState();
   }

@@ -377,7 +377,9 @@ export function sweepDemoLeftovers(): string[] {
 export async function buildDemo(onProgress?: (message: string) => void): Promise<DemoReport> {
   return inTemporary(async db => {
     const report = await quickInto(db, onProgress);
-    const traced = await finishInto(db, onProgress && (s => onProgress(`[${s.done}/${s.total}] ${s.message}`)));
+    let last = '';
+    // a line per part started (a part's end repeats its message: not said again)
+    const traced = await finishInto(db, onProgress && (s => s.message !== last && onProgress(`[${s.done}/${s.total}] ${(last = s.message)}`)));
     return {import: report, pairs: report.tracePairs + traced.pairs, traceProblems: traced.traceProblems};
   }, 'full');
 }
