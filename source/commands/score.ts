@@ -1,4 +1,4 @@
-import {say} from './output.js';
+import {cell, say} from './output.js';
 import {openStore} from './db-path.js';
 import {ctrlCStops} from './ctrl-c.js';
 import {qaModelFrom, QaModelChoiceError, type QaModel} from '../services/qa-models.js';
@@ -31,6 +31,10 @@ seed); a rerun makes no call for what is stored; Ctrl+C stops and keeps every fi
   --exclude-flagged    leave out questions people flagged with anything but valid (deltalens flags)
   --exclude-auto-flags also leave out the questions the automatic flags name
   --json               the summary as JSON; progress as JSON lines on stderr
+
+An explanation no stored question is asked about (no question of its instance, or none for its
+agent) is named after the summary ("explanations_without_questions" in --json), never left at 0
+without a word.
 
 Exit codes: 0 all answered, 1 some calls failed (run again to retry them) or interrupted,
 2 usage error.`;
@@ -133,6 +137,7 @@ export async function runScore(argv: string[]): Promise<number> {
       failed: result.failed,
       unparseable: result.unparseable,
       explanations_without_text: result.withoutText,
+      explanations_without_questions: result.withoutQuestions,
       interrupted: result.interrupted,
       excluded_questions: excluded ? excluded.size : 0,
       errors: result.errors,
@@ -144,6 +149,12 @@ export async function runScore(argv: string[]): Promise<number> {
         `${result.model}${model.baseline ? ' (baseline)' : ''}: ${result.done} answered, ${result.cached} already stored, ${result.failed} failed, ${result.unparseable} unparseable (kept, counted wrong)${result.withoutText ? `; ${result.withoutText} explanations skipped: their text is not in the data` : ''}${result.interrupted ? '; interrupted' : ''}`,
       );
       if (excluded?.size) say(`  ${excluded.size} flagged question(s) left out`);
+      // nothing answered, or some explanations left unasked: why
+      if (!result.explanations) say('  nothing to answer: no explanation of the kinds asked for is stored (deltalens explanations list)');
+      else if (result.withoutQuestions.length) {
+        const instances = [...new Set(result.withoutQuestions.map(e => e.instance ?? '?'))];
+        say(`  ${result.withoutQuestions.length} of ${result.explanations} explanation(s) have no question asked about them — instance${instances.length === 1 ? '' : 's'} ${instances.slice(0, 8).map(cell).join(', ')}${instances.length > 8 ? ', …' : ''}: build or import questions for ${instances.length === 1 ? 'it' : 'them'} (deltalens questions build / import)`);
+      }
       for (const e of result.errors.slice(0, 5)) say(`  failed: ${e}`);
     }
     return result.failed || result.interrupted ? EXIT.failed : EXIT.ok;

@@ -49,6 +49,10 @@ export interface ScoreResult extends ScoreProgress {
   model: string;
   interrupted: boolean;
   withoutText: number;
+  /** explanations chosen that no stored question is asked about (no question of their instance, or none for their agent) */
+  withoutQuestions: {id: number; instance: string | null; agent: string | null; kind: string}[];
+  /** how many explanations were chosen (by kind, --agent, --explanation) */
+  explanations: number;
   errors: string[];
 }
 
@@ -108,6 +112,7 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
     e => o.kinds.includes(e.kind as ExplanationKind) && (!o.agent || e.agent === o.agent) && (o.explanation === undefined || e.id === o.explanation),
   );
   let withoutText = 0;
+  const withoutQuestions: ScoreResult['withoutQuestions'] = [];
   const stored = answerStored(db);
   const tasks: (Task & {prompt: ReturnType<typeof buildPrompt>; hash: string; seed: number})[] = [];
   let cached = 0;
@@ -117,7 +122,9 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
       withoutText += 1;
       continue;
     }
-    for (const q of questions.filter(x => applies(x, e) && (!o.question || x.id === o.question) && (!o.questions || o.questions.has(x.id)))) {
+    const asked = questions.filter(x => applies(x, e) && (!o.question || x.id === o.question) && (!o.questions || o.questions.has(x.id)));
+    if (!asked.length) withoutQuestions.push({id: e.id, instance: e.instance, agent: e.agent, kind: e.kind});
+    for (const q of asked) {
       for (let sample = 0; sample < o.samples; sample++) {
         const seed = seedOf(q.id, e.id, sample);
         const prompt = buildPrompt(q, text, seed, {choicesOnly: o.choicesOnly});
@@ -183,5 +190,5 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
   if (o.signal) setMaxListeners(0, o.signal);
   await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency, tasks.length || 1))}, worker));
   report();
-  return {...progress, model: name, interrupted: Boolean(o.signal?.aborted), withoutText, errors};
+  return {...progress, model: name, interrupted: Boolean(o.signal?.aborted), withoutText, withoutQuestions, explanations: explanations.length, errors};
 }

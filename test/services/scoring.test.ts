@@ -167,6 +167,15 @@ describe('the lexical baseline and the blank explanation', () => {
     expect(blank.types.e2e_intent.uninformative).toBe(1);
   });
 
+  it('an explanation no stored question is asked about is named, not silently left at 0', async () => {
+    const {db} = freshDb();
+    insertQuestion(db, INTENT);
+    ensureExplanation(db, {instance: 'i1', agent: 'a', kind: 'original', text: 'total becomes 5400', source: 'test'});
+    ensureExplanation(db, {instance: 'audit', agent: 'audited-agent', kind: 'original', text: 'It fixes the bug.', source: 'test'});
+    const r = await scoreExplanations(db, {model: lexicalModel(), samples: 1, concurrency: 1, kinds: ['original']});
+    expect(r).toMatchObject({done: 1, explanations: 2, withoutQuestions: [{instance: 'audit', agent: 'audited-agent', kind: 'original'}]});
+  });
+
   it('the same seed gives the same order; another seed another', () => {
     expect(permutation(INTENT, 7)).toEqual(permutation(INTENT, 7));
     const orders = new Set([1, 2, 3, 4, 5, 6].map(s => permutation(INTENT, s).join('')));
