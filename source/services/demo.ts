@@ -75,6 +75,8 @@ interface Stamp {
   stage: 'quick' | 'full';
   /** one id per quick build: a finisher only completes the file it started on */
   build: string;
+  /** what the traced part could not build (no Python, a project that did not trace) */
+  problems?: string[];
 }
 
 /** How far the background part is: written by the process building it. */
@@ -389,8 +391,21 @@ export async function buildDemoQuick(onProgress?: (message: string) => void): Pr
   return inTemporary(db => quickInto(db, onProgress), 'quick');
 }
 
+/** A process still building the traced part of a demo that is being built anew: stopped (its work is for a file about to be replaced). */
+function stopOlderFinisher(): void {
+  const f = readFinishing();
+  if (f && f.pid !== process.pid && alive(f)) {
+    try {
+      process.kill(f.pid, 'SIGTERM');
+    } catch {
+      /* it ended meanwhile */
+    }
+  }
+}
+
 async function inTemporary<T>(fill: (db: Db) => Promise<T>, stage: Stamp['stage']): Promise<T> {
   sweepDemoLeftovers();
+  stopOlderFinisher();
   const temporary = `${DEMO_DB}.building-${process.pid}`;
   const removeTemporary = () => {
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${temporary}${suffix}`, {force: true});
@@ -490,20 +505,25 @@ export async function finishDemo(onStep?: (s: FinishStep) => void): Promise<{sta
     const other = readFinishing();
     return {status: 'busy', pid: other?.pid ?? 0};
   }
+  // the progress file is this process's only while it names it: a demo rebuilt meanwhile has another
+  const mine = () => {
+    const now = readFinishing();
+    return now?.pid === me.pid && now.build === me.build;
+  };
   const db = openDb(DEMO_DB);
   try {
     const result = await finishInto(db, s => {
       progress = {...me, ...s};
-      writeAtomically(FINISHING, JSON.stringify(progress));
+      if (mine()) writeAtomically(FINISHING, JSON.stringify(progress));
       onStep?.(s);
     });
     checkpoint(db);
     const stamp = readStamp();
-    if (stamp?.build === state.build) writeAtomically(STAMP, `${JSON.stringify({...stamp, stage: 'full'} satisfies Stamp)}\n`);
-    rmSync(FINISHING, {force: true});
+    if (stamp?.build === state.build) writeAtomically(STAMP, `${JSON.stringify({...stamp, stage: 'full', ...(result.traceProblems.length ? {problems: result.traceProblems} : {})} satisfies Stamp)}\n`);
+    if (mine()) rmSync(FINISHING, {force: true});
     return {status: 'done', ...result};
   } catch (error) {
-    writeAtomically(FINISHING, JSON.stringify({...progress, failed: (error as Error).message}));
+    if (mine()) writeAtomically(FINISHING, JSON.stringify({...progress, failed: (error as Error).message}));
     throw error;
   } finally {
     db.close();
@@ -535,7 +555,10 @@ export interface BackgroundBuild {
 /** Reads how the background build of the demo is going; `pid` is the process started for it. */
 export function demoBuildStatus(pid: number): BackgroundBuild {
   const state = demoState();
-  if (state.kind === 'full') return {state: 'done', text: 'demo: traced pairs, built questions and audits are ready', done: Number.MAX_SAFE_INTEGER};
+  if (state.kind === 'full') {
+    const problems = readStamp()?.problems ?? [];
+    return {state: 'done', text: problems.length ? `demo built; ${problems.length} part(s) could not be: ${problems[0]} (all in ${BUILD_LOG})` : 'demo: traced pairs, built questions and audits are ready', done: Number.MAX_SAFE_INTEGER};
+  }
   if (state.kind === 'finishing') {
     const p = state.progress;
     return {state: 'running', text: `demo build ${p.done}/${p.total}: ${p.message}`, done: p.done};
