@@ -3,6 +3,7 @@ import {type Db} from '../store/db.js';
 import {getSteps, getTrajectory, type StepRow, type TrajectoryDetail} from '../store/trajectories.js';
 import {openStore} from './db-path.js';
 import {reasoningOf} from '../store/reasoning.js';
+import {markPlace} from '../services/reasoning.js';
 import {COMMON_OPTIONS, EXIT, NotFound, parse, UsageError} from './args.js';
 import {terminalSafeJson} from '../core/text/sanitize.js';
 import {showInstance} from './instances.js';
@@ -20,9 +21,11 @@ show trajectory: print one trajectory: status, explanation, patch and every step
 With --json: {"id", "instance", "agent", "model", "format", "resolved", "resolved_source",
 "exit_status", "explanation", "patch", …, "steps": [{"idx", "thought", "tool", "args",
 "action", "observation", "stage": "E" | "I" | "V" | "O", "rule", "rule_inputs",
-"action_state", "reasoning": [{"family": A…E | obs, "kind", "span": [start, end], "detector",
+"action_state", "reasoning": [{"family": A…E | obs, "kind", "on": "thought" | "action", "span": [start, end], "detector",
 "text", "claim"}]}]} — stage and rule from the AgentLens intent labeller, reasoning marks from
-the code-reasoning detector (deltalens reasoning --help; span: offsets into the thought).`;
+every code-reasoning detector that tagged the run, each mark naming its detector ("default", and
+"deskcheck" after deltalens reasoning tag --detector deskcheck; span: offsets into the step's
+thought, or into its action where "on" says so).`;
 
 export {NotFound};
 
@@ -87,12 +90,12 @@ function* stepsJson(db: Db, id: number, page = 500) {
   for (let from = 0; ; ) {
     const rows = getSteps(db, id, from, page);
     const byStep = new Map<number, ReturnType<typeof reasoningOf>>();
-    for (const m of rows.length ? reasoningOf(db, id, 'default', {from: rows[0]!.idx, to: rows.at(-1)!.idx}) : []) {
+    for (const m of rows.length ? reasoningOf(db, id, null, {from: rows[0]!.idx, to: rows.at(-1)!.idx}) : []) {
       const list = byStep.get(m.step);
       if (list) list.push(m);
       else byStep.set(m.step, [m]);
     }
-    for (const s of rows) yield {...stepJson(s), reasoning: (byStep.get(s.idx) ?? []).map(m => ({family: m.family, kind: m.kind, span: m.span, detector: m.detector, text: m.text, claim: m.claim}))};
+    for (const s of rows) yield {...stepJson(s), reasoning: (byStep.get(s.idx) ?? []).map(m => ({family: m.family, kind: m.kind, ...markPlace({thought: s.thought, action: s.actionText, tool: s.tool}, m), detector: m.detector, text: m.text, claim: m.claim}))};
     if (rows.length < page) return;
     from = rows.at(-1)!.idx + 1;
   }

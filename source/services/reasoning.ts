@@ -25,6 +25,20 @@ export function assistantText(step: {thought: string | null; action: string | nu
   return step.thought;
 }
 
+/**
+ * Where a stored mark's span points, said in the step's own terms: the default detector's spans
+ * are offsets into the thought; deskcheck's into the assistant's turn (assistantText) — shifted
+ * back onto the thought when they lie in it, else said to be on the turn's action part.
+ */
+export function markPlace(step: {thought: string | null; action: string | null; tool: string | null}, mark: {detector: string; span: [number, number]}): {on: 'thought' | 'action'; span: [number, number]} {
+  if (mark.detector !== 'deskcheck' || !(step.tool === 'bash' && step.action)) return {on: 'thought', span: mark.span};
+  const head = 'THOUGHT: '.length;
+  const thought = (step.thought ?? '').length;
+  if (mark.span[0] >= head && mark.span[1] <= head + thought) return {on: 'thought', span: [mark.span[0] - head, mark.span[1] - head]};
+  const fence = head + thought + '\n\n```bash\n'.length;
+  return {on: 'action', span: [Math.max(0, mark.span[0] - fence), Math.max(0, mark.span[1] - fence)]};
+}
+
 /** Re-tags every run (or the given ones) with a detector; one transaction per run. */
 export function tagReasoning(db: Db, o: {detector?: Detector; trajectories?: number[]; onProgress?: (done: number, total: number) => void} = {}): {runs: number; steps: number; marks: number; run: number} {
   const detector = o.detector ?? 'default';

@@ -33,11 +33,14 @@ export interface StoredMark {
   claim: unknown;
 }
 
-/** A run's marks by one detector, in step and text order. */
-export function reasoningOf(db: Db, trajectory: number, detector = 'default', steps: {from: number; to: number} = {from: 0, to: Number.MAX_SAFE_INTEGER}): StoredMark[] {
+/** A run's marks by one detector (null: by every detector that tagged it, step by step, each detector's together), in step and text order. */
+export function reasoningOf(db: Db, trajectory: number, detector: string | null = 'default', steps: {from: number; to: number} = {from: 0, to: Number.MAX_SAFE_INTEGER}): StoredMark[] {
   const rows = db
-    .prepare('SELECT step, category AS family, subcategory AS kind, span_start AS s, span_end AS e, evidence AS text, detector, claim FROM reasoning_tag WHERE trajectory = ? AND detector = ? AND step BETWEEN ? AND ? ORDER BY step, span_start')
-    .all(trajectory, detector, steps.from, steps.to) as {step: number; family: MarkFamily; kind: string; s: number; e: number; text: string; detector: string; claim: string | null}[];
+    .prepare(
+      `SELECT step, category AS family, subcategory AS kind, span_start AS s, span_end AS e, evidence AS text, detector, claim FROM reasoning_tag
+       WHERE trajectory = ? AND (? IS NULL OR detector = ?) AND step BETWEEN ? AND ? ORDER BY step, detector, span_start`,
+    )
+    .all(trajectory, detector, detector, steps.from, steps.to) as {step: number; family: MarkFamily; kind: string; s: number; e: number; text: string; detector: string; claim: string | null}[];
   return rows.map(r => ({step: r.step, family: r.family, kind: r.kind, span: [r.s, r.e], text: r.text, detector: r.detector, claim: r.claim === null ? null : JSON.parse(r.claim)}));
 }
 

@@ -50,6 +50,14 @@ describe('deltalens reasoning', () => {
     const decided = desk.agents.reduce((n: number, a: {with_reasoning: number}) => n + a.with_reasoning, 0);
     expect(decided).toBe(13);
     expect(desk.tagging_runs.find((t: {detector: string}) => t.detector === 'deskcheck')).toMatchObject({version: 1, settings: {min_score: 1, prose_hits: 1, min_reasoning_snippets: 2}});
+    // show --json gives every detector's marks, each naming its detector, its span on the thought
+    const both = JSON.parse(run(['show', 'trajectory', String(astropy.id), '--json'], cwd).stdout);
+    const detectors = new Set(both.steps.flatMap((s: {reasoning: {detector: string}[]}) => s.reasoning.map(m => m.detector)));
+    expect([...detectors].sort()).toEqual(['default', 'deskcheck']);
+    for (const s of both.steps) for (const m of s.reasoning) expect((m.on === 'action' ? s.action : s.thought).slice(m.span[0], m.span[1])).toBe(m.text);
+    expect(both.steps.some((s: {reasoning: {detector: string; on: string}[]}) => s.reasoning.some(m => m.detector === 'deskcheck' && m.on === 'thought'))).toBe(true);
+    // the default detector's marks are those it gave before
+    expect(both.steps.map((s: {reasoning: {detector: string}[]}) => s.reasoning.filter(m => m.detector === 'default'))).toEqual(shown.steps.map((s: {reasoning: unknown[]}) => s.reasoning));
     // the plain report is one table per topic
     const plain = run(['reasoning', 'report'], cwd).stdout;
     expect(plain).toContain('E return value / exception');
