@@ -40,7 +40,7 @@ describe('the default detector against the hand-labelled real steps (test/fixtur
     for (const f of ['A', 'B', 'D', 'E']) expect(fixture.steps.some(s => s.families.includes(f))).toBe(true);
   });
 
-  it('precision and recall per family on the held-out half and the development half, as readme.md reports them', () => {
+  it('precision and recall per family on the held-out half and the development half, as docs/reasoning.md reports them', () => {
     expect({heldOut: table(scored.slice(half)), development: table(scored.slice(0, half))}).toEqual(PINNED);
   });
 
@@ -49,7 +49,7 @@ describe('the default detector against the hand-labelled real steps (test/fixtur
   });
 });
 
-// tp, fp, fn per family — readme.md's table comes from these; a detector change updates both
+// tp, fp, fn per family — docs/reasoning.md's table comes from these; a detector change updates both
 const PINNED = {
   heldOut: {A: [2, 0, 4], B: [1, 2, 2], C: [0, 0, 0], D: [2, 2, 3], E: [6, 2, 8], obs: [19, 0, 20]},
   development: {A: [2, 1, 1], B: [4, 3, 5], C: [0, 0, 0], D: [4, 5, 5], E: [15, 2, 3], obs: [23, 0, 10]},
