@@ -1,11 +1,11 @@
 import {say, warn} from './output.js';
 import {render} from 'ink';
-import React from 'react';
+import type React from 'react';
 import {basename} from 'node:path';
 import {parseQueue} from '../core/questions/annotation.js';
 import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
 import {deleteAnnotation, saveAdjudication, saveAnnotation, setAdjudicationNote, setRationale} from '../store/annotations.js';
-import {type Db} from '../store/db.js';
+import type {Db} from '../store/db.js';
 import {blindItem, conflicts, sessionQueue} from '../services/annotation.js';
 import {AnnotateApp} from '../ui/screens/annotate/screen.js';
 import {AdjudicateApp} from '../ui/screens/adjudicate/screen.js';

@@ -1,6 +1,5 @@
 import {say, warn} from './output.js';
 import {render} from 'ink';
-import React from 'react';
 import {basename} from 'node:path';
 import {App} from '../ui/app.js';
 import {storeData} from '../ui/data.js';

@@ -1,5 +1,5 @@
 import {say} from './output.js';
-import {type Db} from '../store/db.js';
+import type {Db} from '../store/db.js';
 import {getSteps, getTrajectory, type StepRow, type TrajectoryDetail} from '../store/trajectories.js';
 import {openStore} from './db-path.js';
 import {reasoningOf} from '../store/reasoning.js';

@@ -18,7 +18,7 @@ import {pythonRunner, runPython, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {tracePair} from './tracing.js';
 import {scopesIn} from './scopes.js';
-import {readInTree, removeInTree, restoreTree, TreeFileError, writeInTree} from './tree-files.js';
+import {readInTree, restoreTree, TreeFileError, writeInTree} from './tree-files.js';
 import {copyTree, prepareWorkspace, type Workspace} from './workspace.js';
 
 export const AUDIT_TEST = 'test_deltalens_audit.py';

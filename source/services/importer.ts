@@ -103,7 +103,12 @@ function expand(path: string, format: ImportFormat): Candidate[] {
   if (isRunFolder(path)) return walk(join(path, 'trajs')).map(file => ({path: file, explicit: false, runRoot: path}));
   if (format === 'swe-bench-run') throw new UsageError(`${path}: not a SWE-bench run folder (no trajs/ folder inside)`);
   const out: Candidate[] = [];
-  for (const file of walk(path, dir => (isRunFolder(dir) ? (append(out, expand(dir, 'auto')), false) : true))) {
+  const enter = (dir: string): boolean => {
+    if (!isRunFolder(dir)) return true;
+    append(out, expand(dir, 'auto'));
+    return false;
+  };
+  for (const file of walk(path, enter)) {
     out.push({path: file, explicit: false, runRoot: null});
   }
   return out;

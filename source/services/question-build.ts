@@ -316,7 +316,7 @@ export function readTestFile(tree: string, file: string): string | null {
  * own test on every side — as SWE-bench applies the test patch after the model's patch. Written
  * never through a link; nothing is written when the tree has that text already.
  */
-export function useFixedTestFile(tree: string, fixedText: string, file: string): void {
+export function writeFixedTestFile(tree: string, fixedText: string, file: string): void {
   if (readTestFile(tree, file) !== fixedText) writeTest(tree, file, fixedText);
 }
 
@@ -420,7 +420,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       exclude('instance', `the test file ${file} is not in the fixed tree`);
       return {questions, excluded};
     }
-    useFixedTestFile(ws.buggy, testText, file);
+    writeFixedTestFile(ws.buggy, testText, file);
     const fix = o.goldPatch ? readFileSync(o.goldPatch, 'utf8') : o.fixedRev ? `rev:${o.buggyRev}..${o.fixedRev}` : `dir:${o.fixedDir}`;
     const seed = o.seed ?? 0;
 
@@ -587,7 +587,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           continue;
         }
         try {
-          useFixedTestFile(aw.patched, testText, file);
+          writeFixedTestFile(aw.patched, testText, file);
           const after = [await step.outcome(aw.patched), await step.outcome(aw.patched)];
           if (!sameOutcome(after[0]!, after[1]!)) {
             exclude('e2e_effect', `flaky after the patch: "${outcomeText(after[0]!)}" then "${outcomeText(after[1]!)}"`, agent.name);
@@ -1036,7 +1036,7 @@ class LocalBuilder {
       return;
     }
     try {
-      useFixedTestFile(aw.patched, this.c.testText, testFileOf(this.o.test));
+      writeFixedTestFile(aw.patched, this.c.testText, testFileOf(this.o.test));
       this.c.progress('local_effect', `tracing the buggy version and ${agent.name}'s patch`);
       const {r, model} = await this.delta(ws.buggy, aw.patched, `${agent.name} (questions build)`, 'agent');
       if (!model || r.delta.status === 'incomplete') {

@@ -15,7 +15,7 @@ import {writeTx} from '../store/db.js';
 import {addReview, insertQuestion, questionProvenance} from '../store/questions.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {pythonRunner} from './python.js';
-import {changed, useFixedTestFile, readTestFile, evaluateAt, fixSpec, judgeVariant, outcomeText, patchedSpec, PBT_FILE, Step, testFileOf, testPathOf, writeTest, type EvalResult} from './question-build.js';
+import {changed, writeFixedTestFile, readTestFile, evaluateAt, fixSpec, judgeVariant, outcomeText, patchedSpec, PBT_FILE, Step, testFileOf, testPathOf, writeTest, type EvalResult} from './question-build.js';
 import {builtQuestion, ReviewError, type Provenance} from './question-review.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {prepareWorkspace, type Workspace, type WorkspaceSpec} from './workspace.js';
@@ -137,7 +137,7 @@ async function treesFor(prov: Provenance, agentSide: boolean, o: RevalidateOptio
   if (b.pbt !== undefined) for (const tree of [ws.buggy, ws.patched]) writeTest(tree, PBT_FILE, b.pbt);
   // the fix's test file on both sides (a question built before it was stored: the fixed tree's)
   const testText = b.test_text ?? (agentSide ? null : readTestFile(ws.patched, file));
-  if (testText !== null) for (const tree of [ws.buggy, ws.patched]) useFixedTestFile(tree, testText, file);
+  if (testText !== null) for (const tree of [ws.buggy, ws.patched]) writeFixedTestFile(tree, testText, file);
   const step = new Step(runner, {test: b.test, seed: prov.seed ?? 0, timeoutS: b.timeout_s, generator: null});
   return {
     ...ws,

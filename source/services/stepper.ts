@@ -262,7 +262,7 @@ export class StepperModel {
    */
   deltaPoint(which: 'b' | 'p'): DeltaPoint | null {
     const d = this.delta;
-    if (!d || d.status !== 'found' || !d.file) return null;
+    if (d?.status !== 'found' || !d.file) return null;
     const seq = which === 'b' ? d.seqB : d.seqP;
     const line = which === 'b' ? d.line : d.patchedLine;
     if (seq === null || line === null) return null;

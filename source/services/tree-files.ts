@@ -195,7 +195,7 @@ export function restoreTree(src: string, dst: string): void {
       const there = lstatOrNull(to);
       if (entry.isDirectory()) {
         if (there && !there.isDirectory()) unlinkSync(to);
-        if (!there || !there.isDirectory()) mkdirSync(to);
+        if (!there?.isDirectory()) mkdirSync(to);
         walk(r);
       } else if (entry.isSymbolicLink()) {
         if (there) rmSync(to, {recursive: true, force: true});

@@ -78,9 +78,13 @@ export function deleteAnnotation(db: Db, id: number): boolean {
 export function listAnnotations(db: Db, filter: {annotator?: string; question?: string; explanation?: number} = {}): AnnotationRow[] {
   const where: string[] = [];
   const args: unknown[] = [];
-  if (filter.annotator) (where.push('annotator = ?'), args.push(filter.annotator));
-  if (filter.question) (where.push('question = ?'), args.push(filter.question));
-  if (filter.explanation !== undefined) (where.push('explanation = ?'), args.push(filter.explanation));
+  const add = (clause: string, value: unknown) => {
+    where.push(clause);
+    args.push(value);
+  };
+  if (filter.annotator) add('annotator = ?', filter.annotator);
+  if (filter.question) add('question = ?', filter.question);
+  if (filter.explanation !== undefined) add('explanation = ?', filter.explanation);
   const rows = db
     .prepare(`SELECT id, question, explanation, annotator, letters, rationale, seconds, origin, created_at FROM annotation ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`)
     .all(...args) as (Omit<AnnotationRow, 'letters'> & {letters: string})[];

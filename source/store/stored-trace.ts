@@ -243,7 +243,7 @@ export class StoredTrace implements TraceSource {
     if (!w || from < w.seq[0]! || from > w.seq[w.n - 1]!) {
       if (!w || from === w.seq[w.n - 1]! + 1 || from > w.seq[w.n - 1]!) w = this.loadWindowV1(from);
     }
-    if (w && w.n && from >= w.seq[0]! && from <= w.seq[w.n - 1]!) {
+    if (w?.n && from >= w.seq[0]! && from <= w.seq[w.n - 1]!) {
       const out: Item[] = [];
       const end = fid === ROOT_FID ? null : this.frame(fid)?.endSeq;
       const last = end === undefined || end === null ? Infinity : end;

@@ -1,5 +1,5 @@
 import {Box, Text, useApp, useStdin} from 'ink';
-import React, {useEffect, useMemo, useRef, useState} from 'react';
+import {useEffect, useMemo, useRef, useState} from 'react';
 import {Header, StatusBar} from './components/frame.js';
 import {HelpOverlay, helpLines} from './help.js';
 import type {ExplorerData} from './data.js';

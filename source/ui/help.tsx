@@ -1,5 +1,5 @@
 import {Box, Text} from 'ink';
-import React from 'react';
+import type React from 'react';
 import {fit, wrapLines} from '../core/text/sanitize.js';
 import {GLOBAL_BINDINGS, TEXT_FIELD_BINDINGS, type Binding, type Scope} from './keys.js';
 import {SCREENS} from './screens/index.js';

@@ -161,7 +161,10 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
       continue;
     }
     const lines: string[] = [];
-    const say = (l: string) => (lines.push(l), log(l));
+    const say = (l: string) => {
+      lines.push(l);
+      log(l);
+    };
     const record = (r: Omit<Done, 'lines'>) => {
       done[p.pr] = {...r, lines};
       writeFileSync(doneFile, JSON.stringify(done, null, 1));

@@ -108,7 +108,7 @@ function benchLargeFile() {
     lines.push(line);
     size += line.length + 1;
   }
-  writeFileSync(jsonl, lines.join('\n') + '\n');
+  writeFileSync(jsonl, `${lines.join('\n')}\n`);
   const steps = lines.length - 1;
   const mini = JSON.parse(readFileSync(join(SAMPLES, 'mini-swe-agent', 'django__django-11099.traj.json'), 'utf8'));
   const messages = [...mini.messages.slice(0, 2)];

@@ -29,7 +29,7 @@ function median(xs: number[]): number {
 export function benchTracer(out: string, log: (line: string) => void): void {
   const where = spawnSync(PY, ['-c', 'import sympy, os; print(os.path.dirname(sympy.__file__))'], {encoding: 'utf8'});
   if (where.status !== 0) {
-    log('tracer overhead: skipped (sympy is not installed for ' + PY + ')');
+    log(`tracer overhead: skipped (sympy is not installed for ${PY})`);
     return;
   }
   const root = join(out, 'sympy-root');
@@ -80,7 +80,7 @@ async function writeSynthetic(path: string, frames: number, lines: number, last:
   let seq = 0;
   let buf = '';
   const put = async (s: string) => {
-    buf += s + '\n';
+    buf += `${s}\n`;
     if (buf.length > 1 << 20) {
       if (!w.write(buf)) await once(w, 'drain');
       buf = '';

@@ -87,13 +87,13 @@ describe('deltalens trace / delta / traces', () => {
     const file = join(cwd, 'run.jsonl');
     writeFileSync(
       file,
-      [
+      `${[
         {type: 'trajectory', instance: 'demo__durations-1', agent: 'test-agent', model: 'm'},
         {type: 'step', thought: 'Sum the parts.', tool: 'bash', action: 'edit durations/parse.py', observation: 'ok'},
         {type: 'end', patch, explanation: 'parse_duration kept only the last unit; now it sums them.', resolved: true},
       ]
         .map(x => JSON.stringify(x))
-        .join('\n') + '\n',
+        .join('\n')}\n`,
     );
     expect(run(['import', file], cwd).code).toBe(0);
     const r = run(['trace', '--trajectory', '1', '--repo', join(PROJECTS_DIR, 'durations', 'repo'), '--test', 'tests/test_parse.py::test_compound_duration', '--no-plugins', '--no-rerun', '--json'], cwd);

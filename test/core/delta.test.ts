@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest';
 import {collectNondeterminism, extractDelta, type DeltaOption} from '../../source/core/trace/delta.js';
 import {LineMap, type Changes} from '../../source/core/trace/line-map.js';
-import {MemoryTrace} from '../../source/core/trace/records.js';
+import type {MemoryTrace} from '../../source/core/trace/records.js';
 import {dsl} from '../helpers/trace-builder.js';
 
 const identity = new LineMap(null);

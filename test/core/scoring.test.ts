@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {parseAnswer, verdictFor} from '../../source/core/questions/answers.js';
-import {QuestionError, questionRecord, validateQuestion} from '../../source/core/questions/model.js';
+import {type QuestionError, questionRecord, validateQuestion} from '../../source/core/questions/model.js';
 import {explanationScores, overconfidence, ranks, sem, type ScoredAnswer} from '../../source/core/scoring/metrics.js';
 
 const choices = [

@@ -1,5 +1,4 @@
 import {render} from 'ink-testing-library';
-import React from 'react';
 import {App, type AppProps} from '../../source/ui/app.js';
 import {NO_COLOR_THEME} from '../../source/ui/theme.js';
 

@@ -5,7 +5,7 @@ import {AuditInputError, continueAudit, DEFAULT_BUDGETS, runAudit, type AuditInp
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import type {Db} from '../../source/store/db.js';
 import {auditMessages} from '../../source/store/audits.js';
-import {ensureExplanation, findExplanation} from '../../source/store/questions.js';
+import {findExplanation} from '../../source/store/questions.js';
 import {lexicalModel} from '../../source/services/qa-models.js';
 import {buildReport} from '../../source/services/report.js';
 import {scoreExplanations} from '../../source/services/scoring.js';

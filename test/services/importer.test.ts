@@ -217,7 +217,7 @@ describe('generic JSONL', () => {
       {type: 'trajectory', instance: 'a__b-2', agent: 'my-agent', model: 'm1', explanation: 'given'},
       {type: 'step', tool: 'bash', action: 'pytest'},
     ];
-    writeFileSync(file, lines.map(line => JSON.stringify(line)).join('\n') + '\n');
+    writeFileSync(file, `${lines.map(line => JSON.stringify(line)).join('\n')}\n`);
     const report = importInto(db, [file]);
     expect(report.failed).toEqual([]);
     expect(report.added.map(a => [a.instance, a.steps, a.resolved, a.locator])).toEqual([

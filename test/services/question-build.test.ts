@@ -260,7 +260,7 @@ describe('local questions where the function returns (or raises) differently', (
     expect(r.questions[0]!.provenance.build).toMatchObject({pbt_module_calls_moved: [10]});
     // the masked test is numbered as the file is, its decorators included
     const eq = r.questions.find(q => q.question.type === 'e2e_intent')!;
-    expect(String(eq.question.context.test)).toMatch(/^5: @given\(.*\n6: def test_0a1b2c3d\(hours, minutes\):\n7:     assert parse_duration\(.*\) == \[\[MASKED\]\]$/);
+    expect(String(eq.question.context.test)).toMatch(/^5: @given\(.*\n6: def test_0a1b2c3d\(hours, minutes\):\n7: {5}assert parse_duration\(.*\) == \[\[MASKED\]\]$/);
     // the search found the smallest failing example: one hour, one minute (hypothesis shrinks to it)
     expect(prov.hypothesis.search).toBe('a failing example found');
     expect(prov.hypothesis.falsifying).toMatch(/hours=1,[^\n]*\n\s*minutes=1,/);

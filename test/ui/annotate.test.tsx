@@ -1,5 +1,4 @@
 import {render} from 'ink-testing-library';
-import React from 'react';
 import {describe, expect, it} from 'vitest';
 import {parseQueue} from '../../source/core/questions/annotation.js';
 import type {QuestionType} from '../../source/core/questions/model.js';

@@ -41,7 +41,7 @@ describe('explorer: process lens', () => {
     expect(info).toContain('Process lens (AgentLens)');
     expect(info).toContain('mechanism     C2 brute-force convergence');
     expect(info).toContain('3× the same command with no edit between (steps 5, 6, 7)');
-    expect(info).toMatch(/reference     5 passing run\(s\) of the task without this one/);
+    expect(info).toMatch(/reference {5}5 passing run\(s\) of the task without this one/);
   });
 
   it('an unverified pass is C1 and says so', async () => {

@@ -115,7 +115,7 @@ describe('trace stepper', () => {
   it('t on a run whose own patch was never traced shows its instance\'s pairs, and says so', async () => {
     const dir = tempDir();
     const file = join(dir, 'run.jsonl');
-    writeFileSync(file, [{type: 'trajectory', instance: 'demo__durations-1', agent: 'agent-y'}, {type: 'step', tool: 'bash', action: 'ls'}, {type: 'end'}].map(x => JSON.stringify(x)).join('\n') + '\n');
+    writeFileSync(file, `${[{type: 'trajectory', instance: 'demo__durations-1', agent: 'agent-y'}, {type: 'step', tool: 'bash', action: 'ls'}, {type: 'end'}].map(x => JSON.stringify(x)).join('\n')}\n`);
     importInto(db, [file]);
     const app = renderApp({data: storeData(db, 'test.db')});
     await app.ready();
@@ -145,7 +145,7 @@ describe('trace stepper', () => {
     const patch = readFileSync(join(PROJECTS_DIR, 'durations', 'patches', 'agent-wrong.diff'), 'utf8');
     writeFileSync(
       file,
-      [{type: 'trajectory', instance: 'demo__durations-1', agent: 'agent-x'}, {type: 'step', tool: 'bash', action: 'edit'}, {type: 'end', patch}].map(x => JSON.stringify(x)).join('\n') + '\n',
+      `${[{type: 'trajectory', instance: 'demo__durations-1', agent: 'agent-x'}, {type: 'step', tool: 'bash', action: 'edit'}, {type: 'end', patch}].map(x => JSON.stringify(x)).join('\n')}\n`,
     );
     importInto(own, [file]);
     await tracePair(own, {kind: 'patch', repo: join(PROJECTS_DIR, 'durations', 'repo'), patch: join(PROJECTS_DIR, 'durations', 'patches', 'agent-wrong.diff'), copy: true}, {

@@ -179,5 +179,9 @@ export function toDag(root: PtaNode): PtaNode {
 
 function uniqueById(nodes: PtaNode[]): PtaNode[] {
   const seen = new Set<number>();
-  return nodes.filter(n => (seen.has(n.id) ? false : (seen.add(n.id), true)));
+  return nodes.filter(n => {
+    if (seen.has(n.id)) return false;
+    seen.add(n.id);
+    return true;
+  });
 }

@@ -223,7 +223,7 @@ export function stateExtractor(): (step: StepInput) => ActionState {
 
 /** "test-related": a path or name with test_, _test, /tests/, repro, poc (a proof of concept) or debug. */
 export function isTestRelated(path: string): boolean {
-  return /(^|\/)test_|_test\b|_test\.|\/tests?\/|^tests?\/|repro|(^|[\/_-])poc\b|debug/i.test(path);
+  return /(^|\/)test_|_test\b|_test\.|\/tests?\/|^tests?\/|repro|(^|[/_-])poc\b|debug/i.test(path);
 }
 
 /** A file a program reads rather than runs: markup, text, configuration, data. */

@@ -25,7 +25,7 @@ export function lexicalAnswer(prompt: string): string {
   const end = prompt.indexOf('*** Explanation End ***');
   const explanation = start >= 0 && end > start ? prompt.slice(start + 25, end) : '';
   const qAt = prompt.lastIndexOf('Question:');
-  const options = [...prompt.slice(qAt < 0 ? 0 : qAt).matchAll(/^([A-Z])\. (.*)$/gm)].map(m => ({label: m[1]!, text: m[2]!}));
+  const options = [...prompt.slice(Math.max(qAt , 0)).matchAll(/^([A-Z])\. (.*)$/gm)].map(m => ({label: m[1]!, text: m[2]!}));
   if (!options.length) return '';
   const insufficient = options.find(o => /insufficient|cannot be answered/i.test(o.text)) ?? options.at(-1)!;
   const vocab = new Set(words(explanation));

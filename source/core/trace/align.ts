@@ -79,7 +79,7 @@ export function alignTraces(buggy: TraceSource, patched: TraceSource, map: LineM
     return true;
   };
 
-  const same = (fb: FrameInfo | null, fp: FrameInfo | null, ib: Item, ip: Item): boolean => {
+  const same = (fb: FrameInfo | null, _fp: FrameInfo | null, ib: Item, ip: Item): boolean => {
     if (ib.kind !== ip.kind) return false;
     if (ib.kind === 'call' && ip.kind === 'call') {
       const cb = buggy.frame(ib.callee);

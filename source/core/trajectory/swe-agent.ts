@@ -1,5 +1,5 @@
 import {arrayAt, isObject, objectAt, optionalNumber, optionalString, type JsonObject} from './json-fields.js';
-import {type Step, type Trajectory} from './model.js';
+import type {Step, Trajectory} from './model.js';
 
 /**
  * SWE-agent `.traj` (0.x and ≥ 1.0). Steps are `trajectory[]` entries; the action's first

@@ -1,5 +1,5 @@
 import {Box, Text} from 'ink';
-import React from 'react';
+import type React from 'react';
 import {fit} from '../../core/text/sanitize.js';
 import {GLOBAL_BINDINGS, hintText, type Binding, type Scope} from '../keys.js';
 import type {Env} from '../screens/types.js';

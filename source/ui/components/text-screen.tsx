@@ -1,5 +1,5 @@
 import {Text} from 'ink';
-import React from 'react';
+import type React from 'react';
 import type {Binding, Scope} from '../keys.js';
 import type {DisplayLine} from '../display-lines.js';
 import type {Env} from '../screens/types.js';

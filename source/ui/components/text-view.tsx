@@ -1,5 +1,5 @@
 import {Box, Text} from 'ink';
-import React from 'react';
+import type React from 'react';
 import {sanitize} from '../../core/text/sanitize.js';
 import {highlightLine} from '../highlight.js';
 import type {Theme} from '../theme.js';

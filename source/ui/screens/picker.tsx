@@ -1,6 +1,5 @@
 import {Box, Text} from 'ink';
 import SelectInput from 'ink-select-input';
-import React from 'react';
 import {fit, oneLine} from '../../core/text/sanitize.js';
 import type {Key} from 'ink';
 import {bindingFor, type Binding} from '../keys.js';

@@ -1,5 +1,5 @@
 import {Box} from 'ink';
-import React, {useMemo, useRef, useState} from 'react';
+import {useMemo, useRef, useState} from 'react';
 import type {AnnotationItem} from '../../../core/questions/annotation.js';
 import type {BlindItem, ConflictItem} from '../../../services/annotation.js';
 import {Header} from '../../components/frame.js';

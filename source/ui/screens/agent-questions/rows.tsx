@@ -1,5 +1,4 @@
 import {Box, Text} from 'ink';
-import React from 'react';
 import {oneLine, pad} from '../../../core/text/sanitize.js';
 import type {Theme} from '../../theme.js';
 

@@ -1,5 +1,5 @@
 import {Text} from 'ink';
-import React, {useMemo} from 'react';
+import {useMemo} from 'react';
 import {ScreenFrame} from '../../components/frame.js';
 import {useModels} from '../board/screen.js';
 import type {Env} from '../types.js';

@@ -3,7 +3,6 @@
  * explanation and the context) that scrolls above the question block, which stays on screen.
  */
 import {Box, Text} from 'ink';
-import React from 'react';
 import {labelOf} from '../../../core/questions/annotation.js';
 import {wrapLines} from '../../../core/text/sanitize.js';
 import type {BlindItem, ConflictItem} from '../../../services/annotation.js';

@@ -1,5 +1,5 @@
 import {Box, useApp} from 'ink';
-import React, {useEffect, useMemo, useReducer, useRef, useState} from 'react';
+import {useEffect, useMemo, useReducer, useRef, useState} from 'react';
 import {itemKey as keyOfItem, type AnnotationItem} from '../../../core/questions/annotation.js';
 import type {BlindItem} from '../../../services/annotation.js';
 import {Header} from '../../components/frame.js';

@@ -1,5 +1,4 @@
 import {Box, Text} from 'ink';
-import React from 'react';
 import {pad, padMiddle} from '../../../core/text/sanitize.js';
 import {QUESTION_TYPES} from '../../../core/questions/model.js';
 import type {ReportAgent} from '../../../services/report.js';
@@ -23,7 +22,7 @@ export function BoardHeader({width, theme}: {width: number; theme: Theme}) {
   const c = columns(width - 1);
   return (
     <Text bold underline={!theme.color} color={theme.muted} wrap="truncate-end">
-      {' ' + [pad('agent (explanations)', c.agent), ...QUESTION_TYPES.map(t => pad(SHORT[t], 7, 'right')), pad('S_exp ± SEM', 15, 'right'), ...(c.bar ? [pad('', c.bar)] : []), ...(c.efficacy ? [pad('efficacy', 8, 'right')] : []), pad('rank e/eff', 11, 'right')].join(' ')}
+      {` ${[pad('agent (explanations)', c.agent), ...QUESTION_TYPES.map(t => pad(SHORT[t], 7, 'right')), pad('S_exp ± SEM', 15, 'right'), ...(c.bar ? [pad('', c.bar)] : []), ...(c.efficacy ? [pad('efficacy', 8, 'right')] : []), pad('rank e/eff', 11, 'right')].join(' ')}`}
     </Text>
   );
 }

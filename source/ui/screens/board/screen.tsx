@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import {fit} from '../../../core/text/sanitize.js';
-import React, {useMemo} from 'react';
+import {useMemo} from 'react';
 import {QUESTION_TYPES} from '../../../core/questions/model.js';
 import {ScreenFrame} from '../../components/frame.js';
 import type {Env} from '../types.js';

@@ -1,5 +1,4 @@
 import {Box, Text} from 'ink';
-import React from 'react';
 import {oneLine, pad, padMiddle} from '../../../core/text/sanitize.js';
 import type {TrajectorySummary} from '../../../store/trajectories.js';
 import type {Theme} from '../../theme.js';
@@ -34,7 +33,7 @@ export function listColumns(width: number): ListColumns {
 export function ListHeader({width, sort, descending, theme}: {width: number; sort: string; descending: boolean; theme: Theme}) {
   const c = listColumns(width - 1);
   const mark = (key: string, label: string) => (sort === key ? `${label}${descending ? '↓' : '↑'}` : label);
-  const text = ' ' + [
+  const text = ` ${[
     pad(mark('id', '#'), c.id, 'right'),
     pad(mark('instance', 'instance'), c.instance),
     pad(mark('agent', 'agent'), c.agent),
@@ -43,7 +42,7 @@ export function ListHeader({width, sort, descending, theme}: {width: number; sor
     pad(mark('steps', 'steps'), c.steps, 'right'),
     pad(mark('explanation', 'expl'), c.explanation, 'right'),
     pad(mark('lens', 'lens'), c.lens, 'right'),
-  ].join(' ');
+  ].join(' ')}`;
   return (
     <Text bold underline={!theme.color} color={theme.muted}>
       {text}

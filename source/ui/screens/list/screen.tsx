@@ -1,4 +1,4 @@
-import React, {useMemo} from 'react';
+import {useMemo} from 'react';
 import {parseListFilter} from '../../../core/trajectory/list-filter.js';
 import {ScreenFrame} from '../../components/frame.js';
 import type {Env} from '../types.js';

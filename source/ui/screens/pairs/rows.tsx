@@ -1,5 +1,4 @@
 import {Box, Text} from 'ink';
-import React from 'react';
 import {oneLine, pad, padMiddle} from '../../../core/text/sanitize.js';
 import type {PairListRow} from '../../data.js';
 import type {Theme} from '../../theme.js';
@@ -38,7 +37,7 @@ export function PairsHeader({width, theme}: {width: number; theme: Theme}) {
   const c = columns(width - 1);
   return (
     <Text bold underline={!theme.color} color={theme.muted} wrap="truncate-end">
-      {' ' + [pad('#', c.pair, 'right'), pad('instance', c.instance), pad('patch', c.label), ...(c.test ? [pad('test', c.test)] : []), pad('buggy→patched', c.outcome), pad('delta', c.delta)].join(' ')}
+      {` ${[pad('#', c.pair, 'right'), pad('instance', c.instance), pad('patch', c.label), ...(c.test ? [pad('test', c.test)] : []), pad('buggy→patched', c.outcome), pad('delta', c.delta)].join(' ')}`}
     </Text>
   );
 }

@@ -1,4 +1,4 @@
-import React, {useMemo} from 'react';
+import {useMemo} from 'react';
 import {ScreenFrame} from '../../components/frame.js';
 import type {Env} from '../types.js';
 import {BINDINGS, type PairsScreen} from './keys.js';

@@ -1,5 +1,5 @@
 import {Text} from 'ink';
-import React, {useMemo} from 'react';
+import {useMemo} from 'react';
 import {TextScreen} from '../../components/text-screen.js';
 import {ptaLines} from '../../pta-lines.js';
 import type {Env} from '../types.js';

@@ -66,8 +66,9 @@ const value = (r: {value?: unknown; error?: {type: string; message?: string}} | 
  * how the test ran, each choice's validation, the candidates that were dropped and why.
  */
 export function provenanceLines(p: {provenance: unknown; validations: Record<string, unknown>; reviews?: ReviewRow[]} | null, q: Question, width: number): DisplayLine[] {
+  // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
   const prov = (p?.provenance ?? null) as Record<string, any> | null;
-  if (!prov || prov.origin !== 'built') return [];
+  if (prov?.origin !== 'built') return [];
   const out: DisplayLine[] = [{text: ''}];
   const text = (t: string, role?: DisplayLine['role']) => {
     for (const l of wrapLines(sanitize(t), Math.max(10, width - 2))) out.push({text: `  ${l}`, ...(role ? {role} : {})});
@@ -85,6 +86,7 @@ export function provenanceLines(p: {provenance: unknown; validations: Record<str
   if (prov.no_effect) text(`no effect: the traces are complete and show no difference (${prov.no_effect.steps_compared} aligned steps compared)`);
   if (prov.after) text(`after ${prov.agent}'s patch: ${prov.after.map(outcome).join(', ')}`);
   for (const c of q.choices) {
+    // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
     const v = p!.validations[c.label] as Record<string, any> | undefined;
     if (!v) continue;
     const why = v.edited
@@ -100,11 +102,13 @@ export function provenanceLines(p: {provenance: unknown; validations: Record<str
               : (v.wrong_because ?? v.reason ?? JSON.stringify(v));
     text(`${c.label} (${c.role}): ${why}`, c.role === 'correct' || c.role === 'no_effect' && q.answer.includes(c.label) ? 'added' : undefined);
   }
+  // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
   const dropped = ((prov.candidates ?? []) as Record<string, any>[]).filter(c => c.kept === false);
   if (dropped.length) {
     text(`dropped candidates (${dropped.length}):`, 'muted');
     for (const c of dropped) text(`  ${c.text} (${c.how}): ${c.reason}`, 'removed');
   }
+  // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
   const unused = ((prov.candidates ?? []) as Record<string, any>[]).filter(c => 'changed' in c && !q.choices.some(x => x.text === c.text));
   if (unused.length) text(`other candidates evaluated: ${unused.map(c => `${c.text} ${c.changed ? '(changed)' : '(unchanged)'}`).join(', ')}`, 'muted');
   return out;

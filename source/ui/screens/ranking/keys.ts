@@ -1,4 +1,4 @@
-import {type Binding} from '../../keys.js';
+import type {Binding} from '../../keys.js';
 import {followCursor, moveScroll} from '../../nav.js';
 import {agentRuns, RUNS_BINDING} from '../board/keys.js';
 import type {Outcome, View} from '../types.js';

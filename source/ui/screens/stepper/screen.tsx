@@ -1,5 +1,5 @@
 import {Text} from 'ink';
-import React, {useMemo} from 'react';
+import {useMemo} from 'react';
 import {fit} from '../../../core/text/sanitize.js';
 import type {SideView} from '../../../services/stepper.js';
 import {ScreenFrame} from '../../components/frame.js';
@@ -15,7 +15,7 @@ function useStepper(s: StepperScreen, env: Env) {
   const opened = useMemo(() => data.stepper(s.pair), [data, s.pair]);
   const model = 'error' in opened ? null : opened;
   const depths = useMemo(() => model?.rows.map(r => r.depth) ?? [], [model]);
-  const sides = useMemo(() => (model && model.rows.length ? {b: model.view(s.row, 'b'), p: model.view(s.row, 'p')} : {b: emptySide, p: emptySide}), [model, s.row]);
+  const sides = useMemo(() => (model?.rows.length ? {b: model.view(s.row, 'b'), p: model.view(s.row, 'p')} : {b: emptySide, p: emptySide}), [model, s.row]);
   const watches = useMemo(() => (model ? s.watches.map(expr => s.live[`${s.row}\0${expr}`] ?? model.watchRecorded(expr, s.row)) : []), [model, s.watches, s.row, s.live]);
   return {error: 'error' in opened ? opened.error : null, model, depths, sides, watches};
 }

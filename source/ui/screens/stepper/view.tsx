@@ -1,6 +1,5 @@
 import {append} from '../../../core/arrays.js';
 import {Box, Text} from 'ink';
-import React from 'react';
 import {fit, oneLine, sanitize, wrapLines} from '../../../core/text/sanitize.js';
 import {firstDifference, formatValue} from '../../../core/trace/values.js';
 import {describeRef} from '../../../core/trace/delta.js';

@@ -1,5 +1,4 @@
 import {Box, Text} from 'ink';
-import React from 'react';
 import type {LensResult, RunScore} from '../../../core/lens/build.js';
 import {fit} from '../../../core/text/sanitize.js';
 import {textBlock, type DisplayLine} from '../../components/text-view.js';

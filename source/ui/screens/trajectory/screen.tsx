@@ -1,5 +1,5 @@
 import {Box, Text} from 'ink';
-import React, {useMemo} from 'react';
+import {useMemo} from 'react';
 import {ScreenFrame} from '../../components/frame.js';
 import {TextView as Lines} from '../../components/text-view.js';
 import type {DisplayLine} from '../../display-lines.js';

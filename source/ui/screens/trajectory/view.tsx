@@ -1,5 +1,4 @@
 import {Box, Text} from 'ink';
-import React from 'react';
 import {fit, oneLine, pad} from '../../../core/text/sanitize.js';
 import {append} from '../../../core/arrays.js';
 import type {StepHead, StepRow, TrajectoryDetail} from '../../../store/trajectories.js';
