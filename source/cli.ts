@@ -41,7 +41,7 @@ async function runExplore(argv: string[]): Promise<number> {
   return (await COMMANDS.explore!.load()).run(argv);
 }
 
-export const MAIN_HELP = `Usage: deltalens [COMMAND] [options]
+const MAIN_HELP = `Usage: deltalens [COMMAND] [options]
 
 Explore coding-agent trajectories, execution traces and explanation questions.
 Without a command, opens the explorer.
@@ -128,7 +128,7 @@ export async function main(argv: string[]): Promise<number> {
  * What went wrong, in one line a user can act on (the stack only with DELTALENS_DEBUG=1): file
  * errors name the file, SQLite's name the database condition.
  */
-export function oneLineError(error: unknown): string {
+function oneLineError(error: unknown): string {
   if (!(error instanceof Error)) return String(error).split('\n')[0]!;
   const e = error as Error & {code?: string; path?: string; syscall?: string};
   const file = e.path ? `${e.path}: ` : '';

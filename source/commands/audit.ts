@@ -57,7 +57,7 @@ kept), or not checkable. The table is stored with the audit and given to the mod
 "arguments", "result"}], "requirements", "tokens": {"in", "out"}, "cost"}}; diff_execution results
 carry {"before": {"exit_code", "outcome"}, "after": {…}, "delta": {…} | null}.`;
 
-export function auditJson(db: Db, a: AuditRow) {
+function auditJson(db: Db, a: AuditRow) {
   const msgs = auditMessages(db, a.id);
   return {
     audit: {

@@ -108,7 +108,7 @@ function printTable(rows: InstanceSummary[]): void {
   say(`${rows.length} instance${rows.length === 1 ? '' : 's'}`);
 }
 
-export function instanceJson(d: InstanceDetail) {
+function instanceJson(d: InstanceDetail) {
   return {
     ...summaryJson(d),
     environment_setup_commit: d.environmentSetupCommit,
@@ -123,7 +123,7 @@ export function instanceJson(d: InstanceDetail) {
 }
 
 /** `show instance ID` (called from the show command). */
-export function printInstance(d: InstanceDetail, json: boolean, notBuilt: ExclusionRow[] = []): void {
+function printInstance(d: InstanceDetail, json: boolean, notBuilt: ExclusionRow[] = []): void {
   if (json) {
     printJson({...instanceJson(d), not_built: notBuilt.map(e => ({stage: e.stage, agent: e.agent, reason: e.reason, at: e.created_at}))});
     return;

@@ -27,11 +27,6 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${terminalSafeJson(JSON.stringify(value, null, 2))}\n`);
 }
 
-/** One JSON line (progress on stderr). */
-export function jsonLine(stream: NodeJS.WriteStream, value: unknown): void {
-  stream.write(`${terminalSafeJson(JSON.stringify(value))}\n`);
-}
-
 /** A cell of a plain table: one line, sanitized. */
 export function cell(text: string | null | undefined): string {
   return sanitize(text ?? '').replace(/\s+/g, ' ').trim();

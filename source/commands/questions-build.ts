@@ -15,7 +15,7 @@ import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {say, warn} from './output.js';
 
-export const QUESTIONS_BUILD_HELP = `Usage: deltalens questions build --instance ID --repo CLONE [--test NAME] [options]
+const QUESTIONS_BUILD_HELP = `Usage: deltalens questions build --instance ID --repo CLONE [--test NAME] [options]
        deltalens questions build --instance ID
                                  (--buggy-dir DIR | --repo DIR --buggy REV)
                                  (--fixed-dir DIR | --fixed REV | --gold-patch FILE)

@@ -14,7 +14,7 @@ import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {say, warn} from './output.js';
 
-export const QUESTIONS_REVIEW_HELP = `Usage: deltalens questions review ID (--accept | --reject) [--note TEXT] [--reviewer NAME] [--json] [--db FILE]
+const QUESTIONS_REVIEW_HELP = `Usage: deltalens questions review ID (--accept | --reject) [--note TEXT] [--reviewer NAME] [--json] [--db FILE]
        deltalens questions review ID [--json]          the question's reviews, oldest first
        deltalens questions edit ID [--file FILE] [--json] [--python EXE] [--no-sandbox] [--db FILE]
        deltalens questions edit ID --print             the document to edit, on stdout

@@ -58,7 +58,7 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-export function printReport(r: Report): void {
+function printReport(r: Report): void {
   if (r.exclusions) {
     say(`Excluded questions (flagged): ${r.exclusions.questions} question(s), ${r.exclusions.answers} answer(s)`);
     say(table(['reason', 'questions', 'answers'], r.exclusions.by_reason.map(x => [x.reason, String(x.questions), String(x.answers)])));

@@ -65,7 +65,7 @@ function peopleByItem(db: Db): Map<string, AnnotationRow[]> {
 }
 
 /** People's labels and the QA model's majority, per item. */
-export function itemLabels(db: Db, model: string | null = defaultModel(db)): Map<string, ItemLabels> {
+function itemLabels(db: Db, model: string | null = defaultModel(db)): Map<string, ItemLabels> {
   const out = new Map<string, ItemLabels>();
   const get = (k: string) => {
     let v = out.get(k);
@@ -77,7 +77,7 @@ export function itemLabels(db: Db, model: string | null = defaultModel(db)): Map
   return out;
 }
 
-export interface SessionOptions {
+interface SessionOptions {
   annotator: string;
   queue: Queue;
   type?: QuestionType;
@@ -159,7 +159,7 @@ export function conflicts(db: Db, o: {includeAdjudicated?: boolean} = {}): Confl
   return out.sort((a, b) => a.item.instance.localeCompare(b.item.instance) || a.item.question.localeCompare(b.item.question) || a.item.explanation - b.item.explanation);
 }
 
-export interface PairAgreement {
+interface PairAgreement {
   a: string;
   b: string;
   n: number;
@@ -315,7 +315,7 @@ export function automaticFlags(db: Db, question?: string): AutoFlag[] {
 }
 
 /** One annotation line of the interchange format (JSONL), with the ids `questions list --json` and `explanations list --json` print. */
-export type AnnotationLine = Omit<NewAnnotation, 'origin'>;
+type AnnotationLine = Omit<NewAnnotation, 'origin'>;
 
 export function exportAnnotations(db: Db, format: 'jsonl' | 'csv'): string {
   const rows = listAnnotations(db);
@@ -327,7 +327,7 @@ export function exportAnnotations(db: Db, format: 'jsonl' | 'csv'): string {
   return ['question,explanation,annotator,letters,rationale,seconds,created_at', ...rows.map(r => [r.question, r.explanation, r.annotator, r.letters.join(' '), r.rationale, r.seconds, r.created_at].map(cell).join(','))].map(l => `${l}\n`).join('');
 }
 
-export interface ImportResult {
+interface ImportResult {
   added: number;
   updated: number;
   unchanged: number;

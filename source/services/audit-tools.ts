@@ -21,7 +21,7 @@ import {scopesIn} from './scopes.js';
 import {readInTree, restoreTree, TreeFileError, writeInTree} from './tree-files.js';
 import {copyTree, prepareWorkspace, type Workspace} from './workspace.js';
 
-export const AUDIT_TEST = 'test_deltalens_audit.py';
+const AUDIT_TEST = 'test_deltalens_audit.py';
 /** what one inspect_call_graph answer lists at most: a tool result is capped (8,000 characters by
  * default), and the answer must fit whole — chains and callers each to a share of it */
 const MAX_CHAINS = 8;
@@ -43,7 +43,7 @@ function fitting<T>(items: T[], chars: number): T[] {
   return out;
 }
 
-export interface AuditToolOptions {
+interface AuditToolOptions {
   instance: string;
   /** the buggy tree (a folder, copied) */
   buggyDir: string;
@@ -60,7 +60,7 @@ export interface AuditToolOptions {
   signal?: AbortSignal;
 }
 
-export interface RunOutcome {
+interface RunOutcome {
   exit_code: number | null;
   outcome: 'passed' | 'failed' | 'error' | 'timeout';
   stdout: string;

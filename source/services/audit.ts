@@ -59,7 +59,7 @@ export interface AuditInputs {
   requirements?: boolean;
 }
 
-export interface RequirementCheck {
+interface RequirementCheck {
   requirement: string;
   verdict: 'satisfied' | 'violated' | 'not checkable';
   /** the test the model wrote for it, when it wrote one */
@@ -68,7 +68,7 @@ export interface RequirementCheck {
 }
 
 /** At most this many requirements are checked (a longer list is cut, and said so). */
-export const MAX_REQUIREMENTS = 8;
+const MAX_REQUIREMENTS = 8;
 
 export interface AuditRunOptions {
   model: AuditModel;
@@ -85,7 +85,7 @@ export interface AuditRunOptions {
 }
 
 /** The tools as the chat API describes them. */
-export const AUDIT_TOOLS: OpenAI.Chat.ChatCompletionTool[] = [
+const AUDIT_TOOLS: OpenAI.Chat.ChatCompletionTool[] = [
   {type: 'function', function: {name: 'diff_execution', description: 'Write a pytest test (Python source holding one def test_… function), run it before and after the patch, and get both outcomes and the delta point: the first place the two executions differ (function, line, values).', parameters: {type: 'object', properties: {test_code: {type: 'string'}}, required: ['test_code']}}},
   {type: 'function', function: {name: 'inspect_call_graph', description: 'The call chains that reach a function (name or Class.method) in the tests diff_execution ran, traced with it as the focus, innermost first; and the lines of the tree that call it by name.', parameters: {type: 'object', properties: {function: {type: 'string'}}, required: ['function']}}},
   {type: 'function', function: {name: 'read_file', description: 'Read a file of the work tree (path relative to it).', parameters: {type: 'object', properties: {path: {type: 'string'}}, required: ['path']}}},
@@ -95,7 +95,7 @@ export const AUDIT_TOOLS: OpenAI.Chat.ChatCompletionTool[] = [
   {type: 'function', function: {name: 'bash', description: 'Run a bash command in the work tree (time and output limited, no network).', parameters: {type: 'object', properties: {command: {type: 'string'}}, required: ['command']}}},
 ];
 
-export function auditPrompt(i: AuditInputs): {system: string; user: string} {
+function auditPrompt(i: AuditInputs): {system: string; user: string} {
   return {
     system:
       "You audit a coding agent's explanation of its patch. Test what the explanation claims by running code with the tools (diff_execution runs a test before and after the patch and shows where behaviour first differs). When you are done, answer with the refined explanation and nothing else: the original explanation with a confirmation of what you validated and how, or a revision that names each claim your runs contradicted and the evidence.",
@@ -106,7 +106,7 @@ export function auditPrompt(i: AuditInputs): {system: string; user: string} {
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
 
 /** What a tool call that deltalens never finished (killed, power cut) is answered when the audit goes on. */
-export const INTERRUPTED_RESULT = JSON.stringify({error: 'interrupted before this call finished (deltalens was stopped): no result; call it again'});
+const INTERRUPTED_RESULT = JSON.stringify({error: 'interrupted before this call finished (deltalens was stopped): no result; call it again'});
 
 /**
  * The stored transcript as chat messages, to continue an audit. Every tool call of an assistant
@@ -114,7 +114,7 @@ export const INTERRUPTED_RESULT = JSON.stringify({error: 'interrupted before thi
  * one: a call deltalens did not finish (killed during it) is answered "interrupted". Those answers
  * are returned beside, to be stored.
  */
-export function toMessages(stored: ReturnType<typeof auditMessages>): {messages: Message[]; unanswered: {id: string; name: string; arguments: string}[]} {
+function toMessages(stored: ReturnType<typeof auditMessages>): {messages: Message[]; unanswered: {id: string; name: string; arguments: string}[]} {
   const messages: Message[] = [];
   const unanswered: {id: string; name: string; arguments: string}[] = [];
   let pending: {id: string; name: string; arguments: string}[] = [];
@@ -415,7 +415,7 @@ export async function startExplorerAudit(db: Db, target: {trajectory: number} | 
  * after), violated (fails after: the test is kept), or not checkable (the model wrote none, or the
  * test could not run).
  */
-export async function requirementAudit(i: AuditInputs, ask: (prompt: string) => Promise<string | null>, run: (test: string) => Promise<unknown>): Promise<RequirementCheck[]> {
+async function requirementAudit(i: AuditInputs, ask: (prompt: string) => Promise<string | null>, run: (test: string) => Promise<unknown>): Promise<RequirementCheck[]> {
   const listed = await ask(`List the requirements this issue states — what the fixed code must do — as a JSON array of short strings, nothing else.\n\nIssue:\n${i.issue}`);
   let reqs: string[] = [];
   try {

@@ -15,7 +15,7 @@ import {StoredTrace} from '../store/stored-trace.js';
 import {listPairs} from '../store/traces.js';
 import {getTrajectory} from '../store/trajectories.js';
 
-export interface Evidence {
+interface Evidence {
   pair: number;
   side: 'buggy' | 'patched';
   trace: number;
@@ -27,7 +27,7 @@ export interface Evidence {
   recorded: string;
 }
 
-export interface ClaimCheck {
+interface ClaimCheck {
   step: number;
   span: [number, number];
   claim: Claim;
@@ -40,7 +40,7 @@ export interface ClaimCheck {
 }
 
 /** How many trace items a search reads at most (a claim past that is unverifiable, said so). */
-export const SEARCH_BUDGET = 2_000_000;
+const SEARCH_BUDGET = 2_000_000;
 
 const parse = (text: string): unknown => {
   try {

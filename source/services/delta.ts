@@ -36,7 +36,7 @@ export function rerunNondeterminism(db: Db, runs: {first: number | null; second:
   return nondet;
 }
 
-export interface DeltaOfTraces {
+interface DeltaOfTraces {
   result: DeltaResult & {id?: number};
   buggy: TraceRow;
   patched: TraceRow;

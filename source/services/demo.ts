@@ -22,17 +22,17 @@ export {ROOT, SAMPLE_DIR, PROJECTS_DIR, demoProjects, demoCheckouts, type DemoPr
 export const DEMO_DB = process.env.DELTALENS_DEMO_DB ? resolve(process.env.DELTALENS_DEMO_DB) : join(SAMPLE_DIR, 'demo.db');
 export const TRACES_DIR = join(SAMPLE_DIR, 'traces');
 export const EXPLAINBENCH_DIR = join(SAMPLE_DIR, 'explainbench');
-export const QUESTIONS_DIR = join(SAMPLE_DIR, 'questions');
+const QUESTIONS_DIR = join(SAMPLE_DIR, 'questions');
 const STAMP = `${DEMO_DB}.stamp`;
 
 /**
  * The bundled demo dataset, in import order: the multi-run folder first so that its runs keep
  * their configuration names (the single mini-SWE-agent file is byte-identical to one of them).
  */
-export const DEMO_SOURCES = ['trajectories/swe-bench-instances', 'trajectories/mini-swe-agent-multi', 'trajectories'];
+const DEMO_SOURCES = ['trajectories/swe-bench-instances', 'trajectories/mini-swe-agent-multi', 'trajectories'];
 
 /** Changes whenever a sample file, a migration or this list changes, so the demo is rebuilt. */
-export function demoFingerprint(): string {
+function demoFingerprint(): string {
   const hash = createHash('sha256').update(DEMO_SOURCES.join('\n'));
   const files = [
     ...listFiles(join(SAMPLE_DIR, 'trajectories')),
@@ -80,7 +80,7 @@ interface Stamp {
 }
 
 /** How far the background part is: written by the process building it. */
-export interface Finishing {
+interface Finishing {
   pid: number;
   start: string | null;
   build: string;
@@ -119,7 +119,7 @@ function writeAtomically(file: string, text: string): void {
   renameSync(temporary, file);
 }
 
-export function readFinishing(): Finishing | null {
+function readFinishing(): Finishing | null {
   try {
     const f = JSON.parse(readFileSync(FINISHING, 'utf8')) as Finishing;
     return typeof f.pid === 'number' && typeof f.build === 'string' ? f : null;
@@ -153,7 +153,7 @@ export function demoIsCurrent(): boolean {
   return demoState().kind === 'full';
 }
 
-export interface DemoReport {
+interface DemoReport {
   import: ImportReport;
   pairs: number;
   /** why demo traces are missing (no Python, no pytest), when they are */
@@ -162,7 +162,7 @@ export interface DemoReport {
 
 
 /** The demo projects' instance records (their issue, gold patch and test). */
-export function recordDemoInstances(db: Db): void {
+function recordDemoInstances(db: Db): void {
   for (const project of demoProjects()) {
     upsertInstance(db, {
       id: project.instance,
@@ -180,7 +180,7 @@ export function recordDemoInstances(db: Db): void {
 }
 
 /** Traces every demo project's patches (real tracer, real pytest) into `db`; onDone after each pair. */
-export async function traceDemoProjects(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{pairs: number; problems: string[]}> {
+async function traceDemoProjects(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{pairs: number; problems: string[]}> {
   const {tracePair} = await import('./tracing.js');
   const {PythonError} = await import('./python.js');
   const python = process.env.DELTALENS_PYTHON ?? 'python3';
@@ -217,7 +217,7 @@ export async function traceDemoProjects(db: Db, onProgress?: (message: string) =
 }
 
 /** The ExplainBench trace samples (swe-bench-tracer-py) as traced pairs. */
-export async function importDemoTraces(db: Db, onProgress?: (message: string) => void): Promise<number> {
+async function importDemoTraces(db: Db, onProgress?: (message: string) => void): Promise<number> {
   const {importTracePair} = await import('./trace-ingest.js');
   if (!existsSync(TRACES_DIR)) return 0;
   let pairs = 0;
@@ -237,7 +237,7 @@ export async function importDemoTraces(db: Db, onProgress?: (message: string) =>
  * and hand-written questions of all four types for the demo projects, with the demo agents'
  * explanations answered by the lexical baseline.
  */
-export async function importDemoQuestions(db: Db, onProgress?: (message: string) => void): Promise<void> {
+async function importDemoQuestions(db: Db, onProgress?: (message: string) => void): Promise<void> {
   const {importExplainBench} = await import('./explainbench.js');
   const {lexicalModel} = await import('./qa-models.js');
   const {scoreExplanations} = await import('./scoring.js');
@@ -267,7 +267,7 @@ export async function importDemoQuestions(db: Db, onProgress?: (message: string)
  * gives "the patch has no effect"), the projects side by side, quality-checked with the lexical
  * baseline. The pairs the demo traced already are reused, so only the candidates run.
  */
-export async function buildDemoQuestions(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{questions: number; excluded: string[]}> {
+async function buildDemoQuestions(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{questions: number; excluded: string[]}> {
   const {buildQuestions, qualityChecks} = await import('./question-build.js');
   const {lexicalModel} = await import('./qa-models.js');
   const projects = demoProjects();
@@ -300,7 +300,7 @@ export async function buildDemoQuestions(db: Db, onProgress?: (message: string) 
  * loop and tools — the sandboxed diff_execution of the project's test before and after each patch —
  * then scored with the lexical baseline, so the audit screen and the Table 6 comparison have data.
  */
-export async function auditDemoAgents(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{audits: number; problems: string[]}> {
+async function auditDemoAgents(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{audits: number; problems: string[]}> {
   const {runAudit, DEFAULT_BUDGETS} = await import('./audit.js');
   const {offlineAuditor, testSource} = await import('./offline-auditor.js');
   const {findExplanation} = await import('../store/questions.js');
@@ -458,7 +458,7 @@ async function quickInto(db: Db, onProgress?: (message: string) => void): Promis
 }
 
 /** One step of the traced part: how many of how many are done, and what runs now. */
-export interface FinishStep {
+interface FinishStep {
   done: number;
   total: number;
   message: string;

@@ -4,7 +4,7 @@ import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 
-export function editorCommand(env: NodeJS.ProcessEnv = process.env): string[] {
+function editorCommand(env: NodeJS.ProcessEnv = process.env): string[] {
   const raw = (env.VISUAL || env.EDITOR || 'vi').trim();
   return raw.split(/\s+/);
 }

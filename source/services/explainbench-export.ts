@@ -14,7 +14,7 @@ import {mkdirSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import type {Question} from '../core/questions/model.js';
 
-export interface ExportReport {
+interface ExportReport {
   files: number;
   questions: number;
   /** left out: another question already holds the slot */

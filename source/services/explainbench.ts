@@ -22,7 +22,7 @@ import {ensureExplanation, insertAnswer, insertQuestion, upsertPublished} from '
 
 export class ExplainBenchError extends Error {}
 
-export interface ExplainBenchReport {
+interface ExplainBenchReport {
   questions: Record<QuestionType, number>;
   explanations: number;
   answers: number;
@@ -33,7 +33,7 @@ export interface ExplainBenchReport {
 }
 
 /** Question wording (ours; the context and choices are the benchmark's). */
-export const QUESTION_TEXT: Record<QuestionType, string> = {
+const QUESTION_TEXT: Record<QuestionType, string> = {
   e2e_intent: 'Which expression should replace [[MASKED]] in the test, so that the test checks the behaviour the developer intended?',
   e2e_effect: 'What is the result of running the test before the patch, and after the patch? Answer two letters: before, after.',
   local_intent: 'Within the context of the provided function and inputs, at the specified timing point relative to the specified line, which expression best describes the developer-intended change?',
@@ -69,7 +69,7 @@ function contextOf(type: QuestionType, c: Record<string, unknown>): Record<strin
   return {function: c.function_code_before_patch, inputs: c.function_parameters_before_patch, line: c.line, timing: c.before_or_after, ...(c.execution !== undefined ? {execution: c.execution} : {})};
 }
 
-export function normaliseModel(model: string): string {
+function normaliseModel(model: string): string {
   return model.replace(/^openai-/, '');
 }
 

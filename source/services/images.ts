@@ -26,7 +26,7 @@ export interface ImageRoot {
 }
 
 /** Interpreters a SWE-bench image (and other Python images) keep, first found wins. */
-export const IMAGE_PYTHONS = ['/opt/miniconda3/envs/testbed/bin/python', '/usr/local/bin/python3', '/usr/bin/python3'];
+const IMAGE_PYTHONS = ['/opt/miniconda3/envs/testbed/bin/python', '/usr/local/bin/python3', '/usr/bin/python3'];
 
 function cacheDir(): string {
   return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'deltalens', 'images');

@@ -21,7 +21,7 @@ import {ResolutionFinder} from './resolution-finder.js';
 import {parseJson, readLines, readUtf8File} from './text-file.js';
 
 export const IMPORT_FORMATS = ['auto', 'swe-agent', 'mini-swe-agent', 'openhands', 'swe-bench-run', 'jsonl'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export interface ImportOptions {
   format: ImportFormat;
@@ -38,7 +38,7 @@ export interface ImportOptions {
   onProgress?: (done: number, total: number, path: string) => void;
 }
 
-export interface AddedTrajectory {
+interface AddedTrajectory {
   path: string;
   locator: string | null;
   id: number;

@@ -18,14 +18,14 @@ import {copyTree, prepareWorkspace, type WorkspaceSpec} from './workspace.js';
 
 export class InstanceTraceError extends Error {}
 
-export interface PatchChoice {
+interface PatchChoice {
   gold?: boolean;
   prediction?: string;
   trajectory?: number;
   patchFile?: string;
 }
 
-export interface InstancePlan {
+interface InstancePlan {
   spec: Extract<WorkspaceSpec, {kind: 'instance'}>;
   label: string;
   trajectory: number | null;

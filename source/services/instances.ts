@@ -11,7 +11,7 @@ import {readUtf8File} from './text-file.js';
 
 export {RecordError};
 
-export interface InstancesReport {
+interface InstancesReport {
   file: string;
   instances: {id: string; status: 'added' | 'updated' | 'unchanged'}[];
   predictions: {instance: string; model: string; trajectory: number; status: 'added' | 'already imported'}[];

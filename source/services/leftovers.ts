@@ -13,7 +13,7 @@ import {tmpdir} from 'node:os';
 import {basename, dirname, join, resolve} from 'node:path';
 
 /** Every throw-away folder deltalens makes is TMPDIR/deltalens-…; nothing else is ever swept. */
-export const TEMP_PREFIX = 'deltalens-';
+const TEMP_PREFIX = 'deltalens-';
 
 /** A throw-away folder, recorded so that it is removed even if this process is killed. */
 export function makeTempDir(kind: string): string {
@@ -31,7 +31,7 @@ interface RunRecord {
 }
 
 /** Rows of unfinished traces: the traces, and the test and instance rows their run created. */
-export interface TraceRows {
+interface TraceRows {
   traces: number[];
   tests?: number[];
   instances?: string[];
@@ -196,7 +196,7 @@ export function hasRecords(): boolean {
   }
 }
 
-export interface Swept {
+interface Swept {
   folders: string[];
   traces: number;
 }

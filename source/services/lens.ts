@@ -8,7 +8,7 @@ import type {Db} from '../store/db.js';
 import {applyStoredScopes, lensScoreOf, loadLensRuns, saveLensResult, scopesOf} from '../store/lens.js';
 import {actionTextReader, getTrajectory} from '../store/trajectories.js';
 
-export interface LensBuildReport extends LensResult {
+interface LensBuildReport extends LensResult {
   /** steps whose stage came from a person's correction instead of the labeller */
   overridden_steps: number;
   /** runs whose steps carry no labels (databases from before labels; `lens label` fixes them) */

@@ -30,7 +30,7 @@ function specFrom(ws: Record<string, unknown> | null): WorkspaceSpec | null {
   return null;
 }
 
-export interface LiveOptions {
+interface LiveOptions {
   /** 'off' when the explorer was opened with --no-sandbox; otherwise the pair's own trust
    * decides (the bundled demo's pairs run confined when bwrap is there, else as they are) */
   sandbox?: 'off';

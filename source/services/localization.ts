@@ -10,7 +10,7 @@ import type {Db} from '../store/db.js';
 import {goldPatchOf, reasoningRows, runPatches} from '../store/reasoning.js';
 import {scopesIn} from './scopes.js';
 
-export interface RunLocalization {
+interface RunLocalization {
   trajectory: number;
   agent: string;
   instance: string;
@@ -22,7 +22,7 @@ export interface RunLocalization {
   note: string | null;
 }
 
-export interface AgentLocalization {
+interface AgentLocalization {
   agent: string;
   runs: number;
   file_f1: number | null;

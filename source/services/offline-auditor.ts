@@ -8,7 +8,7 @@
 import type OpenAI from 'openai';
 import type {AuditModel} from './audit.js';
 
-export const OFFLINE_AUDITOR = 'offline-scripted-auditor';
+const OFFLINE_AUDITOR = 'offline-scripted-auditor';
 
 /** The test function `name` of a test file with the file's imports, as one test's source. */
 export function testSource(fileText: string, name: string): string | null {

@@ -51,7 +51,7 @@ function track(pid: number | undefined): void {
 }
 
 /** Kills every child process group still running (synchronous: safe in an exit handler). */
-export function killAll(): void {
+function killAll(): void {
   for (const group of running) {
     try {
       process.kill(-group, 'SIGKILL');
@@ -73,9 +73,9 @@ print(json.dumps({"version": "%d.%d.%d" % sys.version_info[:3], "executable": sy
   "userSite": user if user and os.path.isdir(user) else None, "userBase": site.getuserbase() if user and os.path.isdir(user) else None}))`;
 
 /** The interpreters the tracer runs on: CPython 3.6 (Django 3.0's SWE-bench image) to 3.13. */
-export const OLDEST_PYTHON = [3, 6] as const;
+const OLDEST_PYTHON = [3, 6] as const;
 
-export function atLeast(version: string, major: number, minor: number): boolean {
+function atLeast(version: string, major: number, minor: number): boolean {
   const [a, b] = version.split('.').map(Number) as [number, number];
   return a > major || (a === major && b >= minor);
 }
@@ -99,7 +99,7 @@ export async function probePython(python: string): Promise<PythonInstall> {
 }
 
 /** An interpreter inside an image's file system, asked (confined, in the image) what it is. */
-export async function probeImagePython(python: string, root: string, bwrap: string): Promise<PythonInstall> {
+async function probeImagePython(python: string, root: string, bwrap: string): Promise<PythonInstall> {
   const r = await execa(bwrap, [...imageBaseArgs(root), '--remount-ro', '/', '--', python, '-c', PROBE], {
     reject: false,
     timeout: 30_000,
@@ -155,7 +155,7 @@ export async function pythonRunner(python: string, policy: SandboxPolicy, o: {pa
   };
 }
 
-export interface RunOptions {
+interface RunOptions {
   cwd: string;
   timeoutMs: number;
   /** the folders the run may write (the throw-away trees) */

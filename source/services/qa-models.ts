@@ -12,7 +12,7 @@
 import OpenAI from 'openai';
 import {lexicalAnswer} from '../core/questions/lexical.js';
 
-export interface QaReply {
+interface QaReply {
   text: string;
   tokens: number | null;
   latencyMs: number;
@@ -26,7 +26,7 @@ export interface QaModel {
   answer(prompt: string, signal?: AbortSignal): Promise<QaReply>;
 }
 
-export const LEXICAL = 'lexical';
+const LEXICAL = 'lexical';
 
 export function lexicalModel(): QaModel {
   return {
@@ -39,7 +39,7 @@ export function lexicalModel(): QaModel {
   };
 }
 
-export interface OpenAiOptions {
+interface OpenAiOptions {
   model: string;
   baseURL?: string;
   apiKey: string;
@@ -49,20 +49,20 @@ export interface OpenAiOptions {
   timeoutMs?: number;
 }
 
-export class ModelError extends Error {}
+class ModelError extends Error {}
 
-export const DEFAULT_TIMEOUT_MS = 120_000;
-export const MAX_ANSWER_CHARS = 32 * 1024;
-export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_ANSWER_CHARS = 32 * 1024;
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /** The answer as stored: at most MAX_ANSWER_CHARS, with a marker when it was longer. */
-export function capAnswer(text: string, max = MAX_ANSWER_CHARS): string {
+function capAnswer(text: string, max = MAX_ANSWER_CHARS): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}\n[… answer truncated by deltalens: ${text.length} characters in all, ${max} kept]`;
 }
 
 /** fetch whose response bodies stop at `maxBytes` (the call then fails with a clear error). */
-export function boundedFetch(maxBytes = MAX_BODY_BYTES): typeof fetch {
+function boundedFetch(maxBytes = MAX_BODY_BYTES): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
     if (!response.body) return response;
@@ -108,7 +108,7 @@ export function openAiModel(o: OpenAiOptions): QaModel {
 }
 
 /** What picks a QA model: the same for `score` (flags) and the explorer (environment). */
-export interface QaModelChoice {
+interface QaModelChoice {
   /** the model name; lexical (the default) is the offline baseline */
   model?: string;
   /** the OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI's) */
@@ -125,7 +125,7 @@ export interface QaModelChoice {
 export class QaModelChoiceError extends Error {}
 
 /** What is sent as the key to a server of one's own that asks none (a local model server). */
-export const NO_KEY = 'no-key';
+const NO_KEY = 'no-key';
 
 /** The key of a model at an OpenAI-compatible endpoint, from $keyVar; when it is not set, one line
  * saying what to set (`who` names the model: "the QA model m") — unless the endpoint is another

@@ -35,11 +35,11 @@ import {latestDelta, listPairs} from '../store/traces.js';
 import {prepareWorkspace, WorkspaceError, type Workspace, type WorkspaceSpec} from './workspace.js';
 
 /** Bumped when a generator or a validation rule changes: stored with every built question. */
-export const BUILDER_VERSION = 4;
+const BUILDER_VERSION = 4;
 export {NO_EFFECT_TEXT};
-export const DISTRACTORS = 3;
+const DISTRACTORS = 3;
 /** Offline candidates validated per end-to-end intent question (each costs a test run per version). */
-export const MUTANTS = 12;
+const MUTANTS = 12;
 const OTHER_EXCEPTIONS = ['AssertionError', 'TypeError', 'ValueError', 'AttributeError', 'KeyError', 'IndexError', 'ZeroDivisionError', 'NameError', 'RecursionError'];
 
 export interface BuildOptions {
@@ -103,7 +103,7 @@ export interface TestOutcome {
   error?: string;
 }
 
-export interface BuiltQuestion {
+interface BuiltQuestion {
   question: Question;
   provenance: Record<string, unknown>;
   /** already built from the same inputs: kept as it was */
@@ -146,7 +146,7 @@ export function outcomeText(o: TestOutcome): string {
 }
 
 const sameOutcome = (a: TestOutcome, b: TestOutcome) => outcomeText(a) === outcomeText(b);
-export const failsBeforePassesAfter = (before: TestOutcome, after: TestOutcome) => before.status !== 'passed' && before.status !== 'skipped' && after.status === 'passed';
+const failsBeforePassesAfter = (before: TestOutcome, after: TestOutcome) => before.status !== 'passed' && before.status !== 'skipped' && after.status === 'passed';
 
 export class Step {
   constructor(
@@ -302,7 +302,7 @@ export const testFileOf = (nodeid: string) => nodeid.split('::')[0]!;
 export const testPathOf = (nodeid: string) => nodeid.split('::').slice(1).join('::');
 
 /** A test file is read at most this large (a test module is never gigabytes; a run could leave one). */
-export const MAX_TEST_BYTES = 16 * 1024 * 1024;
+const MAX_TEST_BYTES = 16 * 1024 * 1024;
 
 /** A test file of a tree untrusted code ran in: null when it is not there; refused (TreeFileError)
  * when it is a link, not a regular file, or too large. */
@@ -667,7 +667,7 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
 export const notReturnedYet = (e: {type: string; message?: string}) => /(^|\.)NameError$/.test(e.type) && /'__return__'/.test(e.message ?? '');
 
 /** The first and last line of the test function (by indentation), or null. */
-export function functionLines(text: string, fnPath: string): [number, number] | null {
+function functionLines(text: string, fnPath: string): [number, number] | null {
   const name = fnPath.split('::').at(-1)!.split('[')[0]!;
   const lines = text.split('\n');
   const start = lines.findIndex(l => new RegExp(`^\\s*(async\\s+)?def\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\(`).test(l));
@@ -692,7 +692,7 @@ export function testFunctionContext(text: string, fnPath: string): string {
 }
 
 /** The prompt for end-to-end effect distractors (§5.2.3): other lines and exceptions. */
-export function effectPrompt(test: string, before: string, after: string): string {
+function effectPrompt(test: string, before: string, after: string): string {
   return [
     'A test (lines numbered) was run before and after a patch:',
     '',
@@ -708,7 +708,7 @@ export function effectPrompt(test: string, before: string, after: string): strin
 
 /** Line numbers of the assert statements of the test function (a plain scan: `assert` at the
  * start of a line of the function's body). */
-export function assertLines(text: string, fnPath: string): number[] {
+function assertLines(text: string, fnPath: string): number[] {
   const range = functionLines(text, fnPath);
   if (!range) return [];
   const lines = text.split('\n');
@@ -747,13 +747,13 @@ function blockEnd(lines: string[], first: number): number {
 }
 
 /** The function around `defLine` in `source` (by indentation). */
-export function functionSource(source: string[], defLine: number): string {
+function functionSource(source: string[], defLine: number): string {
   return source.slice(defLine - 1, blockEnd(source, defLine)).join('\n');
 }
 
 /** Candidate expressions at a delta point, offline: names in scope, len() of sized values,
  * attribute reads of recorded objects, simple comparisons. */
-export function localCandidates(scopes: (Map<string, unknown> | null)[], limit = 20): {text: string; how: string}[] {
+function localCandidates(scopes: (Map<string, unknown> | null)[], limit = 20): {text: string; how: string}[] {
   const out: {text: string; how: string}[] = [];
   const seen = new Set<string>();
   const add = (text: string, how: string) => {
@@ -1123,7 +1123,7 @@ export async function qualityChecks(db: Db, built: Question[], model: QaModel, s
 }
 
 /** The prompt for end-to-end intent distractors (ExplainBench §5.2.2): similar, wrong. */
-export function intentPrompt(masked: string, expected: string): string {
+function intentPrompt(masked: string, expected: string): string {
   return [
     'A test checks a bug fix. Its expected-behaviour expression is masked as [[MASKED]]:',
     '',
@@ -1139,7 +1139,7 @@ export function intentPrompt(masked: string, expected: string): string {
 
 /** The prompt for local candidates (§5.3): the function on the buggy side, the line, the variables
  * at the delta point with the ones that differ between the versions marked. */
-export function localPrompt(pb: DeltaPoint, pp: DeltaPoint, d: {function: string | null; line: number | null}): string {
+function localPrompt(pb: DeltaPoint, pp: DeltaPoint, d: {function: string | null; line: number | null}): string {
   const vars = (p: DeltaPoint) => [...(p.locals ?? new Map())].map(([k, v]) => `${k} = ${formatValue(v, 120)}`);
   const bv = vars(pb);
   const pv = new Set(vars(pp));
@@ -1158,7 +1158,7 @@ export function localPrompt(pb: DeltaPoint, pp: DeltaPoint, d: {function: string
   ].join('\n');
 }
 
-export interface PbtAttempt {
+interface PbtAttempt {
   attempt: number;
   prompt: string;
   raw: string | null;
@@ -1217,7 +1217,7 @@ async function generatePbt(db: Db, o: BuildOptions, step: Step, ws: Workspace): 
   return {file: null, attempts};
 }
 
-export function pbtPrompt(issue: string, gold: string, own: string | null, lastFailure: string | null): string {
+function pbtPrompt(issue: string, gold: string, own: string | null, lastFailure: string | null): string {
   return [
     'Write a bug-reproducing property-based test (pytest with hypothesis) for this issue. It must',
     'fail on the current (buggy) code and pass once the developer fix below is applied.',

@@ -20,7 +20,7 @@ import {builtQuestion, ReviewError, type Provenance} from './question-review.js'
 import type {SandboxPolicy} from './sandbox.js';
 import {prepareWorkspace, type Workspace, type WorkspaceSpec} from './workspace.js';
 
-export interface ChoiceCheck {
+interface ChoiceCheck {
   label: string;
   text: string;
   role: Choice['role'];
@@ -40,7 +40,7 @@ export interface EditResult {
   ran: boolean;
 }
 
-export interface RevalidateOptions {
+interface RevalidateOptions {
   python: string;
   sandbox: SandboxPolicy;
   passEnv?: string[];

@@ -75,9 +75,9 @@ export function tagReasoning(db: Db, o: {detector?: Detector; trajectories?: num
 }
 
 /** The report's phases, named as DeskCheck's RQ3 data names them, from our intent stages. */
-export const PHASE_OF_STAGE: Record<string, string> = {E: 'localization', I: 'patch', V: 'validation', O: 'general'};
+const PHASE_OF_STAGE: Record<string, string> = {E: 'localization', I: 'patch', V: 'validation', O: 'general'};
 
-export interface AgentReasoning {
+interface AgentReasoning {
   agent: string;
   runs: number;
   with_reasoning: number;

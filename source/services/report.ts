@@ -28,7 +28,7 @@ export interface ReportAgent {
   gain_vs_original?: Record<QuestionType | 's_exp', number | null>;
 }
 
-export interface PublishedRow {
+interface PublishedRow {
   agent: string;
   explanations: string;
   model: string;
@@ -39,7 +39,7 @@ export interface PublishedRow {
   gain_vs_original?: Record<QuestionType | 's_exp', number | null>;
 }
 
-export interface ModelArtifacts {
+interface ModelArtifacts {
   model: string;
   baseline: boolean;
   answers: number;
@@ -257,7 +257,7 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
 }
 
 /** One question an agent's explanation was scored on: every sample's verdict, in sample order. */
-export interface AgentQuestion {
+interface AgentQuestion {
   question: string;
   type: string;
   instance: string;

@@ -14,7 +14,7 @@ const MAX_RESULT_BYTES = 64 * 1024 * 1024;
 const MAX_PARENT_JSON = 50;
 const RESULT_NAME = /result|report|summary|eval/i;
 
-export interface Resolution {
+interface Resolution {
   resolved: boolean;
   source: string;
   /** The run (folder or configuration) the status was keyed under, if any. */

@@ -31,7 +31,7 @@ export const INSTALL_HINT = 'apt-get install -y bubblewrap';
 
 export class SandboxMissing extends Error {}
 
-export interface SandboxStatus {
+interface SandboxStatus {
   available: boolean;
   bwrap: string | null;
   version: string | null;
@@ -153,7 +153,7 @@ function under(path: string, roots: string[]): boolean {
 export const TESTBED = '/testbed';
 
 /** Where the tracer appears inside an image's file system (the image's own /opt stays as it is). */
-export const IMAGE_TRACER = '/deltalens/tracer';
+const IMAGE_TRACER = '/deltalens/tracer';
 
 // top-level entries of an image that the sandbox makes itself or that hold no system files
 const IMAGE_SKIP = new Set(['proc', 'dev', 'sys', 'tmp', 'run', 'testbed', 'deltalens', 'mnt', 'media', 'lost+found', 'home', 'root', 'boot']);
@@ -179,7 +179,7 @@ export function imageBaseArgs(root: string): string[] {
   return args;
 }
 
-export interface Jail {
+interface Jail {
   /** an image's root file system: the run's system instead of the host's */
   image?: string;
   /** folders the run may write (bound at the same path, but `testbed`) */

@@ -15,7 +15,7 @@ import type {QaModel} from './qa-models.js';
 
 export type ExplanationKind = 'original' | 'audited' | 'blank' | 'custom';
 
-export interface ScoreOptions {
+interface ScoreOptions {
   model: QaModel;
   samples: number;
   concurrency: number;
@@ -75,7 +75,7 @@ export function applies(q: Question, e: ExplanationRow): boolean {
  * the busy timeout, wait and try again (with the message shown as progress) instead of
  * dropping it. Only a non-busy error (a full disk) gives up.
  */
-export async function storeWaiting<T>(write: () => T, onWait: (message: string) => void): Promise<T> {
+async function storeWaiting<T>(write: () => T, onWait: (message: string) => void): Promise<T> {
   for (let attempt = 0; ; attempt += 1) {
     try {
       return write();

@@ -61,7 +61,7 @@ export interface StepRowData {
   patched: StepSideData | null;
 }
 
-export interface StepSideData {
+interface StepSideData {
   fn: string;
   file: string;
   line: number | null;

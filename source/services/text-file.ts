@@ -5,7 +5,7 @@ import {FormatError} from '../core/trajectory/model.js';
 
 const strict = new TextDecoder('utf-8', {fatal: true});
 
-export function decodeUtf8(bytes: Uint8Array, lineOffset = 0): string {
+function decodeUtf8(bytes: Uint8Array, lineOffset = 0): string {
   try {
     return strict.decode(bytes);
   } catch {

@@ -16,7 +16,7 @@ import {LineSplitter, readLines, type RawLine} from './text-file.js';
 
 const MAX_LINE = 512 * 1024 * 1024;
 
-export interface IngestContext {
+interface IngestContext {
   /** the tracer process was killed by the wall-clock timeout */
   timedOut?: boolean;
   /** the tracer's stderr tail, kept when the trace is not complete */
@@ -31,7 +31,7 @@ export interface IngestContext {
  * and steps and written in batched transactions. A swe-bench-tracer-py trace is recognised by
  * its first event and converted on the fly.
  */
-export class TraceIngest {
+class TraceIngest {
   private readonly writer;
   private readonly asm;
   private converter: SweBenchTracerConverter | null | undefined;
@@ -168,7 +168,7 @@ export class StreamedTrace {
   }
 }
 
-export interface ImportedPair {
+interface ImportedPair {
   pair: number;
   buggy: number;
   patched: number;

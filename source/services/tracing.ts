@@ -20,7 +20,7 @@ import type {SandboxPolicy} from './sandbox.js';
 import {StreamedTrace} from './trace-ingest.js';
 import {prepareWorkspace, type WorkspaceSpec} from './workspace.js';
 
-export interface TraceLimits {
+interface TraceLimits {
   timeoutS: number;
   maxEvents: number;
   maxBytes: number;
@@ -71,14 +71,14 @@ export interface TracePairOptions {
   onWarning?: (message: string) => void;
   signal?: AbortSignal;
 }
-export interface SideResult {
+interface SideResult {
   trace: number;
   rerun: number | null;
   summary: TraceSummary;
   ms: number;
 }
 
-export interface TracePairResult {
+interface TracePairResult {
   pair: number;
   delta: DeltaResult & {id: number};
   buggy: SideResult;
@@ -100,7 +100,7 @@ export interface TracePairResult {
 }
 
 /** how the delta was confirmed by second runs (off: --no-rerun; not needed: ∅ or incomplete) */
-export type Confirmation = 'off' | 'not needed' | 'at the delta point' | `at the delta point, after ${number} rounds` | `everywhere (${string})`;
+type Confirmation = 'off' | 'not needed' | 'at the delta point' | `at the delta point, after ${number} rounds` | `everywhere (${string})`;
 
 /**
  * Targeted confirmation rounds before the re-runs record values wherever run 1 did. One: on a
@@ -159,7 +159,7 @@ export async function changesBetween(runner: PythonRunner, buggy: string, patche
  * that ran, the nearest frame up its call chain whose function both versions have. A
  * dispatcher that finds `_print_Rational` by name is found so, where no static search can.
  */
-export function callersOfAdded(trace: TraceSource, changes: Changes): {target: string; calls: string}[] {
+function callersOfAdded(trace: TraceSource, changes: Changes): {target: string; calls: string}[] {
   const added = addedFunctions(changes);
   const addedKeys = new Set(added.map(f => `${f.file}:${f.qualname}`));
   const addedFiles = new Set(changes.files.filter(f => f.status === 'added').map(f => f.file));

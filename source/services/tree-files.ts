@@ -16,7 +16,7 @@
  * with it), so checking each component and then opening is not racing anything.
  */
 import {closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, rmSync, symlinkSync, unlinkSync, writeSync, type Stats} from 'node:fs';
-import {isAbsolute, join, normalize, relative, sep} from 'node:path';
+import {isAbsolute, join, normalize, sep} from 'node:path';
 
 export class TreeFileError extends Error {}
 
@@ -101,7 +101,7 @@ export function removeInTree(root: string, rel: string): void {
   if (st && !st.isDirectory()) unlinkSync(full);
 }
 
-export interface ReadBack {
+interface ReadBack {
   data: Buffer;
   /** the file's size (more than data.length when it was cut) */
   size: number;
@@ -251,8 +251,3 @@ export function copyRegularFiles(src: string, dst: string, limits: {maxFiles: nu
   return copied;
 }
 
-/** A host path inside a tree, said relative to it (error messages never show the host's folders). */
-export function shownPath(root: string, full: string): string {
-  const rel = relative(root, full);
-  return rel && !rel.startsWith('..') ? rel : full;
-}

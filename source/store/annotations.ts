@@ -31,7 +31,7 @@ export interface NewAnnotation {
 }
 
 /** Checks letters against the question: one choice label, or two (before, after) for end-to-end effect. */
-export function checkLetters(q: Question, letters: unknown, field = 'letters'): string[] {
+function checkLetters(q: Question, letters: unknown, field = 'letters'): string[] {
   if (!Array.isArray(letters) || !letters.every(l => typeof l === 'string')) throw new RangeError(`${field} must be a list of choice letters`);
   const want = q.type === 'e2e_effect' ? 2 : 1;
   if (letters.length !== want) throw new RangeError(`${field}: question ${q.id} (${q.type}) takes ${want} letter${want > 1 ? 's (before, after)' : ''}, got ${letters.length}`);
@@ -91,7 +91,7 @@ export function listAnnotations(db: Db, filter: {annotator?: string; question?: 
   return rows.map(r => ({...r, letters: JSON.parse(r.letters) as string[]}));
 }
 
-export interface AdjudicationRow {
+interface AdjudicationRow {
   question: string;
   explanation: number;
   adjudicator: string;

@@ -1,7 +1,7 @@
 import type {Db} from './db.js';
 import {ensureInstance} from './instances.js';
 
-export type AuditStatus = 'running' | 'done' | 'incomplete' | 'failed';
+type AuditStatus = 'running' | 'done' | 'incomplete' | 'failed';
 
 export interface AuditRow {
   id: number;

@@ -17,7 +17,7 @@ export const MIGRATIONS_DIR = join(packageRoot(), 'db');
  */
 export type OpenMode = 'create' | 'write' | 'read';
 
-export interface OpenOptions {
+interface OpenOptions {
   mode?: OpenMode;
   /** kept for callers that only read: the same as mode 'read' */
   readonly?: boolean;
@@ -45,7 +45,7 @@ export class MigrationError extends StoreError {
 }
 
 /** How long a statement waits for another process's write to finish before SQLITE_BUSY. */
-export const BUSY_TIMEOUT_MS = 60_000;
+const BUSY_TIMEOUT_MS = 60_000;
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
@@ -169,7 +169,7 @@ export function checkpoint(db: Db): void {
 type Found = {kind: 'absent'} | {kind: 'empty'} | {kind: 'store'; pending: Migration[]};
 
 /** Looks at `file` without changing it: what it is, and which of our migrations it lacks. */
-export function inspect(file: string, migrations: Migration[] = readMigrations(MIGRATIONS_DIR)): Found {
+function inspect(file: string, migrations: Migration[] = readMigrations(MIGRATIONS_DIR)): Found {
   if (!existsSync(file)) return {kind: 'absent'};
   const stat = statSync(file);
   if (stat.isDirectory()) throw new StoreError(`${file} is a folder, not a database file (give --db FOLDER/deltalens.db)`);
@@ -250,7 +250,7 @@ function openReadOnly(file: string, copy = false): Db {
   return new Database(copied, {readonly: true, fileMustExist: true});
 }
 
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;

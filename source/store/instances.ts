@@ -3,7 +3,7 @@ import type {InstanceFields} from '../core/trajectory/swe-bench-instance.js';
 import type {Db} from './db.js';
 
 /** A SWE-bench instance as stored: the record's fields plus the file it came from. */
-export type InstanceRecord = InstanceFields & {sourcePath: string | null};
+type InstanceRecord = InstanceFields & {sourcePath: string | null};
 
 /** Creates a bare instance row for an id a trajectory names, keeping any richer record. */
 export function ensureInstance(db: Db, id: string): void {

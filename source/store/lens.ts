@@ -20,7 +20,7 @@ export function streamingLabels(): (step: StepInput) => {stage: string; rule: st
  * Labels every step of one trajectory: step.intent_stage (E/I/V/O) and step.labeller_rule
  * (JSON: the rule that fired, its inputs, and the state it read).
  */
-export function labelTrajectory(db: Db, trajectoryId: number): {states: ActionState[]; labels: Label[]} {
+function labelTrajectory(db: Db, trajectoryId: number): {states: ActionState[]; labels: Label[]} {
   const rows = db.prepare('SELECT idx, action_tool AS tool, action_args AS args, action_text AS actionText FROM step WHERE trajectory = ? ORDER BY idx').all(trajectoryId) as {
     idx: number;
     tool: string | null;
@@ -43,16 +43,6 @@ export function labelAll(db: Db): {trajectories: number; steps: number} {
   return {trajectories: ids.length, steps};
 }
 
-/** A person's stage for a step (the latest, when several people corrected it). */
-export interface StageOverride {
-  trajectory: number;
-  idx: number;
-  annotator: string;
-  stage: Stage;
-  note: string | null;
-  created_at: string;
-}
-
 const STAGE_SET = new Set(['E', 'I', 'V', 'O']);
 
 /** Records (or replaces) an annotator's stage for one step; the labeller's label stays as it was. */
@@ -69,13 +59,6 @@ export function setStageOverride(db: Db, o: {trajectory: number; idx: number; an
 
 export function removeStageOverride(db: Db, trajectory: number, idx: number, annotator: string): boolean {
   return db.prepare('DELETE FROM stage_annotation WHERE trajectory = ? AND idx = ? AND annotator = ?').run(trajectory, idx, annotator).changes > 0;
-}
-
-/** Every person's stage for a trajectory's steps, latest first per step. */
-export function stageOverrides(db: Db, trajectory: number): StageOverride[] {
-  return db
-    .prepare('SELECT trajectory, idx, annotator, stage, note, created_at FROM stage_annotation WHERE trajectory = ? ORDER BY idx, created_at DESC, annotator')
-    .all(trajectory) as StageOverride[];
 }
 
 /**
@@ -154,7 +137,7 @@ export function saveLensResult(db: Db, result: LensResult, scopes: Map<number, R
   }).immediate();
 }
 
-export interface StoredLens extends LensResult {
+interface StoredLens extends LensResult {
   built_at: string;
 }
 

@@ -133,7 +133,7 @@ export function listExplanations(db: Db): ExplanationRow[] {
   ).map(r => ({...r, hasText: r.hasText === 1}));
 }
 
-export interface NewAnswer {
+interface NewAnswer {
   question: string;
   explanation: number;
   model: string;
@@ -174,7 +174,7 @@ export function insertAnswer(db: Db, a: NewAnswer): boolean {
   return r.changes > 0;
 }
 
-export interface AnswerRow {
+interface AnswerRow {
   question: string;
   type: QuestionType;
   instance: string;
@@ -276,7 +276,7 @@ export function replaceExplanationText(db: Db, id: number, text: string): boolea
   return true;
 }
 
-export interface SampleAnswer {
+interface SampleAnswer {
   model: string;
   sample: number;
   letters: string[] | null;

@@ -12,7 +12,7 @@ import type {StepRow} from '../core/trace/records.js';
 import {UNRECORDED} from '../core/trace/model.js';
 
 export const CHUNK = 1024;
-export const KIND_CODE = {line: 0, call: 1, return: 2, exception: 3} as const;
+const KIND_CODE = {line: 0, call: 1, return: 2, exception: 3} as const;
 export const KIND_NAME = ['line', 'call', 'return', 'exception'] as const;
 /** kind flag: the item's value was not recorded */
 export const UNRECORDED_FLAG = 8;
@@ -163,7 +163,7 @@ export function lowerBound(a: Int32Array, x: number, n = a.length): number {
  * deflated into a BLOB (sympy values compress about 4.5×: 35 MB of them to 7.6 MB on a real
  * test), shorter ones stay TEXT. unpackText reads both.
  */
-export const PACK_MIN = 256;
+const PACK_MIN = 256;
 
 export function packText(text: string): string | Buffer {
   return text.length < PACK_MIN ? text : deflateRawSync(Buffer.from(text, 'utf8'), DEFLATE);

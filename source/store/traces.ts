@@ -7,7 +7,7 @@ import {writeTx, type Db} from './db.js';
 import {ensureInstance} from './instances.js';
 import {CHUNK, ChunkBuilder, packText} from './trace-chunks.js';
 
-export interface NewTrace {
+interface NewTrace {
   instance: string;
   versionKind: 'buggy' | 'gold' | 'agent';
   patch: string | null;
@@ -200,7 +200,7 @@ export function deleteTrace(db: Db, traceId: number): void {
 }
 
 /** Source texts no trace refers to any more. */
-export function forgetUnusedSources(db: Db): void {
+function forgetUnusedSources(db: Db): void {
   db.prepare('DELETE FROM source_text WHERE NOT EXISTS (SELECT 1 FROM trace_source s WHERE s.hash = source_text.hash)').run();
 }
 
@@ -250,7 +250,7 @@ export {sameControlFlow, StoredTrace} from './stored-trace.js';
 
 // ---- pairs and deltas -------------------------------------------------------------
 
-export interface NewPair {
+interface NewPair {
   instance: string;
   label: string | null;
   test: string;

@@ -1,7 +1,7 @@
 import type {Step, Trajectory} from '../core/trajectory/model.js';
 import type {Db} from './db.js';
 
-export interface NewTrajectory {
+interface NewTrajectory {
   header: Omit<Trajectory, 'steps'>;
   agentId: number;
   sourcePath: string;

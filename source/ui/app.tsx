@@ -31,7 +31,7 @@ export interface AppProps {
 const BACKGROUND_DONE_MS = 10_000;
 
 /** OSC 52: the terminal puts the text on the clipboard (tmux needs set-clipboard on). */
-export function osc52(text: string): void {
+function osc52(text: string): void {
   if (process.stdout.isTTY) process.stdout.write(`\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`);
 }
 

@@ -143,9 +143,9 @@ function pairRows(db: Db, trajectory?: number): PairListRow[] {
 
 /** The explorer reads at most this many characters of one text (a step's observation, a
  * patch): wrapping 4 M characters takes ~0.2 s; the rest is a command away. */
-export const VIEW_CHARS = 4 * 1024 * 1024;
+const VIEW_CHARS = 4 * 1024 * 1024;
 
-export interface ExplorerOptions {
+interface ExplorerOptions {
   /** --no-sandbox: live re-runs may run unconfined */
   noSandbox?: boolean;
   passEnv?: string[];

@@ -97,7 +97,7 @@ export function hintText(bindings: Binding[], scope: Scope, sep = '  '): string 
  * splitter: a chunk of printable characters becomes one key per character (a "\r" in it is
  * Enter); escape sequences and chords stay whole.
  */
-export function splitKeys(input: string, key: Key): {input: string; key: Key}[] {
+function splitKeys(input: string, key: Key): {input: string; key: Key}[] {
   if (input.length > 1 && !key.ctrl && !key.meta && !/\x1b/.test(input)) {
     return [...input].map(c => ({input: c === '\r' ? '' : c, key: {...key, return: c === '\r'}}));
   }

@@ -15,7 +15,7 @@ import type {Outcome, Picker, View} from './screens/types.js';
  * picker, the status line. Only `reduce` changes it; what a key asks beyond the state (store,
  * model, editor, clipboard) comes back from it as intents for the command runner.
  */
-export interface State {
+interface State {
   stack: Screen[];
   help: boolean;
   helpScroll: number;
@@ -61,7 +61,7 @@ export type Action =
   | {type: 'key'; input: string; key: Key; view: View | null; help: Size}
   | Result;
 
-export interface Reduced {
+interface Reduced {
   state: State;
   intents: {intent: Intent; uid: number}[];
 }

@@ -12,7 +12,7 @@ export interface Theme {
   hunk?: string;
 }
 
-export const COLOR_THEME: Theme = {
+const COLOR_THEME: Theme = {
   color: true,
   accent: 'cyan',
   muted: 'gray',

@@ -46,7 +46,7 @@ export interface LensOptions {
   threshold?: number;
 }
 
-export const MAX_ROUNDS = 5;
+const MAX_ROUNDS = 5;
 
 export interface RunScore {
   trajectory: number;
@@ -143,7 +143,7 @@ function median(xs: number[]): number {
 }
 
 /** The reference runs of one run: the task's passing runs but itself and the excluded (kept if nothing else is left). */
-export function referenceRuns(passing: LensRun[], runId: number, excluded: Set<number>): {runs: LensRun[]; excludedLucky: number[]} {
+function referenceRuns(passing: LensRun[], runId: number, excluded: Set<number>): {runs: LensRun[]; excludedLucky: number[]} {
   const others = passing.filter(r => r.id !== runId);
   const kept = others.filter(r => !excluded.has(r.id));
   if (!kept.length) return {runs: others, excludedLucky: []};
@@ -278,7 +278,7 @@ export function buildLens(all: LensRun[], options: LensOptions = {}): LensResult
 const sameSet = (a: Set<number>, b: Set<number>) => a.size === b.size && [...a].every(x => b.has(x));
 
 /** Per agent: pass rate over its runs with a known status, mean quality and Lucky rate over its scored runs, and both ranks. */
-export function rankAgents(runs: LensRun[], scores: RunScore[]): AgentRanking[] {
+function rankAgents(runs: LensRun[], scores: RunScore[]): AgentRanking[] {
   const agents = [...new Set(runs.map(r => r.agent))].sort();
   const rows = agents.map(agent => {
     const own = runs.filter(r => r.agent === agent);

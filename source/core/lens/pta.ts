@@ -6,7 +6,7 @@
 import {append} from '../arrays.js';
 import type {ActionState} from './state.js';
 
-export interface Equivalence {
+interface Equivalence {
   match: boolean;
   rule: 'same-kind' | 'scope' | 'file' | 'line-overlap' | 'command' | 'none';
   confidence: number;
@@ -16,7 +16,7 @@ function tokens(cmd: string): Set<string> {
   return new Set(cmd.toLowerCase().match(/[a-z0-9_./-]+/g) ?? []);
 }
 
-export function jaccard(a: Set<string>, b: Set<string>): number {
+function jaccard(a: Set<string>, b: Set<string>): number {
   if (!a.size && !b.size) return 1;
   let inter = 0;
   for (const x of a) if (b.has(x)) inter += 1;
@@ -80,7 +80,7 @@ export interface PtaNode {
   children: PtaNode[];
 }
 
-export interface RunStates {
+interface RunStates {
   id: string;
   states: ActionState[];
 }

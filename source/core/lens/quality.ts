@@ -22,7 +22,7 @@ export interface Signals {
 }
 
 /** Equal weights: quality = 100 × the mean of the four signals. */
-export const WEIGHTS: Signals = {coherence: 0.25, alignment: 0.25, coverage: 0.25, temporal: 0.25};
+const WEIGHTS: Signals = {coherence: 0.25, alignment: 0.25, coverage: 0.25, temporal: 0.25};
 
 export function quality(s: Signals): number {
   const total = WEIGHTS.coherence + WEIGHTS.alignment + WEIGHTS.coverage + WEIGHTS.temporal;
@@ -74,7 +74,7 @@ export function coverage(states: ActionState[], key: ActionState[]): {value: num
   return {value: key.length ? round3(1 - missing.length / key.length) : 1, missing};
 }
 
-export const BINS = 4;
+const BINS = 4;
 
 /** The stage mix of each of BINS equal parts of the run (null: a part with no step). */
 export function profile(stages: Stage[]): (number[] | null)[] {
@@ -115,7 +115,7 @@ export function temporal(stages: Stage[], reference: (number[] | null)[]): numbe
   return ds.length ? round3(1 - ds.reduce((x, y) => x + y, 0) / ds.length) : 0;
 }
 
-export type WasteSignal = 'regression-cycles' | 'blind-retries' | 'missing-final-verification' | 'excessive-exploration' | 'temporal-disorder';
+type WasteSignal = 'regression-cycles' | 'blind-retries' | 'missing-final-verification' | 'excessive-exploration' | 'temporal-disorder';
 
 export interface Waste {
   signal: WasteSignal;
@@ -126,7 +126,7 @@ export interface Waste {
 }
 
 /** Cut-offs of the waste signals (readme.md documents them). */
-export const WASTE_LIMITS = {regressionCycles: 2, blindRetries: 3, exploreFactor: 2, exploreMargin: 5, disorder: 0.25};
+const WASTE_LIMITS = {regressionCycles: 2, blindRetries: 3, exploreFactor: 2, exploreMargin: 5, disorder: 0.25};
 
 const isSourceEdit = (s: LensStep) => s.stage === 'I';
 const isRun = (s: LensStep) => s.state.kind === 'run-test' || s.state.kind === 'run-script' || s.state.alsoRuns !== undefined;
@@ -232,14 +232,14 @@ export function disorder(stages: Stage[]): {ratio: number; late: number[]} {
 export type Tier = 'Ideal' | 'Solid' | 'Lucky';
 
 /** Ideal needs quality ≥ this share of the way from the threshold to 100, and no waste. */
-export const IDEAL_SHARE = 0.5;
+const IDEAL_SHARE = 0.5;
 
 export function idealCut(threshold: number): number {
   return round1(threshold + IDEAL_SHARE * (100 - threshold));
 }
 
 /** Waste that makes a pass Lucky whatever its quality (the behaviours AgentLens names); excessive exploration only costs Ideal. */
-export const LUCKY_SIGNALS: WasteSignal[] = ['regression-cycles', 'blind-retries', 'missing-final-verification', 'temporal-disorder'];
+const LUCKY_SIGNALS: WasteSignal[] = ['regression-cycles', 'blind-retries', 'missing-final-verification', 'temporal-disorder'];
 
 /**
  * The tier of a passing run: Lucky when its quality is below the threshold (it scores like a
@@ -251,9 +251,9 @@ export function tier(q: number, waste: Waste[], threshold: number): Tier {
   return q >= idealCut(threshold) && !waste.length ? 'Ideal' : 'Solid';
 }
 
-export type MechanismId = 'C1' | 'C2' | 'C3' | 'C4' | 'C5';
+type MechanismId = 'C1' | 'C2' | 'C3' | 'C4' | 'C5';
 
-export const MECHANISMS: Record<MechanismId, string> = {
+const MECHANISMS: Record<MechanismId, string> = {
   C1: 'minimal & unverified',
   C2: 'brute-force convergence',
   C3: 'incomplete implementation',
@@ -268,7 +268,7 @@ export interface Mechanism {
   steps: number[];
 }
 
-export interface MechanismInput {
+interface MechanismInput {
   steps: LensStep[];
   waste: Waste[];
   /** median number of steps of the reference runs */
@@ -332,9 +332,9 @@ export interface Threshold {
   note: string;
 }
 
-export const DEFAULT_THRESHOLD = 50;
+const DEFAULT_THRESHOLD = 50;
 /** Fewer passing or failing scored runs than this and the threshold is not calibrated (a handful of runs gives noise). */
-export const MIN_PER_CLASS = 5;
+const MIN_PER_CLASS = 5;
 
 /**
  * The pass/fail separation threshold: of the midpoints between consecutive distinct quality

@@ -5,11 +5,11 @@
  * the run has open).
  */
 
-export type StateKind = 'read' | 'search' | 'list' | 'edit' | 'create' | 'run-test' | 'run-script' | 'other-shell' | 'think' | 'submit';
+type StateKind = 'read' | 'search' | 'list' | 'edit' | 'create' | 'run-test' | 'run-script' | 'other-shell' | 'think' | 'submit';
 
-export type CommandGroup = 'search' | 'read' | 'list' | 'test' | 'script' | 'install' | 'vcs' | 'cleanup' | 'edit' | 'other';
+type CommandGroup = 'search' | 'read' | 'list' | 'test' | 'script' | 'install' | 'vcs' | 'cleanup' | 'edit' | 'other';
 
-export interface FileTarget {
+interface FileTarget {
   path: string;
   /** inclusive line range, when the action names one */
   lines?: [number, number];
@@ -227,6 +227,6 @@ export function isTestRelated(path: string): boolean {
 }
 
 /** A file a program reads rather than runs: markup, text, configuration, data. */
-export function isDataFile(path: string): boolean {
+function isDataFile(path: string): boolean {
   return /\.(html?|txt|json|ya?ml|toml|cfg|ini|csv|tsv|xml|md|rst|j2|jinja2?|tpl|tmpl|svg|css)$/i.test(path);
 }

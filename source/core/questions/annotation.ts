@@ -103,7 +103,7 @@ export function buildQueue(items: AnnotationItem[], labels: Map<string, ItemLabe
   return chosen.filter(it => !mine(it));
 }
 
-export type AutoFlagReason = 'blank-answers' | 'lexical-everywhere' | 'model-vs-humans';
+type AutoFlagReason = 'blank-answers' | 'lexical-everywhere' | 'model-vs-humans';
 
 export const AUTO_FLAG_TEXT: Record<AutoFlagReason, string> = {
   'blank-answers': 'a blank explanation gets the right answer (the question can be answered without one)',
@@ -117,7 +117,7 @@ export interface AutoFlag {
   evidence: string;
 }
 
-export interface AutoFlagInput {
+interface AutoFlagInput {
   question: string;
   /** per model, whether the majority answer to a blank explanation is correct */
   blank: {model: string; correct: boolean}[];

@@ -5,14 +5,14 @@
  */
 import {isEffect, QUESTION_TYPES, type Choice, type Question, type QuestionType} from './model.js';
 
-export interface PointSide {
+interface PointSide {
   function: string | null;
   /** the line as the question shows it (code, or the package's words for it) */
   line: string | null;
   timing: string | null;
 }
 
-export interface ComparedQuestion {
+interface ComparedQuestion {
   instance: string;
   type: QuestionType;
   agent: string | null;
@@ -25,7 +25,7 @@ export interface ComparedQuestion {
   choices: {ours: number; theirs: number; shared: string[]};
 }
 
-export interface TypeTotals {
+interface TypeTotals {
   compared: number;
   same_key: number;
   same_function: number | null;
@@ -42,17 +42,17 @@ export interface Comparison {
 }
 
 /** Whitespace collapsed, surrounding quotes of a one-line text kept: the text as a reader compares it. */
-export const normalText = (t: string) => t.replace(/\s+/g, ' ').trim();
+const normalText = (t: string) => t.replace(/\s+/g, ' ').trim();
 
 /** The name of the first function defined in a source text (`def name(`), or null. */
-export function definedFunction(source: unknown): string | null {
+function definedFunction(source: unknown): string | null {
   if (typeof source !== 'string') return null;
   const m = /^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/m.exec(source);
   return m ? m[1]! : null;
 }
 
 /** A built question's line: "code (line N)" → "code". */
-export function lineText(line: unknown): string | null {
+function lineText(line: unknown): string | null {
   if (typeof line !== 'string' || !line.trim()) return null;
   return normalText(line.replace(/\s*\(line \d+\)\s*$/, ''));
 }

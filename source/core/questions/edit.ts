@@ -21,7 +21,7 @@ export function editDocument(q: Question): string {
 }
 
 /** A choice is an expression or a sentence: one longer than this is a mistake (a pasted file). */
-export const MAX_CHOICE_CHARS = 10_000;
+const MAX_CHOICE_CHARS = 10_000;
 
 /** An edited document read back into a question (the field is named on a mistake). */
 export function parseEditDocument(text: string, q: Question): {question: Question; note: string | null} {

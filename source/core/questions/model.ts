@@ -6,7 +6,7 @@
 
 export const QUESTION_TYPES = ['e2e_intent', 'e2e_effect', 'local_intent', 'local_effect'] as const;
 export type QuestionType = (typeof QUESTION_TYPES)[number];
-export const ROLES = ['correct', 'distractor', 'insufficient', 'no_effect'] as const;
+const ROLES = ['correct', 'distractor', 'insufficient', 'no_effect'] as const;
 export type Role = (typeof ROLES)[number];
 
 export const INSUFFICIENT_TEXT = 'Explanation insufficient to answer.';

@@ -20,7 +20,7 @@ export function similarity(a: string, b: string, distance: Distance): number {
   return 1 - distance(a, b) / len;
 }
 
-export interface CorrectPick {
+interface CorrectPick {
   /** index into `changed` */
   index: number;
   /** mean sim of each changed candidate to the unchanged ones */
@@ -37,7 +37,7 @@ export function pickCorrect(changed: string[], unchanged: string[], distance: Di
   return {index, scores};
 }
 
-export interface MmrPick {
+interface MmrPick {
   /** indexes into `pool`, in the order picked */
   picked: number[];
   /** the MMR score each pick had when it was picked */

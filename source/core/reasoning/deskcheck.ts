@@ -24,11 +24,11 @@
 import type {MarkFamily, ReasoningMark} from './detect.js';
 import {DESKCHECK} from './deskcheck-patterns.js';
 
-export type DeskFamily = 'state' | 'call_dep' | 'output' | 'loop' | 'cond' | 'others';
+type DeskFamily = 'state' | 'call_dep' | 'output' | 'loop' | 'cond' | 'others';
 
 /** The artifact's families as ours: output and others are DeskCheck's "output and exceptions" (E). */
-export const DESK_FAMILY: Record<DeskFamily, Exclude<MarkFamily, 'obs'>> = {state: 'A', call_dep: 'B', loop: 'C', cond: 'D', output: 'E', others: 'E'};
-export const DESK_FLAG: Record<DeskFamily, string> = {state: 'has_state_strong', call_dep: 'has_call_dep', output: 'has_output_talk', loop: 'has_loop_talk', cond: 'has_cond_talk', others: 'has_others_talk'};
+const DESK_FAMILY: Record<DeskFamily, Exclude<MarkFamily, 'obs'>> = {state: 'A', call_dep: 'B', loop: 'C', cond: 'D', output: 'E', others: 'E'};
+const DESK_FLAG: Record<DeskFamily, string> = {state: 'has_state_strong', call_dep: 'has_call_dep', output: 'has_output_talk', loop: 'has_loop_talk', cond: 'has_cond_talk', others: 'has_others_talk'};
 
 interface Compiled {
   re: RegExp;

@@ -83,7 +83,7 @@ export const DEFAULT_SETTINGS = {
   maxMarks: 200,
 };
 
-export type DetectorSettings = typeof DEFAULT_SETTINGS;
+type DetectorSettings = typeof DEFAULT_SETTINGS;
 /** 2: plain-prose observations, literal conditions, exceptions caused, habitual calls (measured on the labelled steps) */
 export const DETECTOR_VERSION = 2;
 
@@ -100,7 +100,7 @@ const VALUE = String.raw`(?:\x60[^\x60\n]{1,80}\x60|'[^'\n]{0,60}'|"[^"\n]{0,60}
 const EXC = String.raw`(?:\x60?[A-Z]\w{0,40}(?:Error|Exception|Warning|Exit|Interrupt)\x60?)`;
 const BE = String.raw`(?:is|was|will\s+be|would\s+be|becomes|became|equals|remains|stays|holds|contains|ends\s+up\s+(?:as|being))`;
 
-export interface Pattern {
+interface Pattern {
   family: MarkFamily;
   kind: string;
   re: RegExp;

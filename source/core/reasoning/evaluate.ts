@@ -10,7 +10,7 @@ export interface LabelledStep {
   observation: boolean;
 }
 
-export interface FamilyScore {
+interface FamilyScore {
   tp: number;
   fp: number;
   fn: number;

@@ -16,7 +16,7 @@ export function erfc(x: number): number {
   return x >= 0 ? r : 2 - r;
 }
 
-export interface ChiSquare {
+interface ChiSquare {
   /** Pearson's statistic (no continuity correction), df = 1; null when a margin is 0 */
   chi2: number | null;
   p: number | null;
@@ -42,7 +42,7 @@ export function chiSquare2x2(a: number, b: number, c: number, d: number): ChiSqu
   return {chi2, p: erfc(Math.sqrt(chi2 / 2)), minExpected, tooFew: minExpected < 5};
 }
 
-export interface PatchSize {
+interface PatchSize {
   files: number;
   hunks: number;
   /** added + removed lines */

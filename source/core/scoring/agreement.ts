@@ -43,7 +43,7 @@ export function cohenKappa(a: string[], b: string[], categories?: string[]): Coh
 
 const round4 = (x: number) => Math.round(x * 10000) / 10000;
 
-export interface FleissResult {
+interface FleissResult {
   /** items used: those rated by exactly `raters` people */
   n: number;
   raters: number;

@@ -18,7 +18,7 @@ export interface ScoredAnswer {
   verdict: Verdict | null;
 }
 
-export interface TypeScore {
+interface TypeScore {
   score: number | null;
   sem: number | null;
   /** questions (bugs) answered */

@@ -34,7 +34,7 @@ export interface AlignedRow {
   same: boolean;
 }
 
-export interface Alignment {
+interface Alignment {
   rows: AlignedRow[];
   truncated: boolean;
 }

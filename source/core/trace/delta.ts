@@ -37,7 +37,7 @@ export interface VariableDiff {
   unchangedOn?: 'buggy' | 'patched';
 }
 
-export interface ItemRef {
+interface ItemRef {
   kind: Item['kind'] | 'end';
   line: number | null;
   seq: number | null;
@@ -163,7 +163,7 @@ function renameKeys<T>(obj: Record<string, T> | undefined, renamed: Map<string, 
  * Differences between two steps' changes (both applied to the same previous state).
  * `renamed`: patched name → buggy name for locals the patch only renamed.
  */
-export function stateDiff(textB: string, textP: string, options: CompareOptions, renamed: Map<string, string> | null = null): VariableDiff[] {
+function stateDiff(textB: string, textP: string, options: CompareOptions, renamed: Map<string, string> | null = null): VariableDiff[] {
   if (textB === textP) return [];
   const b = parseState(textB);
   const p = parseState(textP);
@@ -200,7 +200,7 @@ export function stateDiff(textB: string, textP: string, options: CompareOptions,
 }
 
 /** Differences between two argument snapshots (a callee's locals at entry). */
-export function argsDiff(textB: string, textP: string, options: CompareOptions, renamed: Map<string, string> | null = null): VariableDiff[] {
+function argsDiff(textB: string, textP: string, options: CompareOptions, renamed: Map<string, string> | null = null): VariableDiff[] {
   if (textB === textP) return [];
   const b = JSON.parse(textB) as Record<string, unknown>;
   const p = renameKeys(JSON.parse(textP) as Record<string, unknown>, renamed)!;
@@ -211,7 +211,7 @@ export function argsDiff(textB: string, textP: string, options: CompareOptions, 
   return out;
 }
 
-export function endDiff(textB: string, textP: string, options: CompareOptions): VariableDiff[] {
+function endDiff(textB: string, textP: string, options: CompareOptions): VariableDiff[] {
   if (textB === textP) return [];
   const b = JSON.parse(textB) as EndState;
   const p = JSON.parse(textP) as EndState;
@@ -247,7 +247,7 @@ export function describeRef(r: ItemRef): string {
   return `${r.kind === 'return' ? 'its return' : 'an exception'}${r.line !== null ? ` at line ${r.line}` : ''}`;
 }
 
-export interface WalkContext {
+interface WalkContext {
   buggy: TraceSource;
   patched: TraceSource;
   map: LineMap;
@@ -635,14 +635,14 @@ export function valueNondeterminism(first: Iterable<FrameValues>, second: Iterab
  * arguments and the result (a callee compared by outcome), 0 nothing. Where control flow splits
  * inside a frame, PLAN_MARGIN items past the split get values too, for the person who steps there.
  */
-export interface ValuePlan {
+interface ValuePlan {
   buggy: number[];
   patched: number[];
   /** frames that get values, per side */
   valued: {buggy: number; patched: number};
 }
 
-export const PLAN_MARGIN = 64;
+const PLAN_MARGIN = 64;
 
 export function planValues(ctx: WalkContext): ValuePlan {
   const cuts = {b: new Map<number, number>(), p: new Map<number, number>()};

@@ -14,7 +14,7 @@
 
 import type {Changes} from './line-map.js';
 
-export interface FocusEntry {
+interface FocusEntry {
   /** FILE:QUALNAME, or FILE:* for every function of the file */
   target: string;
   why: string;
@@ -26,7 +26,7 @@ export interface FocusPlan {
 }
 
 /** A test file by the usual conventions: the focus never widens to a whole test module. */
-export function isTestFile(file: string): boolean {
+function isTestFile(file: string): boolean {
   const base = file.split('/').at(-1) ?? file;
   return /(^|\/)tests?\//.test(file) || base.startsWith('test_') || base.endsWith('_test.py') || base === 'conftest.py';
 }

@@ -9,7 +9,7 @@
 import type {DeltaResult} from './delta.js';
 import type {Changes} from './line-map.js';
 
-export type LandingKind = 'changed function' | 'reads a changed name' | 'calls an added function' | 'elsewhere' | 'no delta';
+type LandingKind = 'changed function' | 'reads a changed name' | 'calls an added function' | 'elsewhere' | 'no delta';
 
 export interface Landing {
   kind: LandingKind;

@@ -5,7 +5,7 @@
  * length] (1-based), the matching blocks of a line diff.
  */
 
-export interface FileChange {
+interface FileChange {
   file: string;
   status: 'modified' | 'added' | 'removed';
   python?: boolean;
@@ -14,7 +14,7 @@ export interface FileChange {
   touched_patched?: number[];
 }
 
-export interface ChangedFunction {
+interface ChangedFunction {
   file: string;
   qualname: string;
   sides: ('buggy' | 'patched')[];
@@ -23,7 +23,7 @@ export interface ChangedFunction {
 }
 
 /** A docstring the patch edited (null: no docstring on that side). */
-export interface ChangedDoc {
+interface ChangedDoc {
   file: string;
   qualname: string;
   buggy: string | null;
@@ -31,14 +31,14 @@ export interface ChangedDoc {
 }
 
 /** Locals of a function (and the functions nested in it) the patch only renamed: buggy → patched. */
-export interface Renames {
+interface Renames {
   file: string;
   qualname: string;
   names: Record<string, string>;
 }
 
 /** A name bound at module level (scope '') or in a class body on a line the patch touched. */
-export interface ModuleName {
+interface ModuleName {
   file: string;
   scope: string;
   name: string;
@@ -47,7 +47,7 @@ export interface ModuleName {
 }
 
 /** A function that reads a changed module- or class-level name (`via`: the module that binds it). */
-export interface Reader {
+interface Reader {
   file: string;
   qualname: string;
   reads: string;

@@ -6,7 +6,7 @@
 
 import {ROOT_FID, stateHash, UNRECORDED, type FrameInfo, type Item, type Outcome, type TraceSource, type TraceStatus} from './model.js';
 
-export interface TestResult {
+interface TestResult {
   nodeid: string;
   outcome: string;
   phase?: string;

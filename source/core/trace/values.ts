@@ -156,7 +156,7 @@ export function sameValue(a: unknown, b: unknown, options: CompareOptions = {}):
 }
 
 /** Where two encoded values first differ: the path into them (".attr", "[0]", "['key']") and each side's value there (undefined: not there on that side). */
-export interface FirstDifference {
+interface FirstDifference {
   path: string;
   buggy: unknown;
   patched: unknown;

@@ -7,7 +7,7 @@
 import type {Locals} from './locals.js';
 
 type Step = {attr: string} | {index: number | string};
-export interface WatchPlan {
+interface WatchPlan {
   len: boolean;
   name: string;
   path: Step[];
@@ -38,7 +38,7 @@ export function planWatch(expr: string): WatchPlan | null {
   return {len, name: head[0], path};
 }
 
-export type WatchResult = {value: unknown} | {error: string};
+type WatchResult = {value: unknown} | {error: string};
 
 function seqOf(v: unknown): unknown[] | null {
   if (Array.isArray(v)) return v;

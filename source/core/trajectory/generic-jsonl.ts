@@ -16,7 +16,7 @@ import {FormatError, type Step, type Trajectory} from './model.js';
 
 export type TrajectoryHeader = Omit<Trajectory, 'steps'>;
 
-export type JsonlEvent =
+type JsonlEvent =
   | {kind: 'start'; header: TrajectoryHeader; line: number}
   | {kind: 'step'; step: Step; line: number}
   | {kind: 'end'; header: TrajectoryHeader; line: number};

@@ -6,7 +6,7 @@
  * A value with spaces is quoted (`agent:"my agent"`). A word that looks like a condition but is
  * not one stays free text, and says so.
  */
-export interface ListFilter {
+interface ListFilter {
   text?: string;
   resolved?: boolean | null;
   tier?: string | null;

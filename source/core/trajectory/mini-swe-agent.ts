@@ -123,7 +123,7 @@ function toolCallStep(raw: unknown, path: string, thought: string | null): Step 
   return {thought, tool: name, args, actionText: command, observation: null};
 }
 
-export function stripThoughtLabel(text: string): string | null {
+function stripThoughtLabel(text: string): string | null {
   const trimmed = text.trim().replace(/^THOUGHT:\s*/, '');
   return trimmed.length ? trimmed : null;
 }

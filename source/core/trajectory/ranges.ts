@@ -12,7 +12,7 @@ export interface FieldWarning {
 }
 
 /** More than any real run has cost: a value above it is a unit mistake or a corrupt file. */
-export const MAX_COST = 1_000_000;
+const MAX_COST = 1_000_000;
 
 type Numbers = Pick<Trajectory, 'tokensIn' | 'tokensOut' | 'cost'>;
 

@@ -10,7 +10,7 @@ export const ADJUDICATE_BINDINGS: Binding[] = [
   {id: 'prevItem', keys: 'p', description: 'the previous conflicting item', scopes: ['adjudicate'], match: ch('p')},
 ];
 
-export interface AdjudicateState {
+interface AdjudicateState {
   index: number;
   letters: string[];
   phase: 'answer' | 'note';
@@ -24,7 +24,7 @@ export interface AdjudicateState {
 
 export const startAdjudicate = (): AdjudicateState => ({index: 0, letters: [], phase: 'answer', note: '', scroll: 0, showKey: false, decided: 0, message: null, quitting: false});
 
-export type AdjudicateIntent = {kind: 'save'; index: number; letters: string[]} | {kind: 'note'; index: number; text: string};
+type AdjudicateIntent = {kind: 'save'; index: number; letters: string[]} | {kind: 'note'; index: number; text: string};
 
 export function reduceAdjudicate(s: AdjudicateState, input: string, key: Key, ctx: ItemContext & {items: number}): {state: AdjudicateState; intents: AdjudicateIntent[]} {
   if (key.ctrl && input === 'c') return {state: {...s, quitting: true}, intents: []};

@@ -11,7 +11,7 @@ import {ANNOTATE_BINDINGS} from '../annotate/keys.js';
 import {useItemViews, useQuitWhen} from '../annotate/screen.js';
 import {ADJUDICATE_BINDINGS, reduceAdjudicate, startAdjudicate} from './keys.js';
 
-export interface AdjudicateData {
+interface AdjudicateData {
   adjudicator: string;
   label: string;
   items: ConflictItem[];

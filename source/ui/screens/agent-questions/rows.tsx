@@ -12,7 +12,7 @@ export interface AgentQuestionRow {
 }
 
 /** A question's id without what the row says already (its type, the agent): what tells it apart. */
-export function shortQuestionId(id: string, type: string, agent: string): string {
+function shortQuestionId(id: string, type: string, agent: string): string {
   return id.replace(`/${type}/`, '/').replace(`/${agent}/`, '/').replace(/\/+$/, '');
 }
 

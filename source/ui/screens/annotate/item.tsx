@@ -14,7 +14,7 @@ import type {Theme} from '../../theme.js';
  * question, not in the reading pane that scrolls away. */
 const PINNED_CONTEXT = new Set(['line', 'call']);
 
-export function contextLines(context: Record<string, unknown>, width: number, pinned = false): DisplayLine[] {
+function contextLines(context: Record<string, unknown>, width: number, pinned = false): DisplayLine[] {
   const out: DisplayLine[] = [];
   for (const [k, v] of Object.entries(context)) {
     if (PINNED_CONTEXT.has(k) !== pinned) continue;
@@ -38,11 +38,6 @@ export function readingLines(v: BlindItem, width: number): DisplayLine[] {
 /** The question and its choices (always on screen, under the reading). */
 export function questionBlock(v: BlindItem, width: number): DisplayLine[] {
   return [{text: `Question (${v.type})`, role: 'heading'}, ...contextLines(v.context, width, true), ...textBlock(v.text, width), ...v.choices.flatMap(c => textBlock(`  ${c.label}. ${c.text}`, width))];
-}
-
-/** The item as shown to the person labelling it: explanation, context, question, choices. Nothing else. */
-export function blindLines(v: BlindItem, width: number): DisplayLine[] {
-  return [...readingLines(v, width), {text: ''}, ...questionBlock(v, width)];
 }
 
 /** A reading pane that scrolls above a fixed question block, within `height` rows. */
@@ -78,7 +73,6 @@ export function ItemFrame(p: {view: BlindItem | null; missing: boolean; reading:
     </>
   );
 }
-
 
 /** Every label with its rationale and every model's answers (Fig. 4); the key only on v. */
 export function conflictLines(c: ConflictItem, v: BlindItem, width: number, showKey: boolean): DisplayLine[] {

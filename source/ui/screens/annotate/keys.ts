@@ -24,10 +24,7 @@ export const ANNOTATE_BINDINGS: Binding[] = [
   {id: 'restart', label: 'restart', keys: 'Esc, Backspace', description: 'forget the letters typed for this item', scopes: both, match: (_, key) => key.escape || key.backspace || key.delete},
 ];
 
-/** The answer: any letter not bound above. */
-export const ANSWER_BINDING: Binding = {id: 'answer', keys: 'a choice letter', description: 'your answer (for end-to-end effect: the letter before the patch, then after); stored at once, then a one-line rationale (Enter keeps it, Esc skips)', scopes: both, match: input => /^[a-z]$/i.test(input)};
-
-export interface AnnotateState {
+interface AnnotateState {
   index: number;
   /** letters typed so far for this item */
   letters: string[];
@@ -44,7 +41,7 @@ export interface AnnotateState {
 export const startAnnotate = (now: number): AnnotateState => ({index: 0, letters: [], phase: 'answer', note: '', saved: [], startedAt: now, scroll: 0, message: null, quitting: false});
 
 /** What the key asks of the store; the app runs it and records a new label's id. */
-export type AnnotateIntent = {kind: 'save'; index: number; letters: string[]; seconds: number} | {kind: 'rationale'; id: number; text: string} | {kind: 'remove'; id: number};
+type AnnotateIntent = {kind: 'save'; index: number; letters: string[]; seconds: number} | {kind: 'rationale'; id: number; text: string} | {kind: 'remove'; id: number};
 
 export interface ItemContext {
   /** the current item's choice letters (null: no item) */

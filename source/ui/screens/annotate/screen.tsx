@@ -9,7 +9,7 @@ import {useTerminalSize} from '../../use-terminal-size.js';
 import {ItemFrame, questionBlock, readingLines} from './item.js';
 import {ANNOTATE_BINDINGS, annotatePrompt, reduceAnnotate, startAnnotate} from './keys.js';
 
-export interface AnnotateData {
+interface AnnotateData {
   annotator: string;
   label: string;
   queue: AnnotationItem[];

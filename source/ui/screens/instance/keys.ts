@@ -21,10 +21,6 @@ export const BINDINGS: Binding[] = [
   {id: 'instanceTraces', label: 'traces', keys: 't', description: "the instance's traced pairs", scopes: ['instance'], hint: ['instance'], match: ch('t')},
 ];
 
-export function instanceScreen(id: string): InstanceScreen {
-  return {kind: 'instance', id, scroll: 0};
-}
-
 export function command(s: InstanceScreen, id: string, view: View): Outcome<InstanceScreen> | null {
   const v = view as InstanceView;
   if (id === 'instanceRuns') return v.runs ? {push: [listScreen(withCondition('', 'instance', s.id))]} : {status: `no runs of ${s.id} in this database`};

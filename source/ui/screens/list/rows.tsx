@@ -3,7 +3,7 @@ import {oneLine, pad, padMiddle} from '../../../core/text/sanitize.js';
 import type {TrajectorySummary} from '../../../store/trajectories.js';
 import type {Theme} from '../../theme.js';
 
-export interface ListColumns {
+interface ListColumns {
   id: number;
   instance: number;
   agent: number;
@@ -16,7 +16,7 @@ export interface ListColumns {
 }
 
 /** Column widths for a terminal width; instance and agent share what the numbers leave. */
-export function listColumns(width: number): ListColumns {
+function listColumns(width: number): ListColumns {
   const fixed = {id: 6, resolved: 4, steps: 6, explanation: 7, lens: 6};
   const gaps = 6;
   const all = Math.max(10, width - fixed.id - fixed.resolved - fixed.steps - fixed.explanation - fixed.lens - gaps);
@@ -51,7 +51,7 @@ export function ListHeader({width, sort, descending, theme}: {width: number; sor
 }
 
 /** "L 61" Lucky / "S 72" Solid / "I 81" Ideal / "· 43" scored without a tier / "" not scored. */
-export function lensCell(lens: TrajectorySummary['lens']): string {
+function lensCell(lens: TrajectorySummary['lens']): string {
   if (!lens) return '';
   return `${lens.tier ? lens.tier[0] : '·'} ${Math.round(lens.quality)}`;
 }

@@ -22,7 +22,7 @@ export function deltaLine(model: StepperModel): string {
 }
 
 /** The delta summary (D): what differs, where, with both values and the evidence. */
-export function summaryLines(model: StepperModel, width: number): string[] {
+function summaryLines(model: StepperModel, width: number): string[] {
   const d = model.delta;
   const out: string[] = [];
   const add = (text: string) => append(out, wrapLines(sanitize(text), width));

@@ -16,7 +16,7 @@ const WASTE_NAMES: Record<string, string> = {
 };
 
 /** "3–5, 8" for step indices (shown 1-based like the step list). */
-export function stepSpans(steps: number[]): string {
+function stepSpans(steps: number[]): string {
   const sorted = [...new Set(steps)].sort((a, b) => a - b);
   const out: string[] = [];
   for (let i = 0; i < sorted.length; ) {
@@ -30,7 +30,7 @@ export function stepSpans(steps: number[]): string {
 
 /** The badge line under the intent timeline: tier, mechanism, quality, where the run leaves its
  * reference, waste. What decides comes first; a line too long for the screen wraps to a second. */
-export function lensLineText(score: LensScore | null, why: string): string {
+function lensLineText(score: LensScore | null, why: string): string {
   if (!score) return `lens   ${why} · P reference`;
   const waste = score.waste.map(w => `${WASTE_NAMES[w.signal] ?? w.signal} ${stepSpans(w.steps)}`).join('; ');
   return `lens   [${tierText(score)}] Q ${score.quality.toFixed(1)} · ${leaves(score)}${waste ? ` · waste: ${waste}` : ''} · threshold ${score.threshold.value} · 4 evidence · P reference`;

@@ -3,7 +3,7 @@ import {bindingFor, hintText, type Binding} from '../../keys.js';
 import type {Outcome} from '../types.js';
 
 /** c on a step: the screen waits for the stage letter, then asks the runner to store it. */
-export interface StagePromptable {
+interface StagePromptable {
   stagePrompt?: number | null;
 }
 

@@ -11,7 +11,7 @@ export interface TextFind {
   line?: number;
 }
 
-export interface Findable {
+interface Findable {
   scroll: number;
   find?: TextFind | null;
 }

@@ -23,7 +23,7 @@ export function tabBarWidth(width: number): number {
   return 1 + TABS.reduce((sum, t) => sum + labels[t].length + (width < 90 ? 2 : 4), 0);
 }
 
-export function statusWord(resolved: boolean | null): string {
+function statusWord(resolved: boolean | null): string {
   return resolved === null ? 'status unknown' : resolved ? 'resolved' : 'unresolved';
 }
 
@@ -59,7 +59,7 @@ export function TabBar({tab, width, theme}: {tab: Tab; width: number; theme: The
 }
 
 /** Intent stages: E exploration, I implementation, V verification, O orchestration. */
-export const STAGE_COLOR: Record<string, string> = {E: 'blue', I: 'yellow', V: 'green', O: 'magenta'};
+const STAGE_COLOR: Record<string, string> = {E: 'blue', I: 'yellow', V: 'green', O: 'magenta'};
 
 /**
  * One cell per step, letters so it reads without colour; the legend after it. Steps in a waste
