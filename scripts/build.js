@@ -16,6 +16,8 @@ await build({
   platform: 'node',
   target: 'node20',
   external: ['better-sqlite3', 'react-devtools-core'],
-  banner: {js: "import {createRequire as __createRequire} from 'node:module'; const require = __createRequire(import.meta.url);"},
+  banner: {
+    js: "import {createRequire as __createRequire} from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });

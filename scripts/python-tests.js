@@ -19,7 +19,10 @@ function interpreters() {
   for (const p of [process.env.DELTALENS_PYTHON, 'python3', '/usr/bin/python3']) if (p) found.push(p);
   const byVersion = new Map();
   for (const exe of found) {
-    const r = spawnSync(exe, ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3])'], {encoding: 'utf8', timeout: 30_000});
+    const r = spawnSync(exe, ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3])'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     if (r.status !== 0) continue;
     const version = r.stdout.trim();
     const [major, minor] = version.split('.').map(Number);
@@ -31,12 +34,28 @@ function interpreters() {
       /* on PATH: keep the name */
     }
     // one run per version (the first found: pyenv's, then the one on PATH)
-    if (![...byVersion.values()].some(x => x.real === real) && !byVersion.has(version)) byVersion.set(version, {exe, real, version});
+    if (![...byVersion.values()].some(x => x.real === real) && !byVersion.has(version))
+      byVersion.set(version, {exe, real, version});
   }
   return [...byVersion.values()].sort((a, b) => a.version.localeCompare(b.version, undefined, {numeric: true}));
 }
 
-const PURE = ['pytest', '_pytest', 'pluggy', 'iniconfig', 'packaging', 'pygments', 'py.py', 'hypothesis', '_hypothesis_globals.py', '_hypothesis_ftz_detector.py', '_hypothesis_pytestplugin.py', 'attr', 'attrs', 'sortedcontainers'];
+const PURE = [
+  'pytest',
+  '_pytest',
+  'pluggy',
+  'iniconfig',
+  'packaging',
+  'pygments',
+  'py.py',
+  'hypothesis',
+  '_hypothesis_globals.py',
+  '_hypothesis_ftz_detector.py',
+  '_hypothesis_pytestplugin.py',
+  'attr',
+  'attrs',
+  'sortedcontainers',
+];
 
 /**
  * pytest (pure Python) for 3.12+ interpreters that have none, borrowed from one that has it
@@ -45,7 +64,10 @@ const PURE = ['pytest', '_pytest', 'pluggy', 'iniconfig', 'packaging', 'pygments
  */
 function borrowedPytest(list) {
   for (const {exe} of list) {
-    const r = spawnSync(exe, ['-c', 'import os, pytest; print(os.path.dirname(os.path.dirname(pytest.__file__)))'], {encoding: 'utf8', timeout: 30_000});
+    const r = spawnSync(exe, ['-c', 'import os, pytest; print(os.path.dirname(os.path.dirname(pytest.__file__)))'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     if (r.status !== 0) continue;
     const site = r.stdout.trim();
     const dir = mkdtempSync(join(tmpdir(), 'deltalens-pytest-'));
@@ -66,7 +88,10 @@ function run({exe, version}, borrowed) {
     const [major, minor] = version.split('.').map(Number);
     const lend = borrowed && major === 3 && minor >= 12 && !hasPytest(exe);
     const extra = lend ? {DELTATRACE_TEST_PATH: borrowed, PYTHONPATH: borrowed} : {};
-    const child = spawn(exe, ['-m', 'unittest', 'discover', '-v', '-s', 'tests', '-t', 'tests'], {cwd: tracer, env: {...process.env, PYTHONDONTWRITEBYTECODE: '1', ...extra}});
+    const child = spawn(exe, ['-m', 'unittest', 'discover', '-v', '-s', 'tests', '-t', 'tests'], {
+      cwd: tracer,
+      env: {...process.env, PYTHONDONTWRITEBYTECODE: '1', ...extra},
+    });
     let out = '';
     child.stdout.on('data', d => (out += d));
     child.stderr.on('data', d => (out += d));
@@ -80,7 +105,10 @@ function run({exe, version}, borrowed) {
 const quick = process.argv.includes('--quick');
 const every = interpreters();
 const main = (() => {
-  const r = spawnSync(process.env.DELTALENS_PYTHON ?? 'python3', ['-c', 'import sys; print(sys.executable)'], {encoding: 'utf8', timeout: 30_000});
+  const r = spawnSync(process.env.DELTALENS_PYTHON ?? 'python3', ['-c', 'import sys; print(sys.executable)'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   try {
     return r.status === 0 ? realpathSync(r.stdout.trim()) : null;
   } catch {
@@ -88,7 +116,8 @@ const main = (() => {
   }
 })();
 const list = quick ? every.filter(x => x.real === main).slice(0, 1) : every;
-if (quick && list.length) console.log(`Python tests on ${list[0].version} only (every interpreter from 3.6 on: npm run test:all)`);
+if (quick && list.length)
+  console.log(`Python tests on ${list[0].version} only (every interpreter from 3.6 on: npm run test:all)`);
 if (!list.length) {
   console.error('python tests: no Python 3.6+ found (pyenv, python3 on PATH, or $DELTALENS_PYTHON)');
   process.exit(1);
@@ -108,7 +137,9 @@ for (const r of results) {
   const skipped = Number(/skipped=(\d+)/.exec(r.out)?.[1] ?? 0);
   const reasons = [...new Set([...r.out.matchAll(/skipped '([^']+)'/g)].map(m => m[1].replace(/ \([\d.]+\)/, '')))];
   const verdict = r.code === 0 ? 'OK' : 'FAILED';
-  console.log(`Python ${r.version} (${r.exe})${r.lend ? ' with pytest lent from another Python' : ''}: ${verdict}, ${ran} tests${skipped ? `, ${skipped} left out: ${reasons.join('; ') || 'see the output'}` : ''}`);
+  console.log(
+    `Python ${r.version} (${r.exe})${r.lend ? ' with pytest lent from another Python' : ''}: ${verdict}, ${ran} tests${skipped ? `, ${skipped} left out: ${reasons.join('; ') || 'see the output'}` : ''}`,
+  );
   if (r.code !== 0) {
     failed = true;
     console.log(r.out);

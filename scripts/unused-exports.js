@@ -8,12 +8,19 @@ import {fileURLToPath} from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const walk = dir =>
   readdirSync(dir, {withFileTypes: true}).flatMap(e =>
-    e.name === 'node_modules' || e.name === 'out' || e.name === '__pycache__' ? [] : e.isDirectory() ? walk(join(dir, e.name)) : /\.(ts|tsx|js)$/.test(e.name) ? [join(dir, e.name)] : [],
+    e.name === 'node_modules' || e.name === 'out' || e.name === '__pycache__'
+      ? []
+      : e.isDirectory()
+        ? walk(join(dir, e.name))
+        : /\.(ts|tsx|js)$/.test(e.name)
+          ? [join(dir, e.name)]
+          : [],
   );
 const sources = walk(join(root, 'source'));
 const all = [...sources, ...walk(join(root, 'test')), ...walk(join(root, 'scripts')), ...walk(join(root, 'bin'))];
 const text = new Map(all.map(f => [f, readFileSync(f, 'utf8')]));
-const DECL = /^export\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm;
+const DECL =
+  /^export\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm;
 const nowhere = [];
 const own = [];
 for (const file of sources) {
@@ -29,5 +36,6 @@ for (const file of sources) {
 }
 for (const x of own) console.error(`exported, but used only in its own file: ${x}`);
 for (const x of nowhere) console.error(`exported and used nowhere: ${x}`);
-if (nowhere.length || own.length) console.error(`exports: ${nowhere.length} used nowhere, ${own.length} used only in their own file`);
+if (nowhere.length || own.length)
+  console.error(`exports: ${nowhere.length} used nowhere, ${own.length} used only in their own file`);
 process.exit(nowhere.length || own.length ? 1 : 0);

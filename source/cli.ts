@@ -12,29 +12,97 @@ type Command = {summary: string; load: () => Promise<Loaded>};
 const COMMANDS: Record<string, Command> = {
   explore: {
     summary: 'open the explorer (the default)',
-    load: async () => ({run: (await import('./commands/explore.js')).runExplore, help: (await import('./commands/explore-help.js')).EXPLORE_HELP}),
+    load: async () => ({
+      run: (await import('./commands/explore.js')).runExplore,
+      help: (await import('./commands/explore-help.js')).EXPLORE_HELP,
+    }),
   },
-  import: {summary: 'import trajectories from files or folders', load: async () => import('./commands/import.js').then(m => ({run: m.runImport, help: m.IMPORT_HELP}))},
-  trajectories: {summary: 'list trajectories', load: async () => import('./commands/trajectories.js').then(m => ({run: m.runTrajectories, help: m.TRAJECTORIES_HELP}))},
-  instances: {summary: 'SWE-bench instance records: list them, import dataset rows and predictions', load: async () => import('./commands/instances.js').then(m => ({run: m.runInstances, help: m.INSTANCES_HELP}))},
-  show: {summary: 'print one trajectory or instance (show trajectory ID, show instance ID)', load: async () => import('./commands/show.js').then(m => ({run: m.runShow, help: m.SHOW_HELP}))},
-  trace: {summary: 'trace a test on buggy and patched code; print the delta', load: async () => import('./commands/trace.js').then(m => ({run: m.runTrace, help: m.TRACE_HELP}))},
-  delta: {summary: 'recompute the delta of two stored traces', load: async () => import('./commands/delta.js').then(m => ({run: m.runDelta, help: m.DELTA_HELP}))},
-  steps: {summary: "a traced pair's aligned stepper rows (locals, stacks, what differs)", load: async () => import('./commands/steps.js').then(m => ({run: m.runSteps, help: m.STEPS_HELP}))},
-  traces: {summary: 'list traced patch pairs and their deltas; import trace files', load: async () => import('./commands/traces.js').then(m => ({run: m.runTraces, help: m.TRACES_HELP}))},
-  questions: {summary: 'build questions from a bug, review and edit them; import, export or list them (JSONL)', load: async () => import('./commands/questions.js').then(m => ({run: m.runQuestions, help: m.QUESTIONS_HELP}))},
-  explanations: {summary: 'list or import explanations', load: async () => import('./commands/questions.js').then(m => ({run: m.runExplanations, help: m.EXPLANATIONS_HELP}))},
-  score: {summary: 'answer questions from explanations with a QA model', load: async () => import('./commands/score.js').then(m => ({run: m.runScore, help: m.SCORE_HELP}))},
-  report: {summary: 'explanation scores per agent (ExplainBench Tables 3–6)', load: async () => import('./commands/report.js').then(m => ({run: m.runReport, help: m.REPORT_HELP}))},
-  audit: {summary: 'ExplainBench §6: a model tests an explanation by running code, and refines it', load: async () => import('./commands/audit.js').then(m => ({run: m.runAuditCommand, help: m.AUDIT_HELP}))},
-  reasoning: {summary: 'DeskCheck: code reasoning in the agents\' thoughts, tagged per step, and its report', load: async () => import('./commands/reasoning.js').then(m => ({run: m.runReasoning, help: m.REASONING_HELP}))},
-  lens: {summary: 'AgentLens: intent labels, references, quality, tiers, rankings', load: async () => import('./commands/lens.js').then(m => ({run: m.runLens, help: m.LENS_HELP}))},
-  annotate: {summary: 'label questions from explanations by hand, blind', load: async () => import('./commands/annotate.js').then(m => ({run: m.runAnnotate, help: m.ANNOTATE_HELP}))},
-  adjudicate: {summary: 'resolve conflicting labels', load: async () => import('./commands/annotate.js').then(m => ({run: m.runAdjudicate, help: m.ADJUDICATE_HELP}))},
-  agreement: {summary: "agreement on people's labels (Cohen's and Fleiss' κ)", load: async () => import('./commands/agreement.js').then(m => ({run: m.runAgreement, help: m.AGREEMENT_HELP}))},
-  flags: {summary: 'question flags: people\'s verdicts and automatic ones', load: async () => import('./commands/agreement.js').then(m => ({run: m.runFlags, help: m.FLAGS_HELP}))},
-  annotations: {summary: 'export or import people\'s labels (JSONL, CSV)', load: async () => import('./commands/agreement.js').then(m => ({run: m.runAnnotations, help: m.ANNOTATIONS_HELP}))},
-  'build-demo': {summary: 'build the bundled demo database', load: async () => import('./commands/demo.js').then(m => ({run: m.runBuildDemo, help: m.BUILD_DEMO_HELP}))},
+  import: {
+    summary: 'import trajectories from files or folders',
+    load: async () => import('./commands/import.js').then(m => ({run: m.runImport, help: m.IMPORT_HELP})),
+  },
+  trajectories: {
+    summary: 'list trajectories',
+    load: async () =>
+      import('./commands/trajectories.js').then(m => ({run: m.runTrajectories, help: m.TRAJECTORIES_HELP})),
+  },
+  instances: {
+    summary: 'SWE-bench instance records: list them, import dataset rows and predictions',
+    load: async () => import('./commands/instances.js').then(m => ({run: m.runInstances, help: m.INSTANCES_HELP})),
+  },
+  show: {
+    summary: 'print one trajectory or instance (show trajectory ID, show instance ID)',
+    load: async () => import('./commands/show.js').then(m => ({run: m.runShow, help: m.SHOW_HELP})),
+  },
+  trace: {
+    summary: 'trace a test on buggy and patched code; print the delta',
+    load: async () => import('./commands/trace.js').then(m => ({run: m.runTrace, help: m.TRACE_HELP})),
+  },
+  delta: {
+    summary: 'recompute the delta of two stored traces',
+    load: async () => import('./commands/delta.js').then(m => ({run: m.runDelta, help: m.DELTA_HELP})),
+  },
+  steps: {
+    summary: "a traced pair's aligned stepper rows (locals, stacks, what differs)",
+    load: async () => import('./commands/steps.js').then(m => ({run: m.runSteps, help: m.STEPS_HELP})),
+  },
+  traces: {
+    summary: 'list traced patch pairs and their deltas; import trace files',
+    load: async () => import('./commands/traces.js').then(m => ({run: m.runTraces, help: m.TRACES_HELP})),
+  },
+  questions: {
+    summary: 'build questions from a bug, review and edit them; import, export or list them (JSONL)',
+    load: async () => import('./commands/questions.js').then(m => ({run: m.runQuestions, help: m.QUESTIONS_HELP})),
+  },
+  explanations: {
+    summary: 'list or import explanations',
+    load: async () =>
+      import('./commands/questions.js').then(m => ({run: m.runExplanations, help: m.EXPLANATIONS_HELP})),
+  },
+  score: {
+    summary: 'answer questions from explanations with a QA model',
+    load: async () => import('./commands/score.js').then(m => ({run: m.runScore, help: m.SCORE_HELP})),
+  },
+  report: {
+    summary: 'explanation scores per agent (ExplainBench Tables 3–6)',
+    load: async () => import('./commands/report.js').then(m => ({run: m.runReport, help: m.REPORT_HELP})),
+  },
+  audit: {
+    summary: 'ExplainBench §6: a model tests an explanation by running code, and refines it',
+    load: async () => import('./commands/audit.js').then(m => ({run: m.runAuditCommand, help: m.AUDIT_HELP})),
+  },
+  reasoning: {
+    summary: "DeskCheck: code reasoning in the agents' thoughts, tagged per step, and its report",
+    load: async () => import('./commands/reasoning.js').then(m => ({run: m.runReasoning, help: m.REASONING_HELP})),
+  },
+  lens: {
+    summary: 'AgentLens: intent labels, references, quality, tiers, rankings',
+    load: async () => import('./commands/lens.js').then(m => ({run: m.runLens, help: m.LENS_HELP})),
+  },
+  annotate: {
+    summary: 'label questions from explanations by hand, blind',
+    load: async () => import('./commands/annotate.js').then(m => ({run: m.runAnnotate, help: m.ANNOTATE_HELP})),
+  },
+  adjudicate: {
+    summary: 'resolve conflicting labels',
+    load: async () => import('./commands/annotate.js').then(m => ({run: m.runAdjudicate, help: m.ADJUDICATE_HELP})),
+  },
+  agreement: {
+    summary: "agreement on people's labels (Cohen's and Fleiss' κ)",
+    load: async () => import('./commands/agreement.js').then(m => ({run: m.runAgreement, help: m.AGREEMENT_HELP})),
+  },
+  flags: {
+    summary: "question flags: people's verdicts and automatic ones",
+    load: async () => import('./commands/agreement.js').then(m => ({run: m.runFlags, help: m.FLAGS_HELP})),
+  },
+  annotations: {
+    summary: "export or import people's labels (JSONL, CSV)",
+    load: async () => import('./commands/agreement.js').then(m => ({run: m.runAnnotations, help: m.ANNOTATIONS_HELP})),
+  },
+  'build-demo': {
+    summary: 'build the bundled demo database',
+    load: async () => import('./commands/demo.js').then(m => ({run: m.runBuildDemo, help: m.BUILD_DEMO_HELP})),
+  },
 };
 
 async function runExplore(argv: string[]): Promise<number> {
@@ -86,7 +154,9 @@ async function sweepLeftovers(): Promise<void> {
     }
   });
   if (swept.folders.length || swept.traces) {
-    warn(`deltalens: removed what a killed deltalens run left behind: ${swept.folders.length} temporary folder(s), ${swept.traces} unfinished trace(s)`);
+    warn(
+      `deltalens: removed what a killed deltalens run left behind: ${swept.folders.length} temporary folder(s), ${swept.traces} unfinished trace(s)`,
+    );
   }
 }
 
@@ -94,7 +164,15 @@ export async function main(argv: string[]): Promise<number> {
   quietOnClosedPipe();
   const [first, ...rest] = argv;
   try {
-    if (first !== 'help' && first !== '--help' && first !== '-h' && first !== '--version' && !rest.includes('--help') && !rest.includes('-h')) await sweepLeftovers();
+    if (
+      first !== 'help' &&
+      first !== '--help' &&
+      first !== '-h' &&
+      first !== '--version' &&
+      !rest.includes('--help') &&
+      !rest.includes('-h')
+    )
+      await sweepLeftovers();
     if (first === undefined || first.startsWith('-')) {
       if (first === '--help' || first === '-h') {
         say(MAIN_HELP);

@@ -11,7 +11,9 @@ import {ROOT} from './helpers/files.js';
 const SOURCE = join(ROOT, 'source');
 
 function files(dir: string): string[] {
-  return readdirSync(dir, {withFileTypes: true}).flatMap(e => (e.isDirectory() ? files(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []));
+  return readdirSync(dir, {withFileTypes: true}).flatMap(e =>
+    e.isDirectory() ? files(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Lines that run SQL: prepared statements, pragmas, transactions, and exec of a statement text. */
@@ -22,7 +24,12 @@ export function sqlLines(text: string): string[] {
 /** Every module a file imports: static, re-exported, side-effect, dynamic and require(). */
 export function importsOf(text: string): string[] {
   const out: string[] = [];
-  const patterns = [/\bfrom\s+['"]([^'"]+)['"]/g, /\bimport\s+['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g, /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g];
+  const patterns = [
+    /\bfrom\s+['"]([^'"]+)['"]/g,
+    /\bimport\s+['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g,
+    /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
   for (const p of patterns) for (const m of text.matchAll(p)) out.push(m[1]!);
   return out;
 }
@@ -54,7 +61,13 @@ describe('the checkers', () => {
       "import 'react';",
     ];
     for (const line of bad) expect(impureImports(file, line, core), line).toHaveLength(1);
-    expect(impureImports(file, "import {LineMap} from './line-map.js';\nimport type {Q} from '../questions/model.js';", core)).toEqual([]);
+    expect(
+      impureImports(
+        file,
+        "import {LineMap} from './line-map.js';\nimport type {Q} from '../questions/model.js';",
+        core,
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -68,7 +81,9 @@ describe('boundaries of the source tree', () => {
 
   it('core/ imports nothing but core/', () => {
     const core = join(SOURCE, 'core');
-    const offenders = files(core).flatMap(f => impureImports(f, readFileSync(f, 'utf8'), core).map(spec => `${relative(ROOT, f)}: ${spec}`));
+    const offenders = files(core).flatMap(f =>
+      impureImports(f, readFileSync(f, 'utf8'), core).map(spec => `${relative(ROOT, f)}: ${spec}`),
+    );
     expect(offenders).toEqual([]);
   });
 
@@ -79,7 +94,11 @@ describe('boundaries of the source tree', () => {
     const forbidden = [join(SOURCE, 'store'), join(SOURCE, 'services'), join(ui, 'data.ts'), join(ui, 'intents.ts')];
     const offenders = reducers.flatMap(f =>
       valueImports(readFileSync(f, 'utf8'))
-        .filter(spec => (spec.startsWith('.') ? forbidden.some(x => resolve(dirname(f), spec).replace(/\.js$/, '.ts').startsWith(x)) : ['react', 'ink', 'better-sqlite3', 'execa', 'openai'].includes(spec)))
+        .filter(spec =>
+          spec.startsWith('.')
+            ? forbidden.some(x => resolve(dirname(f), spec).replace(/\.js$/, '.ts').startsWith(x))
+            : ['react', 'ink', 'better-sqlite3', 'execa', 'openai'].includes(spec),
+        )
         .map(spec => `${relative(ROOT, f)}: ${spec}`),
     );
     expect(offenders).toEqual([]);
@@ -88,6 +107,10 @@ describe('boundaries of the source tree', () => {
 
 /** Imports that bring values (an `import type` brings none). */
 function valueImports(text: string): string[] {
-  return importsOf(text.split('\n').filter(l => !/^\s*import\s+type\b/.test(l)).join('\n'));
+  return importsOf(
+    text
+      .split('\n')
+      .filter(l => !/^\s*import\s+type\b/.test(l))
+      .join('\n'),
+  );
 }
-

@@ -3,7 +3,13 @@ import {say, warn} from './output.js';
 import {writeFileSync} from 'node:fs';
 import {AUTO_FLAG_TEXT, FLAG_TEXT, FLAG_VERDICTS} from '../core/questions/annotation.js';
 import {listFlags, setFlag} from '../store/annotations.js';
-import {agreementReport, agreementText, automaticFlags, exportAnnotations, importAnnotations} from '../services/annotation.js';
+import {
+  agreementReport,
+  agreementText,
+  automaticFlags,
+  exportAnnotations,
+  importAnnotations,
+} from '../services/annotation.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
 import {withDb} from './db-path.js';
 
@@ -22,7 +28,9 @@ export const FLAGS_HELP = `Usage: deltalens flags [--json] [--db FILE]
 
 Question flags: people's verdicts on questions (${FLAG_VERDICTS.join(', ')}) — set with
 \`flags set\` or f on the explorer's question screen — and the automatic flags beside them:
-${Object.entries(AUTO_FLAG_TEXT).map(([k, v]) => `  ${k}: ${v}`).join('\n')}
+${Object.entries(AUTO_FLAG_TEXT)
+  .map(([k, v]) => `  ${k}: ${v}`)
+  .join('\n')}
 \`deltalens score --exclude-flagged\` and \`deltalens report --exclude-flagged\` leave out the
 questions people flagged with anything but valid (add --exclude-auto-flags for the automatic).`;
 
@@ -83,7 +91,8 @@ export async function runFlags(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     say(`${people.length} flag(s) by people, ${auto.length} automatic`);
-    for (const f of people) say(`  ${f.question}  ${FLAG_TEXT[f.verdict]}  — ${f.author}${f.note ? `: ${f.note}` : ''}`);
+    for (const f of people)
+      say(`  ${f.question}  ${FLAG_TEXT[f.verdict]}  — ${f.author}${f.note ? `: ${f.note}` : ''}`);
     for (const f of auto) say(`  ${f.question}  [auto] ${f.reason}: ${f.evidence}`);
     return EXIT.ok;
   });
@@ -107,7 +116,10 @@ export async function runAnnotations(argv: string[]): Promise<number> {
       if (values.out) writeFileSync(values.out, text);
       // JSONL stays valid JSON with the terminal-active characters escaped; CSV is sanitized
       // only when it is going to a terminal
-      else process.stdout.write(format === 'jsonl' ? terminalSafeJson(text) : process.stdout.isTTY ? sanitize(text) : text);
+      else
+        process.stdout.write(
+          format === 'jsonl' ? terminalSafeJson(text) : process.stdout.isTTY ? sanitize(text) : text,
+        );
       return EXIT.ok;
     });
   }

@@ -4,7 +4,13 @@ import type React from 'react';
 import {basename} from 'node:path';
 import {parseQueue} from '../core/questions/annotation.js';
 import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
-import {deleteAnnotation, saveAdjudication, saveAnnotation, setAdjudicationNote, setRationale} from '../store/annotations.js';
+import {
+  deleteAnnotation,
+  saveAdjudication,
+  saveAnnotation,
+  setAdjudicationNote,
+  setRationale,
+} from '../store/annotations.js';
 import type {Db} from '../store/db.js';
 import {blindItem, conflicts, sessionQueue} from '../services/annotation.js';
 import {AnnotateApp} from '../ui/screens/annotate/screen.js';
@@ -51,7 +57,10 @@ Options:
   --db FILE         database (default ./deltalens.db if present, else the bundled demo database)`;
 
 /** Opens the database, runs one full-screen session until it quits, closes the database. */
-async function session(dbFlag: string | undefined, screen: (db: Db, label: string) => React.ReactElement): Promise<number> {
+async function session(
+  dbFlag: string | undefined,
+  screen: (db: Db, label: string) => React.ReactElement,
+): Promise<number> {
   const {db, ...target} = await openStore(dbFlag, 'write');
   try {
     const app = render(screen(db, target.demo ? 'demo data' : basename(target.path)), {exitOnCtrlC: false});
@@ -64,12 +73,25 @@ async function session(dbFlag: string | undefined, screen: (db: Db, label: strin
 
 function needTerminal(command: string): boolean {
   if (process.stdin.isTTY && process.stdout.isTTY) return true;
-  warn(`deltalens: ${command} needs an interactive terminal; labels made elsewhere can be merged with \`deltalens annotations import FILE\``);
+  warn(
+    `deltalens: ${command} needs an interactive terminal; labels made elsewhere can be merged with \`deltalens annotations import FILE\``,
+  );
   return false;
 }
 
 export async function runAnnotate(argv: string[]): Promise<number> {
-  const {values} = parse(argv, {...COMMON_OPTIONS, annotator: {type: 'string'}, queue: {type: 'string'}, type: {type: 'string'}, agent: {type: 'string'}, seed: {type: 'string'}}, false);
+  const {values} = parse(
+    argv,
+    {
+      ...COMMON_OPTIONS,
+      annotator: {type: 'string'},
+      queue: {type: 'string'},
+      type: {type: 'string'},
+      agent: {type: 'string'},
+      seed: {type: 'string'},
+    },
+    false,
+  );
   if (values.help) {
     say(ANNOTATE_HELP);
     return EXIT.ok;
@@ -77,7 +99,8 @@ export async function runAnnotate(argv: string[]): Promise<number> {
   const annotator = values.annotator ?? process.env.DELTALENS_ANNOTATOR;
   if (!annotator?.trim()) throw new UsageError('annotate needs --annotator NAME (or $DELTALENS_ANNOTATOR)');
   const queue = parseQueue(values.queue ?? 'all');
-  if (!queue) throw new UsageError(`--queue must be all, unlabelled, disagreements or sample:N (got "${values.queue}")`);
+  if (!queue)
+    throw new UsageError(`--queue must be all, unlabelled, disagreements or sample:N (got "${values.queue}")`);
   const type = oneOf(values.type, QUESTION_TYPES, '--type') as QuestionType | undefined;
   const seed = positiveInt(values.seed, '--seed') ?? 0;
   if (!needTerminal('annotate')) return EXIT.failed;
@@ -89,7 +112,8 @@ export async function runAnnotate(argv: string[]): Promise<number> {
         label,
         queue: sessionQueue(db, {annotator, queue, type, agent: values.agent, seed}),
         view: item => blindItem(db, item),
-        save: (item, letters, seconds) => saveAnnotation(db, {question: item.question, explanation: item.explanation, annotator, letters, seconds}),
+        save: (item, letters, seconds) =>
+          saveAnnotation(db, {question: item.question, explanation: item.explanation, annotator, letters, seconds}),
         setRationale: (id, text) => setRationale(db, id, text),
         remove: id => void deleteAnnotation(db, id),
       }}
@@ -114,7 +138,8 @@ export async function runAdjudicate(argv: string[]): Promise<number> {
         label,
         items: conflicts(db, {includeAdjudicated: values.all}),
         view: item => blindItem(db, item),
-        save: (item, letters) => saveAdjudication(db, {question: item.question, explanation: item.explanation, adjudicator, letters}),
+        save: (item, letters) =>
+          saveAdjudication(db, {question: item.question, explanation: item.explanation, adjudicator, letters}),
         setNote: (item, note) => setAdjudicationNote(db, item.question, item.explanation, note),
       }}
     />

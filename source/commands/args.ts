@@ -9,7 +9,6 @@ export class NotFound extends Error {}
 /** Exit codes every command shares. */
 export const EXIT = {ok: 0, failed: 1, usage: 2} as const;
 
-
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
 export const COMMON_OPTIONS = {

@@ -1,7 +1,16 @@
 import {existsSync, readFileSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {ctrlCStops} from './ctrl-c.js';
-import {AuditInputError, continueAudit, DEFAULT_BUDGETS, inputsFromRun, runAudit, runOf, type AuditBudgets, type AuditRunOptions} from '../services/audit.js';
+import {
+  AuditInputError,
+  continueAudit,
+  DEFAULT_BUDGETS,
+  inputsFromRun,
+  runAudit,
+  runOf,
+  type AuditBudgets,
+  type AuditRunOptions,
+} from '../services/audit.js';
 import {SandboxMissing} from '../services/sandbox.js';
 import {auditMessages, getAudit, listAudits, type AuditRow} from '../store/audits.js';
 import type {Db} from '../store/db.js';
@@ -132,7 +141,10 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
         const rows = listAudits(db);
         if (values.json) printJson(rows.map(a => auditJson(db, a).audit));
         else {
-          for (const a of rows) say(`#${a.id}  ${a.status.padEnd(10)} ${cell(a.instance)} · ${cell(a.agent)} · ${cell(a.model)} · ${a.tool_calls} tool calls${a.reason ? ` — ${cell(a.reason)}` : ''}`);
+          for (const a of rows)
+            say(
+              `#${a.id}  ${a.status.padEnd(10)} ${cell(a.instance)} · ${cell(a.agent)} · ${cell(a.model)} · ${a.tool_calls} tool calls${a.reason ? ` — ${cell(a.reason)}` : ''}`,
+            );
           say(`${rows.length} audits`);
         }
         return EXIT.ok;
@@ -149,11 +161,19 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
     }
   }
   const stored = positionals.length === 1 && /^\d+$/.test(positionals[0]!) ? Number(positionals[0]) : null;
-  if (positionals.length && stored === null) throw new UsageError(`audit takes a run id, list, show ID, or the options to start one (got "${positionals[0]}")`);
-  if (!values.model) throw new UsageError('audit needs --model NAME (a chat model with tool calling at an OpenAI-compatible endpoint)');
+  if (positionals.length && stored === null)
+    throw new UsageError(`audit takes a run id, list, show ID, or the options to start one (got "${positionals[0]}")`);
+  if (!values.model)
+    throw new UsageError('audit needs --model NAME (a chat model with tool calling at an OpenAI-compatible endpoint)');
   let apiKey: string;
   try {
-    apiKey = apiKeyOf(`the auditing model ${values.model}`, values['api-key-env'], process.env, '(or --api-key-env VAR)', values['base-url'] ?? process.env.OPENAI_BASE_URL);
+    apiKey = apiKeyOf(
+      `the auditing model ${values.model}`,
+      values['api-key-env'],
+      process.env,
+      '(or --api-key-env VAR)',
+      values['base-url'] ?? process.env.OPENAI_BASE_URL,
+    );
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -165,9 +185,12 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
     priceIn: num(values['price-in'], '--price-in'),
     priceOut: num(values['price-out'], '--price-out'),
   };
-  if (budgets.maxCost !== null && (budgets.priceIn === null || budgets.priceOut === null)) throw new UsageError('--max-cost needs --price-in and --price-out (dollars per million tokens)');
+  if (budgets.maxCost !== null && (budgets.priceIn === null || budgets.priceOut === null))
+    throw new UsageError('--max-cost needs --price-in and --price-out (dollars per million tokens)');
   const passEnv = passEnvOption(values['pass-env']);
-  const ctrlC = ctrlCStops('stopping: the transcript so far is kept and the audit marked incomplete (Ctrl+C again to quit at once)');
+  const ctrlC = ctrlCStops(
+    'stopping: the transcript so far is kept and the audit marked incomplete (Ctrl+C again to quit at once)',
+  );
   const options: AuditRunOptions = {
     model: {name: values.model, baseURL: values['base-url'] ?? process.env.OPENAI_BASE_URL, apiKey},
     budgets,
@@ -189,7 +212,8 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
       return continueAudit(db, Number(values.resume), options);
     };
   } else if (stored !== null || (values.instance && values.agent && !values.patch && !values.explanation)) {
-    if (values['buggy-dir'] && !existsSync(values['buggy-dir'])) throw new UsageError(`--buggy-dir ${values['buggy-dir']}: no such folder`);
+    if (values['buggy-dir'] && !existsSync(values['buggy-dir']))
+      throw new UsageError(`--buggy-dir ${values['buggy-dir']}: no such folder`);
     if (values['buggy-dir'] && values.repo) throw new UsageError('give --buggy-dir DIR or --repo CLONE, not both');
     start = async db => {
       const id = stored ?? runOf(db, values.instance!, values.agent!);
@@ -198,7 +222,14 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
       if (values.repo) {
         const instance = getTrajectory(db, id)!.instance;
         try {
-          buggyDir = (await instanceBaseTree(db, instance, values.repo, await pythonRunner(options.python, options.sandbox, {passEnv}))).dir;
+          buggyDir = (
+            await instanceBaseTree(
+              db,
+              instance,
+              values.repo,
+              await pythonRunner(options.python, options.sandbox, {passEnv}),
+            )
+          ).dir;
         } catch (error) {
           if (error instanceof InstanceTraceError || error instanceof WorkspaceError) throw new NotFound(error.message);
           throw error;
@@ -214,7 +245,11 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
       return runAudit(db, {...inputs, requirements: values.requirements}, options);
     };
   } else {
-    for (const [flag, v] of [['--buggy-dir', values['buggy-dir']], ['--patch', values.patch], ['--explanation', values.explanation]] as const) {
+    for (const [flag, v] of [
+      ['--buggy-dir', values['buggy-dir']],
+      ['--patch', values.patch],
+      ['--explanation', values.explanation],
+    ] as const) {
       if (!v) throw new UsageError(`audit needs ${flag} (or --resume ID)`);
       if (!existsSync(v)) throw new UsageError(`${flag} ${v}: no such ${flag === '--buggy-dir' ? 'folder' : 'file'}`);
     }
@@ -261,7 +296,9 @@ export async function runAuditCommand(argv: string[]): Promise<number> {
 
 function printAudit(a: ReturnType<typeof auditJson>['audit']): void {
   say(`audit #${a.id} · ${a.instance} · ${a.agent} · ${a.model} · ${a.status}${a.reason ? ` — ${a.reason}` : ''}`);
-  say(`${a.tool_calls.length} tool calls · ${a.tokens.in} tokens in, ${a.tokens.out} out${a.cost !== null ? ` · $${a.cost.toFixed(4)}` : ''}`);
+  say(
+    `${a.tool_calls.length} tool calls · ${a.tokens.in} tokens in, ${a.tokens.out} out${a.cost !== null ? ` · $${a.cost.toFixed(4)}` : ''}`,
+  );
   for (const t of a.tool_calls) {
     say(`  ${String(t.tool).padEnd(18)} ${toolResultBrief(t.result, 160)}`);
   }

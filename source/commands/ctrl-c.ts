@@ -12,5 +12,9 @@ export function ctrlCStops(message: string): {signal: AbortSignal; on: () => voi
     process.stderr.write(`\n${message}\n`);
     controller.abort();
   };
-  return {signal: controller.signal, on: () => process.on('SIGINT', handler), off: () => process.off('SIGINT', handler)};
+  return {
+    signal: controller.signal,
+    on: () => process.on('SIGINT', handler),
+    off: () => process.off('SIGINT', handler),
+  };
 }

@@ -18,8 +18,12 @@ export function chooseDb(flag: string | undefined): {path: string; demo: boolean
  *   never a new empty store), else ./deltalens.db, else the demo database (built if needed);
  * - `create` (import, trace, questions import): `--db FILE`, else ./deltalens.db, made if absent.
  */
-export async function openStore(dbFlag: string | undefined, mode: OpenMode): Promise<{db: Db; path: string; demo: boolean}> {
-  const target = mode === 'create' ? {path: resolve(dbFlag ?? 'deltalens.db'), demo: false} : await ensureDemo(chooseDb(dbFlag));
+export async function openStore(
+  dbFlag: string | undefined,
+  mode: OpenMode,
+): Promise<{db: Db; path: string; demo: boolean}> {
+  const target =
+    mode === 'create' ? {path: resolve(dbFlag ?? 'deltalens.db'), demo: false} : await ensureDemo(chooseDb(dbFlag));
   return {db: openDb(target.path, {mode}), ...target};
 }
 
@@ -28,7 +32,11 @@ export async function withDb(dbFlag: string | undefined, mode: OpenMode, fn: (db
   return withDbAsync(dbFlag, mode, async db => fn(db));
 }
 
-export async function withDbAsync(dbFlag: string | undefined, mode: OpenMode, fn: (db: Db) => Promise<number>): Promise<number> {
+export async function withDbAsync(
+  dbFlag: string | undefined,
+  mode: OpenMode,
+  fn: (db: Db) => Promise<number>,
+): Promise<number> {
   const {db} = await openStore(dbFlag, mode);
   try {
     return await fn(db);

@@ -19,12 +19,17 @@ export function runDelta(argv: string[]): Promise<number> {
 }
 
 async function deltaCommand(argv: string[]): Promise<number> {
-  const {values, positionals} = parse(argv, {...COMMON_OPTIONS, option: {type: 'string', multiple: true}, save: {type: 'boolean'}});
+  const {values, positionals} = parse(argv, {
+    ...COMMON_OPTIONS,
+    option: {type: 'string', multiple: true},
+    save: {type: 'boolean'},
+  });
   if (values.help) {
     say(DELTA_HELP);
     return EXIT.ok;
   }
-  if (positionals.length !== 2 || !positionals.every(p => /^\d+$/.test(p))) throw new UsageError('delta takes two numeric trace ids: BUGGY PATCHED');
+  if (positionals.length !== 2 || !positionals.every(p => /^\d+$/.test(p)))
+    throw new UsageError('delta takes two numeric trace ids: BUGGY PATCHED');
   const [a, b] = positionals.map(Number) as [number, number];
   const options = parseDeltaOptions(values.option);
   const {db} = await openStore(values.db, values.save ? 'write' : 'read');
@@ -33,11 +38,15 @@ async function deltaCommand(argv: string[]): Promise<number> {
     try {
       d = deltaOfTraces(db, a, b, {options, save: values.save});
     } catch (error) {
-      if (error instanceof DeltaInputError) throw error.kind === 'not-found' ? new NotFound(error.message) : new UsageError(error.message);
+      if (error instanceof DeltaInputError)
+        throw error.kind === 'not-found' ? new NotFound(error.message) : new UsageError(error.message);
       throw error;
     }
     const {result, buggy, patched, pair, note} = d;
-    if (values.json) printJson(deltaJson(result, buggy, patched, {pair: pair?.id ?? null, line_mapping: pair ? 'patch' : 'identity', note}));
+    if (values.json)
+      printJson(
+        deltaJson(result, buggy, patched, {pair: pair?.id ?? null, line_mapping: pair ? 'patch' : 'identity', note}),
+      );
     else {
       say(describeDelta(result, buggy, patched));
       if (note) say(`note: ${note}`);

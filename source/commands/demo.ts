@@ -1,5 +1,13 @@
 import {closedPipe, progressOnStderr, say, warn} from './output.js';
-import {buildDemo, buildDemoQuick, demoState, finishDemo, startDemoFinisher, sweepDemoLeftovers, type DemoState} from '../services/demo.js';
+import {
+  buildDemo,
+  buildDemoQuick,
+  demoState,
+  finishDemo,
+  startDemoFinisher,
+  sweepDemoLeftovers,
+  type DemoState,
+} from '../services/demo.js';
 import {EXIT, parse, printJson, UsageError} from './args.js';
 
 export const BUILD_DEMO_HELP = `Usage: deltalens build-demo [--force] [--json]
@@ -41,12 +49,17 @@ export async function ensureDemo<T extends {path: string; demo: boolean}>(target
     let state = await waitForFinisher(demoState(), tty ? progress.step : undefined);
     if (state.kind === 'quick') {
       // the quick part is there (the explorer built it): the rest, here
-      const r = await finishDemo(tty ? s => progress.step(`building the demo's traced part ${s.done}/${s.total}: ${s.message}`) : undefined);
+      const r = await finishDemo(
+        tty ? s => progress.step(`building the demo's traced part ${s.done}/${s.total}: ${s.message}`) : undefined,
+      );
       if (r.status === 'done') for (const problem of r.traceProblems) warn(`deltalens: demo traces: ${problem}`);
       state = await waitForFinisher(demoState(), tty ? progress.step : undefined);
     }
     if (state.kind !== 'full') {
-      if (tty) process.stderr.write('building the demo database once (trajectories; tracing, questions and audits on the demo projects: about 1½ minutes)…\n');
+      if (tty)
+        process.stderr.write(
+          'building the demo database once (trajectories; tracing, questions and audits on the demo projects: about 1½ minutes)…\n',
+        );
       const report = await buildDemo(tty ? progress.step : undefined);
       for (const problem of report.traceProblems) warn(`deltalens: demo traces: ${problem}`);
     }
@@ -68,7 +81,10 @@ export async function ensureDemoQuick(): Promise<number | null> {
   if (state.kind === 'finishing') return state.progress.pid;
   if (state.kind === 'missing' || state.kind === 'interrupted') {
     const progress = progressOnStderr();
-    if (process.stderr.isTTY) progress.step('building the demo database: its quick part first (seconds), the traced part then in the background…');
+    if (process.stderr.isTTY)
+      progress.step(
+        'building the demo database: its quick part first (seconds), the traced part then in the background…',
+      );
     await buildDemoQuick(process.stderr.isTTY ? progress.step : undefined).finally(progress.done);
     state = demoState();
   }
@@ -76,8 +92,13 @@ export async function ensureDemoQuick(): Promise<number | null> {
 }
 
 export async function runBuildDemo(argv: string[]): Promise<number> {
-  if (argv.some(a => a === '--db' || a.startsWith('--db='))) throw new UsageError('build-demo always builds sample-data/demo.db (or $DELTALENS_DEMO_DB): it takes no --db');
-  const {values} = parse(argv, {json: {type: 'boolean'}, help: {type: 'boolean', short: 'h'}, force: {type: 'boolean'}, finish: {type: 'boolean'}}, false);
+  if (argv.some(a => a === '--db' || a.startsWith('--db=')))
+    throw new UsageError('build-demo always builds sample-data/demo.db (or $DELTALENS_DEMO_DB): it takes no --db');
+  const {values} = parse(
+    argv,
+    {json: {type: 'boolean'}, help: {type: 'boolean', short: 'h'}, force: {type: 'boolean'}, finish: {type: 'boolean'}},
+    false,
+  );
   if (values.help) {
     say(BUILD_DEMO_HELP);
     return EXIT.ok;
@@ -105,7 +126,13 @@ export async function runBuildDemo(argv: string[]): Promise<number> {
   const fresh = !values.force && waited.kind === 'full';
   const report = fresh ? null : await buildDemo(values.json ? undefined : progress.step).finally(progress.done);
   progress.done();
-  if (values.json) printJson({built: !fresh, trajectories: report?.import.added.length ?? null, trace_pairs: report?.pairs ?? null, trace_problems: report?.traceProblems ?? []});
+  if (values.json)
+    printJson({
+      built: !fresh,
+      trajectories: report?.import.added.length ?? null,
+      trace_pairs: report?.pairs ?? null,
+      trace_problems: report?.traceProblems ?? [],
+    });
   else if (fresh) say('demo database is up to date');
   else {
     say(`demo database built: ${report!.import.added.length} trajectories, ${report!.pairs} traced patch pairs`);

@@ -49,27 +49,45 @@ export async function runExplore(argv: string[]): Promise<number> {
   if (links > 1) throw new UsageError('open one place: --pair, --trajectory, --question or --instance');
   if (step !== undefined && trajectory === undefined) throw new UsageError('--step goes with --trajectory N');
   if (step === 0) throw new UsageError('--step counts steps from 1');
-  if (values.agent !== undefined && values.question === undefined) throw new UsageError('--agent goes with --question ID');
+  if (values.agent !== undefined && values.question === undefined)
+    throw new UsageError('--agent goes with --question ID');
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    warn('deltalens: the explorer needs an interactive terminal; for scripts use `deltalens trajectories --json` (see deltalens --help)');
+    warn(
+      'deltalens: the explorer needs an interactive terminal; for scripts use `deltalens trajectories --json` (see deltalens --help)',
+    );
     return EXIT.failed;
   }
   // the demo opens on its quick part; its traced part is built beside the explorer
   const chosen = values.demo ? {path: DEMO_DB, demo: true} : chooseDb(values.db);
   const finisher = chosen.demo ? await ensureDemoQuick() : null;
-  const {db, ...target} = chosen.demo ? {db: openDb(DEMO_DB, {mode: 'read'}), ...chosen} : await openStore(values.db, 'read');
+  const {db, ...target} = chosen.demo
+    ? {db: openDb(DEMO_DB, {mode: 'read'}), ...chosen}
+    : await openStore(values.db, 'read');
   try {
     const label = target.demo ? 'demo data' : basename(target.path);
-    const link = resolveLink(db, {pair, trajectory, step, question: values.question, agent: values.agent, instance: values.instance});
+    const link = resolveLink(db, {
+      pair,
+      trajectory,
+      step,
+      question: values.question,
+      agent: values.agent,
+      instance: values.instance,
+    });
     const initial = link ? {stack: linkStack(link)} : undefined;
-    if (values['no-sandbox']) warn('deltalens: warning: --no-sandbox: live re-runs (L) of patches run unconfined, outside the sandbox');
+    if (values['no-sandbox'])
+      warn('deltalens: warning: --no-sandbox: live re-runs (L) of patches run unconfined, outside the sandbox');
     const data = storeData(db, label, {noSandbox: values['no-sandbox'], passEnv});
     const background = finisher === null ? undefined : () => demoBuildStatus(finisher);
-    const instance = render(<App data={data} theme={themeFromEnv()} initial={initial} background={background} />, {exitOnCtrlC: false});
+    const instance = render(<App data={data} theme={themeFromEnv()} initial={initial} background={background} />, {
+      exitOnCtrlC: false,
+    });
     await instance.waitUntilExit();
     if (background) {
       const b = background();
-      if (b.state === 'running' || b.state === 'starting') warn(`deltalens: the demo's traced part (pairs, built questions, audits) is still being built in the background by process ${finisher}; the next start shows it (progress in ${BUILD_LOG})`);
+      if (b.state === 'running' || b.state === 'starting')
+        warn(
+          `deltalens: the demo's traced part (pairs, built questions, audits) is still being built in the background by process ${finisher}; the next start shows it (progress in ${BUILD_LOG})`,
+        );
       else if (b.state === 'failed') warn(`deltalens: ${b.text}`);
     }
     // quit while an audit runs: it is stopped and marked incomplete before the store closes
@@ -82,7 +100,10 @@ export async function runExplore(argv: string[]): Promise<number> {
 }
 
 /** A deep link checked against the store: what it names must exist (else one line, exit 1). */
-export function resolveLink(db: Db, o: {pair?: number; trajectory?: number; step?: number; question?: string; agent?: string; instance?: string}): DeepLink | undefined {
+export function resolveLink(
+  db: Db,
+  o: {pair?: number; trajectory?: number; step?: number; question?: string; agent?: string; instance?: string},
+): DeepLink | undefined {
   if (o.instance !== undefined) {
     if (!getInstance(db, o.instance)) throw new NotFound(`no instance ${o.instance} (deltalens instances lists them)`);
     return {kind: 'instance', instance: o.instance};
@@ -95,7 +116,8 @@ export function resolveLink(db: Db, o: {pair?: number; trajectory?: number; step
   if (o.trajectory !== undefined) {
     const t = getTrajectory(db, o.trajectory, 0);
     if (!t) throw new NotFound(`no trajectory with id ${o.trajectory}`);
-    if (o.step !== undefined && o.step > t.steps) throw new NotFound(`trajectory ${o.trajectory} has ${t.steps} steps (asked for step ${o.step})`);
+    if (o.step !== undefined && o.step > t.steps)
+      throw new NotFound(`trajectory ${o.trajectory} has ${t.steps} steps (asked for step ${o.step})`);
     return {kind: 'trajectory', trajectory: o.trajectory, step: o.step === undefined ? undefined : o.step - 1};
   }
   if (o.question !== undefined) {
@@ -107,7 +129,8 @@ export function resolveLink(db: Db, o: {pair?: number; trajectory?: number; step
       .sort((a, b) => Number(b.kind === 'original') - Number(a.kind === 'original') || a.id - b.id);
     if (!mine.length && o.agent) throw new NotFound(`${o.agent} has no explanation for ${q.instance}`);
     // a question no explanation answers yet (just built, say) opens on its own, to be reviewed
-    if (!mine.length) return {kind: 'question', question: q.id, agent: q.agent ?? '(no explanation yet)', explanations: 'original'};
+    if (!mine.length)
+      return {kind: 'question', question: q.id, agent: q.agent ?? '(no explanation yet)', explanations: 'original'};
     return {kind: 'question', question: q.id, agent: mine[0]!.agent!, explanations: mine[0]!.kind};
   }
   return undefined;

@@ -50,10 +50,14 @@ export async function runImport(argv: string[]): Promise<number> {
   }
   if (positionals.length === 0) throw new UsageError('import needs at least one PATH');
   if (values.format === 'explainbench') return runExplainBench(positionals, values.db, Boolean(values.json));
-  const format = oneOf(values.format, [...IMPORT_FORMATS, 'explainbench'] as const, '--format') as (typeof IMPORT_FORMATS)[number] | undefined ?? 'auto';
+  const format =
+    (oneOf(values.format, [...IMPORT_FORMATS, 'explainbench'] as const, '--format') as
+      | (typeof IMPORT_FORMATS)[number]
+      | undefined) ?? 'auto';
   const identical = oneOf(values.identical, ['first', 'both'] as const, '--identical') ?? 'first';
   const maxMb = values['max-size'] === undefined ? 100 : Number(values['max-size']);
-  if (!(maxMb > 0)) throw new UsageError(`--max-size takes a positive number of megabytes (got "${values['max-size']}")`);
+  if (!(maxMb > 0))
+    throw new UsageError(`--max-size takes a positive number of megabytes (got "${values['max-size']}")`);
 
   const {db, path: dbPath} = await openStore(values.db, 'create');
   const progress = process.stderr.isTTY ? progressLine() : undefined;
@@ -94,8 +98,12 @@ async function runExplainBench(dirs: string[], dbFlag: string | undefined, json:
     if (json) printJson({db: dbPath, explainbench: reports});
     else {
       for (const r of reports) {
-        const q = Object.entries(r.questions).map(([t, n]) => `${n} ${t}`).join(', ');
-        say(`${relativePath(r.dir)}: questions ${q}; ${r.explanations} explanations (texts not in the data); ${r.answers} recorded answers (${r.answersNew} new, ${r.unparseable} unparseable, counted wrong); ${r.published} published statistics → ${relativePath(dbPath)}`);
+        const q = Object.entries(r.questions)
+          .map(([t, n]) => `${n} ${t}`)
+          .join(', ');
+        say(
+          `${relativePath(r.dir)}: questions ${q}; ${r.explanations} explanations (texts not in the data); ${r.answers} recorded answers (${r.answersNew} new, ${r.unparseable} unparseable, counted wrong); ${r.published} published statistics → ${relativePath(dbPath)}`,
+        );
         for (const s of r.skipped) say(`  skipped: ${s}`);
       }
     }
@@ -134,27 +142,48 @@ export function toJson(report: ImportReport, db: string) {
       patch_chars: a.patchChars,
     })),
     instances: report.instances,
-    skipped: report.skipped.map(s => ({path: s.path, locator: s.locator, reason: s.reason, existing_id: s.existing ?? null})),
-    failed: report.failed.map(f => ({path: f.path, error: f.error, line: f.line ?? null, column: f.column ?? null, json_path: f.jsonPath ?? null})),
-    warnings: report.warnings.map(w => ({id: w.id, path: w.path, locator: w.locator, field: w.field, message: w.message})),
+    skipped: report.skipped.map(s => ({
+      path: s.path,
+      locator: s.locator,
+      reason: s.reason,
+      existing_id: s.existing ?? null,
+    })),
+    failed: report.failed.map(f => ({
+      path: f.path,
+      error: f.error,
+      line: f.line ?? null,
+      column: f.column ?? null,
+      json_path: f.jsonPath ?? null,
+    })),
+    warnings: report.warnings.map(w => ({
+      id: w.id,
+      path: w.path,
+      locator: w.locator,
+      field: w.field,
+      message: w.message,
+    })),
   };
 }
 
 function printHuman(report: ImportReport, db: string): void {
   for (const a of report.added) {
     const status = a.resolved === null ? 'unknown' : a.resolved ? 'resolved' : 'unresolved';
-    say(`added #${a.id} ${a.instance}  ${a.agent}  ${a.format}, ${a.steps} steps, ${status}  ${relativePath(a.path)}${a.locator ? ` (${a.locator})` : ''}`);
+    say(
+      `added #${a.id} ${a.instance}  ${a.agent}  ${a.format}, ${a.steps} steps, ${status}  ${relativePath(a.path)}${a.locator ? ` (${a.locator})` : ''}`,
+    );
   }
   for (const i of report.instances) say(`instance ${i.instance} ${i.status}  ${relativePath(i.path)}`);
   // Duplicates are named one by one; files that are not trajectories are counted by reason.
   const byReason = new Map<string, number>();
   for (const s of report.skipped) {
-    if (s.existing) say(`skipped ${relativePath(s.path)}${s.locator ? ` (${s.locator})` : ''}: ${s.reason} (#${s.existing})`);
+    if (s.existing)
+      say(`skipped ${relativePath(s.path)}${s.locator ? ` (${s.locator})` : ''}: ${s.reason} (#${s.existing})`);
     else byReason.set(s.reason.replace(/ \(.*\)$/, ''), (byReason.get(s.reason.replace(/ \(.*\)$/, '')) ?? 0) + 1);
   }
   for (const [reason, n] of byReason) say(`skipped ${n} file${n === 1 ? '' : 's'}: ${reason} (--json lists them)`);
   for (const f of report.failed) warn(`failed ${relativePath(f.path)}: ${f.error}`);
-  for (const w of report.warnings) warn(`warning #${w.id} ${relativePath(w.path)}${w.locator ? ` (${w.locator})` : ''}: ${w.field}: ${w.message}`);
+  for (const w of report.warnings)
+    warn(`warning #${w.id} ${relativePath(w.path)}${w.locator ? ` (${w.locator})` : ''}: ${w.field}: ${w.message}`);
   say(
     `${report.added.length} added, ${report.skipped.length} skipped, ${report.failed.length} failed` +
       `${report.instances.length ? `, ${report.instances.length} instance records` : ''} → ${relativePath(db)}`,

@@ -59,18 +59,30 @@ export async function runInstances(argv: string[]): Promise<number> {
         throw error;
       }
       if (values.json) {
-        printJson({file: report.file, instances: report.instances, predictions: report.predictions, without_record: report.withoutRecord});
+        printJson({
+          file: report.file,
+          instances: report.instances,
+          predictions: report.predictions,
+          without_record: report.withoutRecord,
+        });
         return EXIT.ok;
       }
       const count = (status: string) => report.instances.filter(i => i.status === status).length;
-      if (report.instances.length) say(`${report.instances.length} instance records: ${count('added')} added, ${count('updated')} updated, ${count('unchanged')} unchanged (${path})`);
+      if (report.instances.length)
+        say(
+          `${report.instances.length} instance records: ${count('added')} added, ${count('updated')} updated, ${count('unchanged')} unchanged (${path})`,
+        );
       if (report.predictions.length) {
         const added = report.predictions.filter(p => p.status === 'added').length;
         const models = [...new Set(report.predictions.map(p => p.model))];
-        say(`${report.predictions.length} predictions of ${models.map(sanitize).join(', ')}: ${added} added as runs without steps, ${report.predictions.length - added} already imported`);
+        say(
+          `${report.predictions.length} predictions of ${models.map(sanitize).join(', ')}: ${added} added as runs without steps, ${report.predictions.length - added} already imported`,
+        );
       }
       if (report.withoutRecord.length) {
-        say(`no instance record for ${report.withoutRecord.length} of the predicted instances (${report.withoutRecord.slice(0, 5).map(sanitize).join(', ')}${report.withoutRecord.length > 5 ? ', …' : ''}): import the dataset rows to trace them with --instance`);
+        say(
+          `no instance record for ${report.withoutRecord.length} of the predicted instances (${report.withoutRecord.slice(0, 5).map(sanitize).join(', ')}${report.withoutRecord.length > 5 ? ', …' : ''}): import the dataset rows to trace them with --instance`,
+        );
       }
       return EXIT.ok;
     } finally {
@@ -90,7 +102,18 @@ export async function runInstances(argv: string[]): Promise<number> {
 }
 
 function summaryJson(r: InstanceSummary) {
-  return {id: r.id, repo: r.repo, base_commit: r.baseCommit, version: r.version, created_at: r.createdAt, fail_to_pass: r.failToPass, pass_to_pass: r.passToPass, runs: r.runs, pairs: r.pairs, questions: r.questions};
+  return {
+    id: r.id,
+    repo: r.repo,
+    base_commit: r.baseCommit,
+    version: r.version,
+    created_at: r.createdAt,
+    fail_to_pass: r.failToPass,
+    pass_to_pass: r.passToPass,
+    runs: r.runs,
+    pairs: r.pairs,
+    questions: r.questions,
+  };
 }
 
 function printTable(rows: InstanceSummary[]): void {
@@ -102,7 +125,11 @@ function printTable(rows: InstanceSummary[]): void {
   say(`${'instance'.padEnd(width)}  ${'repo'.padEnd(22)}  base      version  FAIL_TO_PASS  runs  pairs  questions`);
   for (const r of rows) {
     say(
-      `${cell(r.id).padEnd(width)}  ${cell(r.repo ?? '-').slice(0, 22).padEnd(22)}  ${(r.baseCommit ?? '-').slice(0, 8).padEnd(8)}  ${cell(r.version ?? '-').padEnd(7)}  ${String(r.failToPass.length).padStart(12)}  ${String(r.runs).padStart(4)}  ${String(r.pairs).padStart(5)}  ${String(r.questions).padStart(9)}`,
+      `${cell(r.id).padEnd(width)}  ${cell(r.repo ?? '-')
+        .slice(0, 22)
+        .padEnd(
+          22,
+        )}  ${(r.baseCommit ?? '-').slice(0, 8).padEnd(8)}  ${cell(r.version ?? '-').padEnd(7)}  ${String(r.failToPass.length).padStart(12)}  ${String(r.runs).padStart(4)}  ${String(r.pairs).padStart(5)}  ${String(r.questions).padStart(9)}`,
     );
   }
   say(`${rows.length} instance${rows.length === 1 ? '' : 's'}`);
@@ -125,18 +152,27 @@ function instanceJson(d: InstanceDetail) {
 /** `show instance ID` (called from the show command). */
 function printInstance(d: InstanceDetail, json: boolean, notBuilt: ExclusionRow[] = []): void {
   if (json) {
-    printJson({...instanceJson(d), not_built: notBuilt.map(e => ({stage: e.stage, agent: e.agent, reason: e.reason, at: e.created_at}))});
+    printJson({
+      ...instanceJson(d),
+      not_built: notBuilt.map(e => ({stage: e.stage, agent: e.agent, reason: e.reason, at: e.created_at})),
+    });
     return;
   }
-  say(`${sanitize(d.id)} — ${sanitize(d.repo ?? 'no repository')} at ${d.baseCommit ?? 'no base commit'}${d.version ? `, version ${sanitize(d.version)}` : ''}${d.createdAt ? `, created ${sanitize(d.createdAt)}` : ''}`);
-  if (!d.hasRecord) say('(no dataset record: only the id a run, a trace or a question names; deltalens instances import FILE)');
+  say(
+    `${sanitize(d.id)} — ${sanitize(d.repo ?? 'no repository')} at ${d.baseCommit ?? 'no base commit'}${d.version ? `, version ${sanitize(d.version)}` : ''}${d.createdAt ? `, created ${sanitize(d.createdAt)}` : ''}`,
+  );
+  if (!d.hasRecord)
+    say('(no dataset record: only the id a run, a trace or a question names; deltalens instances import FILE)');
   say(`runs ${d.runs} · traced pairs ${d.pairs} · questions ${d.questions}`);
   say(`\nFAIL_TO_PASS (${d.failToPass.length}):`);
   for (const t of d.failToPass) say(`  ${sanitize(t)}`);
   say(`PASS_TO_PASS: ${d.passToPass.length} tests`);
   if (notBuilt.length) {
     say(`\nNot built (${notBuilt.length}; the latest questions build said why):`);
-    for (const e of notBuilt) say(`  ${e.stage}${e.agent ? ` (${sanitize(e.agent)})` : ''}, ${e.created_at.slice(0, 16).replace('T', ' ')}: ${sanitize(e.reason)}`);
+    for (const e of notBuilt)
+      say(
+        `  ${e.stage}${e.agent ? ` (${sanitize(e.agent)})` : ''}, ${e.created_at.slice(0, 16).replace('T', ' ')}: ${sanitize(e.reason)}`,
+      );
   }
   if (d.problemStatement) say(`\nProblem statement:\n${sanitize(d.problemStatement).trimEnd()}`);
   if (d.hintsText?.trim()) say(`\nHints:\n${sanitize(d.hintsText).trimEnd()}`);

@@ -29,7 +29,9 @@ export function printJson(value: unknown): void {
 
 /** A cell of a plain table: one line, sanitized. */
 export function cell(text: string | null | undefined): string {
-  return sanitize(text ?? '').replace(/\s+/g, ' ').trim();
+  return sanitize(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /**

@@ -4,7 +4,13 @@ import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
 import {forget, makeTempDir} from '../services/leftovers.js';
 import {PythonError, pythonRunner} from '../services/python.js';
 import {instanceBaseTree, InstanceTraceError, pytestIdOf} from '../services/instance-trace.js';
-import {buildQuestions, qualityChecks, type BuildOptions, type BuildResult, type QualityReport} from '../services/question-build.js';
+import {
+  buildQuestions,
+  qualityChecks,
+  type BuildOptions,
+  type BuildResult,
+  type QualityReport,
+} from '../services/question-build.js';
 import {qaModelFrom, QaModelChoiceError, type QaModel} from '../services/qa-models.js';
 import {SandboxMissing} from '../services/sandbox.js';
 import {WorkspaceError} from '../services/workspace.js';
@@ -117,10 +123,21 @@ function projectsIn(dir: string): Project[] {
     } catch (error) {
       throw new UsageError(`${meta}: not JSON (${(error as Error).message})`);
     }
-    if (typeof m.instance !== 'string' || typeof m.test !== 'string') throw new UsageError(`${meta}: needs "instance" and "test" strings`);
+    if (typeof m.instance !== 'string' || typeof m.test !== 'string')
+      throw new UsageError(`${meta}: needs "instance" and "test" strings`);
     const patches = join(root, 'patches');
-    const agents = existsSync(patches) ? readdirSync(patches).filter(f => f.endsWith('.diff') && f !== 'gold.diff').sort() : [];
-    out.push({instance: m.instance, test: m.test, buggyDir: join(root, 'repo'), goldPatch: join(patches, 'gold.diff'), agentPatches: agents.map(f => ({name: basename(f, '.diff'), file: join(patches, f)}))});
+    const agents = existsSync(patches)
+      ? readdirSync(patches)
+          .filter(f => f.endsWith('.diff') && f !== 'gold.diff')
+          .sort()
+      : [];
+    out.push({
+      instance: m.instance,
+      test: m.test,
+      buggyDir: join(root, 'repo'),
+      goldPatch: join(patches, 'gold.diff'),
+      agentPatches: agents.map(f => ({name: basename(f, '.diff'), file: join(patches, f)})),
+    });
   }
   if (!out.length) throw new UsageError(`--all ${dir}: no DIR/NAME/project.json found`);
   return out;
@@ -128,7 +145,9 @@ function projectsIn(dir: string): Project[] {
 
 /** The patches of the instance's stored runs, written to files (named by agent; #id when an agent has several). */
 function storedPatches(db: Db, instance: string, dir: string): {name: string; file: string}[] {
-  const runs = listTrajectories(db, {instance}).map(t => getTrajectory(db, t.id)).filter(t => t?.patch?.trim());
+  const runs = listTrajectories(db, {instance})
+    .map(t => getTrajectory(db, t.id))
+    .filter(t => t?.patch?.trim());
   return runs.map(t => {
     const many = runs.filter(r => r!.agent === t!.agent).length > 1;
     const name = many ? `${t!.agent}#${t!.id}` : t!.agent;
@@ -176,20 +195,28 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
     say(QUESTIONS_BUILD_HELP);
     return EXIT.ok;
   }
-  if (values.offline && (values.model || values['base-url'])) throw new UsageError('give --offline or --model NAME, not both');
-  if (values['generate-pbt'] && !values.model) throw new UsageError('--generate-pbt needs --model NAME (the model writes the test)');
+  if (values.offline && (values.model || values['base-url']))
+    throw new UsageError('give --offline or --model NAME, not both');
+  if (values['generate-pbt'] && !values.model)
+    throw new UsageError('--generate-pbt needs --model NAME (the model writes the test)');
   if (values.issue && !existsSync(values.issue)) throw new UsageError(`--issue ${values.issue}: no such file`);
   if (values['base-url'] && !values.model) throw new UsageError('--base-url goes with --model NAME');
-  if (values.model === 'lexical') throw new UsageError('lexical answers questions but cannot write candidates: give a chat model with --model, or --offline');
+  if (values.model === 'lexical')
+    throw new UsageError(
+      'lexical answers questions but cannot write candidates: give a chat model with --model, or --offline',
+    );
   let generator: QaModel | null = null;
   try {
-    generator = values.model ? qaModelFrom({model: values.model, baseUrl: values['base-url'], apiKeyEnv: values['api-key-env']}) : null;
+    generator = values.model
+      ? qaModelFrom({model: values.model, baseUrl: values['base-url'], apiKeyEnv: values['api-key-env']})
+      : null;
   } catch (error) {
     if (error instanceof QaModelChoiceError) throw new UsageError(error.message);
     throw error;
   }
   const types = (values.type ?? [...QUESTION_TYPES]).map(t => {
-    if (!QUESTION_TYPES.includes(t as QuestionType)) throw new UsageError(`--type must be one of ${QUESTION_TYPES.join(', ')} (got "${t}")`);
+    if (!QUESTION_TYPES.includes(t as QuestionType))
+      throw new UsageError(`--type must be one of ${QUESTION_TYPES.join(', ')} (got "${t}")`);
     return t as QuestionType;
   });
   const agentPatches = (values['agent-patch'] ?? []).map(spec => {
@@ -201,22 +228,57 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
   });
   let projects: Project[];
   if (values.all !== undefined) {
-    if (values.instance || values['buggy-dir'] || values.test || values.repo || values.pbt) throw new UsageError('--all DIR takes each instance from DIR: leave out --instance, --buggy-dir, --repo, --test and --pbt');
+    if (values.instance || values['buggy-dir'] || values.test || values.repo || values.pbt)
+      throw new UsageError(
+        '--all DIR takes each instance from DIR: leave out --instance, --buggy-dir, --repo, --test and --pbt',
+      );
     projects = projectsIn(resolve(values.all));
-  } else if (values.instance && values.repo && !values.buggy && !values['buggy-dir'] && !values.fixed && !values['fixed-dir'] && !values['gold-patch']) {
+  } else if (
+    values.instance &&
+    values.repo &&
+    !values.buggy &&
+    !values['buggy-dir'] &&
+    !values.fixed &&
+    !values['fixed-dir'] &&
+    !values['gold-patch']
+  ) {
     // an instance's record: its trees, fix and test (checked against the store below)
-    projects = [{instance: values.instance, buggyDir: '', goldPatch: '', test: values.test ?? '', agentPatches: [], fromRecord: values.repo}];
+    projects = [
+      {
+        instance: values.instance,
+        buggyDir: '',
+        goldPatch: '',
+        test: values.test ?? '',
+        agentPatches: [],
+        fromRecord: values.repo,
+      },
+    ];
   } else {
     if (!values.instance) throw new UsageError('questions build needs --instance ID (or --all DIR)');
-    if (!values['buggy-dir'] === !values.repo) throw new UsageError('questions build needs the buggy tree: --buggy-dir DIR, or --repo DIR --buggy REV');
+    if (!values['buggy-dir'] === !values.repo)
+      throw new UsageError('questions build needs the buggy tree: --buggy-dir DIR, or --repo DIR --buggy REV');
     if (values.repo && !values.buggy) throw new UsageError('--repo DIR needs --buggy REV (the buggy revision)');
-    if ((values.buggy || values.fixed) && !values.repo) throw new UsageError('--buggy and --fixed are revisions of --repo DIR');
+    if ((values.buggy || values.fixed) && !values.repo)
+      throw new UsageError('--buggy and --fixed are revisions of --repo DIR');
     if (values['generate-pbt'] && values.pbt) throw new UsageError('give --pbt FILE or --generate-pbt, not both');
-    if (!values['generate-pbt'] && !values.test === !values.pbt) throw new UsageError('give the test as --test NODEID (a pytest node id on the fixed tree), --pbt FILE, or --generate-pbt with --model (one of them)');
+    if (!values['generate-pbt'] && !values.test === !values.pbt)
+      throw new UsageError(
+        'give the test as --test NODEID (a pytest node id on the fixed tree), --pbt FILE, or --generate-pbt with --model (one of them)',
+      );
     if (values.pbt && !existsSync(values.pbt)) throw new UsageError(`--pbt ${values.pbt}: no such file`);
-    if ([values['fixed-dir'], values['gold-patch'], values.fixed].filter(Boolean).length !== 1) throw new UsageError('give the fix as --fixed-dir DIR, --fixed REV or --gold-patch FILE (one of them)');
-    if (values['gold-patch'] && !existsSync(values['gold-patch'])) throw new UsageError(`--gold-patch ${values['gold-patch']}: no such file`);
-    projects = [{instance: values.instance, buggyDir: resolve(values['buggy-dir'] ?? values.repo!), goldPatch: values['gold-patch'] ? resolve(values['gold-patch']) : '', test: values.test ?? '', agentPatches: []}];
+    if ([values['fixed-dir'], values['gold-patch'], values.fixed].filter(Boolean).length !== 1)
+      throw new UsageError('give the fix as --fixed-dir DIR, --fixed REV or --gold-patch FILE (one of them)');
+    if (values['gold-patch'] && !existsSync(values['gold-patch']))
+      throw new UsageError(`--gold-patch ${values['gold-patch']}: no such file`);
+    projects = [
+      {
+        instance: values.instance,
+        buggyDir: resolve(values['buggy-dir'] ?? values.repo!),
+        goldPatch: values['gold-patch'] ? resolve(values['gold-patch']) : '',
+        test: values.test ?? '',
+        agentPatches: [],
+      },
+    ];
   }
   const passEnv = passEnvOption(values['pass-env']);
   const seed = values.seed === undefined ? 0 : Number(values.seed);
@@ -239,12 +301,19 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       const started = Date.now();
       if (p.fromRecord) {
         try {
-          const runner = await pythonRunner(values.python ?? process.env.DELTALENS_PYTHON ?? 'python3', values['no-sandbox'] ? 'off' : 'require', {passEnv});
+          const runner = await pythonRunner(
+            values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',
+            values['no-sandbox'] ? 'off' : 'require',
+            {passEnv},
+          );
           const tree = await instanceBaseTree(db, p.instance, p.fromRecord, runner);
           p.test = await pytestIdOf(db, p.instance, p.fromRecord, values.test);
           p.buggyDir = tree.dir;
           p.goldPatch = tree.goldPatch;
-          if (!values.json || process.stderr.isTTY) warn(`${p.instance}: ${tree.reused ? 'the' : 'made the'} buggy tree from its record (${tree.dir}); the test ${p.test}`);
+          if (!values.json || process.stderr.isTTY)
+            warn(
+              `${p.instance}: ${tree.reused ? 'the' : 'made the'} buggy tree from its record (${tree.dir}); the test ${p.test}`,
+            );
         } catch (error) {
           if (error instanceof InstanceTraceError || error instanceof WorkspaceError || error instanceof PythonError) {
             warn(`deltalens: ${error.message}`);
@@ -256,12 +325,20 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       const options: BuildOptions = {
         instance: p.instance,
         buggyDir: p.buggyDir,
-        ...(values['fixed-dir'] && values.all === undefined ? {fixedDir: resolve(values['fixed-dir'])} : values.fixed && values.all === undefined ? {fixedRev: values.fixed} : {goldPatch: p.goldPatch}),
+        ...(values['fixed-dir'] && values.all === undefined
+          ? {fixedDir: resolve(values['fixed-dir'])}
+          : values.fixed && values.all === undefined
+            ? {fixedRev: values.fixed}
+            : {goldPatch: p.goldPatch}),
         ...(values.buggy && values.all === undefined ? {buggyRev: values.buggy} : {}),
         ...(values.pbt && values.all === undefined ? {pbt: resolve(values.pbt)} : {}),
         ...(values['generate-pbt'] ? {generatePbt: positiveInt(values['pbt-attempts'], '--pbt-attempts') ?? 3} : {}),
         ...(values.issue ? {issue: readFileSync(values.issue, 'utf8')} : {}),
-        agentPatches: [...p.agentPatches, ...agentPatches, ...(values['stored-patches'] ? storedPatches(db, p.instance, scratch) : [])],
+        agentPatches: [
+          ...p.agentPatches,
+          ...agentPatches,
+          ...(values['stored-patches'] ? storedPatches(db, p.instance, scratch) : []),
+        ],
         test: p.test,
         python: values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',
         sandbox: values['no-sandbox'] ? 'off' : 'require',
@@ -272,7 +349,10 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
         force: values.force,
         generator,
         onProgress: (stage, detail, parts) => {
-          if (!values.json || process.stderr.isTTY) warn(`${p.instance}${projects.length > 1 ? ` (${index + 1}/${projects.length})` : ''} · ${partsText(parts, started)} · ${stage}: ${detail}`);
+          if (!values.json || process.stderr.isTTY)
+            warn(
+              `${p.instance}${projects.length > 1 ? ` (${index + 1}/${projects.length})` : ''} · ${partsText(parts, started)} · ${stage}: ${detail}`,
+            );
         },
       };
       try {
@@ -280,7 +360,8 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
         all.questions.push(...r.questions);
         all.excluded.push(...r.excluded);
       } catch (error) {
-        if (error instanceof WorkspaceError || error instanceof PythonError) all.excluded.push({instance: p.instance, stage: 'instance', reason: error.message});
+        if (error instanceof WorkspaceError || error instanceof PythonError)
+          all.excluded.push({instance: p.instance, stage: 'instance', reason: error.message});
         else if (error instanceof SandboxMissing) {
           warn(`deltalens: ${error.message}`);
           return EXIT.failed;
@@ -288,8 +369,15 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       }
     }
     if (!values['no-checks'] && all.questions.length) {
-      if (!values.json || process.stderr.isTTY) warn(`quality checks: ${all.questions.length} questions from a blank explanation and from the options alone (${checkModel.name}), and the lexical baseline`);
-      quality = await qualityChecks(db, all.questions.map(b => b.question), checkModel);
+      if (!values.json || process.stderr.isTTY)
+        warn(
+          `quality checks: ${all.questions.length} questions from a blank explanation and from the options alone (${checkModel.name}), and the lexical baseline`,
+        );
+      quality = await qualityChecks(
+        db,
+        all.questions.map(b => b.question),
+        checkModel,
+      );
     }
   } finally {
     db.close();
@@ -297,7 +385,18 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
   }
   if (values.json) {
     printJson({
-      questions: all.questions.map(b => ({id: b.question.id, type: b.question.type, instance: b.question.instance, agent: b.question.agent, context: b.question.context, question: b.question.question, choices: b.question.choices, answer: b.question.answer, provenance: b.provenance, unchanged: b.unchanged})),
+      questions: all.questions.map(b => ({
+        id: b.question.id,
+        type: b.question.type,
+        instance: b.question.instance,
+        agent: b.question.agent,
+        context: b.question.context,
+        question: b.question.question,
+        choices: b.question.choices,
+        answer: b.question.answer,
+        provenance: b.provenance,
+        unchanged: b.unchanged,
+      })),
       excluded: all.excluded,
       quality,
       db: dbPath,
@@ -309,11 +408,16 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       for (const c of q.choices) say(`    ${q.answer.includes(c.label) ? '✓' : ' '} ${c.label}. ${c.text}`);
       const check = quality.find(x => x.question === q.id);
       if (check) {
-        say(`    checks (${check.model}): blank explanation ${check.blank.correct}/${check.blank.n} right${check.blank.correct ? ' — FLAGGED' : ''} · options alone ${check.choices_only.correct}/${check.choices_only.n} · lexical on stored explanations ${check.lexical.n ? `${check.lexical.correct}/${check.lexical.n}` : '—'}${check.flags.length ? ` · flags: ${check.flags.join(', ')}` : ''}`);
+        say(
+          `    checks (${check.model}): blank explanation ${check.blank.correct}/${check.blank.n} right${check.blank.correct ? ' — FLAGGED' : ''} · options alone ${check.choices_only.correct}/${check.choices_only.n} · lexical on stored explanations ${check.lexical.n ? `${check.lexical.correct}/${check.lexical.n}` : '—'}${check.flags.length ? ` · flags: ${check.flags.join(', ')}` : ''}`,
+        );
       }
     }
-    for (const e of all.excluded) say(`excluded    ${e.instance} · ${e.stage}${e.agent ? ` · ${e.agent}` : ''}: ${e.reason}`);
-    say(`${all.questions.length} questions built (${all.questions.filter(b => b.unchanged).length} unchanged), ${all.excluded.length} excluded → ${dbPath}`);
+    for (const e of all.excluded)
+      say(`excluded    ${e.instance} · ${e.stage}${e.agent ? ` · ${e.agent}` : ''}: ${e.reason}`);
+    say(
+      `${all.questions.length} questions built (${all.questions.filter(b => b.unchanged).length} unchanged), ${all.excluded.length} excluded → ${dbPath}`,
+    );
   }
   return all.questions.length || !all.excluded.length ? EXIT.ok : EXIT.failed;
 }
@@ -321,8 +425,12 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
 /** How far a build is: its parts done of all, the time it has taken, and (after two parts) about how long it has left. */
 export function partsText(parts: {done: number; total: number}, started: number, now = Date.now()): string {
   const elapsed = (now - started) / 1000;
-  const clock = (s: number) => (s >= 60 ? `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${Math.round(s)}s`);
+  const clock = (s: number) =>
+    s >= 60 ? `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${Math.round(s)}s`;
   if (!parts.total) return clock(elapsed);
-  const left = parts.done >= 2 && parts.done < parts.total ? `, about ${clock((elapsed / parts.done) * (parts.total - parts.done))} left` : '';
+  const left =
+    parts.done >= 2 && parts.done < parts.total
+      ? `, about ${clock((elapsed / parts.done) * (parts.total - parts.done))} left`
+      : '';
   return `part ${Math.min(parts.done + 1, parts.total)}/${parts.total}, ${clock(elapsed)}${left}`;
 }

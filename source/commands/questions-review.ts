@@ -68,17 +68,26 @@ export async function runQuestionsReview(sub: 'review' | 'edit', argv: string[])
     if (!action && values.note !== undefined) throw new UsageError('--note goes with --accept or --reject');
     const {db} = await openStore(values.db, action ? 'write' : 'read');
     try {
-      if (!getQuestion(db, id)) throw new UsageError(`no question "${id}" in this database (questions list shows them)`);
+      if (!getQuestion(db, id))
+        throw new UsageError(`no question "${id}" in this database (questions list shows them)`);
       if (action) {
         const r = reviewQuestion(db, id, action, reviewer, values.note?.trim() || null);
-        if (values.json) printJson({review: {question: id, action: r.action, reviewer: r.reviewer, note: r.note, created_at: r.created_at}});
-        else say(`${id}: ${r.action} by ${r.reviewer}${r.note ? ` — ${r.note}` : ''}${r.action === 'rejected' ? ' (left out of score, report and exports from now on)' : ''}`);
+        if (values.json)
+          printJson({
+            review: {question: id, action: r.action, reviewer: r.reviewer, note: r.note, created_at: r.created_at},
+          });
+        else
+          say(
+            `${id}: ${r.action} by ${r.reviewer}${r.note ? ` — ${r.note}` : ''}${r.action === 'rejected' ? ' (left out of score, report and exports from now on)' : ''}`,
+          );
         return EXIT.ok;
       }
       const rows = listReviews(db, id);
       if (values.json) printJson({question: id, reviews: rows});
       else if (!rows.length) say(`${id}: not reviewed yet (--accept, --reject, or questions edit)`);
-      else for (const r of rows) say(`${r.created_at}  ${r.action.padEnd(8)} ${r.reviewer}${r.note ? ` — ${r.note}` : ''}`);
+      else
+        for (const r of rows)
+          say(`${r.created_at}  ${r.action.padEnd(8)} ${r.reviewer}${r.note ? ` — ${r.note}` : ''}`);
       return EXIT.ok;
     } catch (error) {
       if (error instanceof ReviewError) throw new UsageError(error.message);
@@ -103,7 +112,10 @@ export async function runQuestionsReview(sub: 'review' | 'edit', argv: string[])
     let fromEditor = false;
     if (values.file) text = readFileSync(values.file, 'utf8');
     else {
-      if (!process.stdin.isTTY) throw new UsageError('questions edit without --file opens $EDITOR, which needs a terminal (or give --file FILE; --print writes the document to edit)');
+      if (!process.stdin.isTTY)
+        throw new UsageError(
+          'questions edit without --file opens $EDITOR, which needs a terminal (or give --file FILE; --print writes the document to edit)',
+        );
       const edited = editText(editDocument(q), process.env, 'question.json');
       if (edited.error) throw new UsageError(edited.error);
       if (edited.text === null) {
@@ -127,7 +139,9 @@ export async function runQuestionsReview(sub: 'review' | 'edit', argv: string[])
     } catch (error) {
       if (error instanceof QuestionError) {
         const kept = fromEditor ? keep(id, text) : null;
-        warn(`deltalens: ${values.file ?? 'the edit'}: ${error.field}: ${error.message} (nothing saved${kept ? `; your edit is in ${kept}` : ''})`);
+        warn(
+          `deltalens: ${values.file ?? 'the edit'}: ${error.field}: ${error.message} (nothing saved${kept ? `; your edit is in ${kept}` : ''})`,
+        );
         return EXIT.failed;
       }
       if (error instanceof ReviewError || error instanceof PythonError) {
@@ -141,12 +155,28 @@ export async function runQuestionsReview(sub: 'review' | 'edit', argv: string[])
       throw error;
     }
     const kept = !r.saved && fromEditor && r.problems[0] !== 'unchanged: nothing to save' ? keep(id, text) : null;
-    if (values.json) printJson({saved: r.saved, question: r.question, checks: r.checks, problems: r.problems, ...(kept ? {kept} : {})});
+    if (values.json)
+      printJson({
+        saved: r.saved,
+        question: r.question,
+        checks: r.checks,
+        problems: r.problems,
+        ...(kept ? {kept} : {}),
+      });
     else {
-      for (const c of r.checks) say(`  ${c.status === 'invalid' ? '✗' : c.status === 'valid' ? '✓' : '·'} ${c.label}. ${c.text} [${c.role}] — ${c.reason}`);
-      if (r.saved) say(`${id}: edited and saved (${r.ran ? 'changed choices re-validated by running them' : 'checked against the stored runs'}; the previous version is kept in its review)`);
+      for (const c of r.checks)
+        say(
+          `  ${c.status === 'invalid' ? '✗' : c.status === 'valid' ? '✓' : '·'} ${c.label}. ${c.text} [${c.role}] — ${c.reason}`,
+        );
+      if (r.saved)
+        say(
+          `${id}: edited and saved (${r.ran ? 'changed choices re-validated by running them' : 'checked against the stored runs'}; the previous version is kept in its review)`,
+        );
       else if (r.problems[0] === 'unchanged: nothing to save') say(`${id}: unchanged: nothing to save`);
-      else say(`${id}: NOT saved — ${r.problems.join('; ')}${kept ? ` (your edit is in ${kept}: fix it and run questions edit ${id} --file ${kept})` : ''}`);
+      else
+        say(
+          `${id}: NOT saved — ${r.problems.join('; ')}${kept ? ` (your edit is in ${kept}: fix it and run questions edit ${id} --file ${kept})` : ''}`,
+        );
     }
     return r.saved || r.problems[0] === 'unchanged: nothing to save' ? EXIT.ok : EXIT.failed;
   } finally {

@@ -2,8 +2,22 @@ import {terminalSafeJson} from '../core/text/sanitize.js';
 import {cell, say, warn} from './output.js';
 import {writeFileSync} from 'node:fs';
 import {resolve} from 'node:path';
-import {QUESTION_TYPES, QuestionError, questionRecord, validateQuestion, type Question, type QuestionType} from '../core/questions/model.js';
-import {ensureExplanation, insertQuestion, listExplanations, listQuestions, rejectedQuestions, reviewStatus} from '../store/questions.js';
+import {
+  QUESTION_TYPES,
+  QuestionError,
+  questionRecord,
+  validateQuestion,
+  type Question,
+  type QuestionType,
+} from '../core/questions/model.js';
+import {
+  ensureExplanation,
+  insertQuestion,
+  listExplanations,
+  listQuestions,
+  rejectedQuestions,
+  reviewStatus,
+} from '../store/questions.js';
 import {writeTx} from '../store/db.js';
 import {readLines} from '../services/text-file.js';
 import {FormatError} from '../core/trajectory/model.js';
@@ -87,7 +101,13 @@ export async function runQuestions(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'build') return runQuestionsBuild(rest);
   if (sub === 'review' || sub === 'edit') return runQuestionsReview(sub, rest);
-  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, type: {type: 'string'}, instance: {type: 'string'}, format: {type: 'string'}, explainbench: {type: 'string'}});
+  const {values, positionals} = parse(rest, {
+    ...COMMON_OPTIONS,
+    type: {type: 'string'},
+    instance: {type: 'string'},
+    format: {type: 'string'},
+    explainbench: {type: 'string'},
+  });
   if (values.help || sub === '--help' || sub === '-h' || sub === undefined) {
     say(QUESTIONS_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
@@ -114,7 +134,10 @@ export async function runQuestions(argv: string[]): Promise<number> {
     }
     const byType = Object.fromEntries(QUESTION_TYPES.map(t => [t, questions.filter(q => q.type === t).length]));
     if (values.json) printJson({imported: questions.length, by_type: byType, db: dbPath});
-    else say(`imported ${questions.length} questions (${QUESTION_TYPES.map(t => `${byType[t]} ${t}`).join(', ')}) → ${dbPath}`);
+    else
+      say(
+        `imported ${questions.length} questions (${QUESTION_TYPES.map(t => `${byType[t]} ${t}`).join(', ')}) → ${dbPath}`,
+      );
     return EXIT.ok;
   }
   const {db} = await openStore(values.db, 'read');
@@ -122,22 +145,33 @@ export async function runQuestions(argv: string[]): Promise<number> {
   const kept = (qs: Question[]) => {
     const rejected = rejectedQuestions(db);
     const out = qs.filter(q => !rejected.has(q.id));
-    if (out.length < qs.length) warn(`deltalens: left out ${qs.length - out.length} rejected question(s) (questions review)`);
+    if (out.length < qs.length)
+      warn(`deltalens: left out ${qs.length - out.length} rejected question(s) (questions review)`);
     return out;
   };
   try {
     if (sub === 'export') {
       const format = oneOf(values.format ?? 'jsonl', ['jsonl', 'explainbench'] as const, '--format');
       if (format === 'explainbench') {
-        if (positionals.length !== 1 || positionals[0] === '-') throw new UsageError('questions export --format explainbench takes one DIR');
-        const r = exportExplainBench(kept(listQuestions(db, {type, instance: values.instance})), resolve(positionals[0]!));
+        if (positionals.length !== 1 || positionals[0] === '-')
+          throw new UsageError('questions export --format explainbench takes one DIR');
+        const r = exportExplainBench(
+          kept(listQuestions(db, {type, instance: values.instance})),
+          resolve(positionals[0]!),
+        );
         for (const s of r.skipped) warn(`deltalens: left out ${s}`);
-        if (values.json) printJson({exported: r.questions, files: r.files, skipped: r.skipped, dir: resolve(positionals[0]!)});
-        else say(`exported ${r.questions} questions in the ExplainBench layout (${r.files} files under ${positionals[0]}/dataset)${r.skipped.length ? `; ${r.skipped.length} left out (one question per type, agent and instance)` : ''}`);
+        if (values.json)
+          printJson({exported: r.questions, files: r.files, skipped: r.skipped, dir: resolve(positionals[0]!)});
+        else
+          say(
+            `exported ${r.questions} questions in the ExplainBench layout (${r.files} files under ${positionals[0]}/dataset)${r.skipped.length ? `; ${r.skipped.length} left out (one question per type, agent and instance)` : ''}`,
+          );
         return EXIT.ok;
       }
       if (positionals.length !== 1) throw new UsageError('questions export takes one FILE (use - for stdout)');
-      const lines = kept(listQuestions(db, {type, instance: values.instance})).map(q => JSON.stringify(questionRecord(q)));
+      const lines = kept(listQuestions(db, {type, instance: values.instance})).map(q =>
+        JSON.stringify(questionRecord(q)),
+      );
       const text = lines.length ? `${lines.join('\n')}\n` : '';
       if (positionals[0] === '-') process.stdout.write(terminalSafeJson(text));
       else {
@@ -147,8 +181,10 @@ export async function runQuestions(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     if (sub === 'compare') {
-      if (!values.explainbench) throw new UsageError('questions compare takes --explainbench DIR (a checkout of pan2013e/explainbench)');
-      if (positionals.length) throw new UsageError(`questions compare takes no positional argument (got "${positionals[0]}")`);
+      if (!values.explainbench)
+        throw new UsageError('questions compare takes --explainbench DIR (a checkout of pan2013e/explainbench)');
+      if (positionals.length)
+        throw new UsageError(`questions compare takes no positional argument (got "${positionals[0]}")`);
       let theirs;
       try {
         theirs = readExplainBenchQuestions(resolve(values.explainbench)).questions.map(x => x.question);
@@ -159,9 +195,13 @@ export async function runQuestions(argv: string[]): Promise<number> {
         }
         throw e;
       }
-      const ours = listQuestions(db, {type, instance: values.instance}).filter(q => q.id.startsWith(`${q.instance}/built/`));
+      const ours = listQuestions(db, {type, instance: values.instance}).filter(q =>
+        q.id.startsWith(`${q.instance}/built/`),
+      );
       if (!ours.length) {
-        warn(`deltalens: no built questions${values.instance ? ` of ${values.instance}` : ''}${type ? ` of type ${type}` : ''} in ${db.name} (questions build makes them)`);
+        warn(
+          `deltalens: no built questions${values.instance ? ` of ${values.instance}` : ''}${type ? ` of type ${type}` : ''} in ${db.name} (questions build makes them)`,
+        );
         return EXIT.failed;
       }
       const c = compareQuestions(ours, theirs);
@@ -171,10 +211,20 @@ export async function runQuestions(argv: string[]): Promise<number> {
     }
     if (sub === 'list') {
       const status = reviewStatus(db);
-      const rows = listQuestions(db, {type, instance: values.instance}).map(q => ({id: q.id, instance: q.instance, type: q.type, agent: q.agent, trajectory: q.trajectory, review: status.get(q.id)?.action ?? null}));
+      const rows = listQuestions(db, {type, instance: values.instance}).map(q => ({
+        id: q.id,
+        instance: q.instance,
+        type: q.type,
+        agent: q.agent,
+        trajectory: q.trajectory,
+        review: status.get(q.id)?.action ?? null,
+      }));
       if (values.json) printJson(rows);
       else {
-        for (const r of rows) say(`${r.type.padEnd(13)} ${cell(r.instance).padEnd(28)} ${cell(r.agent).padEnd(40)} ${(r.review ?? '').padEnd(9)} ${cell(r.id)}`);
+        for (const r of rows)
+          say(
+            `${r.type.padEnd(13)} ${cell(r.instance).padEnd(28)} ${cell(r.agent).padEnd(40)} ${(r.review ?? '').padEnd(9)} ${cell(r.id)}`,
+          );
         say(`${rows.length} questions`);
       }
       return EXIT.ok;
@@ -197,10 +247,22 @@ export async function runExplanations(argv: string[]): Promise<number> {
   if (sub !== 'list') throw new UsageError('explanations takes list or import');
   const {db} = await openStore(values.db, 'read');
   try {
-    const rows = listExplanations(db).map(e => ({id: e.id, instance: e.instance, agent: e.agent, kind: e.kind, length: e.length, has_text: e.hasText, trajectory: e.trajectory, source: e.source}));
+    const rows = listExplanations(db).map(e => ({
+      id: e.id,
+      instance: e.instance,
+      agent: e.agent,
+      kind: e.kind,
+      length: e.length,
+      has_text: e.hasText,
+      trajectory: e.trajectory,
+      source: e.source,
+    }));
     if (values.json) printJson(rows);
     else {
-      for (const r of rows) say(`${String(r.id).padStart(5)} ${cell(r.instance).padEnd(28)} ${cell(r.agent).padEnd(40)} ${r.kind.padEnd(9)} ${r.has_text ? `${r.length} chars` : '(text not in its source)'}`);
+      for (const r of rows)
+        say(
+          `${String(r.id).padStart(5)} ${cell(r.instance).padEnd(28)} ${cell(r.agent).padEnd(40)} ${r.kind.padEnd(9)} ${r.has_text ? `${r.length} chars` : '(text not in its source)'}`,
+        );
       say(`${rows.length} explanations`);
     }
   } finally {
@@ -227,11 +289,18 @@ async function importExplanations(argv: string[]): Promise<number> {
         throw new FormatError(`invalid JSON: ${(e as Error).message}`, {line: raw.line});
       }
       for (const field of ['instance', 'agent', 'text'] as const) {
-        if (typeof o[field] !== 'string' || (field !== 'text' && !(o[field] as string).trim())) throw new FormatError(`"${field}" must be a string`, {line: raw.line});
+        if (typeof o[field] !== 'string' || (field !== 'text' && !(o[field] as string).trim()))
+          throw new FormatError(`"${field}" must be a string`, {line: raw.line});
       }
       const kind = (o.kind ?? 'original') as string;
-      if (!['original', 'audited', 'custom'].includes(kind)) throw new FormatError(`"kind" must be original, audited or custom`, {line: raw.line});
-      rows.push({instance: o.instance as string, agent: o.agent as string, kind: kind as 'original', text: o.text as string});
+      if (!['original', 'audited', 'custom'].includes(kind))
+        throw new FormatError(`"kind" must be original, audited or custom`, {line: raw.line});
+      rows.push({
+        instance: o.instance as string,
+        agent: o.agent as string,
+        kind: kind as 'original',
+        text: o.text as string,
+      });
     }
   } catch (e) {
     if (e instanceof FormatError) {
@@ -256,20 +325,27 @@ function printComparison(c: Comparison): void {
   for (const r of c.rows) {
     say(`${cell(r.instance)}  ${r.type}${r.agent ? `  ${cell(r.agent)}` : ''}`);
     if (r.point) {
-      const side = (p: {function: string | null; line: string | null; timing: string | null}) => `${cell(p.function ?? '?')} · ${cell(p.line ?? '?').slice(0, 60)} · ${p.timing ?? '?'}`;
+      const side = (p: {function: string | null; line: string | null; timing: string | null}) =>
+        `${cell(p.function ?? '?')} · ${cell(p.line ?? '?').slice(0, 60)} · ${p.timing ?? '?'}`;
       say(`  delta point  ours    ${side(r.point.ours)}`);
       say(`               theirs  ${side(r.point.theirs)}`);
-      say(`               function ${same(r.point.same_function)}, line ${same(r.point.same_line)}, timing ${same(r.point.same_timing)}`);
+      say(
+        `               function ${same(r.point.same_function)}, line ${same(r.point.same_line)}, timing ${same(r.point.same_timing)}`,
+      );
     }
     say(`  key          ours    ${cell(r.key.ours.join(' / ')).slice(0, 100)}`);
     say(`               theirs  ${cell(r.key.theirs.join(' / ')).slice(0, 100)}   → ${same(r.key.same)}`);
-    say(`  options      ${r.choices.shared.length} of the package's ${r.choices.theirs} among our ${r.choices.ours}${r.choices.shared.length ? `: ${r.choices.shared.map(x => cell(x).slice(0, 40)).join(', ')}` : ''}`);
+    say(
+      `  options      ${r.choices.shared.length} of the package's ${r.choices.theirs} among our ${r.choices.ours}${r.choices.shared.length ? `: ${r.choices.shared.map(x => cell(x).slice(0, 40)).join(', ')}` : ''}`,
+    );
   }
   if (c.rows.length) say();
   say('type           compared  same key            same function       same line           options shared');
   for (const [type, t] of Object.entries(c.totals)) {
     if (!t.compared) continue;
-    say(`${type.padEnd(14)} ${String(t.compared).padEnd(9)} ${pct(t.same_key, t.compared).padEnd(19)} ${(t.same_function === null ? '—' : pct(t.same_function, t.compared)).padEnd(19)} ${(t.same_line === null ? '—' : pct(t.same_line, t.compared)).padEnd(19)} ${t.shared_choices === null ? '—' : `${Math.round(100 * t.shared_choices)} %`}`);
+    say(
+      `${type.padEnd(14)} ${String(t.compared).padEnd(9)} ${pct(t.same_key, t.compared).padEnd(19)} ${(t.same_function === null ? '—' : pct(t.same_function, t.compared)).padEnd(19)} ${(t.same_line === null ? '—' : pct(t.same_line, t.compared)).padEnd(19)} ${t.shared_choices === null ? '—' : `${Math.round(100 * t.shared_choices)} %`}`,
+    );
   }
   if (c.unmatched.length) {
     say();

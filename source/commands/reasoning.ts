@@ -61,7 +61,13 @@ source edit), "notes"}.`;
 
 export async function runReasoning(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, detector: {type: 'string'}, source: {type: 'string', multiple: true}, trajectory: {type: 'string'}, all: {type: 'boolean'}});
+  const {values, positionals} = parse(rest, {
+    ...COMMON_OPTIONS,
+    detector: {type: 'string'},
+    source: {type: 'string', multiple: true},
+    trajectory: {type: 'string'},
+    all: {type: 'boolean'},
+  });
   if (values.help || sub === '--help' || sub === '-h' || sub === undefined) {
     say(REASONING_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
@@ -73,11 +79,22 @@ export async function runReasoning(argv: string[]): Promise<number> {
     try {
       const tty = process.stderr.isTTY && !values.json;
       const t0 = Date.now();
-      const r = tagReasoning(db, {detector, onProgress: (done, total) => tty && (done % 50 === 0 || done === total) && process.stderr.write(`\r\x1b[Ktagging: ${done}/${total} runs`)});
+      const r = tagReasoning(db, {
+        detector,
+        onProgress: (done, total) =>
+          tty && (done % 50 === 0 || done === total) && process.stderr.write(`\r\x1b[Ktagging: ${done}/${total} runs`),
+      });
       if (tty) process.stderr.write('\n');
       const seconds = (Date.now() - t0) / 1000;
-      if (values.json) printJson({tagged: {...r, detector, seconds, steps_per_second: seconds ? Math.round(r.steps / seconds) : null}, db: path});
-      else say(`tagged ${r.steps} steps of ${r.runs} runs with the ${detector} detector: ${r.marks} marks (${seconds.toFixed(1)} s) → ${path}`);
+      if (values.json)
+        printJson({
+          tagged: {...r, detector, seconds, steps_per_second: seconds ? Math.round(r.steps / seconds) : null},
+          db: path,
+        });
+      else
+        say(
+          `tagged ${r.steps} steps of ${r.runs} runs with the ${detector} detector: ${r.marks} marks (${seconds.toFixed(1)} s) → ${path}`,
+        );
       return EXIT.ok;
     } finally {
       db.close();
@@ -85,7 +102,8 @@ export async function runReasoning(argv: string[]): Promise<number> {
   }
   if (sub === 'check') {
     if (!values.trajectory === !values.all) throw new UsageError('reasoning check takes --trajectory N or --all');
-    if (values.trajectory !== undefined && !/^\d+$/.test(values.trajectory)) throw new UsageError(`--trajectory takes a run id (got "${values.trajectory}")`);
+    if (values.trajectory !== undefined && !/^\d+$/.test(values.trajectory))
+      throw new UsageError(`--trajectory takes a run id (got "${values.trajectory}")`);
     const {db} = await openStore(values.db, 'write');
     try {
       const ids = values.all ? trajectoryIds(db) : [Number(values.trajectory)];
@@ -98,8 +116,11 @@ export async function runReasoning(argv: string[]): Promise<number> {
       for (const c of all) counts[c.verdict]++;
       if (values.json) printJson({checks: all, counts});
       else {
-        for (const c of all) say(`#${c.trajectory} step ${c.step + 1}  ${c.verdict.padEnd(12)} ${c.text}  — ${c.reason}`);
-        say(`${all.length} claims: ${counts.confirmed} confirmed, ${counts.contradicted} contradicted, ${counts.unverifiable} unverifiable`);
+        for (const c of all)
+          say(`#${c.trajectory} step ${c.step + 1}  ${c.verdict.padEnd(12)} ${c.text}  — ${c.reason}`);
+        say(
+          `${all.length} claims: ${counts.confirmed} confirmed, ${counts.contradicted} contradicted, ${counts.unverifiable} unverifiable`,
+        );
       }
       return EXIT.ok;
     } finally {
@@ -122,10 +143,17 @@ export async function runReasoning(argv: string[]): Promise<number> {
         return EXIT.ok;
       }
       const f = (x: number | null) => (x === null ? '   —' : x.toFixed(2).padStart(4));
-      say(`Localization against the gold patch: ${r.runs.length} runs (F1; function level where a checkout is at hand)`);
+      say(
+        `Localization against the gold patch: ${r.runs.length} runs (F1; function level where a checkout is at hand)`,
+      );
       say('');
-      say(`${'agent'.padEnd(34)} runs  file F1  function F1 (runs)   with reasoning: file · function   without: file · function`);
-      for (const a of r.agents) say(`${a.agent.slice(0, 34).padEnd(34)} ${String(a.runs).padStart(4)}     ${f(a.file_f1)}         ${f(a.function_f1)} (${a.function_runs})            ${String(a.with_reasoning.runs).padStart(3)} runs ${f(a.with_reasoning.file_f1)} · ${f(a.with_reasoning.function_f1)}     ${String(a.without_reasoning.runs).padStart(3)} runs ${f(a.without_reasoning.file_f1)} · ${f(a.without_reasoning.function_f1)}`);
+      say(
+        `${'agent'.padEnd(34)} runs  file F1  function F1 (runs)   with reasoning: file · function   without: file · function`,
+      );
+      for (const a of r.agents)
+        say(
+          `${a.agent.slice(0, 34).padEnd(34)} ${String(a.runs).padStart(4)}     ${f(a.file_f1)}         ${f(a.function_f1)} (${a.function_runs})            ${String(a.with_reasoning.runs).padStart(3)} runs ${f(a.with_reasoning.file_f1)} · ${f(a.with_reasoning.function_f1)}     ${String(a.without_reasoning.runs).padStart(3)} runs ${f(a.without_reasoning.file_f1)} · ${f(a.without_reasoning.function_f1)}`,
+        );
       for (const n of r.notes) say(`note: ${n}`);
       return EXIT.ok;
     } finally {

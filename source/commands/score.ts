@@ -43,14 +43,20 @@ function bar(p: ScoreProgress, width = 28): string {
   const total = Math.max(1, p.total - p.cached);
   const doneShare = (p.done + p.failed) / total;
   const fill = Math.round(doneShare * width);
-  const eta = p.etaSeconds === null ? '—' : p.etaSeconds < 90 ? `${Math.round(p.etaSeconds)} s` : `${Math.round(p.etaSeconds / 60)} min`;
+  const eta =
+    p.etaSeconds === null
+      ? '—'
+      : p.etaSeconds < 90
+        ? `${Math.round(p.etaSeconds)} s`
+        : `${Math.round(p.etaSeconds / 60)} min`;
   return `[${'█'.repeat(fill)}${' '.repeat(width - fill)}] ${p.done + p.failed}/${total} · ${p.rate.toFixed(1)}/s · ETA ${eta} · ${p.failed} failed${p.cached ? ` · ${p.cached} cached` : ''}`;
 }
 
 function timeoutMs(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a number of seconds above 0 (got "${value}")`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError(`--timeout takes a number of seconds above 0 (got "${value}")`);
   return seconds * 1000;
 }
 
@@ -80,13 +86,16 @@ export async function runScore(argv: string[]): Promise<number> {
     say(SCORE_HELP);
     return EXIT.ok;
   }
-  const kindFlag = oneOf(values.explanations, ['original', 'audited', 'blank', 'custom', 'all'] as const, '--explanations') ?? 'original';
+  const kindFlag =
+    oneOf(values.explanations, ['original', 'audited', 'blank', 'custom', 'all'] as const, '--explanations') ??
+    'original';
   const kinds: ExplanationKind[] = kindFlag === 'all' ? ['original', 'audited', 'blank', 'custom'] : [kindFlag];
   const samples = positiveInt(values.samples, '--samples') ?? 5;
   const concurrency = positiveInt(values.concurrency, '--concurrency') ?? 8;
   if (samples < 1 || concurrency < 1) throw new UsageError('--samples and --concurrency are at least 1');
   const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
-  if (temperature !== undefined && !Number.isFinite(temperature)) throw new UsageError(`--temperature takes a number (got "${values.temperature}")`);
+  if (temperature !== undefined && !Number.isFinite(temperature))
+    throw new UsageError(`--temperature takes a number (got "${values.temperature}")`);
   let model: QaModel;
   try {
     model = qaModelFrom({
@@ -103,13 +112,17 @@ export async function runScore(argv: string[]): Promise<number> {
     throw error;
   }
   const {db, path: dbPath} = await openStore(values.db, 'write');
-  const ctrlC = ctrlCStops('stopping: finishing nothing new, keeping every stored answer (Ctrl+C again to quit at once)');
+  const ctrlC = ctrlCStops(
+    'stopping: finishing nothing new, keeping every stored answer (Ctrl+C again to quit at once)',
+  );
   ctrlC.on();
   const tty = process.stderr.isTTY && !values.json;
   let last = 0;
   try {
     const excluded =
-      values['exclude-flagged'] || values['exclude-auto-flags'] ? (await import('../services/annotation.js')).exclusions(db, {people: true, auto: values['exclude-auto-flags']}) : null;
+      values['exclude-flagged'] || values['exclude-auto-flags']
+        ? (await import('../services/annotation.js')).exclusions(db, {people: true, auto: values['exclude-auto-flags']})
+        : null;
     const result = await scoreExplanations(db, {
       excludeQuestions: excluded ? new Set(excluded.keys()) : undefined,
       model,
@@ -124,7 +137,10 @@ export async function runScore(argv: string[]): Promise<number> {
         if (now - last < (tty ? 100 : 1000) && p.done + p.failed < p.total - p.cached) return;
         last = now;
         if (tty) process.stderr.write(`\r\x1b[K${bar(p)}`);
-        else process.stderr.write(`${JSON.stringify({progress: {done: p.done, failed: p.failed, cached: p.cached, total: p.total, rate: Number(p.rate.toFixed(2)), eta_s: p.etaSeconds === null ? null : Math.round(p.etaSeconds)}})}\n`);
+        else
+          process.stderr.write(
+            `${JSON.stringify({progress: {done: p.done, failed: p.failed, cached: p.cached, total: p.total, rate: Number(p.rate.toFixed(2)), eta_s: p.etaSeconds === null ? null : Math.round(p.etaSeconds)}})}\n`,
+          );
       },
     });
     if (tty) process.stderr.write('\n');
@@ -150,10 +166,13 @@ export async function runScore(argv: string[]): Promise<number> {
       );
       if (excluded?.size) say(`  ${excluded.size} flagged question(s) left out`);
       // nothing answered, or some explanations left unasked: why
-      if (!result.explanations) say('  nothing to answer: no explanation of the kinds asked for is stored (deltalens explanations list)');
+      if (!result.explanations)
+        say('  nothing to answer: no explanation of the kinds asked for is stored (deltalens explanations list)');
       else if (result.withoutQuestions.length) {
         const instances = [...new Set(result.withoutQuestions.map(e => e.instance ?? '?'))];
-        say(`  ${result.withoutQuestions.length} of ${result.explanations} explanation(s) have no question asked about them — instance${instances.length === 1 ? '' : 's'} ${instances.slice(0, 8).map(cell).join(', ')}${instances.length > 8 ? ', …' : ''}: build or import questions for ${instances.length === 1 ? 'it' : 'them'} (deltalens questions build / import)`);
+        say(
+          `  ${result.withoutQuestions.length} of ${result.explanations} explanation(s) have no question asked about them — instance${instances.length === 1 ? '' : 's'} ${instances.slice(0, 8).map(cell).join(', ')}${instances.length > 8 ? ', …' : ''}: build or import questions for ${instances.length === 1 ? 'it' : 'them'} (deltalens questions build / import)`,
+        );
       }
       for (const e of result.errors.slice(0, 5)) say(`  failed: ${e}`);
     }

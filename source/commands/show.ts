@@ -46,8 +46,10 @@ export async function runShow(argv: string[]): Promise<number> {
     }
     return EXIT.ok;
   }
-  if (what !== 'trajectory') throw new UsageError(`show takes "trajectory ID" or "instance ID" (got "${positionals.join(' ')}")`);
-  if (idText === undefined || rest.length || !/^\d+$/.test(idText)) throw new UsageError('show trajectory takes one numeric ID');
+  if (what !== 'trajectory')
+    throw new UsageError(`show takes "trajectory ID" or "instance ID" (got "${positionals.join(' ')}")`);
+  if (idText === undefined || rest.length || !/^\d+$/.test(idText))
+    throw new UsageError('show trajectory takes one numeric ID');
   const {db} = await openStore(values.db, 'read');
   try {
     const id = Number(idText);
@@ -95,7 +97,18 @@ function* stepsJson(db: Db, id: number, page = 500) {
       if (list) list.push(m);
       else byStep.set(m.step, [m]);
     }
-    for (const s of rows) yield {...stepJson(s), reasoning: (byStep.get(s.idx) ?? []).map(m => ({family: m.family, kind: m.kind, ...markPlace({thought: s.thought, action: s.actionText, tool: s.tool}, m), detector: m.detector, text: m.text, claim: m.claim}))};
+    for (const s of rows)
+      yield {
+        ...stepJson(s),
+        reasoning: (byStep.get(s.idx) ?? []).map(m => ({
+          family: m.family,
+          kind: m.kind,
+          ...markPlace({thought: s.thought, action: s.actionText, tool: s.tool}, m),
+          detector: m.detector,
+          text: m.text,
+          claim: m.claim,
+        })),
+      };
     if (rows.length < page) return;
     from = rows.at(-1)!.idx + 1;
   }
@@ -147,7 +160,12 @@ function printHuman(t: ReturnType<typeof headerJson>, steps: Iterable<ReturnType
     say(`\n── step ${s.idx} ${s.tool ?? ''}`);
     if (s.thought) say(s.thought);
     if (s.action) say(`$ ${s.action}`);
-    if (s.observation) say(s.observation.length > 2000 ? `${s.observation.slice(0, 2000)}\n… (${s.observation.length} chars; --json for all)` : s.observation);
+    if (s.observation)
+      say(
+        s.observation.length > 2000
+          ? `${s.observation.slice(0, 2000)}\n… (${s.observation.length} chars; --json for all)`
+          : s.observation,
+      );
   }
   say(`\n── explanation\n${t.explanation ?? '(none)'}`);
   say(`\n── patch\n${t.patch ?? '(none)'}`);

@@ -25,14 +25,22 @@ With --json: {"pair", "rows", "truncated", "delta_row", "from", "steps": [{"row"
 {"value" | "error"}, "patched": {…}, "note"?}]}]} — values in the tracer's encoding (docs/traces.md).`;
 
 export async function runSteps(argv: string[]): Promise<number> {
-  const {values, positionals} = parse(argv, {...COMMON_OPTIONS, from: {type: 'string'}, delta: {type: 'boolean'}, limit: {type: 'string'}, watch: {type: 'string', multiple: true}});
+  const {values, positionals} = parse(argv, {
+    ...COMMON_OPTIONS,
+    from: {type: 'string'},
+    delta: {type: 'boolean'},
+    limit: {type: 'string'},
+    watch: {type: 'string', multiple: true},
+  });
   const watches = values.watch ?? [];
   if (values.help) {
     say(STEPS_HELP);
     return EXIT.ok;
   }
-  if (positionals.length !== 1 || !/^\d+$/.test(positionals[0]!)) throw new UsageError('steps takes one pair id: deltalens steps PAIR');
-  if (values.from !== undefined && values.delta) throw new UsageError('--from and --delta both say where to start: give one');
+  if (positionals.length !== 1 || !/^\d+$/.test(positionals[0]!))
+    throw new UsageError('steps takes one pair id: deltalens steps PAIR');
+  if (values.from !== undefined && values.delta)
+    throw new UsageError('--from and --delta both say where to start: give one');
   const pair = Number(positionals[0]);
   const from = positiveInt(values.from, '--from');
   if (from === 0) throw new UsageError('--from counts rows from 1');
@@ -44,18 +52,36 @@ export async function runSteps(argv: string[]): Promise<number> {
     const start = values.delta ? Math.max(0, model.deltaRow) : (from ?? 1) - 1;
     const end = limit === 0 ? model.rows.length : Math.min(model.rows.length, start + limit);
     const steps: (StepRowData & {watches?: WatchValue[]})[] = [];
-    for (let r = start; r < end; r++) steps.push(watches.length ? {...model.rowData(r), watches: watches.map(w => model.watchRecorded(w, r))} : model.rowData(r));
+    for (let r = start; r < end; r++)
+      steps.push(
+        watches.length ? {...model.rowData(r), watches: watches.map(w => model.watchRecorded(w, r))} : model.rowData(r),
+      );
     if (values.json) {
-      printJson({pair, rows: model.rows.length, truncated: model.truncated, delta_row: model.deltaRow < 0 ? null : model.deltaRow + 1, from: start + 1, steps});
+      printJson({
+        pair,
+        rows: model.rows.length,
+        truncated: model.truncated,
+        delta_row: model.deltaRow < 0 ? null : model.deltaRow + 1,
+        from: start + 1,
+        steps,
+      });
       return EXIT.ok;
     }
-    say(`pair #${pair}: ${model.rows.length} aligned rows${model.truncated ? ' (cut: the stepper reads at most that many)' : ''}; delta ${model.deltaRow < 0 ? 'none' : `at row ${model.deltaRow + 1}`}`);
+    say(
+      `pair #${pair}: ${model.rows.length} aligned rows${model.truncated ? ' (cut: the stepper reads at most that many)' : ''}; delta ${model.deltaRow < 0 ? 'none' : `at row ${model.deltaRow + 1}`}`,
+    );
     if (values.delta && model.deltaRow < 0) say('(no delta point: starting at row 1)');
     for (const s of steps) {
-      const where = (side: StepRowData['buggy']) => (side ? `${side.waiting ? '(waits) ' : ''}${side.fn} ${side.file}:${side.line ?? '-'}${side.result !== undefined ? ` ${side.result}` : ''}` : '—');
-      say(`${s.delta ? '◆' : ' '} ${String(s.row).padStart(5)}  ${'  '.repeat(Math.min(s.depth, 10))}${where(s.buggy)}  ↔  ${where(s.patched)}  · ${s.what}${s.differs.length ? ` · differs: ${s.differs.join(', ')}` : ''}`);
+      const where = (side: StepRowData['buggy']) =>
+        side
+          ? `${side.waiting ? '(waits) ' : ''}${side.fn} ${side.file}:${side.line ?? '-'}${side.result !== undefined ? ` ${side.result}` : ''}`
+          : '—';
+      say(
+        `${s.delta ? '◆' : ' '} ${String(s.row).padStart(5)}  ${'  '.repeat(Math.min(s.depth, 10))}${where(s.buggy)}  ↔  ${where(s.patched)}  · ${s.what}${s.differs.length ? ` · differs: ${s.differs.join(', ')}` : ''}`,
+      );
       for (const w of s.watches ?? []) {
-        const one = (v: WatchValue['buggy']) => (!v ? '—' : 'error' in v && v.error ? `(${v.error})` : JSON.stringify(v.value));
+        const one = (v: WatchValue['buggy']) =>
+          !v ? '—' : 'error' in v && v.error ? `(${v.error})` : JSON.stringify(v.value);
         say(`         ${w.expr}: ${w.source === 'unavailable' ? w.note : `${one(w.buggy)} ↔ ${one(w.patched)}`}`);
       }
     }

@@ -15,7 +15,12 @@ export function testOutcomeJson(o: OutcomeRecord | null) {
 }
 
 /** The delta as `deltalens trace --json` and `deltalens delta --json` print it. */
-export function deltaJson(d: DeltaResult & {id?: number}, buggy: TraceRow | null, patched: TraceRow | null, extra: Record<string, unknown> = {}) {
+export function deltaJson(
+  d: DeltaResult & {id?: number},
+  buggy: TraceRow | null,
+  patched: TraceRow | null,
+  extra: Record<string, unknown> = {},
+) {
   return {
     status: d.status,
     kind: d.status === 'none' ? 'none' : d.kind,
@@ -24,12 +29,23 @@ export function deltaJson(d: DeltaResult & {id?: number}, buggy: TraceRow | null
     line: d.line,
     patched_line: d.patchedLine,
     timing: d.timing,
-    variables: d.variables.map(v => ({name: v.name, buggy: v.buggy ?? null, patched: v.patched ?? null, ...(v.unchangedOn ? {unchanged_on: v.unchangedOn} : {})})),
+    variables: d.variables.map(v => ({
+      name: v.name,
+      buggy: v.buggy ?? null,
+      patched: v.patched ?? null,
+      ...(v.unchangedOn ? {unchanged_on: v.unchangedOn} : {}),
+    })),
     buggy_outcome: testOutcomeJson(buggy?.outcome ?? null),
     patched_outcome: testOutcomeJson(patched?.outcome ?? null),
-    ...(d.kind === 'outcome' ? {frame_outcomes: {buggy: d.buggyOutcome ?? null, patched: d.patchedOutcome ?? null}, control: d.control ?? null} : {}),
+    ...(d.kind === 'outcome'
+      ? {frame_outcomes: {buggy: d.buggyOutcome ?? null, patched: d.patchedOutcome ?? null}, control: d.control ?? null}
+      : {}),
     reason: d.reason ?? null,
-    evidence: {steps_compared: d.stepsCompared, frames_entered: d.framesEntered, ignored_nondeterministic: d.ignoredNondeterministic},
+    evidence: {
+      steps_compared: d.stepsCompared,
+      frames_entered: d.framesEntered,
+      ignored_nondeterministic: d.ignoredNondeterministic,
+    },
     options: d.options,
     seq_b: d.seqB,
     seq_p: d.seqP,
@@ -57,19 +73,32 @@ export function describeDelta(d: DeltaResult, buggy: TraceRow | null, patched: T
     const where = `${d.function} (${d.file ?? '-'}${d.line !== null ? `:${d.line}` : ''}${d.patchedLine !== null && d.patchedLine !== d.line ? ` ↔ patched :${d.patchedLine}` : ''}, ${d.timing} the line)`;
     lines.push(`delta: ${d.kind} difference in ${where}`);
     for (const v of d.variables) {
-      lines.push(`  ${v.name}: buggy ${v.buggy === undefined ? '(unchanged)' : formatValue(v.buggy, 120)}  →  patched ${v.patched === undefined ? '(unchanged)' : formatValue(v.patched, 120)}`);
+      lines.push(
+        `  ${v.name}: buggy ${v.buggy === undefined ? '(unchanged)' : formatValue(v.buggy, 120)}  →  patched ${v.patched === undefined ? '(unchanged)' : formatValue(v.patched, 120)}`,
+      );
     }
     if (d.kind === 'outcome') {
       const fmt = (o: DeltaResult['buggyOutcome']) =>
-        !o ? '?' : o.exception ? `raises ${o.exception.type}${o.exception.message ? `: ${o.exception.message}` : ''}` : `${o.kind} ${o.value !== undefined ? formatValue(JSON.parse(o.value), 120) : ''}`;
+        !o
+          ? '?'
+          : o.exception
+            ? `raises ${o.exception.type}${o.exception.message ? `: ${o.exception.message}` : ''}`
+            : `${o.kind} ${o.value !== undefined ? formatValue(JSON.parse(o.value), 120) : ''}`;
       lines.push(`  buggy:   ${fmt(d.buggyOutcome)}`);
       lines.push(`  patched: ${fmt(d.patchedOutcome)}`);
-      if (d.control) lines.push(`  control flow split: next, the buggy side runs ${describeRef(d.control.buggy)}; the patched side ${describeRef(d.control.patched)}`);
+      if (d.control)
+        lines.push(
+          `  control flow split: next, the buggy side runs ${describeRef(d.control.buggy)}; the patched side ${describeRef(d.control.patched)}`,
+        );
     }
     if (d.reason) lines.push(`  (${d.reason})`);
   }
-  lines.push(`buggy:   trace #${buggy?.id ?? '-'} ${buggy?.status ?? 'missing'}, ${buggy?.events ?? 0} events, ${outcomeLine(buggy?.outcome ?? null)}`);
-  lines.push(`patched: trace #${patched?.id ?? '-'} ${patched?.status ?? 'missing'}, ${patched?.events ?? 0} events, ${outcomeLine(patched?.outcome ?? null)}`);
+  lines.push(
+    `buggy:   trace #${buggy?.id ?? '-'} ${buggy?.status ?? 'missing'}, ${buggy?.events ?? 0} events, ${outcomeLine(buggy?.outcome ?? null)}`,
+  );
+  lines.push(
+    `patched: trace #${patched?.id ?? '-'} ${patched?.status ?? 'missing'}, ${patched?.events ?? 0} events, ${outcomeLine(patched?.outcome ?? null)}`,
+  );
   if (d.options.length) lines.push(`options: ${d.options.join(', ')}`);
   return lines.join('\n');
 }
@@ -90,4 +119,3 @@ export function whereLine(w: Landing, fn: string | null): string {
       return '';
   }
 }
-

@@ -184,13 +184,24 @@ export async function runTrace(argv: string[]): Promise<number> {
   const instanceFlags = values.gold || values.prediction !== undefined || values['all-tests'];
   const treeFlags = values.buggy || values.patched || values['buggy-dir'] || values['patched-dir'];
   if (instanceFlags && (!values.instance || !(values.repo || values.image) || treeFlags)) {
-    throw new UsageError('--gold, --prediction and --all-tests take --instance ID and --repo CLONE or --image NAME (and no revision or directory flags)');
+    throw new UsageError(
+      '--gold, --prediction and --all-tests take --instance ID and --repo CLONE or --image NAME (and no revision or directory flags)',
+    );
   }
   if (values['all-tests'] && values.test) throw new UsageError('give --test NAME or --all-tests, not both');
   runnerOption(values.runner);
-  if (values.runner && values.instance && (values.repo || values.image) && !treeFlags) throw new UsageError('--runner is for trees you give: an instance\'s tests run the way SWE-bench runs its repository');
-  if (values.image && values['no-sandbox']) throw new UsageError('--image runs inside the sandbox (the image\'s file system becomes the run\'s system): not with --no-sandbox');
-  if (values.image && values.repo && values.instance) throw new UsageError('give --repo CLONE or --image NAME for the instance\'s repository, not both (the image has it at /testbed)');
+  if (values.runner && values.instance && (values.repo || values.image) && !treeFlags)
+    throw new UsageError(
+      "--runner is for trees you give: an instance's tests run the way SWE-bench runs its repository",
+    );
+  if (values.image && values['no-sandbox'])
+    throw new UsageError(
+      "--image runs inside the sandbox (the image's file system becomes the run's system): not with --no-sandbox",
+    );
+  if (values.image && values.repo && values.instance)
+    throw new UsageError(
+      "give --repo CLONE or --image NAME for the instance's repository, not both (the image has it at /testbed)",
+    );
   if (values.instance && (values.repo || values.image) && !treeFlags) {
     // an instance with a record: the trees from it (checked against the store)
     const {db: probe} = await openStore(values.db, 'create');
@@ -201,34 +212,48 @@ export async function runTrace(argv: string[]): Promise<number> {
       probe.close();
     }
     if (record) return traceInstance(values, trajectoryId);
-    if (instanceFlags) throw new UsageError(`${values.instance} has no imported record (deltalens instances import FILE), so --gold, --prediction and --all-tests cannot be used`);
+    if (instanceFlags)
+      throw new UsageError(
+        `${values.instance} has no imported record (deltalens instances import FILE), so --gold, --prediction and --all-tests cannot be used`,
+      );
   }
   if (!values.test) throw new UsageError('trace needs --test NODEID (see deltalens trace --help)');
   let spec: WorkspaceSpec;
   if (trajectoryId !== undefined && (!values.repo || values.patch || values.patched || values['buggy-dir'])) {
-    throw new UsageError('--trajectory ID takes --repo DIR (and optionally --buggy REV), not --patch, --patched or directories');
+    throw new UsageError(
+      '--trajectory ID takes --repo DIR (and optionally --buggy REV), not --patch, --patched or directories',
+    );
   }
   if (values['buggy-dir'] || values['patched-dir']) {
-    if (!values['buggy-dir'] || !values['patched-dir']) throw new UsageError('--buggy-dir and --patched-dir go together');
-    if (values.repo || values.patch || values.buggy || values.patched) throw new UsageError('--buggy-dir/--patched-dir cannot be combined with --repo, --patch or revisions');
+    if (!values['buggy-dir'] || !values['patched-dir'])
+      throw new UsageError('--buggy-dir and --patched-dir go together');
+    if (values.repo || values.patch || values.buggy || values.patched)
+      throw new UsageError('--buggy-dir/--patched-dir cannot be combined with --repo, --patch or revisions');
     spec = {kind: 'dirs', buggyDir: values['buggy-dir'], patchedDir: values['patched-dir']};
   } else if (values.image && !values.repo) {
-    if (!values.patch) throw new UsageError('with --image and no --instance: --patch FILE (applied to the image\'s /testbed), or --buggy-dir and --patched-dir');
+    if (!values.patch)
+      throw new UsageError(
+        "with --image and no --instance: --patch FILE (applied to the image's /testbed), or --buggy-dir and --patched-dir",
+      );
     spec = {kind: 'patch', repo: '', patch: values.patch, copy: true};
   } else if (values.repo) {
     if (values.patch || trajectoryId !== undefined) {
       if (values.patched) throw new UsageError('give either --patched REV or --patch FILE, not both');
       spec = {kind: 'patch', repo: values.repo, buggy: values.buggy, patch: values.patch ?? ''};
     } else {
-      if (!values.buggy || !values.patched) throw new UsageError('--repo needs --buggy REV and --patched REV, or --patch FILE');
+      if (!values.buggy || !values.patched)
+        throw new UsageError('--repo needs --buggy REV and --patched REV, or --patch FILE');
       spec = {kind: 'revs', repo: values.repo, buggy: values.buggy, patched: values.patched};
     }
   } else {
-    throw new UsageError('say which trees to compare: --repo DIR with revisions or --patch, or --buggy-dir and --patched-dir');
+    throw new UsageError(
+      'say which trees to compare: --repo DIR with revisions or --patch, or --buggy-dir and --patched-dir',
+    );
   }
   return runJobs(values, async (db, image) => {
     if (spec.kind === 'patch' && image && !spec.repo) {
-      if (!image.testbed) throw new NotFound(`the image has no /testbed to patch (${image.how}): give --buggy-dir and --patched-dir`);
+      if (!image.testbed)
+        throw new NotFound(`the image has no /testbed to patch (${image.how}): give --buggy-dir and --patched-dir`);
       spec.repo = image.testbed;
     }
     let trajectory: TrajectoryDetail | null = null;
@@ -239,9 +264,34 @@ export async function runTrace(argv: string[]): Promise<number> {
       const patchDir = makeTempDir('patch');
       spec.patch = join(patchDir, `trajectory-${trajectoryId}.diff`);
       writeFileSync(spec.patch, trajectory.patch.endsWith('\n') ? trajectory.patch : `${trajectory.patch}\n`);
-      return {jobs: [{spec, test: values.test!, mode: runnerOption(values.runner), instance: values.instance ?? trajectory.instance, label: values.label ?? `trajectory #${trajectory.id} (${trajectory.agent})`, trajectory: trajectory.id, versionKind: 'agent'}], cleanup: () => forget(patchDir)};
+      return {
+        jobs: [
+          {
+            spec,
+            test: values.test!,
+            mode: runnerOption(values.runner),
+            instance: values.instance ?? trajectory.instance,
+            label: values.label ?? `trajectory #${trajectory.id} (${trajectory.agent})`,
+            trajectory: trajectory.id,
+            versionKind: 'agent',
+          },
+        ],
+        cleanup: () => forget(patchDir),
+      };
     }
-    return {jobs: [{spec, test: values.test!, mode: runnerOption(values.runner), instance: values.instance, label: values.label, trajectory: null, versionKind: 'agent'}]};
+    return {
+      jobs: [
+        {
+          spec,
+          test: values.test!,
+          mode: runnerOption(values.runner),
+          instance: values.instance,
+          label: values.label,
+          trajectory: null,
+          versionKind: 'agent',
+        },
+      ],
+    };
   });
 }
 
@@ -271,7 +321,8 @@ interface Job {
 /** A SWE-bench instance: the trees and tests from its record. */
 async function traceInstance(values: TraceValues, trajectoryId: number | undefined): Promise<number> {
   return runJobs(values, async (db, image) => {
-    if (image && !image.testbed) throw new NotFound(`the image has no /testbed, where a SWE-bench image keeps the repository (${image.how})`);
+    if (image && !image.testbed)
+      throw new NotFound(`the image has no /testbed, where a SWE-bench image keeps the repository (${image.how})`);
     let plan;
     try {
       plan = await planInstanceTrace(db, {
@@ -287,13 +338,26 @@ async function traceInstance(values: TraceValues, trajectoryId: number | undefin
       throw error;
     }
     return {
-      jobs: plan.tests.map(t => ({spec: plan.spec, test: t.target, mode: t.mode, testId: t.id, how: t.how, instance: values.instance, label: values.label ?? plan.label, trajectory: plan.trajectory, versionKind: plan.versionKind})),
+      jobs: plan.tests.map(t => ({
+        spec: plan.spec,
+        test: t.target,
+        mode: t.mode,
+        testId: t.id,
+        how: t.how,
+        instance: values.instance,
+        label: values.label ?? plan.label,
+        trajectory: plan.trajectory,
+        versionKind: plan.versionKind,
+      })),
     };
   });
 }
 
 /** The pairs of one command (one, or one per test with --all-tests): traced in turn, printed as each ends. */
-async function runJobs(values: TraceValues, prepare: (db: Db, image: ImageRoot | null) => Promise<{jobs: Job[]; cleanup?: () => void}>): Promise<number> {
+async function runJobs(
+  values: TraceValues,
+  prepare: (db: Db, image: ImageRoot | null) => Promise<{jobs: Job[]; cleanup?: () => void}>,
+): Promise<number> {
   const options = parseDeltaOptions(values.option);
   const valuesMode = oneOf(values.values ?? 'planned', ['planned', 'all'] as const, '--values')!;
   if (values['no-seed'] && values.seed !== undefined) throw new UsageError('give --seed N or --no-seed, not both');
@@ -309,7 +373,9 @@ async function runJobs(values: TraceValues, prepare: (db: Db, image: ImageRoot |
     signals += 1;
     received = signal;
     if (signals > 1) process.exit(signal === 'SIGINT' ? 130 : 143);
-    warn(`deltalens: ${signal}: stopping the runs; their unfinished traces and throw-away trees are removed (again to quit at once)`);
+    warn(
+      `deltalens: ${signal}: stopping the runs; their unfinished traces and throw-away trees are removed (again to quit at once)`,
+    );
     controller.abort();
   };
   const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map(signal => {
@@ -328,7 +394,8 @@ async function runJobs(values: TraceValues, prepare: (db: Db, image: ImageRoot |
         if (error instanceof ImageError) throw new NotFound(error.message);
         throw error;
       }
-      if (verbose) warn(`image: ${image.how}; its interpreter ${python}${image.testbed ? '; its repository at /testbed' : ''}`);
+      if (verbose)
+        warn(`image: ${image.how}; its interpreter ${python}${image.testbed ? '; its repository at /testbed' : ''}`);
     }
     const prepared = await prepare(db, image);
     cleanup = prepared.cleanup;
@@ -388,19 +455,32 @@ async function runJobs(values: TraceValues, prepare: (db: Db, image: ImageRoot |
         printed.push(deltaJson(result.delta, buggy, patched, extra));
         continue;
       }
-      if (job.testId) say(`${prepared.jobs.length > 1 ? '\n' : ''}${sanitize(job.instance ?? '')} · ${sanitize(job.testId)} · ${sanitize(job.label ?? '')}`);
+      if (job.testId)
+        say(
+          `${prepared.jobs.length > 1 ? '\n' : ''}${sanitize(job.instance ?? '')} · ${sanitize(job.testId)} · ${sanitize(job.label ?? '')}`,
+        );
       say(describeDelta(result.delta, buggy, patched));
       if (extra.landing.kind !== 'no delta') say(whereLine(extra.landing, result.delta.function));
-      say(`stored as pair #${result.pair} in ${dbPath}${result.workspace.kept ? `; trees kept at ${result.workspace.buggy} and ${result.workspace.patched}` : ''}`);
+      say(
+        `stored as pair #${result.pair} in ${dbPath}${result.workspace.kept ? `; trees kept at ${result.workspace.buggy} and ${result.workspace.patched}` : ''}`,
+      );
     }
-    if (values.json) printJson(printed.length === 1 && !values['all-tests'] ? printed[0] : {instance: values.instance, tests: printed});
+    if (values.json)
+      printJson(
+        printed.length === 1 && !values['all-tests'] ? printed[0] : {instance: values.instance, tests: printed},
+      );
     return incomplete ? EXIT.failed : EXIT.ok;
   } catch (error) {
     if (error instanceof Interrupted) {
       warn('deltalens: interrupted: nothing of this run was kept');
       return received === 'SIGINT' ? 130 : received === 'SIGTERM' ? 143 : 129;
     }
-    if (error instanceof SandboxMissing || error instanceof PythonError || error instanceof WorkspaceError || error instanceof TraceRunError) {
+    if (
+      error instanceof SandboxMissing ||
+      error instanceof PythonError ||
+      error instanceof WorkspaceError ||
+      error instanceof TraceRunError
+    ) {
       warn(`deltalens: ${error.message}`);
       return EXIT.failed;
     }

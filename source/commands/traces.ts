@@ -44,7 +44,12 @@ export async function runTraces(argv: string[]): Promise<number> {
         instance: pair.instance,
         label: pair.label,
         test: pair.test,
-        traces: {buggy: pair.buggyTrace, patched: pair.patchedTrace, buggy_rerun: pair.buggyRerun, patched_rerun: pair.patchedRerun},
+        traces: {
+          buggy: pair.buggyTrace,
+          patched: pair.patchedTrace,
+          buggy_rerun: pair.buggyRerun,
+          patched_rerun: pair.patchedRerun,
+        },
         status: {buggy: b?.status ?? 'missing', patched: p?.status ?? 'missing'},
         outcomes: {buggy: testOutcomeJson(b?.outcome ?? null), patched: testOutcomeJson(p?.outcome ?? null)},
         events: {buggy: b?.events ?? 0, patched: p?.events ?? 0},
@@ -66,8 +71,16 @@ export async function runTraces(argv: string[]): Promise<number> {
     else {
       for (const r of rows) {
         const d = r.delta;
-        const what = !d ? 'no delta' : d.status === 'none' ? '∅ no effect' : d.status === 'incomplete' ? `incomplete: ${d.reason}` : `${d.kind} in ${d.function} ${d.file ?? ''}${d.line ? `:${d.line}` : ''}`;
-        say(`#${String(r.pair).padEnd(4)} ${cell(r.instance).padEnd(22)} ${cell(r.label).padEnd(18)} ${r.outcomes.buggy?.status ?? '?'} → ${r.outcomes.patched?.status ?? '?'}  ${what}`);
+        const what = !d
+          ? 'no delta'
+          : d.status === 'none'
+            ? '∅ no effect'
+            : d.status === 'incomplete'
+              ? `incomplete: ${d.reason}`
+              : `${d.kind} in ${d.function} ${d.file ?? ''}${d.line ? `:${d.line}` : ''}`;
+        say(
+          `#${String(r.pair).padEnd(4)} ${cell(r.instance).padEnd(22)} ${cell(r.label).padEnd(18)} ${r.outcomes.buggy?.status ?? '?'} → ${r.outcomes.patched?.status ?? '?'}  ${what}`,
+        );
       }
       say(`${rows.length} traced pairs`);
     }
@@ -100,7 +113,12 @@ async function importPair(argv: string[]): Promise<number> {
   try {
     let imported;
     try {
-      imported = importTracePair(db, positionals[0]!, positionals[1]!, {instance: values.instance ?? 'imported', label: values.label ?? null, test: values.test ?? 'imported', options});
+      imported = importTracePair(db, positionals[0]!, positionals[1]!, {
+        instance: values.instance ?? 'imported',
+        label: values.label ?? null,
+        test: values.test ?? 'imported',
+        options,
+      });
     } catch (error) {
       if (error instanceof FormatError) {
         warn(`deltalens: ${error.describe()}`);
@@ -110,16 +128,27 @@ async function importPair(argv: string[]): Promise<number> {
     }
     if (!values.json) {
       imported.summaries.forEach((s, i) =>
-        warn(`${i ? 'patched' : 'buggy'}: ${positionals[i]} (${s.format}): ${s.status}, ${s.events} events, ${s.frames} frames, test ${s.outcome?.status ?? '?'}`),
+        warn(
+          `${i ? 'patched' : 'buggy'}: ${positionals[i]} (${s.format}): ${s.status}, ${s.events} events, ${s.frames} frames, test ${s.outcome?.status ?? '?'}`,
+        ),
       );
     }
     const buggy = getTrace(db, imported.buggy);
     const patched = getTrace(db, imported.patched);
     const result = imported.delta;
-    if (values.json) printJson(deltaJson(result, buggy, patched, {pair: imported.pair, line_mapping: options.includes('match-by-text') ? 'text' : 'identity', db: dbPath}));
+    if (values.json)
+      printJson(
+        deltaJson(result, buggy, patched, {
+          pair: imported.pair,
+          line_mapping: options.includes('match-by-text') ? 'text' : 'identity',
+          db: dbPath,
+        }),
+      );
     else {
       say(describeDelta(result, buggy, patched));
-      say(`stored as pair #${imported.pair} in ${dbPath} (no patch known: lines map one to one${options.includes('match-by-text') ? ', statements matched by text' : ''})`);
+      say(
+        `stored as pair #${imported.pair} in ${dbPath} (no patch known: lines map one to one${options.includes('match-by-text') ? ', statements matched by text' : ''})`,
+      );
     }
     return result.status === 'incomplete' ? EXIT.failed : EXIT.ok;
   } finally {

@@ -25,7 +25,17 @@ Options:
 export async function runTrajectories(argv: string[]): Promise<number> {
   const {values} = parse(
     argv,
-    {...COMMON_OPTIONS, agent: {type: 'string'}, instance: {type: 'string'}, resolved: {type: 'string'}, tier: {type: 'string'}, sort: {type: 'string'}, desc: {type: 'boolean'}, limit: {type: 'string'}, offset: {type: 'string'}},
+    {
+      ...COMMON_OPTIONS,
+      agent: {type: 'string'},
+      instance: {type: 'string'},
+      resolved: {type: 'string'},
+      tier: {type: 'string'},
+      sort: {type: 'string'},
+      desc: {type: 'boolean'},
+      limit: {type: 'string'},
+      offset: {type: 'string'},
+    },
     false,
   );
   if (values.help) {
@@ -35,7 +45,9 @@ export async function runTrajectories(argv: string[]): Promise<number> {
   const resolvedFlag = oneOf(values.resolved, ['yes', 'no', 'unknown'] as const, '--resolved');
   const tierFlag = oneOf(values.tier, ['lucky', 'solid', 'ideal', 'none'] as const, '--tier');
   const query = {
-    ...(tierFlag === undefined ? {} : {tier: tierFlag === 'none' ? null : tierFlag[0]!.toUpperCase() + tierFlag.slice(1)}),
+    ...(tierFlag === undefined
+      ? {}
+      : {tier: tierFlag === 'none' ? null : tierFlag[0]!.toUpperCase() + tierFlag.slice(1)}),
     agent: values.agent,
     instance: values.instance,
     resolved: resolvedFlag === undefined ? undefined : resolvedFlag === 'unknown' ? null : resolvedFlag === 'yes',
@@ -74,9 +86,25 @@ export function summaryJson(row: TrajectorySummary) {
 
 function printTable(rows: TrajectorySummary[], total: number): void {
   const header = ['id', 'instance', 'agent', 'resolved', 'steps', 'expl'];
-  const body = rows.map(r => [String(r.id), cell(r.instance), cell(r.agent), r.resolved === null ? '?' : r.resolved ? 'yes' : 'no', String(r.steps), String(r.explanationChars)]);
-  const widths = header.map((h, i) => Math.max(h.length, maxOf(body.map(row => row[i]!.length), 0)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i >= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  const body = rows.map(r => [
+    String(r.id),
+    cell(r.instance),
+    cell(r.agent),
+    r.resolved === null ? '?' : r.resolved ? 'yes' : 'no',
+    String(r.steps),
+    String(r.explanationChars),
+  ]);
+  const widths = header.map((h, i) =>
+    Math.max(
+      h.length,
+      maxOf(
+        body.map(row => row[i]!.length),
+        0,
+      ),
+    ),
+  );
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 || i >= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
   say(line(header));
   for (const row of body) say(line(row));
   say(`${rows.length} of ${total} trajectories`);

@@ -17,9 +17,23 @@ import {
 } from '../core/questions/annotation.js';
 import type {QuestionType} from '../core/questions/model.js';
 import {cohenKappa, fleissKappa} from '../core/scoring/agreement.js';
-import {flaggedQuestions, listAdjudications, listAnnotations, saveAnnotation, type AnnotationRow, type NewAnnotation} from '../store/annotations.js';
+import {
+  flaggedQuestions,
+  listAdjudications,
+  listAnnotations,
+  saveAnnotation,
+  type AnnotationRow,
+  type NewAnnotation,
+} from '../store/annotations.js';
 import {writeTx, type Db} from '../store/db.js';
-import {answerModels, explanationText, getQuestion, listAnswers, listExplanations, listQuestions} from '../store/questions.js';
+import {
+  answerModels,
+  explanationText,
+  getQuestion,
+  listAnswers,
+  listExplanations,
+  listQuestions,
+} from '../store/questions.js';
 import {defaultModel} from './report.js';
 import {applies, CHOICES_ONLY} from './scoring.js';
 
@@ -35,10 +49,14 @@ export function annotatorName(env: NodeJS.ProcessEnv = process.env): string {
 
 /** Every item people can label: questions × the explanations (with text) they are asked about. */
 export function annotationItems(db: Db, filter: {type?: QuestionType; agent?: string} = {}): AnnotationItem[] {
-  const explanations = listExplanations(db).filter(e => e.hasText && e.kind !== 'blank' && (!filter.agent || e.agent === filter.agent));
+  const explanations = listExplanations(db).filter(
+    e => e.hasText && e.kind !== 'blank' && (!filter.agent || e.agent === filter.agent),
+  );
   const out: AnnotationItem[] = [];
   for (const q of listQuestions(db, filter.type ? {type: filter.type} : {})) {
-    for (const e of explanations) if (applies(q, e)) out.push({question: q.id, explanation: e.id, type: q.type, instance: q.instance, agent: e.agent});
+    for (const e of explanations)
+      if (applies(q, e))
+        out.push({question: q.id, explanation: e.id, type: q.type, instance: q.instance, agent: e.agent});
   }
   return out;
 }
@@ -86,7 +104,13 @@ interface SessionOptions {
 }
 
 export function sessionQueue(db: Db, o: SessionOptions): AnnotationItem[] {
-  return buildQueue(annotationItems(db, {type: o.type, agent: o.agent}), itemLabels(db), o.queue, o.annotator, o.seed ?? 0);
+  return buildQueue(
+    annotationItems(db, {type: o.type, agent: o.agent}),
+    itemLabels(db),
+    o.queue,
+    o.annotator,
+    o.seed ?? 0,
+  );
 }
 
 /** What a person sees of an item while labelling: no answer key, no model answers, no one else's label. */
@@ -156,7 +180,12 @@ export function conflicts(db: Db, o: {includeAdjudicated?: boolean} = {}): Confl
       adjudicated: adj && {adjudicator: adj.adjudicator, letters: adj.letters, note: adj.note},
     });
   }
-  return out.sort((a, b) => a.item.instance.localeCompare(b.item.instance) || a.item.question.localeCompare(b.item.question) || a.item.explanation - b.item.explanation);
+  return out.sort(
+    (a, b) =>
+      a.item.instance.localeCompare(b.item.instance) ||
+      a.item.question.localeCompare(b.item.question) ||
+      a.item.explanation - b.item.explanation,
+  );
 }
 
 interface PairAgreement {
@@ -174,8 +203,22 @@ export interface AgreementReport {
   fleiss_kappa: number | null;
   fleiss: {n: number; raters: number; left_out: number; raw: number | null};
   by_type: Record<string, {pairs: PairAgreement[]; fleiss_kappa: number | null; items: number}>;
-  human_vs_model: {annotator: string; model: string; baseline: boolean; n: number; raw: number | null; cohen_kappa: number | null; by_type: Record<string, {n: number; cohen_kappa: number | null}>}[];
-  human_vs_adjudicated: {annotator: string; n: number; raw: number | null; cohen_kappa: number | null; by_type: Record<string, {n: number; cohen_kappa: number | null}>}[];
+  human_vs_model: {
+    annotator: string;
+    model: string;
+    baseline: boolean;
+    n: number;
+    raw: number | null;
+    cohen_kappa: number | null;
+    by_type: Record<string, {n: number; cohen_kappa: number | null}>;
+  }[];
+  human_vs_adjudicated: {
+    annotator: string;
+    n: number;
+    raw: number | null;
+    cohen_kappa: number | null;
+    by_type: Record<string, {n: number; cohen_kappa: number | null}>;
+  }[];
   notes: string[];
 }
 
@@ -186,9 +229,20 @@ function pairsOf(byAnnotator: Map<string, Labelled[]>, keep: (l: Labelled) => bo
   const out: PairAgreement[] = [];
   for (let i = 0; i < names.length; i += 1) {
     for (let j = i + 1; j < names.length; j += 1) {
-      const a = new Map(byAnnotator.get(names[i]!)!.filter(keep).map(l => [l.item, l.label]));
-      const common = byAnnotator.get(names[j]!)!.filter(keep).filter(l => a.has(l.item));
-      const k = cohenKappa(common.map(l => a.get(l.item)!), common.map(l => l.label));
+      const a = new Map(
+        byAnnotator
+          .get(names[i]!)!
+          .filter(keep)
+          .map(l => [l.item, l.label]),
+      );
+      const common = byAnnotator
+        .get(names[j]!)!
+        .filter(keep)
+        .filter(l => a.has(l.item));
+      const k = cohenKappa(
+        common.map(l => a.get(l.item)!),
+        common.map(l => l.label),
+      );
       out.push({a: names[i]!, b: names[j]!, n: k.n, raw: k.raw, cohen_kappa: k.cohen_kappa});
     }
   }
@@ -211,17 +265,29 @@ export function agreementReport(db: Db): AgreementReport {
   const by_type = Object.fromEntries(
     types.map(t => {
       const items = [...byItem.values()].filter(ls => ls[0]!.type === t);
-      return [t, {pairs: pairsOf(byAnnotator, l => l.type === t), fleiss_kappa: fleissKappa(items.map(ls => ls.map(l => l.label))).fleiss_kappa, items: items.length}];
+      return [
+        t,
+        {
+          pairs: pairsOf(byAnnotator, l => l.type === t),
+          fleiss_kappa: fleissKappa(items.map(ls => ls.map(l => l.label))).fleiss_kappa,
+          items: items.length,
+        },
+      ];
     }),
   );
   const human_vs_model: AgreementReport['human_vs_model'] = [];
   for (const {model} of answerModels(db)) {
     const samples = samplesByItem(db, model);
-    const majorityOf = new Map([...samples].map(([k, v]) => [k, majority(v)] as const).filter((e): e is [string, string] => e[1] !== null));
+    const majorityOf = new Map(
+      [...samples].map(([k, v]) => [k, majority(v)] as const).filter((e): e is [string, string] => e[1] !== null),
+    );
     for (const [annotator, labels] of [...byAnnotator].sort(([a], [b]) => a.localeCompare(b))) {
       const common = labels.filter(l => majorityOf.has(l.item));
       if (!common.length) continue;
-      const k = cohenKappa(common.map(l => l.label), common.map(l => majorityOf.get(l.item)!));
+      const k = cohenKappa(
+        common.map(l => l.label),
+        common.map(l => majorityOf.get(l.item)!),
+      );
       human_vs_model.push({
         annotator,
         model,
@@ -232,7 +298,16 @@ export function agreementReport(db: Db): AgreementReport {
         by_type: Object.fromEntries(
           types.map(t => {
             const c = common.filter(l => l.type === t);
-            return [t, {n: c.length, cohen_kappa: cohenKappa(c.map(l => l.label), c.map(l => majorityOf.get(l.item)!)).cohen_kappa}];
+            return [
+              t,
+              {
+                n: c.length,
+                cohen_kappa: cohenKappa(
+                  c.map(l => l.label),
+                  c.map(l => majorityOf.get(l.item)!),
+                ).cohen_kappa,
+              },
+            ];
           }),
         ),
       });
@@ -243,7 +318,11 @@ export function agreementReport(db: Db): AgreementReport {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([annotator, labels]) => {
       const common = labels.filter(l => adjudicated.has(l.item));
-      const kappa = (ls: Labelled[]) => cohenKappa(ls.map(l => l.label), ls.map(l => adjudicated.get(l.item)!));
+      const kappa = (ls: Labelled[]) =>
+        cohenKappa(
+          ls.map(l => l.label),
+          ls.map(l => adjudicated.get(l.item)!),
+        );
       const k = kappa(common);
       const by_type = Object.fromEntries(
         types.map(t => {
@@ -255,7 +334,7 @@ export function agreementReport(db: Db): AgreementReport {
     });
   const notes = [
     "labels are categories: one letter, or 'before,after' for end-to-end effect",
-    'human_vs_model compares each person with the majority of the model\'s samples on the same items (items where the samples tie are left out)',
+    "human_vs_model compares each person with the majority of the model's samples on the same items (items where the samples tie are left out)",
     byAnnotator.size < 2
       ? `agreement between people needs two people labelling the same items; only ${[...byAnnotator.keys()].join(', ') || 'nobody'} has labelled, so pairs and fleiss_kappa are empty (human_vs_model still compares that person with the models)`
       : `fleiss_kappa uses the items labelled by ${fleiss.raters || 'the same number of'} people${fleiss.left_out ? ` (${fleiss.left_out} items with another number of labels left out)` : ''}`,
@@ -285,7 +364,9 @@ export function automaticFlags(db: Db, question?: string): AutoFlag[] {
   const byQuestion = new Map<string, typeof answers>();
   for (const x of answers) push(byQuestion, x.question, x);
   const out: AutoFlag[] = [];
-  for (const q of question ? [getQuestion(db, question)].filter((x): x is NonNullable<typeof x> => x !== null) : listQuestions(db)) {
+  for (const q of question
+    ? [getQuestion(db, question)].filter((x): x is NonNullable<typeof x> => x !== null)
+    : listQuestions(db)) {
     const own = byQuestion.get(q.id) ?? [];
     const verdicts = (filter: (x: (typeof own)[number]) => boolean) => {
       const m = new Map<string, {model: string; explanation: number; correct: number; all: number}>();
@@ -307,7 +388,12 @@ export function automaticFlags(db: Db, question?: string): AutoFlag[] {
         question: q.id,
         blank: blank.map(b => ({model: b.model, correct: b.majorityCorrect})),
         lexical: lexical.map(l => ({explanation: l.explanation, correct: l.majorityCorrect})),
-        items: [...samples].map(([explanation, s]) => ({explanation, model: main!, samples: s, human: (people.get(itemKey({question: q.id, explanation})) ?? []).map(a => labelOf(a.letters))})),
+        items: [...samples].map(([explanation, s]) => ({
+          explanation,
+          model: main!,
+          samples: s,
+          human: (people.get(itemKey({question: q.id, explanation})) ?? []).map(a => labelOf(a.letters)),
+        })),
       }),
     );
   }
@@ -319,12 +405,27 @@ type AnnotationLine = Omit<NewAnnotation, 'origin'>;
 
 export function exportAnnotations(db: Db, format: 'jsonl' | 'csv'): string {
   const rows = listAnnotations(db);
-  if (format === 'jsonl') return rows.map(r => `${JSON.stringify({question: r.question, explanation: r.explanation, annotator: r.annotator, letters: r.letters, rationale: r.rationale, seconds: r.seconds, created_at: r.created_at})}\n`).join('');
+  if (format === 'jsonl')
+    return rows
+      .map(
+        r =>
+          `${JSON.stringify({question: r.question, explanation: r.explanation, annotator: r.annotator, letters: r.letters, rationale: r.rationale, seconds: r.seconds, created_at: r.created_at})}\n`,
+      )
+      .join('');
   const cell = (v: unknown) => {
     const s = v === null || v === undefined ? '' : String(v);
     return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  return ['question,explanation,annotator,letters,rationale,seconds,created_at', ...rows.map(r => [r.question, r.explanation, r.annotator, r.letters.join(' '), r.rationale, r.seconds, r.created_at].map(cell).join(','))].map(l => `${l}\n`).join('');
+  return [
+    'question,explanation,annotator,letters,rationale,seconds,created_at',
+    ...rows.map(r =>
+      [r.question, r.explanation, r.annotator, r.letters.join(' '), r.rationale, r.seconds, r.created_at]
+        .map(cell)
+        .join(','),
+    ),
+  ]
+    .map(l => `${l}\n`)
+    .join('');
 }
 
 interface ImportResult {
@@ -350,19 +451,34 @@ export function importAnnotations(db: Db, file: string): ImportResult {
       throw new RangeError(`${file}:${i + 1}: not JSON (${(error as Error).message})`);
     }
     const o = v as Record<string, unknown>;
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new RangeError(`${file}:${i + 1}: a line must be a JSON object`);
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+      throw new RangeError(`${file}:${i + 1}: a line must be a JSON object`);
     const missing = ['question', 'explanation', 'annotator', 'letters'].find(k => o[k] === undefined);
     if (missing) throw new RangeError(`${file}:${i + 1}: field "${missing}" is missing`);
     if (typeof o.question !== 'string') throw new RangeError(`${file}:${i + 1}: field "question" must be a string`);
-    if (!Number.isInteger(o.explanation)) throw new RangeError(`${file}:${i + 1}: field "explanation" must be an explanation id (a whole number)`);
-    if (typeof o.annotator !== 'string' || !o.annotator.trim()) throw new RangeError(`${file}:${i + 1}: field "annotator" must be a name`);
-    lines.push({question: o.question, explanation: o.explanation as number, annotator: o.annotator, letters: o.letters as string[], rationale: (o.rationale as string | null | undefined) ?? null, seconds: (o.seconds as number | null | undefined) ?? null, line: i + 1});
+    if (!Number.isInteger(o.explanation))
+      throw new RangeError(`${file}:${i + 1}: field "explanation" must be an explanation id (a whole number)`);
+    if (typeof o.annotator !== 'string' || !o.annotator.trim())
+      throw new RangeError(`${file}:${i + 1}: field "annotator" must be a name`);
+    lines.push({
+      question: o.question,
+      explanation: o.explanation as number,
+      annotator: o.annotator,
+      letters: o.letters as string[],
+      rationale: (o.rationale as string | null | undefined) ?? null,
+      seconds: (o.seconds as number | null | undefined) ?? null,
+      line: i + 1,
+    });
   });
   const result: ImportResult = {added: 0, updated: 0, unchanged: 0};
   writeTx(db, () => {
     for (const l of lines) {
       const before = listAnnotations(db, {annotator: l.annotator, question: l.question, explanation: l.explanation})[0];
-      if (before && JSON.stringify(before.letters) === JSON.stringify(l.letters) && (before.rationale ?? null) === (l.rationale ?? null)) {
+      if (
+        before &&
+        JSON.stringify(before.letters) === JSON.stringify(l.letters) &&
+        (before.rationale ?? null) === (l.rationale ?? null)
+      ) {
         result.unchanged += 1;
         continue;
       }
@@ -386,7 +502,9 @@ export function importAnnotations(db: Db, file: string): ImportResult {
 export function exclusions(db: Db, o: {people?: boolean; auto?: boolean} = {people: true}): Map<string, string[]> {
   const out = new Map<string, string[]>();
   if (o.people !== false) for (const [q, verdicts] of flaggedQuestions(db)) out.set(q, [...new Set(verdicts)]);
-  if (o.auto) for (const f of automaticFlags(db)) out.set(f.question, [...new Set([...(out.get(f.question) ?? []), `auto:${f.reason}`])]);
+  if (o.auto)
+    for (const f of automaticFlags(db))
+      out.set(f.question, [...new Set([...(out.get(f.question) ?? []), `auto:${f.reason}`])]);
   return out;
 }
 
@@ -395,8 +513,15 @@ const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 100)}%
 
 /** The agreement figures as text lines, the same for `deltalens agreement` and the explorer's agreement screen. */
 export function agreementText(r: AgreementReport): {text: string; role?: 'heading' | 'muted'}[] {
-  if (!r.items_labelled) return [{text: 'No labels yet: deltalens annotate --annotator NAME (or deltalens annotations import FILE).', role: 'muted'}];
-  const row = (name: string, width: number, n: number, raw: number | null, kappa: number | null) => `${name.padEnd(width)} ${String(n).padStart(5)}  ${pct(raw).padStart(4)}  ${k3(kappa).padStart(6)}`;
+  if (!r.items_labelled)
+    return [
+      {
+        text: 'No labels yet: deltalens annotate --annotator NAME (or deltalens annotations import FILE).',
+        role: 'muted',
+      },
+    ];
+  const row = (name: string, width: number, n: number, raw: number | null, kappa: number | null) =>
+    `${name.padEnd(width)} ${String(n).padStart(5)}  ${pct(raw).padStart(4)}  ${k3(kappa).padStart(6)}`;
   const lines: {text: string; role?: 'heading' | 'muted'}[] = [
     {text: `${r.items_labelled} items labelled by ${r.annotators.length} people: ${r.annotators.join(', ')}`},
     {
@@ -410,13 +535,22 @@ export function agreementText(r: AgreementReport): {text: string; role?: 'headin
     ...r.pairs.map(p => ({text: row(`${p.a} – ${p.b}`, 30, p.n, p.raw, p.cohen_kappa)})),
     {text: ''},
     {text: `${'by question type'.padEnd(30)} items  Fleiss κ`, role: 'heading'},
-    ...Object.entries(r.by_type).map(([t, v]) => ({text: `${t.padEnd(30)} ${String(v.items).padStart(5)}  ${k3(v.fleiss_kappa).padStart(8)}   pairs ${v.pairs.map(p => k3(p.cohen_kappa)).join(' ')}`})),
+    ...Object.entries(r.by_type).map(([t, v]) => ({
+      text: `${t.padEnd(30)} ${String(v.items).padStart(5)}  ${k3(v.fleiss_kappa).padStart(8)}   pairs ${v.pairs.map(p => k3(p.cohen_kappa)).join(' ')}`,
+    })),
     {text: ''},
     {text: `${'person vs model majority'.padEnd(44)} items   raw      κ`, role: 'heading'},
-    ...r.human_vs_model.map(h => ({text: row(`${h.annotator} – ${h.model}${h.baseline ? ' (baseline)' : ''}`, 44, h.n, h.raw, h.cohen_kappa)})),
+    ...r.human_vs_model.map(h => ({
+      text: row(`${h.annotator} – ${h.model}${h.baseline ? ' (baseline)' : ''}`, 44, h.n, h.raw, h.cohen_kappa),
+    })),
   ];
   const adj = r.human_vs_adjudicated.filter(h => h.n);
-  if (adj.length) lines.push({text: ''}, {text: `${'person vs adjudicated'.padEnd(30)} items   raw      κ`, role: 'heading'}, ...adj.map(h => ({text: row(h.annotator, 30, h.n, h.raw, h.cohen_kappa)})));
+  if (adj.length)
+    lines.push(
+      {text: ''},
+      {text: `${'person vs adjudicated'.padEnd(30)} items   raw      κ`, role: 'heading'},
+      ...adj.map(h => ({text: row(h.annotator, 30, h.n, h.raw, h.cohen_kappa)})),
+    );
   lines.push({text: ''}, ...r.notes.map(n => ({text: `note: ${n}`, role: 'muted' as const})));
   return lines;
 }

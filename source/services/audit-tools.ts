@@ -145,14 +145,23 @@ export class AuditTools {
   /** A program run in the work tree, confined (only the tree writable), as an argument array:
    * started by the sandbox's Python, which is what the sandbox knows how to start. */
   private inWork(argv: string[], timeoutMs: number, readable: string[] = []) {
-    return runPython(this.runner, ['-c', 'import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)', ...argv], {cwd: this.work, timeoutMs, writable: [this.work], readable, signal: this.o.signal});
+    return runPython(
+      this.runner,
+      ['-c', 'import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)', ...argv],
+      {cwd: this.work, timeoutMs, writable: [this.work], readable, signal: this.o.signal},
+    );
   }
 
   /** A bash command in the work tree, confined, cut at the time limit, its output capped. */
   async bash(command: string): Promise<RunOutcome | {error: string}> {
     if (typeof command !== 'string' || !command.trim()) return {error: 'command must be a non-empty string'};
     const r = await this.inWork(['bash', '-c', command], this.o.timeoutS * 1000);
-    return {exit_code: r.exitCode, outcome: r.timedOut ? 'timeout' : r.exitCode === 0 ? 'passed' : 'failed', stdout: tailOf(r.stdout, this.o.maxOutput), stderr: tailOf(r.stderr, this.o.maxOutput)};
+    return {
+      exit_code: r.exitCode,
+      outcome: r.timedOut ? 'timeout' : r.exitCode === 0 ? 'passed' : 'failed',
+      stdout: tailOf(r.stdout, this.o.maxOutput),
+      stderr: tailOf(r.stderr, this.o.maxOutput),
+    };
   }
 
   /** The agent's patch applied to the work tree (`revert_patch` puts the buggy files back). */
@@ -177,7 +186,10 @@ export class AuditTools {
   private readonly tests: string[] = [];
 
   /** The files of a tree that define a function by this name, and the lines (any tree) that call it. */
-  private staticSearch(tree: string, name: string): {defs: string[]; callers: {file: string; line: number; text: string}[]; total: number} {
+  private staticSearch(
+    tree: string,
+    name: string,
+  ): {defs: string[]; callers: {file: string; line: number; text: string}[]; total: number} {
     const defs: string[] = [];
     const callers: {file: string; line: number; text: string}[] = [];
     let total = 0;
@@ -201,7 +213,8 @@ export class AuditTools {
           text.split('\n').forEach((l, i) => {
             if (def.test(l)) {
               if (!defs.includes(rel)) defs.push(rel);
-            } else if (call.test(l) && total++ < MAX_CALLERS) callers.push({file: rel, line: i + 1, text: l.trim().slice(0, 120)});
+            } else if (call.test(l) && total++ < MAX_CALLERS)
+              callers.push({file: rel, line: i + 1, text: l.trim().slice(0, 120)});
           });
         }
       }
@@ -216,16 +229,35 @@ export class AuditTools {
    * run, every frame that called it up to the test; beside them, the lines of the model's tree that
    * call it by name (the fallback when no test has run or none reached it).
    */
-  async callGraph(fn: string): Promise<{chains: {side: string; chain: string[]; times: number}[]; distinct_chains: number; callers: {file: string; line: number; text: string}[]; callers_total: number; how: string} | {error: string}> {
+  async callGraph(
+    fn: string,
+  ): Promise<
+    | {
+        chains: {side: string; chain: string[]; times: number}[];
+        distinct_chains: number;
+        callers: {file: string; line: number; text: string}[];
+        callers_total: number;
+        how: string;
+      }
+    | {error: string}
+  > {
     // a qualified name as the delta names it (topo_sort.<locals>.visit) is the nested function
     const plain = typeof fn === 'string' ? fn.trim().replace(/<locals>\./g, '') : '';
-    if (!/^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/.test(plain)) return {error: 'function must be a Python name (Class.method and outer.<locals>.inner allowed)'};
+    if (!/^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/.test(plain))
+      return {error: 'function must be a Python name (Class.method and outer.<locals>.inner allowed)'};
     const parts = plain.split('.');
     const name = parts.at(-1)!;
     const {callers: every, total} = this.staticSearch(this.work, name);
     const callers = fitting(every, CALLER_CHARS);
-    const statics = (why: string) => ({chains: [], distinct_chains: 0, callers, callers_total: total, how: `${why}: callers are the lines of the tree that call it by name (static)`});
-    if (!this.tests.length) return statics('no test run yet (diff_execution runs them; their traces give the call chains)');
+    const statics = (why: string) => ({
+      chains: [],
+      distinct_chains: 0,
+      callers,
+      callers_total: total,
+      how: `${why}: callers are the lines of the tree that call it by name (static)`,
+    });
+    if (!this.tests.length)
+      return statics('no test run yet (diff_execution runs them; their traces give the call chains)');
     // where it is defined: the buggy tree, or the patched one for a function the patch adds
     let side: 'buggy' | 'patched' = 'buggy';
     let found = this.staticSearch(this.ws.buggy, name).defs;
@@ -239,7 +271,9 @@ export class AuditTools {
       const tail = q.replace(/<locals>\./g, '').split('.');
       return parts.every((p, i) => tail[tail.length - parts.length + i] === p);
     };
-    const focus = [...scopes].flatMap(([file, ss]) => ss.filter(s => s.kind === 'function' && wanted(s.qualname)).map(s => `${file}:${s.qualname}`));
+    const focus = [...scopes].flatMap(([file, ss]) =>
+      ss.filter(s => s.kind === 'function' && wanted(s.qualname)).map(s => `${file}:${s.qualname}`),
+    );
     if (!focus.length) return statics('no function of that name is defined in the tree');
     // written into both trees alike, so later pairs see no change the patch did not make
     // the same test run twice by diff_execution is traced once (else its chains come twice, one per copy)
@@ -249,13 +283,38 @@ export class AuditTools {
       return file;
     });
     // the trace comes back over a pipe (file descriptor 3): nothing the tests can swap for a FIFO or a link
-    const args = ['-m', 'deltatrace', 'run', '--root', tree, '--out-fd', '3', '--record', 'skeleton', '--max-events', '2000000', '--timeout', String(Math.max(1, this.o.timeoutS - 2))];
+    const args = [
+      '-m',
+      'deltatrace',
+      'run',
+      '--root',
+      tree,
+      '--out-fd',
+      '3',
+      '--record',
+      'skeleton',
+      '--max-events',
+      '2000000',
+      '--timeout',
+      String(Math.max(1, this.o.timeoutS - 2)),
+    ];
     for (const f of focus) args.push('--focus', f);
     // one test that no longer imports (the model's tests are its own) does not stop the others
     args.push('--', '-q', '-p', 'no:cacheprovider', '--continue-on-collection-errors', ...files);
     const collector = new ChainCollector(new Set(focus));
-    const r = await runPython(this.runner, args, {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree], testbed: tree, env: {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'}, signal: this.o.signal, onTrace: chunk => collector.chunk(chunk)});
-    if (!collector.records) return statics(`the tests could not be traced (${r.timedOut ? 'timed out' : tailOf(r.stderr.trim(), 300) || `exit ${r.exitCode}`})`);
+    const r = await runPython(this.runner, args, {
+      cwd: tree,
+      timeoutMs: this.o.timeoutS * 1000,
+      writable: [tree],
+      testbed: tree,
+      env: {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'},
+      signal: this.o.signal,
+      onTrace: chunk => collector.chunk(chunk),
+    });
+    if (!collector.records)
+      return statics(
+        `the tests could not be traced (${r.timedOut ? 'timed out' : tailOf(r.stderr.trim(), 300) || `exit ${r.exitCode}`})`,
+      );
     const {chains, distinct} = collector.chains(side);
     return {
       chains: fitting(chains, CHAIN_CHARS),
@@ -273,23 +332,66 @@ export class AuditTools {
    * the paper — where behaviour first differs between the two runs: the delta point from our
    * tracer (function, line, differing values), null when the traces agree or cannot be compared.
    */
-  async diffExecution(testCode: string): Promise<{before: RunOutcome; after: RunOutcome; delta: Record<string, unknown> | null; test: string} | {error: string}> {
-    if (typeof testCode !== 'string' || !/^\s*(?:async\s+)?def\s+test\w*\s*\(/m.test(testCode)) return {error: 'test_code must hold a pytest test function (def test_…)'};
+  async diffExecution(
+    testCode: string,
+  ): Promise<
+    {before: RunOutcome; after: RunOutcome; delta: Record<string, unknown> | null; test: string} | {error: string}
+  > {
+    if (typeof testCode !== 'string' || !/^\s*(?:async\s+)?def\s+test\w*\s*\(/m.test(testCode))
+      return {error: 'test_code must hold a pytest test function (def test_…)'};
     const fn = /^\s*(?:async\s+)?def\s+(test\w*)\s*\(/m.exec(testCode)![1]!;
     this.tests.push(testCode);
     for (const tree of [this.ws.buggy, this.ws.patched]) writeInTree(tree, AUDIT_TEST, testCode);
     const nodeid = `${AUDIT_TEST}::${fn}`;
     const run = async (tree: string): Promise<RunOutcome> => {
-      const r = await runPython(this.runner, ['-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider', nodeid], {cwd: tree, timeoutMs: this.o.timeoutS * 1000, writable: [tree], testbed: tree, signal: this.o.signal});
-      return {exit_code: r.exitCode, outcome: r.timedOut ? 'timeout' : r.exitCode === 0 ? 'passed' : r.exitCode === 1 ? 'failed' : 'error', stdout: tailOf(r.stdout, this.o.maxOutput), stderr: tailOf(r.stderr, this.o.maxOutput)};
+      const r = await runPython(this.runner, ['-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider', nodeid], {
+        cwd: tree,
+        timeoutMs: this.o.timeoutS * 1000,
+        writable: [tree],
+        testbed: tree,
+        signal: this.o.signal,
+      });
+      return {
+        exit_code: r.exitCode,
+        outcome: r.timedOut ? 'timeout' : r.exitCode === 0 ? 'passed' : r.exitCode === 1 ? 'failed' : 'error',
+        stdout: tailOf(r.stdout, this.o.maxOutput),
+        stderr: tailOf(r.stderr, this.o.maxOutput),
+      };
     };
     const [before, after] = await Promise.all([run(this.ws.buggy), run(this.ws.patched)]);
     let delta: Record<string, unknown> | null = null;
     if (before.outcome !== 'timeout' && after.outcome !== 'timeout' && !this.o.signal?.aborted) {
       try {
-        const r = await tracePair(this.db, {kind: 'dirs', buggyDir: this.ws.buggy, patchedDir: this.ws.patched}, {python: this.o.python, test: nodeid, instance: this.o.instance, label: 'audit', sandbox: this.o.sandbox, passEnv: this.o.passEnv, pytestPlugins: false, limits: {timeoutS: this.o.timeoutS}, signal: this.o.signal});
+        const r = await tracePair(
+          this.db,
+          {kind: 'dirs', buggyDir: this.ws.buggy, patchedDir: this.ws.patched},
+          {
+            python: this.o.python,
+            test: nodeid,
+            instance: this.o.instance,
+            label: 'audit',
+            sandbox: this.o.sandbox,
+            passEnv: this.o.passEnv,
+            pytestPlugins: false,
+            limits: {timeoutS: this.o.timeoutS},
+            signal: this.o.signal,
+          },
+        );
         const d = r.delta;
-        delta = d.status === 'found' ? {pair: r.pair, kind: d.kind, function: d.function, file: d.file, line: d.line, timing: d.timing, variables: ((d as {variables?: VariableDiff[]}).variables ?? []).map(variableForModel)} : d.status === 'none' ? null : {pair: r.pair, status: d.status, reason: d.reason};
+        delta =
+          d.status === 'found'
+            ? {
+                pair: r.pair,
+                kind: d.kind,
+                function: d.function,
+                file: d.file,
+                line: d.line,
+                timing: d.timing,
+                variables: ((d as {variables?: VariableDiff[]}).variables ?? []).map(variableForModel),
+              }
+            : d.status === 'none'
+              ? null
+              : {pair: r.pair, status: d.status, reason: d.reason};
       } catch (error) {
         delta = {status: 'not traced', reason: (error as Error).message};
       }
@@ -307,7 +409,10 @@ export class AuditTools {
  * parsed; a line that is not JSON is skipped (the trace is the traced program's to forge).
  */
 class ChainCollector {
-  private readonly frames = new Map<number, {fn: string; file: string; parent: number | null; callLine?: number; under: boolean}>();
+  private readonly frames = new Map<
+    number,
+    {fn: string; file: string; parent: number | null; callLine?: number; under: boolean}
+  >();
   private readonly hits: number[] = [];
   private rest = '';
   /** trace records seen (0: the tracer never started) */
@@ -335,7 +440,13 @@ class ChainCollector {
     if (this.frames.has(rec.fid)) return; // a generator resuming
     const isFocus = this.focus.has(`${rec.file}:${rec.fn}`);
     const parentUnder = rec.parent !== null && (this.frames.get(rec.parent)?.under ?? false);
-    this.frames.set(rec.fid, {fn: rec.fn, file: rec.file, parent: rec.parent, callLine: rec.call_line, under: isFocus || parentUnder});
+    this.frames.set(rec.fid, {
+      fn: rec.fn,
+      file: rec.file,
+      parent: rec.parent,
+      callLine: rec.call_line,
+      under: isFocus || parentUnder,
+    });
     if (isFocus && !parentUnder) this.hits.push(rec.fid);
   }
 
@@ -347,7 +458,11 @@ class ChainCollector {
       const chain: string[] = [];
       let below: {callLine?: number} | null = null;
       const seen = new Set<number>();
-      for (let at = this.frames.get(fid), id = fid; at && !seen.has(id); id = at.parent ?? -1, at = at.parent === null ? undefined : this.frames.get(at.parent)) {
+      for (
+        let at = this.frames.get(fid), id = fid;
+        at && !seen.has(id);
+        id = at.parent ?? -1, at = at.parent === null ? undefined : this.frames.get(at.parent)
+      ) {
         seen.add(id);
         chain.push(`${at.fn} (${at.file}${below?.callLine ? `:${below.callLine}` : ''})`);
         below = at;

@@ -35,7 +35,14 @@ export interface AuditBudgets {
   priceOut: number | null;
 }
 
-export const DEFAULT_BUDGETS: AuditBudgets = {maxToolCalls: 20, maxTokens: 200_000, maxSeconds: 900, maxCost: null, priceIn: null, priceOut: null};
+export const DEFAULT_BUDGETS: AuditBudgets = {
+  maxToolCalls: 20,
+  maxTokens: 200_000,
+  maxSeconds: 900,
+  maxCost: null,
+  priceIn: null,
+  priceOut: null,
+};
 
 export interface AuditModel {
   name: string;
@@ -86,13 +93,68 @@ export interface AuditRunOptions {
 
 /** The tools as the chat API describes them. */
 const AUDIT_TOOLS: OpenAI.Chat.ChatCompletionTool[] = [
-  {type: 'function', function: {name: 'diff_execution', description: 'Write a pytest test (Python source holding one def test_… function), run it before and after the patch, and get both outcomes and the delta point: the first place the two executions differ (function, line, values).', parameters: {type: 'object', properties: {test_code: {type: 'string'}}, required: ['test_code']}}},
-  {type: 'function', function: {name: 'inspect_call_graph', description: 'The call chains that reach a function (name or Class.method) in the tests diff_execution ran, traced with it as the focus, innermost first; and the lines of the tree that call it by name.', parameters: {type: 'object', properties: {function: {type: 'string'}}, required: ['function']}}},
-  {type: 'function', function: {name: 'read_file', description: 'Read a file of the work tree (path relative to it).', parameters: {type: 'object', properties: {path: {type: 'string'}}, required: ['path']}}},
-  {type: 'function', function: {name: 'write_file', description: 'Write a file of the work tree (only inside it).', parameters: {type: 'object', properties: {path: {type: 'string'}, content: {type: 'string'}}, required: ['path', 'content']}}},
-  {type: 'function', function: {name: 'apply_patch', description: "Apply the agent's patch to the work tree.", parameters: {type: 'object', properties: {}}}},
-  {type: 'function', function: {name: 'revert_patch', description: 'Put the buggy files back in the work tree.', parameters: {type: 'object', properties: {}}}},
-  {type: 'function', function: {name: 'bash', description: 'Run a bash command in the work tree (time and output limited, no network).', parameters: {type: 'object', properties: {command: {type: 'string'}}, required: ['command']}}},
+  {
+    type: 'function',
+    function: {
+      name: 'diff_execution',
+      description:
+        'Write a pytest test (Python source holding one def test_… function), run it before and after the patch, and get both outcomes and the delta point: the first place the two executions differ (function, line, values).',
+      parameters: {type: 'object', properties: {test_code: {type: 'string'}}, required: ['test_code']},
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'inspect_call_graph',
+      description:
+        'The call chains that reach a function (name or Class.method) in the tests diff_execution ran, traced with it as the focus, innermost first; and the lines of the tree that call it by name.',
+      parameters: {type: 'object', properties: {function: {type: 'string'}}, required: ['function']},
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'read_file',
+      description: 'Read a file of the work tree (path relative to it).',
+      parameters: {type: 'object', properties: {path: {type: 'string'}}, required: ['path']},
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'write_file',
+      description: 'Write a file of the work tree (only inside it).',
+      parameters: {
+        type: 'object',
+        properties: {path: {type: 'string'}, content: {type: 'string'}},
+        required: ['path', 'content'],
+      },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'apply_patch',
+      description: "Apply the agent's patch to the work tree.",
+      parameters: {type: 'object', properties: {}},
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'revert_patch',
+      description: 'Put the buggy files back in the work tree.',
+      parameters: {type: 'object', properties: {}},
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'bash',
+      description: 'Run a bash command in the work tree (time and output limited, no network).',
+      parameters: {type: 'object', properties: {command: {type: 'string'}}, required: ['command']},
+    },
+  },
 ];
 
 function auditPrompt(i: AuditInputs): {system: string; user: string} {
@@ -106,7 +168,9 @@ function auditPrompt(i: AuditInputs): {system: string; user: string} {
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
 
 /** What a tool call that deltalens never finished (killed, power cut) is answered when the audit goes on. */
-const INTERRUPTED_RESULT = JSON.stringify({error: 'interrupted before this call finished (deltalens was stopped): no result; call it again'});
+const INTERRUPTED_RESULT = JSON.stringify({
+  error: 'interrupted before this call finished (deltalens was stopped): no result; call it again',
+});
 
 /**
  * The stored transcript as chat messages, to continue an audit. Every tool call of an assistant
@@ -114,7 +178,10 @@ const INTERRUPTED_RESULT = JSON.stringify({error: 'interrupted before this call 
  * one: a call deltalens did not finish (killed during it) is answered "interrupted". Those answers
  * are returned beside, to be stored.
  */
-function toMessages(stored: ReturnType<typeof auditMessages>): {messages: Message[]; unanswered: {id: string; name: string; arguments: string}[]} {
+function toMessages(stored: ReturnType<typeof auditMessages>): {
+  messages: Message[];
+  unanswered: {id: string; name: string; arguments: string}[];
+} {
   const messages: Message[] = [];
   const unanswered: {id: string; name: string; arguments: string}[] = [];
   let pending: {id: string; name: string; arguments: string}[] = [];
@@ -134,7 +201,19 @@ function toMessages(stored: ReturnType<typeof auditMessages>): {messages: Messag
     }
     answerPending();
     if (m.role === 'assistant') {
-      messages.push({role: 'assistant', content: m.content, ...(m.tool_calls?.length ? {tool_calls: m.tool_calls.map(c => ({id: c.id, type: 'function' as const, function: {name: c.name, arguments: c.arguments}}))} : {})});
+      messages.push({
+        role: 'assistant',
+        content: m.content,
+        ...(m.tool_calls?.length
+          ? {
+              tool_calls: m.tool_calls.map(c => ({
+                id: c.id,
+                type: 'function' as const,
+                function: {name: c.name, arguments: c.arguments},
+              })),
+            }
+          : {}),
+      });
       pending = [...(m.tool_calls ?? [])];
     } else messages.push({role: m.role, content: m.content ?? ''} as Message);
   }
@@ -142,7 +221,8 @@ function toMessages(stored: ReturnType<typeof auditMessages>): {messages: Messag
   return {messages, unanswered};
 }
 
-const costOf = (b: AuditBudgets, tokensIn: number, tokensOut: number) => (b.priceIn !== null && b.priceOut !== null ? (tokensIn * b.priceIn + tokensOut * b.priceOut) / 1e6 : null);
+const costOf = (b: AuditBudgets, tokensIn: number, tokensOut: number) =>
+  b.priceIn !== null && b.priceOut !== null ? (tokensIn * b.priceIn + tokensOut * b.priceOut) / 1e6 : null;
 
 /** Starts an audit and runs it to its end (done, or incomplete with the reason). */
 export async function runAudit(db: Db, inputs: AuditInputs, o: AuditRunOptions): Promise<AuditRow> {
@@ -152,14 +232,46 @@ export async function runAudit(db: Db, inputs: AuditInputs, o: AuditRunOptions):
     if (inputs.trajectory === null) {
       const stored = findExplanation(db, inputs.instance, inputs.agent, 'original');
       if (stored?.text && stored.text.trim() !== inputs.explanation.trim()) {
-        throw new AuditInputError(`another original explanation of ${inputs.instance} by ${inputs.agent} is stored (explanation #${stored.id}): give this one another --agent name, or audit the stored one (--instance and --agent without --explanation)`);
+        throw new AuditInputError(
+          `another original explanation of ${inputs.instance} by ${inputs.agent} is stored (explanation #${stored.id}): give this one another --agent name, or audit the stored one (--instance and --agent without --explanation)`,
+        );
       }
-      if (!stored?.text) ensureExplanation(db, {instance: inputs.instance, agent: inputs.agent, kind: 'original', text: inputs.explanation, source: 'deltalens audit (the explanation it was given)'});
+      if (!stored?.text)
+        ensureExplanation(db, {
+          instance: inputs.instance,
+          agent: inputs.agent,
+          kind: 'original',
+          text: inputs.explanation,
+          source: 'deltalens audit (the explanation it was given)',
+        });
     }
-    const a = createAudit(db, {instance: inputs.instance, agent: inputs.agent, trajectory: inputs.trajectory, model: o.model.name, inputs: {...inputs, budgets: o.budgets}, original: inputs.explanation});
+    const a = createAudit(db, {
+      instance: inputs.instance,
+      agent: inputs.agent,
+      trajectory: inputs.trajectory,
+      model: o.model.name,
+      inputs: {...inputs, budgets: o.budgets},
+      original: inputs.explanation,
+    });
     const p = auditPrompt(inputs);
-    addAuditMessage(db, a, {role: 'system', content: p.system, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
-    addAuditMessage(db, a, {role: 'user', content: p.user, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
+    addAuditMessage(db, a, {
+      role: 'system',
+      content: p.system,
+      tool_calls: null,
+      tool_call_id: null,
+      tool: null,
+      arguments: null,
+      tokens: null,
+    });
+    addAuditMessage(db, a, {
+      role: 'user',
+      content: p.user,
+      tool_calls: null,
+      tool_call_id: null,
+      tool: null,
+      arguments: null,
+      tokens: null,
+    });
     return a;
   });
   return continueAudit(db, id, o);
@@ -177,7 +289,13 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
       updateAudit(db, id, {status, reason, refined, finished: true});
       if (status === 'done' && refined) {
         // the refined explanation joins the agent's explanations as "audited" for this instance
-        const e = ensureExplanation(db, {instance: audit.instance, agent: audit.agent, kind: 'audited', text: refined, source: `deltalens audit #${id} (${audit.model})`});
+        const e = ensureExplanation(db, {
+          instance: audit.instance,
+          agent: audit.agent,
+          kind: 'audited',
+          text: refined,
+          source: `deltalens audit #${id} (${audit.model})`,
+        });
         replaceExplanationText(db, e, refined);
       }
     });
@@ -193,67 +311,156 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
   const onAbort = () => stop.abort();
   if (o.signal?.aborted) stop.abort();
   o.signal?.addEventListener('abort', onAbort);
-  const deadline = setTimeout(() => {
-    overTime = true;
-    stop.abort();
-  }, Math.min(o.budgets.maxSeconds * 1000, 2 ** 31 - 1));
+  const deadline = setTimeout(
+    () => {
+      overTime = true;
+      stop.abort();
+    },
+    Math.min(o.budgets.maxSeconds * 1000, 2 ** 31 - 1),
+  );
   deadline.unref();
-  const stopped = () => (overTime ? `the budget of ${o.budgets.maxSeconds} s is spent before a refined explanation` : 'interrupted (Ctrl+C): the transcript so far is kept; deltalens audit --resume continues it');
+  const stopped = () =>
+    overTime
+      ? `the budget of ${o.budgets.maxSeconds} s is spent before a refined explanation`
+      : 'interrupted (Ctrl+C): the transcript so far is kept; deltalens audit --resume continues it';
   let tools: AuditTools;
   try {
-    tools = await AuditTools.open(db, {instance: audit.instance, buggyDir: inputs.buggyDir, patch: inputs.patch, python: o.python, sandbox: o.sandbox, passEnv: o.passEnv, timeoutS: o.toolTimeoutS, maxOutput: o.maxResultChars, signal: stop.signal});
+    tools = await AuditTools.open(db, {
+      instance: audit.instance,
+      buggyDir: inputs.buggyDir,
+      patch: inputs.patch,
+      python: o.python,
+      sandbox: o.sandbox,
+      passEnv: o.passEnv,
+      timeoutS: o.toolTimeoutS,
+      maxOutput: o.maxResultChars,
+      signal: stop.signal,
+    });
   } catch (error) {
     clearTimeout(deadline);
     o.signal?.removeEventListener('abort', onAbort);
     return finish('failed', `the audit's trees cannot be made: ${(error as Error).message}`);
   }
-  const client = new OpenAI({apiKey: o.model.apiKey, baseURL: o.model.baseURL, maxRetries: o.model.maxRetries ?? 6, timeout: o.model.timeoutMs ?? 120_000});
+  const client = new OpenAI({
+    apiKey: o.model.apiKey,
+    baseURL: o.model.baseURL,
+    maxRetries: o.model.maxRetries ?? 6,
+    timeout: o.model.timeoutMs ?? 120_000,
+  });
   const stored = auditMessages(db, id);
   const {messages, unanswered} = toMessages(stored);
   // a call the last run did not finish is answered in the stored transcript too
-  for (const c of unanswered) writeTx(db, () => addAuditMessage(db, id, {role: 'tool', content: INTERRUPTED_RESULT, tool_calls: null, tool_call_id: c.id, tool: c.name, arguments: c.arguments, tokens: null}));
+  for (const c of unanswered)
+    writeTx(db, () =>
+      addAuditMessage(db, id, {
+        role: 'tool',
+        content: INTERRUPTED_RESULT,
+        tool_calls: null,
+        tool_call_id: c.id,
+        tool: c.name,
+        arguments: c.arguments,
+        tokens: null,
+      }),
+    );
   let toolCalls = audit.tool_calls;
   let tokensIn = audit.tokens_in;
   let tokensOut = audit.tokens_out;
   const seen = new Map<string, number>();
-  for (const m of stored) for (const c of m.tool_calls ?? []) seen.set(`${c.name}\0${c.arguments}`, (seen.get(`${c.name}\0${c.arguments}`) ?? 0) + 1);
+  for (const m of stored)
+    for (const c of m.tool_calls ?? [])
+      seen.set(`${c.name}\0${c.arguments}`, (seen.get(`${c.name}\0${c.arguments}`) ?? 0) + 1);
   let empty = 0;
   const store = (m: Parameters<typeof addAuditMessage>[2]) => writeTx(db, () => addAuditMessage(db, id, m));
-  const counters = () => writeTx(db, () => updateAudit(db, id, {toolCalls, tokensIn, tokensOut, cost: costOf(o.budgets, tokensIn, tokensOut)}));
+  const counters = () =>
+    writeTx(db, () =>
+      updateAudit(db, id, {toolCalls, tokensIn, tokensOut, cost: costOf(o.budgets, tokensIn, tokensOut)}),
+    );
   /** One answer of the model (with the tools offered, or without), its tokens counted. */
   const chat = async (conv: Message[], tools: boolean): Promise<OpenAI.Chat.ChatCompletion> => {
-    const r = o.model.complete ? await o.model.complete(conv) : await client.chat.completions.create({model: o.model.name, messages: conv, ...(tools ? {tools: AUDIT_TOOLS, tool_choice: 'auto' as const} : {})}, {signal: stop.signal});
+    const r = o.model.complete
+      ? await o.model.complete(conv)
+      : await client.chat.completions.create(
+          {model: o.model.name, messages: conv, ...(tools ? {tools: AUDIT_TOOLS, tool_choice: 'auto' as const} : {})},
+          {signal: stop.signal},
+        );
     tokensIn += r.usage?.prompt_tokens ?? 0;
     tokensOut += r.usage?.completion_tokens ?? 0;
     return r;
   };
   /** One question to the model without tools (the requirement phase), stored in the transcript. */
   const ask = async (prompt: string): Promise<string | null> => {
-    store({role: 'user', content: prompt, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
-    const r = await chat([{role: 'system', content: 'You help audit a patch against the issue it should fix. Answer exactly in the form asked.'}, {role: 'user', content: prompt}], false);
+    store({
+      role: 'user',
+      content: prompt,
+      tool_calls: null,
+      tool_call_id: null,
+      tool: null,
+      arguments: null,
+      tokens: null,
+    });
+    const r = await chat(
+      [
+        {
+          role: 'system',
+          content: 'You help audit a patch against the issue it should fix. Answer exactly in the form asked.',
+        },
+        {role: 'user', content: prompt},
+      ],
+      false,
+    );
     const text = r.choices[0]?.message?.content ?? null;
-    store({role: 'assistant', content: text, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: r.usage?.total_tokens ?? null});
+    store({
+      role: 'assistant',
+      content: text,
+      tool_calls: null,
+      tool_call_id: null,
+      tool: null,
+      arguments: null,
+      tokens: r.usage?.total_tokens ?? null,
+    });
     return text;
   };
   try {
     if (inputs.requirements && audit.requirements === null) {
-      event({kind: 'model', text: 'requirement audit: extracting the issue\'s requirements'});
+      event({kind: 'model', text: "requirement audit: extracting the issue's requirements"});
       let checks: RequirementCheck[];
       try {
         checks = await requirementAudit(inputs, ask, async code => {
           toolCalls++;
           const r = await tools.diffExecution(code);
-          store({role: 'tool', content: JSON.stringify(r).slice(0, o.maxResultChars), tool_calls: null, tool_call_id: `requirement-${toolCalls}`, tool: 'diff_execution', arguments: JSON.stringify({test_code: code}), tokens: null});
+          store({
+            role: 'tool',
+            content: JSON.stringify(r).slice(0, o.maxResultChars),
+            tool_calls: null,
+            tool_call_id: `requirement-${toolCalls}`,
+            tool: 'diff_execution',
+            arguments: JSON.stringify({test_code: code}),
+            tokens: null,
+          });
           return r;
         });
       } catch (error) {
-        if (stop.signal.aborted) return finish('incomplete', overTime ? stopped() : 'interrupted (Ctrl+C) during the requirement audit; deltalens audit --resume continues it');
+        if (stop.signal.aborted)
+          return finish(
+            'incomplete',
+            overTime
+              ? stopped()
+              : 'interrupted (Ctrl+C) during the requirement audit; deltalens audit --resume continues it',
+          );
         return finish('incomplete', `the requirement audit did not finish: ${(error as Error).message}`);
       }
       writeTx(db, () => updateAudit(db, id, {requirements: checks}));
       counters();
       const summary = `Requirement checks (each turned into a test run before and after the patch):\n${checks.map(c => `- ${c.verdict}: ${c.requirement}${c.detail ? ` (${c.detail})` : ''}`).join('\n')}`;
-      store({role: 'user', content: summary, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
+      store({
+        role: 'user',
+        content: summary,
+        tool_calls: null,
+        tool_call_id: null,
+        tool: null,
+        arguments: null,
+        tokens: null,
+      });
       messages.push({role: 'user', content: summary});
     }
     for (;;) {
@@ -278,8 +485,20 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
         return finish('incomplete', `the model did not answer: ${(error as Error).message}`);
       }
       const msg = res.choices[0]?.message;
-      const calls = (msg?.tool_calls ?? []).filter((c): c is OpenAI.Chat.ChatCompletionMessageFunctionToolCall => c.type === 'function');
-      store({role: 'assistant', content: msg?.content ?? null, tool_calls: calls.length ? calls.map(c => ({id: c.id, name: c.function.name, arguments: c.function.arguments})) : null, tool_call_id: null, tool: null, arguments: null, tokens: res.usage?.total_tokens ?? null});
+      const calls = (msg?.tool_calls ?? []).filter(
+        (c): c is OpenAI.Chat.ChatCompletionMessageFunctionToolCall => c.type === 'function',
+      );
+      store({
+        role: 'assistant',
+        content: msg?.content ?? null,
+        tool_calls: calls.length
+          ? calls.map(c => ({id: c.id, name: c.function.name, arguments: c.function.arguments}))
+          : null,
+        tool_call_id: null,
+        tool: null,
+        arguments: null,
+        tokens: res.usage?.total_tokens ?? null,
+      });
       messages.push({role: 'assistant', content: msg?.content ?? null, ...(calls.length ? {tool_calls: calls} : {})});
       if (calls.length) {
         for (const c of calls) {
@@ -288,12 +507,25 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
           event({kind: 'tool', text: `${name} ${c.function.arguments.slice(0, 120)}`});
           // every call gets an answer in the transcript (a resumed audit sends them all back); one
           // stopped by Ctrl+C says so instead of a half result
-          const cut = () => ({error: `${overTime ? "the audit's time budget ran out" : 'interrupted (Ctrl+C)'} before this call finished: no result; call it again`});
+          const cut = () => ({
+            error: `${overTime ? "the audit's time budget ran out" : 'interrupted (Ctrl+C)'} before this call finished: no result; call it again`,
+          });
           let result = stop.signal.aborted ? cut() : await runTool(tools, name, c.function.arguments, seen);
           if (stop.signal.aborted) result = cut(); // stopped while it ran: what it returned is partial
           const content = JSON.stringify(result);
-          const capped = content.length > o.maxResultChars ? `${content.slice(0, o.maxResultChars)}… (${content.length - o.maxResultChars} more characters cut)` : content;
-          store({role: 'tool', content: capped, tool_calls: null, tool_call_id: c.id, tool: name, arguments: c.function.arguments, tokens: null});
+          const capped =
+            content.length > o.maxResultChars
+              ? `${content.slice(0, o.maxResultChars)}… (${content.length - o.maxResultChars} more characters cut)`
+              : content;
+          store({
+            role: 'tool',
+            content: capped,
+            tool_calls: null,
+            tool_call_id: c.id,
+            tool: name,
+            arguments: c.function.arguments,
+            tokens: null,
+          });
           messages.push({role: 'tool', tool_call_id: c.id, content: capped});
         }
         counters();
@@ -305,7 +537,15 @@ export async function continueAudit(db: Db, id: number, o: AuditRunOptions): Pro
         empty++;
         if (empty >= 2) return finish('incomplete', 'the model gave an empty final answer twice');
         const nudge = 'Your answer was empty. Answer with the refined explanation (or call a tool).';
-        store({role: 'user', content: nudge, tool_calls: null, tool_call_id: null, tool: null, arguments: null, tokens: null});
+        store({
+          role: 'user',
+          content: nudge,
+          tool_calls: null,
+          tool_call_id: null,
+          tool: null,
+          arguments: null,
+          tokens: null,
+        });
         messages.push({role: 'user', content: nudge});
         continue;
       }
@@ -335,7 +575,8 @@ async function callTool(tools: AuditTools, name: string, rawArgs: string, seen: 
   let args: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(rawArgs || '{}');
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {error: 'the arguments must be a JSON object'};
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      return {error: 'the arguments must be a JSON object'};
     args = parsed as Record<string, unknown>;
   } catch (error) {
     return {error: `the arguments are not JSON: ${(error as Error).message}`};
@@ -343,7 +584,10 @@ async function callTool(tools: AuditTools, name: string, rawArgs: string, seen: 
   const key = `${name}\0${rawArgs}`;
   const times = (seen.get(key) ?? 0) + 1;
   seen.set(key, times);
-  if (times >= 3) return {error: `this exact call was made ${times} times; its result will not change — try something else or give the refined explanation`};
+  if (times >= 3)
+    return {
+      error: `this exact call was made ${times} times; its result will not change — try something else or give the refined explanation`,
+    };
   const str = (k: string) => (typeof args[k] === 'string' ? (args[k] as string) : '');
   switch (name) {
     case 'diff_execution':
@@ -361,7 +605,9 @@ async function callTool(tools: AuditTools, name: string, rawArgs: string, seen: 
     case 'bash':
       return tools.bash(str('command'));
     default:
-      return {error: `unknown tool "${name}" (tools: ${AUDIT_TOOLS.map(t => (t as {function: {name: string}}).function.name).join(', ')})`};
+      return {
+        error: `unknown tool "${name}" (tools: ${AUDIT_TOOLS.map(t => (t as {function: {name: string}}).function.name).join(', ')})`,
+      };
   }
 }
 
@@ -377,8 +623,17 @@ export function inputsFromRun(db: Db, trajectory: number, buggyDir: string | nul
   if (!t.patch?.trim()) throw new AuditInputError(`run #${trajectory} submitted no patch: there is nothing to audit`);
   if (!t.explanation?.trim()) throw new AuditInputError(`run #${trajectory} has no explanation text to audit`);
   const dir = buggyDir ?? demoCheckouts().find(c => c.instance === t.instance)?.dir ?? null;
-  if (!dir) throw new AuditInputError(`the audit of run #${trajectory} needs the buggy tree of ${t.instance}: --buggy-dir DIR`);
-  return {instance: t.instance, agent: t.agent, trajectory: t.id, buggyDir: dir, patch: t.patch, explanation: t.explanation.trim(), issue: problemStatement(db, t.instance) ?? '(no issue text in the instance record)'};
+  if (!dir)
+    throw new AuditInputError(`the audit of run #${trajectory} needs the buggy tree of ${t.instance}: --buggy-dir DIR`);
+  return {
+    instance: t.instance,
+    agent: t.agent,
+    trajectory: t.id,
+    buggyDir: dir,
+    patch: t.patch,
+    explanation: t.explanation.trim(),
+    issue: problemStatement(db, t.instance) ?? '(no issue text in the instance record)',
+  };
 }
 
 /** The stored run of an agent on an instance that has a patch (the latest). */
@@ -393,21 +648,41 @@ export function explorerAuditModel(env: NodeJS.ProcessEnv = process.env): AuditM
   // one status line at 80 columns; the model's kind and endpoint are in the help and the readme
   if (!name) return {error: 'no audit yet · to start one: set $DELTALENS_AUDIT_MODEL, then a'};
   try {
-    return {name, baseURL: env.OPENAI_BASE_URL, apiKey: apiKeyOf(`the audit model ${name}`, undefined, env, '', env.OPENAI_BASE_URL)};
+    return {
+      name,
+      baseURL: env.OPENAI_BASE_URL,
+      apiKey: apiKeyOf(`the audit model ${name}`, undefined, env, '', env.OPENAI_BASE_URL),
+    };
   } catch (error) {
     return {error: (error as Error).message};
   }
 }
 
 /** An audit started from the explorer: a stored run, or the agent's run on the instance. */
-export async function startExplorerAudit(db: Db, target: {trajectory: number} | {instance: string; agent: string}, o: {noSandbox?: boolean; passEnv?: string[]; onEvent: (text: string) => void; signal?: AbortSignal}): Promise<AuditRow> {
+export async function startExplorerAudit(
+  db: Db,
+  target: {trajectory: number} | {instance: string; agent: string},
+  o: {noSandbox?: boolean; passEnv?: string[]; onEvent: (text: string) => void; signal?: AbortSignal},
+): Promise<AuditRow> {
   const model = explorerAuditModel();
   if ('error' in model) throw new AuditInputError(model.error);
   const id = 'trajectory' in target ? target.trajectory : runOf(db, target.instance, target.agent);
-  if (id === null) throw new AuditInputError(`no stored run of ${'agent' in target ? target.agent : ''} with a patch to audit (deltalens audit --buggy-dir … --patch … --explanation …)`);
-  return runAudit(db, inputsFromRun(db, id, null), {model, budgets: DEFAULT_BUDGETS, python: process.env.DELTALENS_PYTHON ?? 'python3', sandbox: o.noSandbox ? 'off' : 'require', passEnv: o.passEnv, toolTimeoutS: 120, maxResultChars: 8000, signal: o.signal, onEvent: e => o.onEvent(e.text)});
+  if (id === null)
+    throw new AuditInputError(
+      `no stored run of ${'agent' in target ? target.agent : ''} with a patch to audit (deltalens audit --buggy-dir … --patch … --explanation …)`,
+    );
+  return runAudit(db, inputsFromRun(db, id, null), {
+    model,
+    budgets: DEFAULT_BUDGETS,
+    python: process.env.DELTALENS_PYTHON ?? 'python3',
+    sandbox: o.noSandbox ? 'off' : 'require',
+    passEnv: o.passEnv,
+    toolTimeoutS: 120,
+    maxResultChars: 8000,
+    signal: o.signal,
+    onEvent: e => o.onEvent(e.text),
+  });
 }
-
 
 /**
  * DeskCheck's requirement audit (§3.1.4–3.1.5): the issue's requirements as a list, then for each
@@ -415,31 +690,87 @@ export async function startExplorerAudit(db: Db, target: {trajectory: number} | 
  * after), violated (fails after: the test is kept), or not checkable (the model wrote none, or the
  * test could not run).
  */
-async function requirementAudit(i: AuditInputs, ask: (prompt: string) => Promise<string | null>, run: (test: string) => Promise<unknown>): Promise<RequirementCheck[]> {
-  const listed = await ask(`List the requirements this issue states — what the fixed code must do — as a JSON array of short strings, nothing else.\n\nIssue:\n${i.issue}`);
+async function requirementAudit(
+  i: AuditInputs,
+  ask: (prompt: string) => Promise<string | null>,
+  run: (test: string) => Promise<unknown>,
+): Promise<RequirementCheck[]> {
+  const listed = await ask(
+    `List the requirements this issue states — what the fixed code must do — as a JSON array of short strings, nothing else.\n\nIssue:\n${i.issue}`,
+  );
   let reqs: string[] = [];
   try {
     const json = /\[[\s\S]*\]/.exec(listed ?? '')?.[0] ?? 'null';
     const parsed: unknown = JSON.parse(json);
-    if (Array.isArray(parsed)) reqs = parsed.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map(x => x.trim());
+    if (Array.isArray(parsed))
+      reqs = parsed.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map(x => x.trim());
   } catch {
     reqs = [];
   }
-  if (!reqs.length) return [{requirement: '(none listed)', verdict: 'not checkable', test: null, detail: `the model gave no JSON list of requirements: ${(listed ?? '').slice(0, 200)}`}];
+  if (!reqs.length)
+    return [
+      {
+        requirement: '(none listed)',
+        verdict: 'not checkable',
+        test: null,
+        detail: `the model gave no JSON list of requirements: ${(listed ?? '').slice(0, 200)}`,
+      },
+    ];
   const out: RequirementCheck[] = [];
   for (const requirement of reqs.slice(0, MAX_REQUIREMENTS)) {
-    const answer = await ask(`Requirement: ${requirement}\n\nWrite one pytest test function (def test_…, with its imports) that checks this requirement with concrete input/expected-output pairs, in a python code block. If it cannot be checked by a test, answer NOT CHECKABLE and why.\n\nIssue:\n${i.issue}\n\nThe patch under audit:\n${i.patch}`);
+    const answer = await ask(
+      `Requirement: ${requirement}\n\nWrite one pytest test function (def test_…, with its imports) that checks this requirement with concrete input/expected-output pairs, in a python code block. If it cannot be checked by a test, answer NOT CHECKABLE and why.\n\nIssue:\n${i.issue}\n\nThe patch under audit:\n${i.patch}`,
+    );
     const code = answer && !/NOT CHECKABLE/i.test(answer) ? pythonTestCode(answer) : null;
     if (!code) {
-      out.push({requirement, verdict: 'not checkable', test: null, detail: (answer ?? 'no answer').replace(/\s+/g, ' ').slice(0, 200)});
+      out.push({
+        requirement,
+        verdict: 'not checkable',
+        test: null,
+        detail: (answer ?? 'no answer').replace(/\s+/g, ' ').slice(0, 200),
+      });
       continue;
     }
-    const r = (await run(code)) as {error?: string; after?: {outcome: string; stdout?: string}; before?: {outcome: string}};
-    if (r.error || !r.after) out.push({requirement, verdict: 'not checkable', test: code, detail: r.error ?? 'the test did not run'});
-    else if (r.after.outcome === 'passed') out.push({requirement, verdict: 'satisfied', test: code, detail: `the test passes after the patch (${r.before?.outcome} before)`});
-    else if (r.after.outcome === 'failed') out.push({requirement, verdict: 'violated', test: code, detail: `the test fails after the patch: ${(r.after.stdout ?? '').split('\n').filter(l => /Error|assert/.test(l)).slice(0, 2).join(' ').slice(0, 200)}`});
-    else out.push({requirement, verdict: 'not checkable', test: code, detail: `the test did not run (${r.after.outcome})`});
+    const r = (await run(code)) as {
+      error?: string;
+      after?: {outcome: string; stdout?: string};
+      before?: {outcome: string};
+    };
+    if (r.error || !r.after)
+      out.push({requirement, verdict: 'not checkable', test: code, detail: r.error ?? 'the test did not run'});
+    else if (r.after.outcome === 'passed')
+      out.push({
+        requirement,
+        verdict: 'satisfied',
+        test: code,
+        detail: `the test passes after the patch (${r.before?.outcome} before)`,
+      });
+    else if (r.after.outcome === 'failed')
+      out.push({
+        requirement,
+        verdict: 'violated',
+        test: code,
+        detail: `the test fails after the patch: ${(r.after.stdout ?? '')
+          .split('\n')
+          .filter(l => /Error|assert/.test(l))
+          .slice(0, 2)
+          .join(' ')
+          .slice(0, 200)}`,
+      });
+    else
+      out.push({
+        requirement,
+        verdict: 'not checkable',
+        test: code,
+        detail: `the test did not run (${r.after.outcome})`,
+      });
   }
-  if (reqs.length > MAX_REQUIREMENTS) out.push({requirement: `(${reqs.length - MAX_REQUIREMENTS} more not checked)`, verdict: 'not checkable', test: null, detail: `at most ${MAX_REQUIREMENTS} requirements are checked`});
+  if (reqs.length > MAX_REQUIREMENTS)
+    out.push({
+      requirement: `(${reqs.length - MAX_REQUIREMENTS} more not checked)`,
+      verdict: 'not checkable',
+      test: null,
+      detail: `at most ${MAX_REQUIREMENTS} requirements are checked`,
+    });
   return out;
 }

@@ -79,21 +79,45 @@ interface Hunt {
  */
 function search(t: StoredTrace, hunts: Hunt[], where: {pair: number; side: 'buggy' | 'patched'}): void {
   let read = 0;
-  const shortName = (fn: string) => fn.replace(/^.*<locals>\./, '').split('.').at(-1)!;
+  const shortName = (fn: string) =>
+    fn
+      .replace(/^.*<locals>\./, '')
+      .split('.')
+      .at(-1)!;
   const open = () => hunts.filter(h => !h.match && !h.exhausted);
   for (let fid = ROOT_FID + 1; open().length; fid++) {
     const f = t.frame(fid);
     if (!f) break;
-    const ev = (seq: number, line: number | null, recorded: unknown): Evidence => ({...where, trace: t.id, frame: fid, function: f.fn, file: f.file, line, seq, recorded: formatValue(recorded, 300)});
+    const ev = (seq: number, line: number | null, recorded: unknown): Evidence => ({
+      ...where,
+      trace: t.id,
+      frame: fid,
+      function: f.fn,
+      file: f.file,
+      line,
+      seq,
+      recorded: formatValue(recorded, 300),
+    });
     for (const h of open()) {
       const claim = h.claim;
-      if (claim.kind === 'return' && shortName(f.fn) === claim.function && f.outcome?.kind === 'return' && !f.outcome.unrecorded && f.outcome.value !== undefined) {
+      if (
+        claim.kind === 'return' &&
+        shortName(f.fn) === claim.function &&
+        f.outcome?.kind === 'return' &&
+        !f.outcome.unrecorded &&
+        f.outcome.value !== undefined
+      ) {
         const v = parse(f.outcome.value);
         const e = ev(-1, f.outcome.line ?? null, v);
         if (valueMatches(claim.value, v)) h.match = e;
         else if (h.others.length < 3) h.others.push(e);
       }
-      if (claim.kind === 'raises' && f.outcome?.kind === 'exception' && f.outcome.exception && (claim.function === null || shortName(f.fn) === claim.function)) {
+      if (
+        claim.kind === 'raises' &&
+        f.outcome?.kind === 'exception' &&
+        f.outcome.exception &&
+        (claim.function === null || shortName(f.fn) === claim.function)
+      ) {
         const type = f.outcome.exception.type;
         const e = ev(-1, f.outcome.line ?? null, type);
         if (type === claim.exception || type.endsWith(`.${claim.exception}`)) h.match = e;
@@ -132,15 +156,26 @@ function search(t: StoredTrace, hunts: Hunt[], where: {pair: number; side: 'bugg
   }
 }
 
-const patchKey = (p: string | null) => (p ?? '').split('\n').map(l => l.trimEnd()).filter(l => l && !l.startsWith('index ')).join('\n');
+const patchKey = (p: string | null) =>
+  (p ?? '')
+    .split('\n')
+    .map(l => l.trimEnd())
+    .filter(l => l && !l.startsWith('index '))
+    .join('\n');
 
 /** Checks every claim in a run's code reasoning and stores each verdict with its evidence. */
-export function checkClaims(db: Db, trajectory: number): {checks: ClaimCheck[]; traces: {buggy: number | null; patched: number | null}; note: string | null} {
+export function checkClaims(
+  db: Db,
+  trajectory: number,
+): {checks: ClaimCheck[]; traces: {buggy: number | null; patched: number | null}; note: string | null} {
   const run = getTrajectory(db, trajectory);
   const instance = instanceOfRun(db, trajectory);
   if (!run || !instance) return {checks: [], traces: {buggy: null, patched: null}, note: `no trajectory ${trajectory}`};
   const pairs = listPairs(db, instance).filter(p => p.buggyTrace !== null);
-  const own = pairs.filter(p => p.trajectory === trajectory || (run.patch && p.patch && patchKey(p.patch) === patchKey(run.patch))).at(-1) ?? null;
+  const own =
+    pairs
+      .filter(p => p.trajectory === trajectory || (run.patch && p.patch && patchKey(p.patch) === patchKey(run.patch)))
+      .at(-1) ?? null;
   const buggyPair = own ?? pairs.at(-1) ?? null;
   const firstEdit = stepLabels(db, trajectory).find(s => s.rule === 'source-edit')?.idx ?? Infinity;
   const traces = {buggy: buggyPair?.buggyTrace ?? null, patched: own?.patchedTrace ?? null};
@@ -165,16 +200,63 @@ export function checkClaims(db: Db, trajectory: number): {checks: ClaimCheck[]; 
   }
   const checks: ClaimCheck[] = asked.map(({base, after, hunt}): ClaimCheck => {
     const claim = base.claim;
-    if (!hunt) return {...base, verdict: 'unverifiable', reason: after ? "the run's patch was never traced (deltalens trace --trajectory N)" : `no traced pair of ${instance} (its buggy program was never traced)`, evidence: null};
-    if (hunt.match) return {...base, verdict: 'confirmed', reason: `recorded in ${hunt.match.function} (${hunt.match.file}${hunt.match.line ? `:${hunt.match.line}` : ''})`, evidence: hunt.match};
-    if (hunt.exhausted) return {...base, verdict: 'unverifiable', reason: `the trace is longer than the ${SEARCH_BUDGET} steps a search reads`, evidence: null};
-    if (hunt.others.length) return {...base, verdict: 'contradicted', reason: `${claim.kind === 'value' ? claim.name : claim.kind === 'return' ? `${claim.function}(…)` : 'the frame'} was recorded with ${hunt.others.map(o => o.recorded).join(', ')} only`, evidence: hunt.others[0]!, others: hunt.others};
+    if (!hunt)
+      return {
+        ...base,
+        verdict: 'unverifiable',
+        reason: after
+          ? "the run's patch was never traced (deltalens trace --trajectory N)"
+          : `no traced pair of ${instance} (its buggy program was never traced)`,
+        evidence: null,
+      };
+    if (hunt.match)
+      return {
+        ...base,
+        verdict: 'confirmed',
+        reason: `recorded in ${hunt.match.function} (${hunt.match.file}${hunt.match.line ? `:${hunt.match.line}` : ''})`,
+        evidence: hunt.match,
+      };
+    if (hunt.exhausted)
+      return {
+        ...base,
+        verdict: 'unverifiable',
+        reason: `the trace is longer than the ${SEARCH_BUDGET} steps a search reads`,
+        evidence: null,
+      };
+    if (hunt.others.length)
+      return {
+        ...base,
+        verdict: 'contradicted',
+        reason: `${claim.kind === 'value' ? claim.name : claim.kind === 'return' ? `${claim.function}(…)` : 'the frame'} was recorded with ${hunt.others.map(o => o.recorded).join(', ')} only`,
+        evidence: hunt.others[0]!,
+        others: hunt.others,
+      };
     const status = opened.get(after ? traces.patched! : traces.buggy!)!.status;
-    return {...base, verdict: 'unverifiable', reason: status !== 'complete' ? `the trace is ${status}` : 'the place is not in the trace, or its values were not recorded there', evidence: null};
+    return {
+      ...base,
+      verdict: 'unverifiable',
+      reason:
+        status !== 'complete'
+          ? `the trace is ${status}`
+          : 'the place is not in the trace, or its values were not recorded there',
+      evidence: null,
+    };
   });
   writeTx(db, () => {
-    for (const c of checks) setClaim(db, trajectory, c.step, c.span[0], {...c.claim, text: c.text, verdict: c.verdict, reason: c.reason, evidence: c.evidence, ...(c.others ? {others: c.others} : {})});
+    for (const c of checks)
+      setClaim(db, trajectory, c.step, c.span[0], {
+        ...c.claim,
+        text: c.text,
+        verdict: c.verdict,
+        reason: c.reason,
+        evidence: c.evidence,
+        ...(c.others ? {others: c.others} : {}),
+      });
   });
-  const note = !pairs.length ? `no traced pair of ${instance}: every claim is unverifiable` : !own ? "the run's own patch was never traced: claims after its first edit are unverifiable" : null;
+  const note = !pairs.length
+    ? `no traced pair of ${instance}: every claim is unverifiable`
+    : !own
+      ? "the run's own patch was never traced: claims after its first edit are unverifiable"
+      : null;
   return {checks, traces, note};
 }

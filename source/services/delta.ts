@@ -3,7 +3,16 @@
  * recomputes it: the pair that links them (its line mapping and re-runs), the nondeterminism
  * the re-runs show, Algorithm 1, and saving the result.
  */
-import {collectNondeterminism, emptyNondeterminism, extractDelta, mergeNondeterminism, valueNondeterminism, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
+import {
+  collectNondeterminism,
+  emptyNondeterminism,
+  extractDelta,
+  mergeNondeterminism,
+  valueNondeterminism,
+  type DeltaOption,
+  type DeltaResult,
+  type Nondeterminism,
+} from '../core/trace/delta.js';
 import {LineMap} from '../core/trace/line-map.js';
 import {findPairByTraces, getTrace, saveDelta, StoredTrace, type PairRow, type TraceRow} from '../store/traces.js';
 import type {Db} from '../store/db.js';
@@ -50,15 +59,28 @@ interface DeltaOfTraces {
  * re-runs; otherwise lines map one to one — and the two must be runs of the same test of the
  * same instance, or the comparison means nothing and is refused.
  */
-export function deltaOfTraces(db: Db, a: number, b: number, o: {options?: DeltaOption[]; save?: boolean} = {}): DeltaOfTraces {
+export function deltaOfTraces(
+  db: Db,
+  a: number,
+  b: number,
+  o: {options?: DeltaOption[]; save?: boolean} = {},
+): DeltaOfTraces {
   const buggy = getTrace(db, a);
   const patched = getTrace(db, b);
   if (!buggy) throw new DeltaInputError(`no trace with id ${a}`, 'not-found');
   if (!patched) throw new DeltaInputError(`no trace with id ${b}`, 'not-found');
   const pair = findPairByTraces(db, a, b);
   if (!pair) {
-    if (buggy.instance !== patched.instance) throw new DeltaInputError(`traces ${a} and ${b} are of different instances (${buggy.instance}, ${patched.instance}): their delta would mean nothing`, 'mismatch');
-    if (buggy.test !== patched.test) throw new DeltaInputError(`traces ${a} and ${b} ran different tests (${buggy.test}, ${patched.test}): their delta would mean nothing`, 'mismatch');
+    if (buggy.instance !== patched.instance)
+      throw new DeltaInputError(
+        `traces ${a} and ${b} are of different instances (${buggy.instance}, ${patched.instance}): their delta would mean nothing`,
+        'mismatch',
+      );
+    if (buggy.test !== patched.test)
+      throw new DeltaInputError(
+        `traces ${a} and ${b} ran different tests (${buggy.test}, ${patched.test}): their delta would mean nothing`,
+        'mismatch',
+      );
   }
   const nondet = pair
     ? rerunNondeterminism(db, [
@@ -74,5 +96,11 @@ export function deltaOfTraces(db: Db, a: number, b: number, o: {options?: DeltaO
     nondeterminism: nondet,
   });
   if (o.save) result.id = saveDelta(db, a, b, pair?.id ?? null, result);
-  return {result, buggy, patched, pair, note: pair ? null : 'these traces were not traced as a pair: lines map one to one and no re-runs are known'};
+  return {
+    result,
+    buggy,
+    patched,
+    pair,
+    note: pair ? null : 'these traces were not traced as a pair: lines map one to one and no re-runs are known',
+  };
 }

@@ -42,7 +42,15 @@ export function demoProjects(): DemoProject[] {
       const patches = Object.keys(meta.patches)
         .sort((a, b) => order(a).localeCompare(order(b)))
         .map(p => ({name: p, file: join(dir, 'patches', `${p}.diff`), description: meta.patches[p]!}));
-      return {name, dir, instance: meta.instance, repo: meta.repo, test: meta.test, problemStatement: meta.problem_statement, patches};
+      return {
+        name,
+        dir,
+        instance: meta.instance,
+        repo: meta.repo,
+        test: meta.test,
+        problemStatement: meta.problem_statement,
+        patches,
+      };
     });
 }
 

@@ -1,6 +1,16 @@
 import {spawn} from 'node:child_process';
 import {createHash, randomUUID} from 'node:crypto';
-import {closeSync, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import {basename, dirname, join, relative, resolve} from 'node:path';
 import {packageRoot} from '../package-root.js';
 import {alive, processAlive, selfIdentity} from './leftovers.js';
@@ -19,7 +29,9 @@ const TRACER_DIR = join(packageRoot(), 'tracer');
 export {ROOT, SAMPLE_DIR, PROJECTS_DIR, demoProjects, demoCheckouts, type DemoProject} from './demo-projects.js';
 /** Where the demo database is built and read: sample-data/demo.db, or $DELTALENS_DEMO_DB (an
  * install whose folder is read-only, a test's own copy). */
-export const DEMO_DB = process.env.DELTALENS_DEMO_DB ? resolve(process.env.DELTALENS_DEMO_DB) : join(SAMPLE_DIR, 'demo.db');
+export const DEMO_DB = process.env.DELTALENS_DEMO_DB
+  ? resolve(process.env.DELTALENS_DEMO_DB)
+  : join(SAMPLE_DIR, 'demo.db');
 export const TRACES_DIR = join(SAMPLE_DIR, 'traces');
 export const EXPLAINBENCH_DIR = join(SAMPLE_DIR, 'explainbench');
 const QUESTIONS_DIR = join(SAMPLE_DIR, 'questions');
@@ -146,7 +158,9 @@ export function demoState(): DemoState {
   if (stamp.stage === 'full') return {kind: 'full'};
   const progress = readFinishing();
   if (!progress || progress.build !== stamp.build) return {kind: 'quick', build: stamp.build};
-  return !progress.failed && alive(progress) ? {kind: 'finishing', build: stamp.build, progress} : {kind: 'interrupted', build: stamp.build, progress};
+  return !progress.failed && alive(progress)
+    ? {kind: 'finishing', build: stamp.build, progress}
+    : {kind: 'interrupted', build: stamp.build, progress};
 }
 
 export function demoIsCurrent(): boolean {
@@ -159,7 +173,6 @@ interface DemoReport {
   /** why demo traces are missing (no Python, no pytest), when they are */
   traceProblems: string[];
 }
-
 
 /** The demo projects' instance records (their issue, gold patch and test). */
 function recordDemoInstances(db: Db): void {
@@ -180,7 +193,11 @@ function recordDemoInstances(db: Db): void {
 }
 
 /** Traces every demo project's patches (real tracer, real pytest) into `db`; onDone after each pair. */
-async function traceDemoProjects(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{pairs: number; problems: string[]}> {
+async function traceDemoProjects(
+  db: Db,
+  onProgress?: (message: string) => void,
+  onDone?: () => void,
+): Promise<{pairs: number; problems: string[]}> {
   const {tracePair} = await import('./tracing.js');
   const {PythonError} = await import('./python.js');
   const python = process.env.DELTALENS_PYTHON ?? 'python3';
@@ -190,17 +207,21 @@ async function traceDemoProjects(db: Db, onProgress?: (message: string) => void,
     for (const patch of project.patches) {
       onProgress?.(`tracing ${project.name} / ${patch.name}…`);
       try {
-        await tracePair(db, {kind: 'patch', repo: join(project.dir, 'repo'), patch: patch.file, copy: true}, {
-          python,
-          test: project.test,
-          instance: project.instance,
-          label: patch.name,
-          versionKind: patch.name === 'gold' ? 'gold' : 'agent',
-          pytestPlugins: false,
-          limits: {timeoutS: 120},
-          // our own projects and patches: confined when bwrap is here, else run as they are
-          sandbox: 'prefer',
-        });
+        await tracePair(
+          db,
+          {kind: 'patch', repo: join(project.dir, 'repo'), patch: patch.file, copy: true},
+          {
+            python,
+            test: project.test,
+            instance: project.instance,
+            label: patch.name,
+            versionKind: patch.name === 'gold' ? 'gold' : 'agent',
+            pytestPlugins: false,
+            limits: {timeoutS: 120},
+            // our own projects and patches: confined when bwrap is here, else run as they are
+            sandbox: 'prefer',
+          },
+        );
         pairs += 1;
       } catch (error) {
         if (error instanceof PythonError) {
@@ -226,7 +247,12 @@ async function importDemoTraces(db: Db, onProgress?: (message: string) => void):
     const fixedFile = join(TRACES_DIR, instance, 'fixed.jsonl');
     if (!existsSync(buggyFile) || !existsSync(fixedFile)) continue;
     onProgress?.(`importing the ExplainBench traces of ${instance}…`);
-    importTracePair(db, buggyFile, fixedFile, {instance, label: 'gold (ExplainBench traces)', test: 'reproduction test', options: ['match-by-text']});
+    importTracePair(db, buggyFile, fixedFile, {
+      instance,
+      label: 'gold (ExplainBench traces)',
+      test: 'reproduction test',
+      options: ['match-by-text'],
+    });
     pairs += 1;
   }
   return pairs;
@@ -250,7 +276,8 @@ async function importDemoQuestions(db: Db, onProgress?: (message: string) => voi
   if (!existsSync(questions)) return;
   onProgress?.('importing the demo questions and scoring them with the lexical baseline…');
   writeTx(db, () => {
-    for (const line of readFileSync(questions, 'utf8').split('\n').filter(Boolean)) insertQuestion(db, validateQuestion(JSON.parse(line)), {source: relative(ROOT, questions)});
+    for (const line of readFileSync(questions, 'utf8').split('\n').filter(Boolean))
+      insertQuestion(db, validateQuestion(JSON.parse(line)), {source: relative(ROOT, questions)});
     if (existsSync(explanations)) {
       for (const line of readFileSync(explanations, 'utf8').split('\n').filter(Boolean)) {
         const e = JSON.parse(line) as {instance: string; agent: string; kind: 'original'; text: string};
@@ -267,7 +294,11 @@ async function importDemoQuestions(db: Db, onProgress?: (message: string) => voi
  * gives "the patch has no effect"), the projects side by side, quality-checked with the lexical
  * baseline. The pairs the demo traced already are reused, so only the candidates run.
  */
-async function buildDemoQuestions(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{questions: number; excluded: string[]}> {
+async function buildDemoQuestions(
+  db: Db,
+  onProgress?: (message: string) => void,
+  onDone?: () => void,
+): Promise<{questions: number; excluded: string[]}> {
   const {buildQuestions, qualityChecks} = await import('./question-build.js');
   const {lexicalModel} = await import('./qa-models.js');
   const projects = demoProjects();
@@ -290,8 +321,17 @@ async function buildDemoQuestions(db: Db, onProgress?: (message: string) => void
     ),
   );
   const built = results.flatMap(r => r.questions);
-  await qualityChecks(db, built.map(b => b.question), lexicalModel());
-  return {questions: built.length, excluded: results.flatMap(r => r.excluded).map(e => `${e.instance} ${e.stage}${e.agent ? ` ${e.agent}` : ''}: ${e.reason}`)};
+  await qualityChecks(
+    db,
+    built.map(b => b.question),
+    lexicalModel(),
+  );
+  return {
+    questions: built.length,
+    excluded: results
+      .flatMap(r => r.excluded)
+      .map(e => `${e.instance} ${e.stage}${e.agent ? ` ${e.agent}` : ''}: ${e.reason}`),
+  };
 }
 
 /**
@@ -300,7 +340,11 @@ async function buildDemoQuestions(db: Db, onProgress?: (message: string) => void
  * loop and tools — the sandboxed diff_execution of the project's test before and after each patch —
  * then scored with the lexical baseline, so the audit screen and the Table 6 comparison have data.
  */
-async function auditDemoAgents(db: Db, onProgress?: (message: string) => void, onDone?: () => void): Promise<{audits: number; problems: string[]}> {
+async function auditDemoAgents(
+  db: Db,
+  onProgress?: (message: string) => void,
+  onDone?: () => void,
+): Promise<{audits: number; problems: string[]}> {
   const {runAudit, DEFAULT_BUDGETS} = await import('./audit.js');
   const {offlineAuditor, testSource} = await import('./offline-auditor.js');
   const {findExplanation} = await import('../store/questions.js');
@@ -322,11 +366,28 @@ async function auditDemoAgents(db: Db, onProgress?: (message: string) => void, o
         onDone?.();
         continue;
       }
-      onProgress?.(`auditing ${agent}'s explanation of ${project.instance} (offline scripted auditor, sandboxed runs)…`);
+      onProgress?.(
+        `auditing ${agent}'s explanation of ${project.instance} (offline scripted auditor, sandboxed runs)…`,
+      );
       const a = await runAudit(
         db,
-        {instance: project.instance, agent, trajectory: null, buggyDir: join(project.dir, 'repo'), patch: readFileSync(p.file, 'utf8'), explanation: e.text, issue: problemStatement(db, project.instance) ?? ''},
-        {model: offlineAuditor(code, e.text), budgets: {...DEFAULT_BUDGETS, maxToolCalls: 3}, python: process.env.DELTALENS_PYTHON ?? 'python3', sandbox: 'prefer', toolTimeoutS: 120, maxResultChars: 8000},
+        {
+          instance: project.instance,
+          agent,
+          trajectory: null,
+          buggyDir: join(project.dir, 'repo'),
+          patch: readFileSync(p.file, 'utf8'),
+          explanation: e.text,
+          issue: problemStatement(db, project.instance) ?? '',
+        },
+        {
+          model: offlineAuditor(code, e.text),
+          budgets: {...DEFAULT_BUDGETS, maxToolCalls: 3},
+          python: process.env.DELTALENS_PYTHON ?? 'python3',
+          sandbox: 'prefer',
+          toolTimeoutS: 120,
+          maxResultChars: 8000,
+        },
       );
       if (a.status === 'done') audits++;
       else problems.push(`audit of ${agent} on ${project.instance}: ${a.reason}`);
@@ -338,10 +399,14 @@ async function auditDemoAgents(db: Db, onProgress?: (message: string) => void, o
 }
 
 /** A build's temporary files: DEMO_DB.building-PID and its journal files. */
-const BUILDING = new RegExp(`^${basename(DEMO_DB).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.building-(\\d+)(?:-wal|-shm|-journal)?$`);
+const BUILDING = new RegExp(
+  `^${basename(DEMO_DB).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.building-(\\d+)(?:-wal|-shm|-journal)?$`,
+);
 
 /** A stamp or progress file being written (writeAtomically): NAME.PID.tmp. */
-const WRITING = new RegExp(`^${basename(DEMO_DB).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(?:stamp|finishing)\\.(\\d+)\\.tmp$`);
+const WRITING = new RegExp(
+  `^${basename(DEMO_DB).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(?:stamp|finishing)\\.(\\d+)\\.tmp$`,
+);
 
 /**
  * What a build that was killed (or lost its machine) left: its half-built database files, whose
@@ -381,13 +446,18 @@ export async function buildDemo(onProgress?: (message: string) => void): Promise
     const report = await quickInto(db, onProgress);
     let last = '';
     // a line per part started (a part's end repeats its message: not said again)
-    const traced = await finishInto(db, onProgress && (s => s.message !== last && onProgress(`[${s.done}/${s.total}] ${(last = s.message)}`)));
+    const traced = await finishInto(
+      db,
+      onProgress && (s => s.message !== last && onProgress(`[${s.done}/${s.total}] ${(last = s.message)}`)),
+    );
     return {import: report, pairs: report.tracePairs + traced.pairs, traceProblems: traced.traceProblems};
   }, 'full');
 }
 
 /** The quick part alone (seconds), in place of any demo there was; the rest is left to finishDemo. */
-export async function buildDemoQuick(onProgress?: (message: string) => void): Promise<ImportReport & {tracePairs: number}> {
+export async function buildDemoQuick(
+  onProgress?: (message: string) => void,
+): Promise<ImportReport & {tracePairs: number}> {
   return inTemporary(db => quickInto(db, onProgress), 'quick');
 }
 
@@ -431,7 +501,10 @@ async function inTemporary<T>(fill: (db: Db) => Promise<T>, stage: Stamp['stage'
     renameSync(temporary, DEMO_DB);
     for (const suffix of ['-wal', '-shm']) rmSync(`${temporary}${suffix}`, {force: true});
     rmSync(FINISHING, {force: true});
-    writeAtomically(STAMP, `${JSON.stringify({fingerprint: demoFingerprint(), stage, build: randomUUID()} satisfies Stamp)}\n`);
+    writeAtomically(
+      STAMP,
+      `${JSON.stringify({fingerprint: demoFingerprint(), stage, build: randomUUID()} satisfies Stamp)}\n`,
+    );
     return result;
   } finally {
     removeTemporary();
@@ -446,9 +519,14 @@ async function quickInto(db: Db, onProgress?: (message: string) => void): Promis
   const report = importPaths(
     db,
     DEMO_SOURCES.map(source => join(SAMPLE_DIR, source)),
-    {format: 'auto', maxBytes: 100 * 1024 * 1024, onProgress: onProgress && ((done, total) => onProgress(`importing trajectories ${done}/${total}`))},
+    {
+      format: 'auto',
+      maxBytes: 100 * 1024 * 1024,
+      onProgress: onProgress && ((done, total) => onProgress(`importing trajectories ${done}/${total}`)),
+    },
   );
-  if (report.failed.length) throw new Error(`demo build failed: ${report.failed.map(f => `${f.path}: ${f.error}`).join('; ')}`);
+  if (report.failed.length)
+    throw new Error(`demo build failed: ${report.failed.map(f => `${f.path}: ${f.error}`).join('; ')}`);
   recordDemoInstances(db);
   const tracePairs = await importDemoTraces(db, onProgress);
   await importDemoQuestions(db, onProgress);
@@ -491,10 +569,25 @@ async function finishInto(db: Db, onStep?: (s: FinishStep) => void): Promise<{pa
  * at the end — unless the file was rebuilt meanwhile. A process that stops midway leaves the
  * file half-finished: the next start sees that (demoState 'interrupted') and builds anew.
  */
-export async function finishDemo(onStep?: (s: FinishStep) => void): Promise<{status: 'done'; pairs: number; traceProblems: string[]} | {status: 'busy'; pid: number} | {status: 'not-needed'; why: string}> {
+export async function finishDemo(
+  onStep?: (s: FinishStep) => void,
+): Promise<
+  | {status: 'done'; pairs: number; traceProblems: string[]}
+  | {status: 'busy'; pid: number}
+  | {status: 'not-needed'; why: string}
+> {
   const state = demoState();
   if (state.kind === 'finishing') return {status: 'busy', pid: state.progress.pid};
-  if (state.kind !== 'quick') return {status: 'not-needed', why: state.kind === 'full' ? 'the demo is whole already' : state.kind === 'missing' ? 'the quick part of the demo is not built' : 'an earlier build stopped midway: the demo is built anew'};
+  if (state.kind !== 'quick')
+    return {
+      status: 'not-needed',
+      why:
+        state.kind === 'full'
+          ? 'the demo is whole already'
+          : state.kind === 'missing'
+            ? 'the quick part of the demo is not built'
+            : 'an earlier build stopped midway: the demo is built anew',
+    };
   const me = {...selfIdentity(), build: state.build};
   let progress: Finishing = {...me, done: 0, total: 0, message: 'starting'};
   try {
@@ -519,7 +612,11 @@ export async function finishDemo(onStep?: (s: FinishStep) => void): Promise<{sta
     });
     checkpoint(db);
     const stamp = readStamp();
-    if (stamp?.build === state.build) writeAtomically(STAMP, `${JSON.stringify({...stamp, stage: 'full', ...(result.traceProblems.length ? {problems: result.traceProblems} : {})} satisfies Stamp)}\n`);
+    if (stamp?.build === state.build)
+      writeAtomically(
+        STAMP,
+        `${JSON.stringify({...stamp, stage: 'full', ...(result.traceProblems.length ? {problems: result.traceProblems} : {})} satisfies Stamp)}\n`,
+      );
     if (mine()) rmSync(FINISHING, {force: true});
     return {status: 'done', ...result};
   } catch (error) {
@@ -537,7 +634,11 @@ export async function finishDemo(onStep?: (s: FinishStep) => void): Promise<{sta
 export function startDemoFinisher(): number {
   const log = openSync(BUILD_LOG, 'w');
   try {
-    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'deltalens.js'), 'build-demo', '--finish'], {detached: true, stdio: ['ignore', log, log], env: process.env});
+    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'deltalens.js'), 'build-demo', '--finish'], {
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: process.env,
+    });
     child.unref();
     return child.pid ?? 0;
   } finally {
@@ -557,14 +658,26 @@ export function demoBuildStatus(pid: number): BackgroundBuild {
   const state = demoState();
   if (state.kind === 'full') {
     const problems = readStamp()?.problems ?? [];
-    return {state: 'done', text: problems.length ? `demo built; ${problems.length} part(s) could not be: ${problems[0]} (all in ${BUILD_LOG})` : 'demo: traced pairs, built questions and audits are ready', done: Number.MAX_SAFE_INTEGER};
+    return {
+      state: 'done',
+      text: problems.length
+        ? `demo built; ${problems.length} part(s) could not be: ${problems[0]} (all in ${BUILD_LOG})`
+        : 'demo: traced pairs, built questions and audits are ready',
+      done: Number.MAX_SAFE_INTEGER,
+    };
   }
   if (state.kind === 'finishing') {
     const p = state.progress;
     return {state: 'running', text: `demo build ${p.done}/${p.total}: ${p.message}`, done: p.done};
   }
-  if (state.kind === 'interrupted') return {state: 'failed', text: `the demo's traced part stopped: ${state.progress.failed ?? 'its process ended'} (log: ${BUILD_LOG})`, done: state.progress.done};
-  if (state.kind === 'quick' && processAlive(pid)) return {state: 'starting', text: "starting to build the demo's traced part…", done: 0};
+  if (state.kind === 'interrupted')
+    return {
+      state: 'failed',
+      text: `the demo's traced part stopped: ${state.progress.failed ?? 'its process ended'} (log: ${BUILD_LOG})`,
+      done: state.progress.done,
+    };
+  if (state.kind === 'quick' && processAlive(pid))
+    return {state: 'starting', text: "starting to build the demo's traced part…", done: 0};
   return {state: 'failed', text: `the demo's traced part is not being built (log: ${BUILD_LOG})`, done: 0};
 }
 

@@ -9,7 +9,11 @@ function editorCommand(env: NodeJS.ProcessEnv = process.env): string[] {
   return raw.split(/\s+/);
 }
 
-export function editText(initial: string, env: NodeJS.ProcessEnv = process.env, name = 'explanation.md'): {text: string | null; error?: string} {
+export function editText(
+  initial: string,
+  env: NodeJS.ProcessEnv = process.env,
+  name = 'explanation.md',
+): {text: string | null; error?: string} {
   const dir = mkdtempSync(join(tmpdir(), 'deltalens-edit-'));
   const file = join(dir, name);
   try {

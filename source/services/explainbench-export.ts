@@ -43,7 +43,10 @@ function truthFor(q: Question): Record<string, unknown> {
 }
 
 export function exportExplainBench(questions: Question[], dir: string): ExportReport {
-  const files = new Map<string, {context: Record<string, unknown>; truth: Record<string, unknown>; ids: Map<string, string>}>();
+  const files = new Map<
+    string,
+    {context: Record<string, unknown>; truth: Record<string, unknown>; ids: Map<string, string>}
+  >();
   const skipped: string[] = [];
   let count = 0;
   for (const q of questions) {

@@ -16,7 +16,15 @@
 import {existsSync, readdirSync, readFileSync} from 'node:fs';
 import {basename, join, relative} from 'node:path';
 import {parseAnswer, verdictFor} from '../core/questions/answers.js';
-import {INSUFFICIENT_TEXT, QUESTION_TYPES, validateQuestion, type Choice, type Question, type QuestionType, type Role} from '../core/questions/model.js';
+import {
+  INSUFFICIENT_TEXT,
+  QUESTION_TYPES,
+  validateQuestion,
+  type Choice,
+  type Question,
+  type QuestionType,
+  type Role,
+} from '../core/questions/model.js';
 import {writeTx, type Db} from '../store/db.js';
 import {ensureExplanation, insertAnswer, insertQuestion, upsertPublished} from '../store/questions.js';
 
@@ -34,10 +42,14 @@ interface ExplainBenchReport {
 
 /** Question wording (ours; the context and choices are the benchmark's). */
 const QUESTION_TEXT: Record<QuestionType, string> = {
-  e2e_intent: 'Which expression should replace [[MASKED]] in the test, so that the test checks the behaviour the developer intended?',
-  e2e_effect: 'What is the result of running the test before the patch, and after the patch? Answer two letters: before, after.',
-  local_intent: 'Within the context of the provided function and inputs, at the specified timing point relative to the specified line, which expression best describes the developer-intended change?',
-  local_effect: 'Within the context of the provided function and inputs, at the specified timing point relative to the specified line, which expression has different values before and after the patch?',
+  e2e_intent:
+    'Which expression should replace [[MASKED]] in the test, so that the test checks the behaviour the developer intended?',
+  e2e_effect:
+    'What is the result of running the test before the patch, and after the patch? Answer two letters: before, after.',
+  local_intent:
+    'Within the context of the provided function and inputs, at the specified timing point relative to the specified line, which expression best describes the developer-intended change?',
+  local_effect:
+    'Within the context of the provided function and inputs, at the specified timing point relative to the specified line, which expression has different values before and after the patch?',
 };
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -57,16 +69,24 @@ function roleOf(text: string, type: QuestionType): Role {
 }
 
 function keyOf(type: QuestionType, truth: Record<string, unknown>, where: string): string[] {
-  const up = (v: unknown) => (typeof v === 'string' ? v.toUpperCase() : Array.isArray(v) && typeof v[0] === 'string' ? v[0].toUpperCase() : null);
+  const up = (v: unknown) =>
+    typeof v === 'string' ? v.toUpperCase() : Array.isArray(v) && typeof v[0] === 'string' ? v[0].toUpperCase() : null;
   const key = type === 'e2e_effect' ? [up(truth.before_answer), up(truth.after_answer)] : [up(truth.answer)];
-  if (key.some(k => k === null)) throw new ExplainBenchError(`${where}: ground truth without an answer (${JSON.stringify(truth)})`);
+  if (key.some(k => k === null))
+    throw new ExplainBenchError(`${where}: ground truth without an answer (${JSON.stringify(truth)})`);
   return key as string[];
 }
 
 function contextOf(type: QuestionType, c: Record<string, unknown>): Record<string, unknown> {
   if (type === 'e2e_intent') return {test: c.masked_test};
   if (type === 'e2e_effect') return {test: c.test_content};
-  return {function: c.function_code_before_patch, inputs: c.function_parameters_before_patch, line: c.line, timing: c.before_or_after, ...(c.execution !== undefined ? {execution: c.execution} : {})};
+  return {
+    function: c.function_code_before_patch,
+    inputs: c.function_parameters_before_patch,
+    line: c.line,
+    timing: c.before_or_after,
+    ...(c.execution !== undefined ? {execution: c.execution} : {}),
+  };
 }
 
 function normaliseModel(model: string): string {
@@ -80,15 +100,22 @@ const WRITE_CHUNK = 2000;
  * The package's questions (dataset/context + dataset/ground_truths), read and validated; nothing
  * is written. A file that does not fit throws (ExplainBenchError, naming the file and instance).
  */
-export function readExplainBenchQuestions(dir: string): {questions: {question: Question; file: string}[]; skipped: string[]} {
+export function readExplainBenchQuestions(dir: string): {
+  questions: {question: Question; file: string}[];
+  skipped: string[];
+} {
   const contextDir = join(dir, 'dataset', 'context');
   const truthDir = join(dir, 'dataset', 'ground_truths');
   if (!existsSync(contextDir) || !existsSync(truthDir)) {
-    throw new ExplainBenchError(`${dir}: not an ExplainBench checkout (expected dataset/context and dataset/ground_truths)`);
+    throw new ExplainBenchError(
+      `${dir}: not an ExplainBench checkout (expected dataset/context and dataset/ground_truths)`,
+    );
   }
   const questions: {question: Question; file: string}[] = [];
   const skipped: string[] = [];
-  for (const file of readdirSync(truthDir).filter(f => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(truthDir)
+    .filter(f => f.endsWith('.json'))
+    .sort()) {
     const [typeName, agent] = basename(file, '.json').split('__') as [string, string | undefined];
     const type = typeName as QuestionType;
     if (!QUESTION_TYPES.includes(type)) {
@@ -117,10 +144,23 @@ export function readExplainBenchQuestions(dir: string): {questions: {question: Q
         const role = roleOf(String(t), type);
         return {label, text: String(t), role: role === 'distractor' && key.includes(label) ? 'correct' : role};
       });
-      if (!choices.some(c => c.role === 'insufficient')) choices.push({label: LETTERS[choices.length]!, text: INSUFFICIENT_TEXT, role: 'insufficient'});
+      if (!choices.some(c => c.role === 'insufficient'))
+        choices.push({label: LETTERS[choices.length]!, text: INSUFFICIENT_TEXT, role: 'insufficient'});
       const id = `explainbench/${type}/${agent ? `${agent}/` : ''}${instance}`;
       try {
-        questions.push({question: validateQuestion({id, instance, type, ...(agent ? {agent} : {}), context: contextOf(type, ctx), question: QUESTION_TEXT[type], choices, answer: type === 'e2e_effect' ? key : key[0]}), file});
+        questions.push({
+          question: validateQuestion({
+            id,
+            instance,
+            type,
+            ...(agent ? {agent} : {}),
+            context: contextOf(type, ctx),
+            question: QUESTION_TEXT[type],
+            choices,
+            answer: type === 'e2e_effect' ? key : key[0],
+          }),
+          file,
+        });
       } catch (error) {
         throw new ExplainBenchError(`${where}: ${(error as Error).message}`);
       }
@@ -130,7 +170,15 @@ export function readExplainBenchQuestions(dir: string): {questions: {question: Q
 }
 
 export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
-  const report: ExplainBenchReport = {questions: {e2e_intent: 0, e2e_effect: 0, local_intent: 0, local_effect: 0}, explanations: 0, answers: 0, answersNew: 0, unparseable: 0, published: 0, skipped: []};
+  const report: ExplainBenchReport = {
+    questions: {e2e_intent: 0, e2e_effect: 0, local_intent: 0, local_effect: 0},
+    explanations: 0,
+    answers: 0,
+    answersNew: 0,
+    unparseable: 0,
+    published: 0,
+    skipped: [],
+  };
   const questions = new Map<string, Question>();
   // Read and validate everything first (a bad package writes nothing), then write in bounded
   // transactions so a concurrent writer waits for one chunk, not for the whole package.
@@ -140,7 +188,13 @@ export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
     const read = readExplainBenchQuestions(dir);
     report.skipped.push(...read.skipped);
     for (const {question: q, file} of read.questions) {
-      writes.push(() => insertQuestion(db, q, {source: 'explainbench', context: `dataset/context/${file}`, ground_truth: `dataset/ground_truths/${file}`}));
+      writes.push(() =>
+        insertQuestion(db, q, {
+          source: 'explainbench',
+          context: `dataset/context/${file}`,
+          ground_truth: `dataset/ground_truths/${file}`,
+        }),
+      );
       questions.set(q.id, q);
       report.questions[q.type] += 1;
     }
@@ -149,7 +203,9 @@ export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
     for (const type of QUESTION_TYPES) {
       const typeDir = join(generation, type);
       if (!existsSync(typeDir)) continue;
-      for (const file of readdirSync(typeDir).filter(f => f.endsWith('.json')).sort()) {
+      for (const file of readdirSync(typeDir)
+        .filter(f => f.endsWith('.json'))
+        .sort()) {
         const [runName, modelRaw] = basename(file, '.json').split('__') as [string, string | undefined];
         if (!modelRaw) {
           report.skipped.push(`results/generation/${type}/${file}: no __<model> in the name`);
@@ -159,7 +215,8 @@ export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
         const agent = audited ? runName.slice('audit_'.length) : runName;
         const model = normaliseModel(modelRaw);
         const data = readJson(join(typeDir, file)) as {predictions?: Record<string, unknown[]>};
-        if (!data.predictions || typeof data.predictions !== 'object') throw new ExplainBenchError(`results/generation/${type}/${file}: no "predictions"`);
+        if (!data.predictions || typeof data.predictions !== 'object')
+          throw new ExplainBenchError(`results/generation/${type}/${file}: no "predictions"`);
         for (const [instance, samples] of Object.entries(data.predictions)) {
           const qid = `explainbench/${type}/${type === 'e2e_effect' || type === 'local_effect' ? `${agent}/` : ''}${instance}`;
           const q = questions.get(qid);
@@ -169,12 +226,22 @@ export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
           }
           const explanation = {id: 0};
           writes.push(() => {
-            explanation.id = ensureExplanation(db, {instance, agent, kind: audited ? 'audited' : 'original', text: null, source: `explainbench results/generation (${audited ? 'audited' : 'original'} explanation text not in the data)`});
+            explanation.id = ensureExplanation(db, {
+              instance,
+              agent,
+              kind: audited ? 'audited' : 'original',
+              text: null,
+              source: `explainbench results/generation (${audited ? 'audited' : 'original'} explanation text not in the data)`,
+            });
             explanations.add(explanation.id);
           });
           (samples ?? []).forEach((sample, i) => {
             const raw = JSON.stringify(sample);
-            const letters = parseAnswer(raw, q.type, q.choices.map(c => c.label));
+            const letters = parseAnswer(
+              raw,
+              q.type,
+              q.choices.map(c => c.label),
+            );
             if (!letters) report.unparseable += 1;
             report.answers += 1;
             writes.push(() => {
@@ -204,30 +271,38 @@ export function importExplainBench(db: Db, dir: string): ExplainBenchReport {
     for (const type of QUESTION_TYPES) {
       const typeDir = join(evaluation, type);
       if (!existsSync(typeDir)) continue;
-      for (const file of readdirSync(typeDir).filter(f => f.endsWith('.json')).sort()) {
+      for (const file of readdirSync(typeDir)
+        .filter(f => f.endsWith('.json'))
+        .sort()) {
         const [runName, modelRaw] = basename(file, '.json').split('__') as [string, string | undefined];
-        const data = readJson(join(typeDir, file)) as {statistics?: Record<string, unknown>; raw?: Record<string, (boolean | number)[]>};
+        const data = readJson(join(typeDir, file)) as {
+          statistics?: Record<string, unknown>;
+          raw?: Record<string, (boolean | number)[]>;
+        };
         const s = data.statistics ?? {};
         const num = (v: unknown) => (typeof v === 'number' ? v : null);
         const audited = runName.startsWith('audit_');
-        writes.push(() => upsertPublished(db, {
-          benchmark: 'explainbench',
-          type,
-          agent: audited ? runName.slice('audit_'.length) : runName,
-          explanations: audited ? 'audited' : 'original',
-          model: normaliseModel(modelRaw ?? '?'),
-          mean: num(s.mean),
-          std: num(s.std),
-          sem: num(s.sem),
-          runValues: Array.isArray(s.metric_values) ? (s.metric_values as number[]) : null,
-          perInstance: data.raw ?? null,
-          sourcePath: relative(dir, join(typeDir, file)),
-        }));
+        writes.push(() =>
+          upsertPublished(db, {
+            benchmark: 'explainbench',
+            type,
+            agent: audited ? runName.slice('audit_'.length) : runName,
+            explanations: audited ? 'audited' : 'original',
+            model: normaliseModel(modelRaw ?? '?'),
+            mean: num(s.mean),
+            std: num(s.std),
+            sem: num(s.sem),
+            runValues: Array.isArray(s.metric_values) ? (s.metric_values as number[]) : null,
+            perInstance: data.raw ?? null,
+            sourcePath: relative(dir, join(typeDir, file)),
+          }),
+        );
         report.published += 1;
       }
     }
   }
-  for (let at = 0; at < writes.length; at += WRITE_CHUNK) writeTx(db, () => writes.slice(at, at + WRITE_CHUNK).forEach(write => write()));
+  for (let at = 0; at < writes.length; at += WRITE_CHUNK)
+    writeTx(db, () => writes.slice(at, at + WRITE_CHUNK).forEach(write => write()));
   report.explanations = explanations.size;
   return report;
 }

@@ -42,7 +42,10 @@ async function untar(file: string, dest: string): Promise<void> {
   rmSync(partial, {recursive: true, force: true});
   mkdirSync(partial, {recursive: true});
   // --no-same-owner and no absolute names: a tar from elsewhere writes only under the folder
-  const r = await execa('tar', ['-x', '--no-same-owner', '--no-same-permissions', '-f', file, '-C', partial], {reject: false, timeout: 30 * 60_000});
+  const r = await execa('tar', ['-x', '--no-same-owner', '--no-same-permissions', '-f', file, '-C', partial], {
+    reject: false,
+    timeout: 30 * 60_000,
+  });
   if (r.failed) {
     rmSync(partial, {recursive: true, force: true});
     throw new ImageError(`cannot unpack ${file}: ${String(r.stderr).trim().split('\n').at(-1) ?? r.shortMessage}`);
@@ -53,7 +56,8 @@ async function untar(file: string, dest: string): Promise<void> {
 export async function imageRoot(name: string): Promise<ImageRoot> {
   const found = await locate(name);
   const testbed = join(found.root, 'testbed');
-  if (!existsSync(join(found.root, 'usr'))) throw new ImageError(`${name}: ${found.root} has no /usr: not a root file system`);
+  if (!existsSync(join(found.root, 'usr')))
+    throw new ImageError(`${name}: ${found.root} has no /usr: not a root file system`);
   return {...found, testbed: existsSync(testbed) && statSync(testbed).isDirectory() ? testbed : null};
 }
 
@@ -61,7 +65,10 @@ async function locate(name: string): Promise<{root: string; how: string}> {
   const path = resolve(name);
   if (existsSync(path) && statSync(path).isDirectory()) return {root: path, how: `the root file system in ${path}`};
   if (existsSync(path) && /\.tar$/.test(path)) {
-    const key = createHash('sha256').update(`${path}\0${statSync(path).mtimeMs}`).digest('hex').slice(0, 16);
+    const key = createHash('sha256')
+      .update(`${path}\0${statSync(path).mtimeMs}`)
+      .digest('hex')
+      .slice(0, 16);
     const dest = join(cacheDir(), `tar-${key}`);
     if (!existsSync(dest)) await untar(path, dest);
     return {root: dest, how: `${path}, unpacked in ${dest}`};
@@ -70,20 +77,27 @@ async function locate(name: string): Promise<{root: string; how: string}> {
     const r = await execa('podman', ['image', 'mount', name], {reject: false, timeout: 120_000});
     if (!r.failed && String(r.stdout).trim()) return {root: String(r.stdout).trim(), how: `podman image mount ${name}`};
     const why = String(r.stderr).trim().split('\n').at(-1) ?? '';
-    if (/image not known|no such image|not found/i.test(why)) throw new ImageError(`podman has no image ${name} (podman pull ${name} first)`);
+    if (/image not known|no such image|not found/i.test(why))
+      throw new ImageError(`podman has no image ${name} (podman pull ${name} first)`);
     if (!(await onPath('docker'))) throw new ImageError(`podman image mount ${name} failed: ${why}`);
   }
   if (await onPath('docker')) {
     const dest = join(cacheDir(), `docker-${name.replace(/[^\w.-]+/g, '_')}`);
     if (existsSync(dest)) return {root: dest, how: `${name}, exported before into ${dest}`};
     const created = await execa('docker', ['create', name], {reject: false, timeout: 300_000});
-    if (created.failed) throw new ImageError(`docker create ${name} failed: ${String(created.stderr).trim().split('\n').at(-1) ?? created.shortMessage} (is the Docker daemon running?)`);
+    if (created.failed)
+      throw new ImageError(
+        `docker create ${name} failed: ${String(created.stderr).trim().split('\n').at(-1) ?? created.shortMessage} (is the Docker daemon running?)`,
+      );
     const id = String(created.stdout).trim();
     const tar = join(cacheDir(), `docker-${process.pid}.tar`);
     mkdirSync(cacheDir(), {recursive: true});
     try {
       const exported = await execa('docker', ['export', '-o', tar, id], {reject: false, timeout: 30 * 60_000});
-      if (exported.failed) throw new ImageError(`docker export ${name} failed: ${String(exported.stderr).trim().split('\n').at(-1) ?? exported.shortMessage}`);
+      if (exported.failed)
+        throw new ImageError(
+          `docker export ${name} failed: ${String(exported.stderr).trim().split('\n').at(-1) ?? exported.shortMessage}`,
+        );
       await untar(tar, dest);
     } finally {
       rmSync(tar, {force: true});
@@ -91,7 +105,9 @@ async function locate(name: string): Promise<{root: string; how: string}> {
     }
     return {root: dest, how: `docker export ${name}, unpacked in ${dest}`};
   }
-  throw new ImageError(`${name}: not a folder or a .tar, and neither podman nor docker is installed to read an image (apt-get install -y podman)`);
+  throw new ImageError(
+    `${name}: not a folder or a .tar, and neither podman nor docker is installed to read an image (apt-get install -y podman)`,
+  );
 }
 
 /** The interpreter to use in an image: the one asked for, else the first of IMAGE_PYTHONS there. */
@@ -107,6 +123,9 @@ export function imagePython(root: string, asked: string | undefined): string {
     }
   };
   const found = IMAGE_PYTHONS.find(there);
-  if (!found) throw new ImageError(`no Python in the image at ${IMAGE_PYTHONS.join(', ')}: give --python with the image's interpreter`);
+  if (!found)
+    throw new ImageError(
+      `no Python in the image at ${IMAGE_PYTHONS.join(', ')}: give --python with the image's interpreter`,
+    );
   return found;
 }

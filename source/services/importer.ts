@@ -16,7 +16,14 @@ import {streamTx, writeTx, type Db} from '../store/db.js';
 import {streamingLabels} from '../store/lens.js';
 import {ensureInstance, problemStatement, upsertInstance} from '../store/instances.js';
 import {reasoningTagger} from '../store/reasoning.js';
-import {finishTrajectory, getTrajectory, hasContentHash, insertTrajectory, setContentHash, stepWriter} from '../store/trajectories.js';
+import {
+  finishTrajectory,
+  getTrajectory,
+  hasContentHash,
+  insertTrajectory,
+  setContentHash,
+  stepWriter,
+} from '../store/trajectories.js';
 import {ResolutionFinder} from './resolution-finder.js';
 import {parseJson, readLines, readUtf8File} from './text-file.js';
 
@@ -88,7 +95,13 @@ export function importPaths(db: Db, paths: string[], options: ImportOptions): Im
 
 function failure(path: string, error: unknown): ImportReport['failed'][number] {
   if (error instanceof FormatError) {
-    return {path, error: error.describe(), line: error.where.line, column: error.where.column, jsonPath: error.where.path};
+    return {
+      path,
+      error: error.describe(),
+      line: error.where.line,
+      column: error.where.column,
+      jsonPath: error.where.path,
+    };
   }
   return {path, error: (error as Error).message};
 }
@@ -97,7 +110,8 @@ function failure(path: string, error: unknown): ImportReport['failed'][number] {
 function expand(path: string, format: ImportFormat): Candidate[] {
   if (!existsSync(path)) throw new UsageError(`${path}: no such file or directory`);
   if (!statSync(path).isDirectory()) {
-    if (format === 'swe-bench-run') throw new UsageError(`${path}: --format swe-bench-run takes a run folder (with trajs/ inside)`);
+    if (format === 'swe-bench-run')
+      throw new UsageError(`${path}: --format swe-bench-run takes a run folder (with trajs/ inside)`);
     return [{path, explicit: true, runRoot: null}];
   }
   if (isRunFolder(path)) return walk(join(path, 'trajs')).map(file => ({path: file, explicit: false, runRoot: path}));
@@ -132,13 +146,23 @@ function walk(dir: string, enter: (dir: string) => boolean = () => true): string
   return files;
 }
 
-const EXPLAINBENCH_PATH = /(^|\/)(dataset\/(context|ground_truths|extract_ground_truths)|results\/(generation|evaluation))\//;
+const EXPLAINBENCH_PATH =
+  /(^|\/)(dataset\/(context|ground_truths|extract_ground_truths)|results\/(generation|evaluation))\//;
 
-function importFile(db: Db, candidate: Candidate, options: ImportOptions, finder: ResolutionFinder, report: ImportReport): void {
+function importFile(
+  db: Db,
+  candidate: Candidate,
+  options: ImportOptions,
+  finder: ResolutionFinder,
+  report: ImportReport,
+): void {
   const {path} = candidate;
   const extension = extname(path);
   if (!TRAJECTORY_EXTENSIONS.has(extension)) {
-    if (candidate.explicit) throw new FormatError(`not a trajectory file (expected .traj, .json or .jsonl, found "${extension || 'no extension'}")`);
+    if (candidate.explicit)
+      throw new FormatError(
+        `not a trajectory file (expected .traj, .json or .jsonl, found "${extension || 'no extension'}")`,
+      );
     report.skipped.push({path, locator: null, reason: `not a trajectory file (${extension || 'no extension'})`});
     return;
   }
@@ -163,12 +187,20 @@ function importFile(db: Db, candidate: Candidate, options: ImportOptions, finder
   const detected = detectDocument(doc);
   const kind = chooseKind(detected, options.format, candidate, doc);
   if (kind === 'resolution') {
-    report.skipped.push({path, locator: null, reason: 'results file: gives resolved status to the trajectories beside it'});
+    report.skipped.push({
+      path,
+      locator: null,
+      reason: 'results file: gives resolved status to the trajectories beside it',
+    });
     return;
   }
   if (kind === 'swe-bench-instance') {
     const record = instanceRecordFrom(doc, '$');
-    report.instances.push({path, instance: record.id, status: writeTx(db, () => upsertInstance(db, {...record, sourcePath: path}))});
+    report.instances.push({
+      path,
+      instance: record.id,
+      status: writeTx(db, () => upsertInstance(db, {...record, sourcePath: path})),
+    });
     return;
   }
   if (kind === null) {
@@ -176,12 +208,19 @@ function importFile(db: Db, candidate: Candidate, options: ImportOptions, finder
     return;
   }
   const trajectory = withHint(detected, kind, () => parseDocument(kind, doc, path, candidate.runRoot));
-  const stored = writeTx(db, () => storeTrajectory(db, trajectory, {path, locator: null, hash, candidate, options, finder, report}));
+  const stored = writeTx(db, () =>
+    storeTrajectory(db, trajectory, {path, locator: null, hash, candidate, options, finder, report}),
+  );
   if ('id' in stored) report.added.push(stored);
   else report.skipped.push({path, locator: null, reason: stored.reason, existing: stored.existing});
 }
 
-function chooseKind(detected: DocumentKind, format: ImportFormat, candidate: Candidate, doc: unknown): DocumentKind | null {
+function chooseKind(
+  detected: DocumentKind,
+  format: ImportFormat,
+  candidate: Candidate,
+  doc: unknown,
+): DocumentKind | null {
   if (format !== 'auto' && format !== 'swe-bench-run') return format;
   if (detected === 'unknown' || detected === 'explainbench') {
     if (candidate.explicit) {
@@ -233,7 +272,13 @@ interface StoreContext {
 }
 
 /** The warnings of a stored trajectory: fields out of range, what its importer left out, no steps. */
-function warnAbout(context: StoreContext, id: number, warnings: FieldWarning[], notes: FieldWarning[] | undefined, steps: number): void {
+function warnAbout(
+  context: StoreContext,
+  id: number,
+  warnings: FieldWarning[],
+  notes: FieldWarning[] | undefined,
+  steps: number,
+): void {
   const all = [...warnings, ...(notes ?? [])];
   if (steps === 0) all.push({field: 'steps', message: 'no step was read from it: the run is stored without steps'});
   for (const w of all) context.report.warnings.push({path: context.path, locator: context.locator, id, ...w});
@@ -246,7 +291,12 @@ function warnAbout(context: StoreContext, id: number, warnings: FieldWarning[], 
  * reason says which and what it does to the second — unless `identical: 'both'`, which stores it
  * under each (its hash then names the agent, so a re-import stays idempotent).
  */
-function identical(db: Db, hash: string, agent: string, options: ImportOptions): {store: string} | {existing: number; reason: string} {
+function identical(
+  db: Db,
+  hash: string,
+  agent: string,
+  options: ImportOptions,
+): {store: string} | {existing: number; reason: string} {
   const first = hasContentHash(db, hash);
   if (first === null) return {store: hash};
   const again = hasContentHash(db, `${hash}:${agent}`);
@@ -261,12 +311,23 @@ function identical(db: Db, hash: string, agent: string, options: ImportOptions):
 }
 
 /** Inserts one parsed trajectory, or returns the id of the one with the same content and why it was not stored. */
-function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext): AddedTrajectory | {existing: number; reason: string} {
+function storeTrajectory(
+  db: Db,
+  trajectory: Trajectory,
+  context: StoreContext,
+): AddedTrajectory | {existing: number; reason: string} {
   const decided = identical(db, context.hash, agentOf(trajectory, context), context.options);
   if (!('store' in decided)) return decided;
   context = {...context, hash: decided.store};
   const {header, agentId, resolvedSource, warnings} = resolveHeader(db, trajectory, context);
-  const id = insertTrajectory(db, {header, agentId, sourcePath: context.path, sourceLocator: context.locator, contentHash: context.hash, resolvedSource});
+  const id = insertTrajectory(db, {
+    header,
+    agentId,
+    sourcePath: context.path,
+    sourceLocator: context.locator,
+    contentHash: context.hash,
+    resolvedSource,
+  });
   const write = stepWriter(db, id, streamingLabels(), reasoningTagger(db, id, problemStatement(db, header.instance)));
   let count = 0;
   for (const step of trajectory.steps) count = write(step);
@@ -278,7 +339,7 @@ function storeTrajectory(db: Db, trajectory: Trajectory, context: StoreContext):
 /** The agent (configuration) a run is stored under: --agent, else its run folder's name, else its own. */
 function agentOf(given: TrajectoryHeader, context: StoreContext): string {
   const found = context.finder.find(context.path, given.instance, context.candidate.runRoot);
-  const runName = context.candidate.runRoot ? basename(context.candidate.runRoot) : found?.run ?? null;
+  const runName = context.candidate.runRoot ? basename(context.candidate.runRoot) : (found?.run ?? null);
   return context.options.agent ?? runName ?? given.agent;
 }
 
@@ -286,8 +347,13 @@ function resolveHeader(db: Db, given: TrajectoryHeader, context: StoreContext) {
   const {header, warnings} = checkRanges(given);
   const found = context.finder.find(context.path, header.instance, context.candidate.runRoot);
   const resolved = found && (found.explicit || header.resolved === null) ? found.resolved : header.resolved;
-  const resolvedSource = found && (found.explicit || header.resolved === null) ? found.source : header.resolved === null ? null : context.path;
-  const runName = context.candidate.runRoot ? basename(context.candidate.runRoot) : found?.run ?? null;
+  const resolvedSource =
+    found && (found.explicit || header.resolved === null)
+      ? found.source
+      : header.resolved === null
+        ? null
+        : context.path;
+  const runName = context.candidate.runRoot ? basename(context.candidate.runRoot) : (found?.run ?? null);
   const agent = agentOf(given, context);
   const model = context.options.model ?? header.model;
   const meta = runName && agent === runName ? {...header.meta, tool: header.agent} : header.meta;
@@ -296,7 +362,13 @@ function resolveHeader(db: Db, given: TrajectoryHeader, context: StoreContext) {
   return {header: {...header, agent, model, resolved, meta}, agentId, resolvedSource, warnings};
 }
 
-function added(id: number, header: TrajectoryHeader, context: StoreContext, steps: number, resolvedSource: string | null): AddedTrajectory {
+function added(
+  id: number,
+  header: TrajectoryHeader,
+  context: StoreContext,
+  steps: number,
+  resolvedSource: string | null,
+): AddedTrajectory {
   return {
     path: context.path,
     locator: context.locator,
@@ -314,7 +386,13 @@ function added(id: number, header: TrajectoryHeader, context: StoreContext, step
 }
 
 /** JSONL: our generic format, OpenHands `output.jsonl` or SWE-bench instances, read line by line. */
-function importJsonl(db: Db, candidate: Candidate, options: ImportOptions, finder: ResolutionFinder, report: ImportReport): void {
+function importJsonl(
+  db: Db,
+  candidate: Candidate,
+  options: ImportOptions,
+  finder: ResolutionFinder,
+  report: ImportReport,
+): void {
   const {path} = candidate;
   const lines = readLines(path, options.maxBytes);
   let first = lines.next();
@@ -338,12 +416,20 @@ function importJsonl(db: Db, candidate: Candidate, options: ImportOptions, finde
       const locator = `line ${line}`;
       if (kind === 'swe-bench-instance') {
         const record = withLine(line, () => instanceRecordFrom(value, '$'));
-        report.instances.push({path, instance: record.id, status: writeTx(db, () => upsertInstance(db, {...record, sourcePath: path}))});
+        report.instances.push({
+          path,
+          instance: record.id,
+          status: writeTx(db, () => upsertInstance(db, {...record, sourcePath: path})),
+        });
         continue;
       }
-      const trajectory = withLine(line, () => withHint(detectDocument(value), 'openhands', () => parseOpenHands(value, `${basename(path)}:${line}`)));
+      const trajectory = withLine(line, () =>
+        withHint(detectDocument(value), 'openhands', () => parseOpenHands(value, `${basename(path)}:${line}`)),
+      );
       const hash = sha256(bytes);
-      const stored = writeTx(db, () => storeTrajectory(db, trajectory, {path, locator, hash, candidate, options, finder, report}));
+      const stored = writeTx(db, () =>
+        storeTrajectory(db, trajectory, {path, locator, hash, candidate, options, finder, report}),
+      );
       if ('id' in stored) report.added.push(stored);
       else report.skipped.push({path, locator, reason: stored.reason, existing: stored.existing});
     }
@@ -362,7 +448,8 @@ function withLine<T>(line: number, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    if (error instanceof FormatError && error.where.line === undefined) throw new FormatError(error.message, {...error.where, line});
+    if (error instanceof FormatError && error.where.line === undefined)
+      throw new FormatError(error.message, {...error.where, line});
     throw error;
   }
 }
@@ -375,7 +462,13 @@ function streamGeneric(
 ): void {
   const path = context.candidate.path;
   const reader = new GenericJsonlReader();
-  type Open = {id: number; write: (step: Step) => number; count: number; hash: ReturnType<typeof createHash>; startLine: number};
+  type Open = {
+    id: number;
+    write: (step: Step) => number;
+    count: number;
+    hash: ReturnType<typeof createHash>;
+    startLine: number;
+  };
   let open = null as Open | null;
 
   const handle = (events: ReturnType<GenericJsonlReader['push']>) => {
@@ -383,16 +476,40 @@ function streamGeneric(
       if (event.kind === 'start') {
         streamTx.begin(db);
         const placeholder = `pending:${randomUUID()}`;
-        const {header, agentId} = resolveHeader(db, event.header, {path, locator: null, hash: placeholder, ...context, report});
-        const id = insertTrajectory(db, {header, agentId, sourcePath: path, sourceLocator: null, contentHash: placeholder, resolvedSource: null});
-        open = {id, write: stepWriter(db, id, streamingLabels(), reasoningTagger(db, id, problemStatement(db, header.instance))), count: 0, hash: createHash('sha256'), startLine: event.line};
+        const {header, agentId} = resolveHeader(db, event.header, {
+          path,
+          locator: null,
+          hash: placeholder,
+          ...context,
+          report,
+        });
+        const id = insertTrajectory(db, {
+          header,
+          agentId,
+          sourcePath: path,
+          sourceLocator: null,
+          contentHash: placeholder,
+          resolvedSource: null,
+        });
+        open = {
+          id,
+          write: stepWriter(db, id, streamingLabels(), reasoningTagger(db, id, problemStatement(db, header.instance))),
+          count: 0,
+          hash: createHash('sha256'),
+          startLine: event.line,
+        };
       } else if (event.kind === 'step') {
         open!.count = open!.write(event.step);
       } else {
         const current = open!;
         open = null;
         const locator = `lines ${current.startLine}-${event.line}`;
-        const decided = identical(db, current.hash.digest('hex'), agentOf(event.header, {path, locator, hash: '', ...context, report}), context.options);
+        const decided = identical(
+          db,
+          current.hash.digest('hex'),
+          agentOf(event.header, {path, locator, hash: '', ...context, report}),
+          context.options,
+        );
         if (!('store' in decided)) {
           streamTx.rollback(db);
           report.skipped.push({path, locator, reason: decided.reason, existing: decided.existing});
@@ -402,7 +519,13 @@ function streamGeneric(
         const storeContext = {path, locator, hash, ...context, report};
         const {header, agentId, resolvedSource, warnings} = resolveHeader(db, event.header, storeContext);
         setContentHash(db, current.id, hash, locator);
-        finishTrajectory(db, current.id, {nSteps: current.count, explanation: header.explanation, header, agentId, resolvedSource});
+        finishTrajectory(db, current.id, {
+          nSteps: current.count,
+          explanation: header.explanation,
+          header,
+          agentId,
+          resolvedSource,
+        });
         streamTx.commit(db);
         warnAbout(storeContext, current.id, warnings, event.header.notes, current.count);
         report.added.push(added(current.id, header, storeContext, current.count, resolvedSource));
@@ -441,7 +564,11 @@ function megabytes(bytes: number): string {
  * A SWE-bench harness prediction as a run without steps: its instance, the model as the agent,
  * the patch. Inside the caller's transaction; `already` when the same row was imported before.
  */
-export function storePrediction(db: Db, p: {instance: string; model: string; patch: string; record: unknown}, where: {path: string; locator: string}): {id: number} | {existing: number} {
+export function storePrediction(
+  db: Db,
+  p: {instance: string; model: string; patch: string; record: unknown},
+  where: {path: string; locator: string},
+): {id: number} | {existing: number} {
   const trajectory: Trajectory = {
     instance: p.instance,
     agent: p.model,
@@ -470,4 +597,3 @@ export function storePrediction(db: Db, p: {instance: string; model: string; pat
   });
   return 'id' in stored ? {id: stored.id} : stored;
 }
-

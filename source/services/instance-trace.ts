@@ -64,14 +64,27 @@ async function definers(repo: string, base: string, testPatch: string, name: str
   return out;
 }
 
-export async function planInstanceTrace(db: Db, o: {instance: string; repo: string; imageTestbed?: string; choice: PatchChoice; test?: string; allTests?: boolean}): Promise<InstancePlan> {
+export async function planInstanceTrace(
+  db: Db,
+  o: {instance: string; repo: string; imageTestbed?: string; choice: PatchChoice; test?: string; allTests?: boolean},
+): Promise<InstancePlan> {
   const d = getInstance(db, o.instance);
   if (!d) throw new InstanceTraceError(`no instance ${o.instance} in the store (deltalens instances import FILE)`);
   if (!d.baseCommit || d.testPatch === null || !d.failToPass.length) {
-    throw new InstanceTraceError(`${o.instance} has no dataset record (base commit, test patch, FAIL_TO_PASS): import its row with deltalens instances import FILE`);
+    throw new InstanceTraceError(
+      `${o.instance} has no dataset record (base commit, test patch, FAIL_TO_PASS): import its row with deltalens instances import FILE`,
+    );
   }
-  const chosen = [o.choice.gold && 'gold', o.choice.prediction !== undefined && 'prediction', o.choice.trajectory !== undefined && 'trajectory', o.choice.patchFile && 'patch'].filter(Boolean);
-  if (chosen.length !== 1) throw new InstanceTraceError(`say which patch to trace on ${o.instance}: one of --gold, --prediction NAME, --trajectory ID, --patch FILE`);
+  const chosen = [
+    o.choice.gold && 'gold',
+    o.choice.prediction !== undefined && 'prediction',
+    o.choice.trajectory !== undefined && 'trajectory',
+    o.choice.patchFile && 'patch',
+  ].filter(Boolean);
+  if (chosen.length !== 1)
+    throw new InstanceTraceError(
+      `say which patch to trace on ${o.instance}: one of --gold, --prediction NAME, --trajectory ID, --patch FILE`,
+    );
   let patch: string;
   let label: string;
   let trajectory: number | null = null;
@@ -83,16 +96,21 @@ export async function planInstanceTrace(db: Db, o: {instance: string; repo: stri
     versionKind = 'gold';
   } else if (o.choice.prediction !== undefined) {
     const found = findPrediction(db, o.instance, o.choice.prediction);
-    if (found === null) throw new InstanceTraceError(`no prediction of ${o.choice.prediction} for ${o.instance} (deltalens instances import PREDICTIONS_FILE)`);
+    if (found === null)
+      throw new InstanceTraceError(
+        `no prediction of ${o.choice.prediction} for ${o.instance} (deltalens instances import PREDICTIONS_FILE)`,
+      );
     const t = getTrajectory(db, found)!;
-    if (!t.patch?.trim()) throw new InstanceTraceError(`${o.choice.prediction}'s prediction for ${o.instance} has no patch`);
+    if (!t.patch?.trim())
+      throw new InstanceTraceError(`${o.choice.prediction}'s prediction for ${o.instance} has no patch`);
     patch = t.patch;
     trajectory = t.id;
     label = `prediction of ${o.choice.prediction}`;
   } else if (o.choice.trajectory !== undefined) {
     const t = getTrajectory(db, o.choice.trajectory);
     if (!t) throw new InstanceTraceError(`no trajectory with id ${o.choice.trajectory}`);
-    if (t.instance !== o.instance) throw new InstanceTraceError(`trajectory ${t.id} is a run on ${t.instance}, not ${o.instance}`);
+    if (t.instance !== o.instance)
+      throw new InstanceTraceError(`trajectory ${t.id} is a run on ${t.instance}, not ${o.instance}`);
     if (!t.patch?.trim()) throw new InstanceTraceError(`trajectory ${t.id} has no patch to trace`);
     patch = t.patch;
     trajectory = t.id;
@@ -101,7 +119,9 @@ export async function planInstanceTrace(db: Db, o: {instance: string; repo: stri
     try {
       patch = readFileSync(o.choice.patchFile!, 'utf8');
     } catch (error) {
-      throw new InstanceTraceError(`--patch ${o.choice.patchFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+      throw new InstanceTraceError(
+        `--patch ${o.choice.patchFile}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      );
     }
     label = `patch ${o.choice.patchFile}`;
   }
@@ -117,7 +137,16 @@ export async function planInstanceTrace(db: Db, o: {instance: string; repo: stri
     }
   }
   return {
-    spec: {kind: 'instance', repo: o.repo, instance: o.instance, base: d.baseCommit, testPatch: d.testPatch, patch, patchLabel: label, ...(o.imageTestbed ? {imageTestbed: o.imageTestbed} : {})},
+    spec: {
+      kind: 'instance',
+      repo: o.repo,
+      instance: o.instance,
+      base: d.baseCommit,
+      testPatch: d.testPatch,
+      patch,
+      patchLabel: label,
+      ...(o.imageTestbed ? {imageTestbed: o.imageTestbed} : {}),
+    },
     label,
     trajectory,
     versionKind,
@@ -132,15 +161,31 @@ export async function planInstanceTrace(db: Db, o: {instance: string; repo: stri
  * again later. Made once (exported from the clone, the test patch applied in the sandbox), then
  * reused while the record's base and test patch stay the same.
  */
-export async function instanceBaseTree(db: Db, id: string, repo: string, runner: PythonRunner): Promise<{dir: string; goldPatch: string; reused: boolean}> {
+export async function instanceBaseTree(
+  db: Db,
+  id: string,
+  repo: string,
+  runner: PythonRunner,
+): Promise<{dir: string; goldPatch: string; reused: boolean}> {
   const d = getInstance(db, id);
-  if (!d?.baseCommit || d.testPatch === null) throw new InstanceTraceError(`${id} has no dataset record (base commit, test patch): import its row with deltalens instances import FILE`);
+  if (!d?.baseCommit || d.testPatch === null)
+    throw new InstanceTraceError(
+      `${id} has no dataset record (base commit, test patch): import its row with deltalens instances import FILE`,
+    );
   const key = createHash('sha256').update(`${d.baseCommit}\0${d.testPatch}`).digest('hex').slice(0, 12);
-  const home = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'deltalens', 'instances', `${id.replace(/[^\w.-]+/g, '_')}-${key}`);
+  const home = join(
+    process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'),
+    'deltalens',
+    'instances',
+    `${id.replace(/[^\w.-]+/g, '_')}-${key}`,
+  );
   const dir = join(home, 'buggy');
   const goldPatch = join(home, 'gold.diff');
   if (existsSync(dir) && existsSync(goldPatch)) return {dir, goldPatch, reused: true};
-  const ws = await prepareWorkspace({kind: 'instance', repo, instance: id, base: d.baseCommit, testPatch: d.testPatch, patch: '', patchLabel: 'none'}, runner);
+  const ws = await prepareWorkspace(
+    {kind: 'instance', repo, instance: id, base: d.baseCommit, testPatch: d.testPatch, patch: '', patchLabel: 'none'},
+    runner,
+  );
   try {
     mkdirSync(home, {recursive: true});
     const partial = `${dir}.partial-${process.pid}`;
@@ -161,7 +206,8 @@ export async function instanceBaseTree(db: Db, id: string, repo: string, runner:
  */
 export async function pytestIdOf(db: Db, id: string, repo: string, test: string | undefined): Promise<string> {
   const d = getInstance(db, id);
-  if (!d?.baseCommit || d.testPatch === null || !d.failToPass.length) throw new InstanceTraceError(`${id} has no dataset record: import its row with deltalens instances import FILE`);
+  if (!d?.baseCommit || d.testPatch === null || !d.failToPass.length)
+    throw new InstanceTraceError(`${id} has no dataset record: import its row with deltalens instances import FILE`);
   const wanted = test ?? d.failToPass[0]!;
   const named = /^test\w*$/.test(wanted.trim()) ? await definers(repo, d.baseCommit, d.testPatch, wanted.trim()) : [];
   let run: TestRun;
@@ -173,5 +219,7 @@ export async function pytestIdOf(db: Db, id: string, repo: string, test: string 
   }
   if (run.mode === 'function') return run.target;
   if (run.mode === 'pytest' || run.mode === 'script') return run.target;
-  throw new InstanceTraceError(`${id}'s test ${wanted} runs under ${run.how}, and building questions and auditing run pytest tests: give --test with a pytest node id`);
+  throw new InstanceTraceError(
+    `${id}'s test ${wanted} runs under ${run.how}, and building questions and auditing run pytest tests: give --test with a pytest node id`,
+  );
 }

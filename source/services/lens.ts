@@ -1,6 +1,13 @@
 import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
-import {buildLens, referenceSteps, referenceTree, type LensOptions, type LensResult, type LensRun} from '../core/lens/build.js';
+import {
+  buildLens,
+  referenceSteps,
+  referenceTree,
+  type LensOptions,
+  type LensResult,
+  type LensRun,
+} from '../core/lens/build.js';
 import {followPath, type PtaNode} from '../core/lens/pta.js';
 import type {ActionState} from '../core/lens/state.js';
 import {withScopes, type Scope} from '../core/lens/scope.js';
@@ -35,14 +42,21 @@ function buildAndSave(db: Db, runs: LensRun[], overridden: number, options: Lens
  * replaces. States change in place. The checkout is the task's starting tree, so lines the run
  * itself shifted can land in the wrong scope.
  */
-export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string, string>, python = process.env.DELTALENS_PYTHON ?? 'python3'): Promise<{states: number; problems: string[]}> {
+export async function resolveScopes(
+  db: Db,
+  runs: LensRun[],
+  sources: Map<string, string>,
+  python = process.env.DELTALENS_PYTHON ?? 'python3',
+): Promise<{states: number; problems: string[]}> {
   const {scopesIn} = await import('./scopes.js');
   const problems: string[] = [];
   let states = 0;
   const actionText = actionTextReader(db);
   for (const [instance, dir] of sources) {
     const own = runs.filter(r => r.instance === instance);
-    const files = [...new Set(own.flatMap(r => r.steps.flatMap(s => s.state.files.map(f => f.path))))].filter(p => !p.startsWith('/') && !p.includes('..') && p.endsWith('.py'));
+    const files = [...new Set(own.flatMap(r => r.steps.flatMap(s => s.state.files.map(f => f.path))))].filter(
+      p => !p.startsWith('/') && !p.includes('..') && p.endsWith('.py'),
+    );
     if (!own.length || !files.length) continue;
     try {
       const found = await scopesIn(dir, files, python);
@@ -54,7 +68,11 @@ export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string
       for (const [path, scopes] of found.scopes) known.set(path, {scopes, text: readFileSync(join(dir, path), 'utf8')});
       for (const run of own) {
         for (const step of run.steps) {
-          const next = withScopes(step.state, step.state.kind === 'edit' || step.state.kind === 'create' ? actionText(run.id, step.idx) : null, known);
+          const next = withScopes(
+            step.state,
+            step.state.kind === 'edit' || step.state.kind === 'create' ? actionText(run.id, step.idx) : null,
+            known,
+          );
           if (next !== step.state) {
             step.state = next;
             states += 1;
@@ -69,7 +87,11 @@ export async function resolveScopes(db: Db, runs: LensRun[], sources: Map<string
 }
 
 /** lens build with scopes where the source is at hand (see resolveScopes). */
-export async function runLensBuildWithSources(db: Db, options: LensOptions, sources: Map<string, string>): Promise<LensBuildReport & {scopes: {states: number; problems: string[]}}> {
+export async function runLensBuildWithSources(
+  db: Db,
+  options: LensOptions,
+  sources: Map<string, string>,
+): Promise<LensBuildReport & {scopes: {states: number; problems: string[]}}> {
   const {runs, overridden} = loadLensRuns(db, options.instance);
   if (options.instance && !runs.length) throw new RangeError(`no stored trajectory of instance "${options.instance}"`);
   const scopes = sources.size ? await resolveScopes(db, runs, sources) : {states: 0, problems: []};
@@ -107,7 +129,10 @@ export function referenceView(db: Db, id: number): PtaView | null {
   const excluded = lensScoreOf(db, id)?.reference.excluded_lucky ?? [];
   const tree = referenceTree({runs}, id, new Set(excluded));
   const states = referenceSteps(run.steps);
-  const follow = followPath(tree.root, states.map(s => s.state));
+  const follow = followPath(
+    tree.root,
+    states.map(s => s.state),
+  );
   return {
     trajectory: id,
     instance: t.instance,

@@ -22,10 +22,18 @@ interface EvalOutput {
 
 function specFrom(ws: Record<string, unknown> | null): WorkspaceSpec | null {
   if (!ws) return null;
-  if (ws.kind === 'dirs' && typeof ws.buggy === 'string' && typeof ws.patched === 'string') return {kind: 'dirs', buggyDir: ws.buggy, patchedDir: ws.patched};
-  if (ws.kind === 'revs' && typeof ws.repo === 'string') return {kind: 'revs', repo: ws.repo, buggy: String(ws.buggy), patched: String(ws.patched)};
+  if (ws.kind === 'dirs' && typeof ws.buggy === 'string' && typeof ws.patched === 'string')
+    return {kind: 'dirs', buggyDir: ws.buggy, patchedDir: ws.patched};
+  if (ws.kind === 'revs' && typeof ws.repo === 'string')
+    return {kind: 'revs', repo: ws.repo, buggy: String(ws.buggy), patched: String(ws.patched)};
   if (ws.kind === 'patch' && typeof ws.repo === 'string' && typeof ws.patch === 'string') {
-    return {kind: 'patch', repo: ws.repo, patch: ws.patch, ...(ws.buggy && ws.buggy !== 'files' ? {buggy: String(ws.buggy)} : {}), copy: ws.buggy === 'files'};
+    return {
+      kind: 'patch',
+      repo: ws.repo,
+      patch: ws.patch,
+      ...(ws.buggy && ws.buggy !== 'files' ? {buggy: String(ws.buggy)} : {}),
+      copy: ws.buggy === 'files',
+    };
   }
   return null;
 }
@@ -39,12 +47,18 @@ interface LiveOptions {
   onWarning?: (message: string) => void;
 }
 
-export async function liveWatch(model: StepperModel, row: number, exprs: string[], o: LiveOptions = {}): Promise<WatchValue[]> {
+export async function liveWatch(
+  model: StepperModel,
+  row: number,
+  exprs: string[],
+  o: LiveOptions = {},
+): Promise<WatchValue[]> {
   const timeoutS = o.timeoutS ?? 120;
   const spec = specFrom(model.pair.workspace);
   const missing = (note: string): WatchValue[] => exprs.map(expr => ({expr, source: 'unavailable', note}));
   if (!spec) return missing('this pair does not say how its trees were made');
-  if (spec.kind === 'dirs' && (!existsSync(spec.buggyDir) || !existsSync(spec.patchedDir))) return missing('the buggy/patched directories no longer exist');
+  if (spec.kind === 'dirs' && (!existsSync(spec.buggyDir) || !existsSync(spec.patchedDir)))
+    return missing('the buggy/patched directories no longer exist');
   let patchDir: string | null = null;
   if (spec.kind === 'patch' && existsSync(spec.repo) && !existsSync(spec.patch) && model.pair.patch) {
     // the patch file was temporary (e.g. a trajectory's patch): the pair keeps the diff
@@ -52,9 +66,11 @@ export async function liveWatch(model: StepperModel, row: number, exprs: string[
     spec.patch = join(patchDir, 'pair.diff');
     writeFileSync(spec.patch, model.pair.patch);
   }
-  if (spec.kind === 'patch' && (!existsSync(spec.repo) || !existsSync(spec.patch))) return missing('the repository or patch file no longer exists');
+  if (spec.kind === 'patch' && (!existsSync(spec.repo) || !existsSync(spec.patch)))
+    return missing('the repository or patch file no longer exists');
   const python = String(model.pair.workspace?.python ?? process.env.DELTALENS_PYTHON ?? 'python3');
-  const policy: SandboxPolicy = o.sandbox === 'off' ? 'off' : model.pair.workspace?.sandboxPolicy === 'prefer' ? 'prefer' : 'require';
+  const policy: SandboxPolicy =
+    o.sandbox === 'off' ? 'off' : model.pair.workspace?.sandboxPolicy === 'prefer' ? 'prefer' : 'require';
   let runner: PythonRunner;
   let ws: Workspace;
   try {
@@ -69,16 +85,38 @@ export async function liveWatch(model: StepperModel, row: number, exprs: string[
     const side = async (which: 'b' | 'p'): Promise<Map<string, {value?: unknown; error?: string}> | string> => {
       const target = model.evalTarget(row, which);
       if (!target) return 'this row is not a finished line on this side';
-      const seed = model.pair.workspace && 'seed' in model.pair.workspace ? (model.pair.workspace.seed as number | null) : null;
-      const args = ['--root', which === 'b' ? ws.buggy : ws.patched, '--at', `${target.file}:${target.line}`, '--hit', String(target.hit), '--timing', target.timing, ...seedArgs(seed)];
+      const seed =
+        model.pair.workspace && 'seed' in model.pair.workspace ? (model.pair.workspace.seed as number | null) : null;
+      const args = [
+        '--root',
+        which === 'b' ? ws.buggy : ws.patched,
+        '--at',
+        `${target.file}:${target.line}`,
+        '--hit',
+        String(target.hit),
+        '--timing',
+        target.timing,
+        ...seedArgs(seed),
+      ];
       for (const e of exprs) args.push('--expr', e);
       args.push('--', model.pair.test);
       const tree = which === 'b' ? ws.buggy : ws.patched;
-      const r = await runEval<EvalOutput>(runner, args, {cwd: tree, timeoutMs: timeoutS * 1000, writable: [tree], testbed: tree});
+      const r = await runEval<EvalOutput>(runner, args, {
+        cwd: tree,
+        timeoutMs: timeoutS * 1000,
+        writable: [tree],
+        testbed: tree,
+      });
       if (!r.answer) return r.why === 'timed out' ? `timed out after ${timeoutS} s` : r.why;
       const out = r.answer;
-      if (!out.reached) return `the re-run reached ${target.file}:${target.line} only ${out.hits_seen} times (not ${target.hit}): the run is not reproducible`;
-      return new Map(out.results.map(x => [x.expr, x.error ? {error: `${x.error.type}${x.error.message ? `: ${x.error.message}` : ''}`} : {value: x.value}]));
+      if (!out.reached)
+        return `the re-run reached ${target.file}:${target.line} only ${out.hits_seen} times (not ${target.hit}): the run is not reproducible`;
+      return new Map(
+        out.results.map(x => [
+          x.expr,
+          x.error ? {error: `${x.error.type}${x.error.message ? `: ${x.error.message}` : ''}`} : {value: x.value},
+        ]),
+      );
     };
     const [b, p] = await Promise.all([side('b'), side('p')]);
     return exprs.map(expr => {

@@ -37,9 +37,17 @@ const mean = (xs: (number | null)[]) => {
   return v.length ? v.reduce((s, x) => s + x, 0) / v.length : null;
 };
 
-export async function localizationReport(db: Db, sources: Map<string, string>, python = process.env.DELTALENS_PYTHON ?? 'python3'): Promise<{runs: RunLocalization[]; agents: AgentLocalization[]; notes: string[]}> {
+export async function localizationReport(
+  db: Db,
+  sources: Map<string, string>,
+  python = process.env.DELTALENS_PYTHON ?? 'python3',
+): Promise<{runs: RunLocalization[]; agents: AgentLocalization[]; notes: string[]}> {
   const notes: string[] = [];
-  const reasons = new Set(reasoningRows(db).filter(r => r.family !== 'obs').map(r => r.trajectory));
+  const reasons = new Set(
+    reasoningRows(db)
+      .filter(r => r.family !== 'obs')
+      .map(r => r.trajectory),
+  );
   const runs = runPatches(db);
   const byInstance = new Map<string, typeof runs>();
   for (const r of runs) byInstance.set(r.instance, [...(byInstance.get(r.instance) ?? []), r]);
@@ -75,14 +83,36 @@ export async function localizationReport(db: Db, sources: Map<string, string>, p
         const unknown = [...new Set([...a.unknownFiles, ...g.unknownFiles])];
         if (unknown.length) note = `without function scopes (counted whole): ${unknown.join(', ')}`;
       }
-      out.push({trajectory: r.trajectory, agent: r.agent, instance, resolved: r.resolved === null ? null : r.resolved === 1, reasoning: reasons.has(r.trajectory), file, function: fn, note});
+      out.push({
+        trajectory: r.trajectory,
+        agent: r.agent,
+        instance,
+        resolved: r.resolved === null ? null : r.resolved === 1,
+        reasoning: reasons.has(r.trajectory),
+        file,
+        function: fn,
+        note,
+      });
     }
   }
-  if (noGold) notes.push(`${noGold} run(s) with a patch have no gold patch in their instance record (import the SWE-bench records)`);
-  const summary = (xs: RunLocalization[]) => ({runs: xs.length, file_f1: mean(xs.map(x => x.file.f1)), function_f1: mean(xs.map(x => x.function?.f1 ?? null))});
+  if (noGold)
+    notes.push(
+      `${noGold} run(s) with a patch have no gold patch in their instance record (import the SWE-bench records)`,
+    );
+  const summary = (xs: RunLocalization[]) => ({
+    runs: xs.length,
+    file_f1: mean(xs.map(x => x.file.f1)),
+    function_f1: mean(xs.map(x => x.function?.f1 ?? null)),
+  });
   const agents = [...new Set(out.map(r => r.agent))].sort().map(agent => {
     const mine = out.filter(r => r.agent === agent);
-    return {agent, ...summary(mine), function_runs: mine.filter(r => r.function).length, with_reasoning: summary(mine.filter(r => r.reasoning)), without_reasoning: summary(mine.filter(r => !r.reasoning))};
+    return {
+      agent,
+      ...summary(mine),
+      function_runs: mine.filter(r => r.function).length,
+      with_reasoning: summary(mine.filter(r => r.reasoning)),
+      without_reasoning: summary(mine.filter(r => !r.reasoning)),
+    };
   });
   return {runs: out, agents, notes};
 }

@@ -30,11 +30,25 @@ const completion = (message: OpenAI.Chat.ChatCompletionMessage, n: number): Open
   usage: {prompt_tokens: 0, completion_tokens: 0, total_tokens: 0},
 });
 
-type DiffResult = {before?: {outcome: string}; after?: {outcome: string; stdout?: string}; delta?: {function?: string; line?: number} | null; test?: string; error?: string};
+type DiffResult = {
+  before?: {outcome: string};
+  after?: {outcome: string; stdout?: string};
+  delta?: {function?: string; line?: number} | null;
+  test?: string;
+  error?: string;
+};
 type GraphResult = {chains?: {side: string; chain: string[]}[]; error?: string};
 
 const call = (n: number, name: string, args: Record<string, string>) =>
-  completion({role: 'assistant', content: null, refusal: null, tool_calls: [{id: `offline-${n}`, type: 'function', function: {name, arguments: JSON.stringify(args)}}]}, n);
+  completion(
+    {
+      role: 'assistant',
+      content: null,
+      refusal: null,
+      tool_calls: [{id: `offline-${n}`, type: 'function', function: {name, arguments: JSON.stringify(args)}}],
+    },
+    n,
+  );
 
 /** Runs the test (diff_execution), asks how the function where behaviour first differs is
  * reached (inspect_call_graph), then answers from both results. */
@@ -50,8 +64,13 @@ export function offlineAuditor(testCode: string, explanation: string): AuditMode
       const r = results[0] as DiffResult;
       if (results.length === 1 && r.delta?.function) return call(n, 'inspect_call_graph', {function: r.delta.function});
       const chain = (results[1] as GraphResult | undefined)?.chains?.[0]?.chain.map(f => f.split(' ')[0]);
-      const reached = chain && chain.length > 1 ? ` It is reached from ${chain.at(-1)} through ${chain.slice(0, -1).reverse().join(' → ')}.` : '';
-      const where = r.delta?.function ? ` Behaviour first differs in ${r.delta.function}${r.delta.line ? ` at line ${r.delta.line}` : ''}.${reached}` : ' The traces show no difference in behaviour.';
+      const reached =
+        chain && chain.length > 1
+          ? ` It is reached from ${chain.at(-1)} through ${chain.slice(0, -1).reverse().join(' → ')}.`
+          : '';
+      const where = r.delta?.function
+        ? ` Behaviour first differs in ${r.delta.function}${r.delta.line ? ` at line ${r.delta.line}` : ''}.${reached}`
+        : ' The traces show no difference in behaviour.';
       const text = r.error
         ? `${explanation}\n\nAudit: not validated — the test could not be run (${r.error}).`
         : r.after?.outcome === 'passed'

@@ -9,7 +9,17 @@ import {join} from 'node:path';
 import {packageRoot} from '../package-root.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {readBack} from './tree-files.js';
-import {atTestbed, bwrapArgs, confinement, imageBaseArgs, runEnv, TESTBED, type Confinement, type PythonInstall, type SandboxPolicy} from './sandbox.js';
+import {
+  atTestbed,
+  bwrapArgs,
+  confinement,
+  imageBaseArgs,
+  runEnv,
+  TESTBED,
+  type Confinement,
+  type PythonInstall,
+  type SandboxPolicy,
+} from './sandbox.js';
 
 export const TRACER_DIR = join(packageRoot(), 'tracer');
 
@@ -86,15 +96,27 @@ function atLeast(version: string, major: number, minor: number): boolean {
  * three lines of code; no project code runs here.
  */
 export async function probePython(python: string): Promise<PythonInstall> {
-  const r = await execa(python, ['-c', PROBE], {reject: false, timeout: 30_000, stdin: 'ignore', env: {PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/'}, extendEnv: false});
-  if ((r as {code?: string}).code === 'ENOENT') throw new PythonError(`cannot run ${python}: not found (give --python PATH)`);
+  const r = await execa(python, ['-c', PROBE], {
+    reject: false,
+    timeout: 30_000,
+    stdin: 'ignore',
+    env: {PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/'},
+    extendEnv: false,
+  });
+  if ((r as {code?: string}).code === 'ENOENT')
+    throw new PythonError(`cannot run ${python}: not found (give --python PATH)`);
   let install: PythonInstall;
   try {
     install = JSON.parse(String(r.stdout).trim().split('\n').at(-1) ?? '') as PythonInstall;
   } catch {
-    throw new PythonError(`cannot run ${python}: ${String(r.stderr).trim().split('\n').at(-1) || r.shortMessage || `exit code ${r.exitCode}`} (give --python PATH)`);
+    throw new PythonError(
+      `cannot run ${python}: ${String(r.stderr).trim().split('\n').at(-1) || r.shortMessage || `exit code ${r.exitCode}`} (give --python PATH)`,
+    );
   }
-  if (!atLeast(install.version, ...OLDEST_PYTHON)) throw new PythonError(`${python} is Python ${install.version}; the tracer needs Python ≥ ${OLDEST_PYTHON.join('.')}`);
+  if (!atLeast(install.version, ...OLDEST_PYTHON))
+    throw new PythonError(
+      `${python} is Python ${install.version}; the tracer needs Python ≥ ${OLDEST_PYTHON.join('.')}`,
+    );
   return install;
 }
 
@@ -111,9 +133,14 @@ async function probeImagePython(python: string, root: string, bwrap: string): Pr
   try {
     install = JSON.parse(String(r.stdout).trim().split('\n').at(-1) ?? '') as PythonInstall;
   } catch {
-    throw new PythonError(`cannot run ${python} in the image: ${String(r.stderr).trim().split('\n').at(-1) || `exit code ${r.exitCode}`} (give --python with the image's interpreter, e.g. /opt/miniconda3/envs/testbed/bin/python)`);
+    throw new PythonError(
+      `cannot run ${python} in the image: ${String(r.stderr).trim().split('\n').at(-1) || `exit code ${r.exitCode}`} (give --python with the image's interpreter, e.g. /opt/miniconda3/envs/testbed/bin/python)`,
+    );
   }
-  if (!atLeast(install.version, ...OLDEST_PYTHON)) throw new PythonError(`${python} in the image is Python ${install.version}; the tracer needs Python ≥ ${OLDEST_PYTHON.join('.')}`);
+  if (!atLeast(install.version, ...OLDEST_PYTHON))
+    throw new PythonError(
+      `${python} in the image is Python ${install.version}; the tracer needs Python ≥ ${OLDEST_PYTHON.join('.')}`,
+    );
   return {...install, userSite: null, userBase: null};
 }
 
@@ -124,11 +151,18 @@ async function probeImagePython(python: string, root: string, bwrap: string): Pr
  */
 export async function toolsRunner(runner: PythonRunner): Promise<PythonRunner> {
   if (atLeast(runner.install.version, 3, 9)) return runner;
-  if (runner.image) return toolsRunner({...runner, image: undefined, install: await probePython(process.env.DELTALENS_TOOLS_PYTHON ?? 'python3')});
+  if (runner.image)
+    return toolsRunner({
+      ...runner,
+      image: undefined,
+      install: await probePython(process.env.DELTALENS_TOOLS_PYTHON ?? 'python3'),
+    });
   const exe = process.env.DELTALENS_TOOLS_PYTHON ?? 'python3';
   const install = await probePython(exe);
   if (!atLeast(install.version, 3, 9)) {
-    throw new PythonError(`the question helpers parse with Python ≥ 3.9, and ${runner.install.executable} is ${runner.install.version} and ${exe} is ${install.version}: set $DELTALENS_TOOLS_PYTHON to a Python ≥ 3.9`);
+    throw new PythonError(
+      `the question helpers parse with Python ≥ 3.9, and ${runner.install.executable} is ${runner.install.version} and ${exe} is ${install.version}: set $DELTALENS_TOOLS_PYTHON to a Python ≥ 3.9`,
+    );
   }
   // the host's interpreter, on the host's system (never inside an image)
   return {...runner, install, image: undefined};
@@ -138,12 +172,27 @@ export async function toolsRunner(runner: PythonRunner): Promise<PythonRunner> {
  * The interpreter and the sandbox for a command's untrusted runs. Throws SandboxMissing when
  * the policy requires bwrap and it cannot run here.
  */
-export async function pythonRunner(python: string, policy: SandboxPolicy, o: {passEnv?: string[]; onWarning?: (message: string) => void; image?: string} = {}): Promise<PythonRunner> {
+export async function pythonRunner(
+  python: string,
+  policy: SandboxPolicy,
+  o: {passEnv?: string[]; onWarning?: (message: string) => void; image?: string} = {},
+): Promise<PythonRunner> {
   if (o.image) {
-    if (policy === 'off') throw new PythonError('--image runs inside the sandbox (its file system becomes the run\'s system): it cannot be combined with --no-sandbox');
+    if (policy === 'off')
+      throw new PythonError(
+        "--image runs inside the sandbox (its file system becomes the run's system): it cannot be combined with --no-sandbox",
+      );
     const box = await confinement(policy);
-    if (!box.confined) throw new PythonError(`--image runs inside the sandbox, and it is not available here (${box.label})`);
-    return {install: await probeImagePython(python, o.image, box.bwrap!), image: o.image, confinement: box, policy, passEnv: o.passEnv ?? [], onWarning: o.onWarning ?? (message => process.stderr.write(`deltalens: ${message}\n`))};
+    if (!box.confined)
+      throw new PythonError(`--image runs inside the sandbox, and it is not available here (${box.label})`);
+    return {
+      install: await probeImagePython(python, o.image, box.bwrap!),
+      image: o.image,
+      confinement: box,
+      policy,
+      passEnv: o.passEnv ?? [],
+      onWarning: o.onWarning ?? (message => process.stderr.write(`deltalens: ${message}\n`)),
+    };
   }
   const install = await probePython(python);
   return {
@@ -184,7 +233,10 @@ interface RunOptions {
 export async function runPython(runner: PythonRunner, args: string[], options: RunOptions): Promise<RunResult> {
   const started = Date.now();
   const {confined, bwrap} = runner.confinement;
-  if (!confined && runner.policy === 'off') runner.onWarning(`running untrusted code WITHOUT the sandbox (--no-sandbox): python ${args.slice(0, 3).join(' ')} … in ${options.cwd}`);
+  if (!confined && runner.policy === 'off')
+    runner.onWarning(
+      `running untrusted code WITHOUT the sandbox (--no-sandbox): python ${args.slice(0, 3).join(' ')} … in ${options.cwd}`,
+    );
   const tree = options.testbed;
   const env = runEnv({
     python: runner.install,
@@ -198,7 +250,15 @@ export async function runPython(runner: PythonRunner, args: string[], options: R
     ? [
         bwrap!,
         [
-          ...bwrapArgs({writable: options.writable, readable: options.readable, cwd: options.cwd, python: runner.install, tracerDir: TRACER_DIR, testbed: tree, image: runner.image}),
+          ...bwrapArgs({
+            writable: options.writable,
+            readable: options.readable,
+            cwd: options.cwd,
+            python: runner.install,
+            tracerDir: TRACER_DIR,
+            testbed: tree,
+            image: runner.image,
+          }),
           '--',
           runner.install.executable,
           ...(tree ? args.map(a => atTestbed(tree, a)) : args),
@@ -212,7 +272,12 @@ export async function runPython(runner: PythonRunner, args: string[], options: R
     detached: true, // its own process group, so a timeout kills pytest's children too
     reject: false,
     buffer: false,
-    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(options.onTrace ? (['pipe'] as const) : [])],
+    stdio: [
+      options.input === undefined ? 'ignore' : 'pipe',
+      'pipe',
+      'pipe',
+      ...(options.onTrace ? (['pipe'] as const) : []),
+    ],
   });
   track(child.pid);
   if (options.input !== undefined && child.stdin) {
@@ -223,7 +288,8 @@ export async function runPython(runner: PythonRunner, args: string[], options: R
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (c: string) => (stdout = tail(stdout, c)));
   child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr = tail(stderr, c)));
-  if (options.onTrace) (child.stdio[3] as NodeJS.ReadableStream | undefined)?.on('data', (c: Buffer) => options.onTrace!(c));
+  if (options.onTrace)
+    (child.stdio[3] as NodeJS.ReadableStream | undefined)?.on('data', (c: Buffer) => options.onTrace!(c));
   let timedOut = false;
   const killGroup = () => {
     if (child.pid === undefined) return;
@@ -243,7 +309,8 @@ export async function runPython(runner: PythonRunner, args: string[], options: R
   child.once('exit', () => {
     killGroup();
     setTimeout(() => {
-      for (const stream of [child.stdout, child.stderr, child.stdio[3]]) (stream as NodeJS.ReadableStream & {destroy?: () => void} | undefined)?.destroy?.();
+      for (const stream of [child.stdout, child.stderr, child.stdio[3]])
+        (stream as (NodeJS.ReadableStream & {destroy?: () => void}) | undefined)?.destroy?.();
     }, 2000).unref();
   });
   const onAbort = () => killGroup();
@@ -252,12 +319,24 @@ export async function runPython(runner: PythonRunner, args: string[], options: R
   try {
     const result = await child;
     const code = (result as {code?: string}).code;
-    if (code === 'E2BIG') throw new PythonError(`cannot start the run: its arguments are too long for the system (${argv.reduce((n, a) => n + a.length + 1, 0)} bytes)`);
+    if (code === 'E2BIG')
+      throw new PythonError(
+        `cannot start the run: its arguments are too long for the system (${argv.reduce((n, a) => n + a.length + 1, 0)} bytes)`,
+      );
     if (code === 'ENOENT' || (result.failed && result.exitCode === undefined && !timedOut && !result.signal)) {
       // execa's message repeats the whole command line: only the program is named
-      throw new PythonError(`cannot run ${file}: ${code ?? 'it did not start'}${confined ? '' : ' (give --python PATH)'}`);
+      throw new PythonError(
+        `cannot run ${file}: ${code ?? 'it did not start'}${confined ? '' : ' (give --python PATH)'}`,
+      );
     }
-    return {exitCode: result.exitCode ?? null, signal: result.signal ?? null, timedOut, stdout, stderr, ms: Date.now() - started};
+    return {
+      exitCode: result.exitCode ?? null,
+      signal: result.signal ?? null,
+      timedOut,
+      stdout,
+      stderr,
+      ms: Date.now() - started,
+    };
   } finally {
     clearTimeout(timer);
     if (child.pid !== undefined) running.delete(child.pid);
@@ -273,11 +352,18 @@ const MAX_EVAL_BYTES = 64 * 1024 * 1024;
  * own and read back: the values of large objects do not fit the captured output (64 KiB), and the
  * test it runs prints there too. Null with what went wrong when there is no answer.
  */
-export async function runEval<T>(runner: PythonRunner, args: string[], o: Omit<RunOptions, 'writable'> & {writable: string[]}): Promise<{answer: T} | {answer: null; why: string}> {
+export async function runEval<T>(
+  runner: PythonRunner,
+  args: string[],
+  o: Omit<RunOptions, 'writable'> & {writable: string[]},
+): Promise<{answer: T} | {answer: null; why: string}> {
   const dir = makeTempDir('eval');
   try {
     const file = join(dir, 'answer.json');
-    const r = await runPython(runner, ['-m', 'deltatrace', 'eval', '--out', file, ...args], {...o, writable: [...o.writable, dir]});
+    const r = await runPython(runner, ['-m', 'deltatrace', 'eval', '--out', file, ...args], {
+      ...o,
+      writable: [...o.writable, dir],
+    });
     if (r.timedOut) return {answer: null, why: 'timed out'};
     try {
       return {answer: JSON.parse(readBack(file, MAX_EVAL_BYTES, 'the evaluated expressions').toString('utf8')) as T};

@@ -90,7 +90,13 @@ function boundedFetch(maxBytes = MAX_BODY_BYTES): typeof fetch {
 }
 
 export function openAiModel(o: OpenAiOptions): QaModel {
-  const client = new OpenAI({apiKey: o.apiKey, baseURL: o.baseURL, maxRetries: o.maxRetries ?? 6, timeout: o.timeoutMs ?? DEFAULT_TIMEOUT_MS, fetch: boundedFetch()});
+  const client = new OpenAI({
+    apiKey: o.apiKey,
+    baseURL: o.baseURL,
+    maxRetries: o.maxRetries ?? 6,
+    timeout: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    fetch: boundedFetch(),
+  });
   return {
     name: o.model,
     baseline: false,
@@ -99,9 +105,15 @@ export function openAiModel(o: OpenAiOptions): QaModel {
       const body: Record<string, unknown> = {model: o.model, messages: [{role: 'user', content: prompt}]};
       if (o.temperature !== undefined) body.temperature = o.temperature;
       if (o.reasoningEffort !== undefined) body.reasoning_effort = o.reasoningEffort;
-      const res = (await client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {signal})) as OpenAI.Chat.ChatCompletion;
+      const res = (await client.chat.completions.create(
+        body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+        {signal},
+      )) as OpenAI.Chat.ChatCompletion;
       const text = res?.choices?.[0]?.message?.content;
-      if (typeof text !== 'string') throw new ModelError(`the endpoint answered without choices[0].message.content: ${JSON.stringify(res).slice(0, 200)}`);
+      if (typeof text !== 'string')
+        throw new ModelError(
+          `the endpoint answered without choices[0].message.content: ${JSON.stringify(res).slice(0, 200)}`,
+        );
       return {text: capAnswer(text), tokens: res.usage?.total_tokens ?? null, latencyMs: performance.now() - started};
     },
   };
@@ -130,7 +142,13 @@ const NO_KEY = 'no-key';
 /** The key of a model at an OpenAI-compatible endpoint, from $keyVar; when it is not set, one line
  * saying what to set (`who` names the model: "the QA model m") — unless the endpoint is another
  * server than OpenAI's (`baseURL`): a local model server asks no key, so none is needed. */
-export function apiKeyOf(who: string, keyVar = 'OPENAI_API_KEY', env: NodeJS.ProcessEnv = process.env, hint = '', baseURL?: string): string {
+export function apiKeyOf(
+  who: string,
+  keyVar = 'OPENAI_API_KEY',
+  env: NodeJS.ProcessEnv = process.env,
+  hint = '',
+  baseURL?: string,
+): string {
   const key = env[keyVar];
   if (key) return key;
   if (baseURL && !/^https?:\/\/([^/]*\.)?openai\.com(\/|$)/i.test(baseURL)) return NO_KEY;
@@ -141,7 +159,11 @@ export function apiKeyOf(who: string, keyVar = 'OPENAI_API_KEY', env: NodeJS.Pro
  * The QA model a choice names: lexical offline, anything else through the openai package at
  * an OpenAI-compatible endpoint. A model without its key is refused here, before any call.
  */
-export function qaModelFrom(choice: QaModelChoice, env: NodeJS.ProcessEnv = process.env, hint = '(or --api-key-env VAR)'): QaModel {
+export function qaModelFrom(
+  choice: QaModelChoice,
+  env: NodeJS.ProcessEnv = process.env,
+  hint = '(or --api-key-env VAR)',
+): QaModel {
   const name = choice.model ?? LEXICAL;
   if (name === LEXICAL) return lexicalModel();
   const baseURL = choice.baseUrl ?? env.OPENAI_BASE_URL;

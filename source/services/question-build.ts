@@ -13,14 +13,31 @@ import {createHash} from 'node:crypto';
 import {lstatSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {basename, dirname, join, resolve} from 'node:path';
 import {distance as levenshtein} from 'fastest-levenshtein';
-import {INSUFFICIENT_TEXT, NO_EFFECT_TEXT, validateQuestion, type Choice, type Question, type QuestionType} from '../core/questions/model.js';
+import {
+  INSUFFICIENT_TEXT,
+  NO_EFFECT_TEXT,
+  validateQuestion,
+  type Choice,
+  type Question,
+  type QuestionType,
+} from '../core/questions/model.js';
 import {seedOf} from '../core/questions/prompt.js';
 import {mmr, MMR_LAMBDA, pickCorrect, seededOrder, type Distance} from '../core/questions/select.js';
 import {formatValue} from '../core/trace/values.js';
 import {pythonTestCode} from '../core/text/python-code.js';
 import type {Db} from '../store/db.js';
 import {writeTx} from '../store/db.js';
-import {addReview, answerTally, clearExclusion, ensureExplanation, getQuestion, insertQuestion, listReviews, noteExclusion, questionProvenance} from '../store/questions.js';
+import {
+  addReview,
+  answerTally,
+  clearExclusion,
+  ensureExplanation,
+  getQuestion,
+  insertQuestion,
+  listReviews,
+  noteExclusion,
+  questionProvenance,
+} from '../store/questions.js';
 import {problemStatement} from '../store/instances.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {readTextInTree, removeInTree, writeInTree} from './tree-files.js';
@@ -30,7 +47,14 @@ import {modelName, scoreExplanations} from './scoring.js';
 import {pythonRunner, runEval, runPython, toolsRunner, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {openStepper, type DeltaPoint, type StepperModel} from './stepper.js';
-import {changesBetween, prepareHypothesis, seedArgs, tracePair, usesHypothesis, type HypothesisPlan} from './tracing.js';
+import {
+  changesBetween,
+  prepareHypothesis,
+  seedArgs,
+  tracePair,
+  usesHypothesis,
+  type HypothesisPlan,
+} from './tracing.js';
 import {latestDelta, listPairs} from '../store/traces.js';
 import {prepareWorkspace, WorkspaceError, type Workspace, type WorkspaceSpec} from './workspace.js';
 
@@ -40,7 +64,17 @@ export {NO_EFFECT_TEXT};
 const DISTRACTORS = 3;
 /** Offline candidates validated per end-to-end intent question (each costs a test run per version). */
 const MUTANTS = 12;
-const OTHER_EXCEPTIONS = ['AssertionError', 'TypeError', 'ValueError', 'AttributeError', 'KeyError', 'IndexError', 'ZeroDivisionError', 'NameError', 'RecursionError'];
+const OTHER_EXCEPTIONS = [
+  'AssertionError',
+  'TypeError',
+  'ValueError',
+  'AttributeError',
+  'KeyError',
+  'IndexError',
+  'ZeroDivisionError',
+  'NameError',
+  'RecursionError',
+];
 
 export interface BuildOptions {
   instance: string;
@@ -128,12 +162,15 @@ export const codePointDistance: Distance = (a, b) => {
   if (!/[\uD800-\uDFFF]/.test(a + b)) return levenshtein(a, b);
   const map = new Map<number, string>();
   let next = 0xe000;
-  const conv = (s: string) => [...s].map(ch => {
-    const cp = ch.codePointAt(0)!;
-    if (cp <= 0xffff) return ch;
-    if (!map.has(cp)) map.set(cp, String.fromCharCode(next++));
-    return map.get(cp)!;
-  }).join('');
+  const conv = (s: string) =>
+    [...s]
+      .map(ch => {
+        const cp = ch.codePointAt(0)!;
+        if (cp <= 0xffff) return ch;
+        if (!map.has(cp)) map.set(cp, String.fromCharCode(next++));
+        return map.get(cp)!;
+      })
+      .join('');
   return levenshtein(conv(a), conv(b));
 };
 
@@ -146,7 +183,8 @@ export function outcomeText(o: TestOutcome): string {
 }
 
 const sameOutcome = (a: TestOutcome, b: TestOutcome) => outcomeText(a) === outcomeText(b);
-const failsBeforePassesAfter = (before: TestOutcome, after: TestOutcome) => before.status !== 'passed' && before.status !== 'skipped' && after.status === 'passed';
+const failsBeforePassesAfter = (before: TestOutcome, after: TestOutcome) =>
+  before.status !== 'passed' && before.status !== 'skipped' && after.status === 'passed';
 
 export class Step {
   constructor(
@@ -154,9 +192,22 @@ export class Step {
     readonly o: Pick<BuildOptions, 'timeoutS' | 'seed' | 'test' | 'generator'>,
   ) {}
 
-  private async python(args: string[], cwd: string, writable: string[], readable: string[] = [], input?: string): Promise<{stdout: string; stderr: string; timedOut: boolean}> {
+  private async python(
+    args: string[],
+    cwd: string,
+    writable: string[],
+    readable: string[] = [],
+    input?: string,
+  ): Promise<{stdout: string; stderr: string; timedOut: boolean}> {
     // the tree a run is about is shown at /testbed, as in every traced run
-    const r = await runPython(this.runner, args, {cwd, timeoutMs: this.o.timeoutS * 1000, writable, readable, input, testbed: writable.includes(cwd) ? cwd : undefined});
+    const r = await runPython(this.runner, args, {
+      cwd,
+      timeoutMs: this.o.timeoutS * 1000,
+      writable,
+      readable,
+      input,
+      testbed: writable.includes(cwd) ? cwd : undefined,
+    });
     return {stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut};
   }
 
@@ -176,21 +227,60 @@ export class Step {
 
   async outcome(tree: string): Promise<TestOutcome> {
     const db = this.hypothesis?.mode === 'replay' && this.hypothesis.db ? [this.hypothesis.db] : [];
-    const r = await this.python(['-m', 'deltatrace', 'outcome', '--root', tree, ...seedArgs(this.o.seed), ...this.hypothesisArgs(), '--', this.o.test], tree, [tree], db);
+    const r = await this.python(
+      [
+        '-m',
+        'deltatrace',
+        'outcome',
+        '--root',
+        tree,
+        ...seedArgs(this.o.seed),
+        ...this.hypothesisArgs(),
+        '--',
+        this.o.test,
+      ],
+      tree,
+      [tree],
+      db,
+    );
     if (r.timedOut) return {status: 'timeout', line: null, exception: null};
-    let rec: {status: string; tests?: {outcome: string; line?: number | null; exc_type?: string; message?: string}[]; error?: string};
+    let rec: {
+      status: string;
+      tests?: {outcome: string; line?: number | null; exc_type?: string; message?: string}[];
+      error?: string;
+    };
     try {
       rec = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '');
     } catch {
-      return {status: 'error', line: null, exception: null, error: `deltatrace outcome printed no result: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`};
+      return {
+        status: 'error',
+        line: null,
+        exception: null,
+        error: `deltatrace outcome printed no result: ${r.stderr.trim().split('\n').slice(-2).join(' ')}`,
+      };
     }
     const bad = rec.tests?.find(t => t.outcome === 'failed' || t.outcome === 'error');
-    const status = (['passed', 'failed', 'error', 'skipped'].includes(rec.status) ? rec.status : 'error') as TestOutcome['status'];
-    return {status, line: bad?.line ?? null, exception: bad?.exc_type ?? null, ...(bad?.message ? {message: bad.message.slice(0, 500)} : {}), ...(rec.error ? {error: rec.error.slice(0, 500)} : {})};
+    const status = (
+      ['passed', 'failed', 'error', 'skipped'].includes(rec.status) ? rec.status : 'error'
+    ) as TestOutcome['status'];
+    return {
+      status,
+      line: bad?.line ?? null,
+      exception: bad?.exc_type ?? null,
+      ...(bad?.message ? {message: bad.message.slice(0, 500)} : {}),
+      ...(rec.error ? {error: rec.error.slice(0, 500)} : {}),
+    };
   }
 
   /** Every prompt sent to the generating model and what came back, for the provenance. */
-  readonly log: {stage: string; attempt: number; prompt: string; raw: string | null; error?: string; tokens: number | null}[] = [];
+  readonly log: {
+    stage: string;
+    attempt: number;
+    prompt: string;
+    raw: string | null;
+    error?: string;
+    tokens: number | null;
+  }[] = [];
 
   /** The generating model's answer to `prompt`: a failed call is asked again once; every call is
    * logged. Null when neither answered. */
@@ -221,13 +311,33 @@ export class Step {
    * Asks the generating model for candidates, one per line; bad output is expected: a failed
    * call is retried once, lines that are not Python expressions are dropped (and said so).
    */
-  async candidatesFromModel(stage: string, prompt: string, cwd: string): Promise<{ok: {text: string; how: string}[]; dropped: {text: string; reason: string}[]}> {
+  async candidatesFromModel(
+    stage: string,
+    prompt: string,
+    cwd: string,
+  ): Promise<{ok: {text: string; how: string}[]; dropped: {text: string; reason: string}[]}> {
     const model = this.o.generator!;
     const raw = await this.ask(stage, prompt);
     if (raw === null) return {ok: [], dropped: [{text: '', reason: this.silence()}]};
-    const lines = [...new Set(raw.split('\n').map(l => l.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').replace(/^`+|`+$/g, '').trim()).filter(l => l && !l.endsWith(':')))].slice(0, 16);
+    const lines = [
+      ...new Set(
+        raw
+          .split('\n')
+          .map(l =>
+            l
+              .replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '')
+              .replace(/^`+|`+$/g, '')
+              .trim(),
+          )
+          .filter(l => l && !l.endsWith(':')),
+      ),
+    ].slice(0, 16);
     if (!lines.length) return {ok: [], dropped: [{text: raw.slice(0, 200), reason: 'the answer holds no line to use'}]};
-    const parsed = await this.parseOnly<{results: {text: string; ok: boolean; normalized?: string; error?: string}[]}>(['exprs', '--exprs-stdin'], cwd, JSON.stringify(lines));
+    const parsed = await this.parseOnly<{results: {text: string; ok: boolean; normalized?: string; error?: string}[]}>(
+      ['exprs', '--exprs-stdin'],
+      cwd,
+      JSON.stringify(lines),
+    );
     if ('error' in parsed) return {ok: [], dropped: lines.map(text => ({text, reason: parsed.error}))};
     return {
       ok: parsed.results.filter(r => r.ok).map(r => ({text: r.normalized!, how: `written by ${model.name}`})),
@@ -237,13 +347,19 @@ export class Step {
 
   /** Alternative failures from the generating model, "line N, ExceptionName" per line; a line
    * outside the test function or a name that is no identifier is dropped with the reason. */
-  async failuresFromModel(prompt: string, range: [number, number] | null): Promise<{ok: {line: number; exception: string; how: string}[]; dropped: {text: string; reason: string}[]}> {
+  async failuresFromModel(
+    prompt: string,
+    range: [number, number] | null,
+  ): Promise<{ok: {line: number; exception: string; how: string}[]; dropped: {text: string; reason: string}[]}> {
     const model = this.o.generator!;
     const raw = await this.ask('e2e_effect', prompt);
     const ok: {line: number; exception: string; how: string}[] = [];
     const dropped: {text: string; reason: string}[] = [];
     if (raw === null) return {ok, dropped: [{text: '', reason: this.silence()}]};
-    for (const line of raw.split('\n').map(l => l.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').trim()).filter(Boolean)) {
+    for (const line of raw
+      .split('\n')
+      .map(l => l.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').trim())
+      .filter(Boolean)) {
       const m = /^(?:line\s*)?(\d+)\s*[,:)\-–]?\s*(?:with\s+)?([A-Za-z_][\w.]*)\W*$/i.exec(line);
       if (!m) {
         dropped.push({text: line, reason: 'dropped: not "line N, ExceptionName"'});
@@ -251,7 +367,10 @@ export class Step {
       }
       const n = Number(m[1]);
       if (range && (n < range[0] || n > range[1])) {
-        dropped.push({text: line, reason: `dropped: line ${n} is not in the test function (lines ${range[0]}–${range[1]})`});
+        dropped.push({
+          text: line,
+          reason: `dropped: line ${n} is not in the test function (lines ${range[0]}–${range[1]})`,
+        });
         continue;
       }
       ok.push({line: n, exception: m[2]!, how: `written by ${model.name}`});
@@ -265,7 +384,13 @@ export class Step {
   /** A parse-only helper (ast; no project code): on Python ≥ 3.9, the project's or another (toolsRunner). */
   async parseOnly<T>(args: string[], cwd: string, input?: string): Promise<T | {error: string}> {
     this.tools ??= await toolsRunner(this.runner);
-    const r = await runPython(this.tools, ['-m', 'deltatrace', ...args], {cwd, timeoutMs: this.o.timeoutS * 1000, writable: [], readable: [cwd], input});
+    const r = await runPython(this.tools, ['-m', 'deltatrace', ...args], {
+      cwd,
+      timeoutMs: this.o.timeoutS * 1000,
+      writable: [],
+      readable: [cwd],
+      input,
+    });
     try {
       return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as T | {error: string};
     } catch {
@@ -283,19 +408,30 @@ function sha(...parts: string[]): string {
 export const PBT_FILE = 'test_deltalens_pbt.py';
 
 /** The buggy and the fixed tree: two folders, two revisions of one repository, or the buggy tree with the gold patch. */
-export function fixSpec(o: Pick<BuildOptions, 'buggyDir' | 'buggyRev' | 'fixedDir' | 'fixedRev' | 'goldPatch'>): WorkspaceSpec {
-  return o.fixedDir ? {kind: 'dirs', buggyDir: o.buggyDir, patchedDir: o.fixedDir} : o.fixedRev ? {kind: 'revs', repo: o.buggyDir, buggy: o.buggyRev!, patched: o.fixedRev} : patchedSpec(o, o.goldPatch!);
+export function fixSpec(
+  o: Pick<BuildOptions, 'buggyDir' | 'buggyRev' | 'fixedDir' | 'fixedRev' | 'goldPatch'>,
+): WorkspaceSpec {
+  return o.fixedDir
+    ? {kind: 'dirs', buggyDir: o.buggyDir, patchedDir: o.fixedDir}
+    : o.fixedRev
+      ? {kind: 'revs', repo: o.buggyDir, buggy: o.buggyRev!, patched: o.fixedRev}
+      : patchedSpec(o, o.goldPatch!);
 }
 
 /** A test with an expression substituted, run on both versions: does it fail before the fix and
  * pass after it (the expression is also correct), or not run at all (it says nothing)? */
 export function judgeVariant(b: TestOutcome, f: TestOutcome): {reproduces: boolean; broken: boolean} {
-  return {reproduces: failsBeforePassesAfter(b, f), broken: [b, f].every(x => x.status === 'error' && x.line === null) || [b, f].some(x => x.status === 'timeout')};
+  return {
+    reproduces: failsBeforePassesAfter(b, f),
+    broken: [b, f].every(x => x.status === 'error' && x.line === null) || [b, f].some(x => x.status === 'timeout'),
+  };
 }
 
 /** The buggy tree with a patch applied: a copy of the folder, or the revision's files. */
 export function patchedSpec(o: Pick<BuildOptions, 'buggyDir' | 'buggyRev'>, patch: string): WorkspaceSpec {
-  return o.buggyRev ? {kind: 'patch', repo: o.buggyDir, buggy: o.buggyRev, patch} : {kind: 'patch', repo: o.buggyDir, patch, copy: true};
+  return o.buggyRev
+    ? {kind: 'patch', repo: o.buggyDir, buggy: o.buggyRev, patch}
+    : {kind: 'patch', repo: o.buggyDir, patch, copy: true};
 }
 
 export const testFileOf = (nodeid: string) => nodeid.split('::')[0]!;
@@ -340,14 +476,22 @@ export function writeTest(tree: string, file: string, text: string): void {
 
 /** Lines of a function's source, numbered as in the file ("11: assert …"). */
 function numbered(source: string, firstLine: number): string {
-  return source.replace(/\n$/, '').split('\n').map((l, i) => `${firstLine + i}: ${l}`).join('\n');
+  return source
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l, i) => `${firstLine + i}: ${l}`)
+    .join('\n');
 }
 
 const LABELS = 'ABCDEFGHIJ';
 
 /** Choices labelled A, B, … in the given order, with "insufficient" last. */
 function labelled(options: {text: string; role: Choice['role']}[]): Choice[] {
-  return [...options, {text: INSUFFICIENT_TEXT, role: 'insufficient' as const}].map((c, i) => ({label: LABELS[i]!, text: c.text, role: c.role}));
+  return [...options, {text: INSUFFICIENT_TEXT, role: 'insufficient' as const}].map((c, i) => ({
+    label: LABELS[i]!,
+    text: c.text,
+    role: c.role,
+  }));
 }
 
 export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResult> {
@@ -356,7 +500,15 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
   // the build's parts, for a count and an estimate of the time left: the trees, the validation
   // runs, and one part per question it can build
   const agentsOf = (t: QuestionType) => (o.types.includes(t) ? o.agentPatches.length : 0);
-  const parts = {done: 0, total: 2 + (o.types.includes('e2e_intent') ? 1 : 0) + agentsOf('e2e_effect') + (o.types.includes('local_intent') || o.types.includes('local_effect') ? 1 : 0) + agentsOf('local_effect')};
+  const parts = {
+    done: 0,
+    total:
+      2 +
+      (o.types.includes('e2e_intent') ? 1 : 0) +
+      agentsOf('e2e_effect') +
+      (o.types.includes('local_intent') || o.types.includes('local_effect') ? 1 : 0) +
+      agentsOf('local_effect'),
+  };
   const progress = (stage: string, detail: string) => o.onProgress?.(stage, detail, {...parts});
   const partDone = () => {
     parts.done = Math.min(parts.total, parts.done + 1);
@@ -366,7 +518,8 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     excluded.push({instance: o.instance, stage, ...(agent ? {agent} : {}), reason});
     noteExclusion(db, {instance: o.instance, stage, agent: agent ?? null, reason});
   };
-  if ([o.fixedDir, o.goldPatch, o.fixedRev].filter(Boolean).length !== 1) throw new WorkspaceError('give the fix as --fixed-dir, --fixed REV or --gold-patch (one of them)');
+  if ([o.fixedDir, o.goldPatch, o.fixedRev].filter(Boolean).length !== 1)
+    throw new WorkspaceError('give the fix as --fixed-dir, --fixed REV or --gold-patch (one of them)');
   if (o.fixedRev && !o.buggyRev) throw new WorkspaceError('--fixed REV goes with --buggy REV (revisions of --repo)');
   const runner = await pythonRunner(o.python, o.sandbox, {passEnv: o.passEnv});
   let step = new Step(runner, o);
@@ -384,7 +537,10 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       const used = made.attempts.at(-1);
       if (used?.buggy && used.fixed) pbtRuns = [used.buggy, used.fixed];
       if (!made.file) {
-        exclude('instance', `no bug-reproducing test from ${o.generator.name} in ${made.attempts.length} attempt(s): ${made.attempts.map(a => a.reason).join('; ')}`);
+        exclude(
+          'instance',
+          `no bug-reproducing test from ${o.generator.name} in ${made.attempts.length} attempt(s): ${made.attempts.map(a => a.reason).join('; ')}`,
+        );
         return {questions, excluded};
       }
       o = {...o, pbt: made.file};
@@ -397,12 +553,18 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       pbtText = text;
       // a script that calls its test at module level (as many of ExplainBench's do) would run it
       // while pytest imports the file: those calls move under if __name__ == '__main__'
-      const guarded = await step.parseOnly<{text: string; moved: number[]}>(['guard-script', '--file', resolve(o.pbt)], dirname(resolve(o.pbt)));
+      const guarded = await step.parseOnly<{text: string; moved: number[]}>(
+        ['guard-script', '--file', resolve(o.pbt)],
+        dirname(resolve(o.pbt)),
+      );
       if (!('error' in guarded) && guarded.moved.length) {
         text = guarded.text;
         pbtText = text;
         pbtGuarded = guarded.moved;
-        progress('validate', `the test script calls its test at module level (line ${guarded.moved.join(', ')}): moved under if __name__ == '__main__' so that pytest can import it`);
+        progress(
+          'validate',
+          `the test script calls its test at module level (line ${guarded.moved.join(', ')}): moved under if __name__ == '__main__' so that pytest can import it`,
+        );
       }
       const fn = /^(?:async\s+)?def\s+(test\w*)\s*\(/m.exec(text)?.[1];
       if (!fn) {
@@ -421,7 +583,11 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       return {questions, excluded};
     }
     writeFixedTestFile(ws.buggy, testText, file);
-    const fix = o.goldPatch ? readFileSync(o.goldPatch, 'utf8') : o.fixedRev ? `rev:${o.buggyRev}..${o.fixedRev}` : `dir:${o.fixedDir}`;
+    const fix = o.goldPatch
+      ? readFileSync(o.goldPatch, 'utf8')
+      : o.fixedRev
+        ? `rev:${o.buggyRev}..${o.fixedRev}`
+        : `dir:${o.fixedDir}`;
     const seed = o.seed ?? 0;
 
     // A property-based test (hypothesis): one untraced search on the buggy side for a failing
@@ -431,7 +597,10 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     if (usesHypothesis(ws.buggy, o.test)) {
       progress('validate', 'the test uses hypothesis: looking for a failing example on the buggy side (not traced)');
       hypothesisDir = makeTempDir('hypothesis');
-      hypothesis = await prepareHypothesis(runner, ws.buggy, o.test, hypothesisDir, {seed: o.seed, timeoutS: o.timeoutS});
+      hypothesis = await prepareHypothesis(runner, ws.buggy, o.test, hypothesisDir, {
+        seed: o.seed,
+        timeoutS: o.timeoutS,
+      });
       progress('validate', hypothesis.note);
       step.hypothesis = {mode: 'derandomize', note: 'the same derandomized examples on both sides'};
     }
@@ -444,20 +613,29 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     let [buggyRuns, fixedRuns] = pbtRuns ?? (await Promise.all([step.twice(ws.buggy), step.twice(ws.patched)]));
     if (!pbtRuns && hypothesis?.mode === 'replay' && !failsBeforePassesAfter(buggyRuns![0]!, fixedRuns![0]!)) {
       // the derandomized examples miss the bug the search found: every run replays that example
-      progress('validate', 'the derandomized examples do not reproduce the bug: running the failing example the search found');
+      progress(
+        'validate',
+        'the derandomized examples do not reproduce the bug: running the failing example the search found',
+      );
       step.hypothesis = hypothesis;
       [buggyRuns, fixedRuns] = await Promise.all([step.twice(ws.buggy), step.twice(ws.patched)]);
     }
     const runs = {buggy: buggyRuns!, fixed: fixedRuns!};
     if (!sameOutcome(runs.buggy[0]!, runs.buggy[1]!) || !sameOutcome(runs.fixed[0]!, runs.fixed[1]!)) {
-      exclude('instance', `flaky test: ${!sameOutcome(runs.buggy[0]!, runs.buggy[1]!) ? `on the buggy version "${outcomeText(runs.buggy[0]!)}" then "${outcomeText(runs.buggy[1]!)}"` : `on the fixed version "${outcomeText(runs.fixed[0]!)}" then "${outcomeText(runs.fixed[1]!)}"`}`);
+      exclude(
+        'instance',
+        `flaky test: ${!sameOutcome(runs.buggy[0]!, runs.buggy[1]!) ? `on the buggy version "${outcomeText(runs.buggy[0]!)}" then "${outcomeText(runs.buggy[1]!)}"` : `on the fixed version "${outcomeText(runs.fixed[0]!)}" then "${outcomeText(runs.fixed[1]!)}"`}`,
+      );
       return {questions, excluded};
     }
     const [before, fixed] = [runs.buggy[0]!, runs.fixed[0]!];
     if (!failsBeforePassesAfter(before, fixed)) {
-      const why = before.status === 'error' && fixed.status === 'error' && before.line === null
-        ? `the test does not run on either version (${fixed.error ?? outcomeText(fixed)})`
-        : before.status === 'passed' ? 'the test passes on the buggy version' : `the test does not pass on the fixed version (${outcomeText(fixed)}${fixed.error ? ` ${fixed.error}` : ''})`;
+      const why =
+        before.status === 'error' && fixed.status === 'error' && before.line === null
+          ? `the test does not run on either version (${fixed.error ?? outcomeText(fixed)})`
+          : before.status === 'passed'
+            ? 'the test passes on the buggy version'
+            : `the test does not pass on the fixed version (${outcomeText(fixed)}${fixed.error ? ` ${fixed.error}` : ''})`;
       exclude('instance', `not bug-reproducing: ${why}`);
       return {questions, excluded};
     }
@@ -467,20 +645,50 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     const build: BuildInputs = {
       buggy_dir: resolve(o.buggyDir),
       ...(o.buggyRev ? {buggy_rev: o.buggyRev} : {}),
-      ...(o.fixedDir ? {fixed_dir: resolve(o.fixedDir)} : o.fixedRev ? {fixed_rev: o.fixedRev} : {gold_patch: readFileSync(o.goldPatch!, 'utf8')}),
+      ...(o.fixedDir
+        ? {fixed_dir: resolve(o.fixedDir)}
+        : o.fixedRev
+          ? {fixed_rev: o.fixedRev}
+          : {gold_patch: readFileSync(o.goldPatch!, 'utf8')}),
       ...(pbtText !== null ? {pbt: pbtText} : {}),
       ...(pbtGuarded.length ? {pbt_module_calls_moved: pbtGuarded} : {}),
       test: o.test,
       test_text: testText,
       timeout_s: o.timeoutS,
     };
-    const base = {origin: 'built', generator: o.generator ? `model ${o.generator.name}` : 'offline', builder_version: BUILDER_VERSION, seed, test: o.test, build, test_validation: runs, ...(pbtAttempts.length ? {pbt_generation: pbtAttempts} : {}),
-      ...(hypothesis ? {hypothesis: {search: hypothesis.mode === 'replay' ? 'a failing example found' : 'no failing example saved', falsifying: hypothesis.falsifying ?? null, note: hypothesis.note, test_runs: step.hypothesis!.mode === 'replay' ? 'the failing example only' : 'the same derandomized examples on both sides', traced_and_evaluated_on: hypothesis.mode === 'replay' ? 'the failing example only' : 'the same derandomized examples on both sides'}} : {})};
+    const base = {
+      origin: 'built',
+      generator: o.generator ? `model ${o.generator.name}` : 'offline',
+      builder_version: BUILDER_VERSION,
+      seed,
+      test: o.test,
+      build,
+      test_validation: runs,
+      ...(pbtAttempts.length ? {pbt_generation: pbtAttempts} : {}),
+      ...(hypothesis
+        ? {
+            hypothesis: {
+              search: hypothesis.mode === 'replay' ? 'a failing example found' : 'no failing example saved',
+              falsifying: hypothesis.falsifying ?? null,
+              note: hypothesis.note,
+              test_runs:
+                step.hypothesis!.mode === 'replay'
+                  ? 'the failing example only'
+                  : 'the same derandomized examples on both sides',
+              traced_and_evaluated_on:
+                hypothesis.mode === 'replay'
+                  ? 'the failing example only'
+                  : 'the same derandomized examples on both sides',
+            },
+          }
+        : {}),
+    };
     // built before from the same inputs (and not --force): kept as stored, nothing runs again
     const unchanged = (id: string, inputs: string): boolean => {
       if (o.force) return false;
       const stored = questionProvenance(db, id);
-      const q = stored && (stored.provenance as {inputs?: string} | null)?.inputs === inputs ? getQuestion(db, id) : null;
+      const q =
+        stored && (stored.provenance as {inputs?: string} | null)?.inputs === inputs ? getQuestion(db, id) : null;
       if (q) questions.push({question: q, provenance: stored!.provenance as Record<string, unknown>, unchanged: true});
       return Boolean(q);
     };
@@ -492,7 +700,14 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
         const previous = review && review.action !== 'rebuilt' ? getQuestion(db, q.id) : null;
         insertQuestion(db, validateQuestion(q), provenance, validations);
         clearExclusion(db, q.instance, q.type, q.agent);
-        if (review && previous) addReview(db, {question: q.id, reviewer: 'questions build', action: 'rebuilt', note: `built again (was ${review.action} by ${review.reviewer})`, previous});
+        if (review && previous)
+          addReview(db, {
+            question: q.id,
+            reviewer: 'questions build',
+            action: 'rebuilt',
+            note: `built again (was ${review.action} by ${review.reviewer})`,
+            previous,
+          });
       });
       questions.push({question: q, provenance, unchanged: false});
     };
@@ -501,9 +716,33 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     // 2. end-to-end intent (§5.2.2)
     if (o.types.includes('e2e_intent')) {
       const id = `${o.instance}/built/e2e_intent`;
-      const inputs = sha('e2e_intent', String(BUILDER_VERSION), o.generator?.name ?? 'offline', o.instance, o.buggyDir, o.buggyRev ?? '', o.test, testText, fix, String(seed));
+      const inputs = sha(
+        'e2e_intent',
+        String(BUILDER_VERSION),
+        o.generator?.name ?? 'offline',
+        o.instance,
+        o.buggyDir,
+        o.buggyRev ?? '',
+        o.test,
+        testText,
+        fix,
+        String(seed),
+      );
       progress('e2e_intent', 'finding the expected expression');
-      const exp = unchanged(id, inputs) ? null : await step.parseOnly<{expr: string; start: number; end: number; line: number; marked: boolean; form: string; function_line: number; first_line: number; masked: string; names: string[]}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(o.test)], ws.patched);
+      const exp = unchanged(id, inputs)
+        ? null
+        : await step.parseOnly<{
+            expr: string;
+            start: number;
+            end: number;
+            line: number;
+            marked: boolean;
+            form: string;
+            function_line: number;
+            first_line: number;
+            masked: string;
+            names: string[];
+          }>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(o.test)], ws.patched);
       if (!exp) progress('e2e_intent', 'unchanged: built before from the same inputs');
       else if ('error' in exp) exclude('e2e_intent', `no expected expression: ${exp.error}`);
       else {
@@ -517,12 +756,22 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           candidates = asked.ok.filter(c => c.text !== exp.expr);
           mut = {mutants: candidates};
         } else {
-          mut = await step.parseOnly<{mutants: {text: string; how: string}[]}>(['mutants', '--expr', exp.expr, '--limit', String(MUTANTS), ...exp.names.flatMap(n => ['--name', n])], ws.patched);
+          mut = await step.parseOnly<{mutants: {text: string; how: string}[]}>(
+            ['mutants', '--expr', exp.expr, '--limit', String(MUTANTS), ...exp.names.flatMap(n => ['--name', n])],
+            ws.patched,
+          );
           candidates = 'error' in mut ? [] : mut.mutants;
         }
         const chars = [...testText];
         const substituted = (text: string) => chars.slice(0, exp.start).join('') + text + chars.slice(exp.end).join('');
-        const validated: {text: string; how: string; buggy: TestOutcome; fixed: TestOutcome; kept: boolean; reason: string}[] = [];
+        const validated: {
+          text: string;
+          how: string;
+          buggy: TestOutcome;
+          fixed: TestOutcome;
+          kept: boolean;
+          reason: string;
+        }[] = [];
         for (const [i, c] of candidates.entries()) {
           progress('e2e_intent', `validating candidate ${i + 1}/${candidates.length}: ${c.text}`);
           const variant = substituted(c.text);
@@ -540,11 +789,26 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
         writeTest(ws.buggy, file, testText);
         writeTest(ws.patched, file, testText);
         const kept = validated.filter(v => v.kept);
-        const pick = mmr(exp.expr, kept.map(v => v.text), DISTRACTORS, codePointDistance);
+        const pick = mmr(
+          exp.expr,
+          kept.map(v => v.text),
+          DISTRACTORS,
+          codePointDistance,
+        );
         const distractors = pick.picked.map(i => kept[i]!);
-        if (!distractors.length) exclude('e2e_intent', `no distractor survived validation (${candidates.length} candidates${'error' in mut ? `: ${mut.error}` : ''}${unusable.length ? `; ${unusable.length} unusable: ${unusable[0]!.reason}` : ''})`);
+        if (!distractors.length)
+          exclude(
+            'e2e_intent',
+            `no distractor survived validation (${candidates.length} candidates${'error' in mut ? `: ${mut.error}` : ''}${unusable.length ? `; ${unusable.length} unusable: ${unusable[0]!.reason}` : ''})`,
+          );
         else {
-          const order = seededOrder([{text: exp.expr, role: 'correct' as const}, ...distractors.map(d => ({text: d.text, role: 'distractor' as const}))], seedOf(seed, id));
+          const order = seededOrder(
+            [
+              {text: exp.expr, role: 'correct' as const},
+              ...distractors.map(d => ({text: d.text, role: 'distractor' as const})),
+            ],
+            seedOf(seed, id),
+          );
           const choices = labelled(order);
           const q: Question = {
             id,
@@ -557,8 +821,32 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
             choices,
             answer: [choices.find(c => c.role === 'correct')!.label],
           };
-          const validations = Object.fromEntries(choices.map(c => [c.label, c.role === 'correct' ? {expected: true, line: exp.line, marked: exp.marked, buggy: before, fixed} : c.role === 'distractor' ? validated.find(v => v.text === c.text) : null]).filter(([, v]) => v));
-          save(q, {...base, inputs, expected: {expr: exp.expr, line: exp.line, marked: exp.marked, form: exp.form}, candidates: [...validated, ...unusable.map(u => ({...u, kept: false}))], ...(o.generator ? {model: {name: o.generator.name, calls: step.log.filter(l => l.stage === 'e2e_intent')}} : {}), selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
+          const validations = Object.fromEntries(
+            choices
+              .map(c => [
+                c.label,
+                c.role === 'correct'
+                  ? {expected: true, line: exp.line, marked: exp.marked, buggy: before, fixed}
+                  : c.role === 'distractor'
+                    ? validated.find(v => v.text === c.text)
+                    : null,
+              ])
+              .filter(([, v]) => v),
+          );
+          save(
+            q,
+            {
+              ...base,
+              inputs,
+              expected: {expr: exp.expr, line: exp.line, marked: exp.marked, form: exp.form},
+              candidates: [...validated, ...unusable.map(u => ({...u, kept: false}))],
+              ...(o.generator
+                ? {model: {name: o.generator.name, calls: step.log.filter(l => l.stage === 'e2e_intent')}}
+                : {}),
+              selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores},
+            },
+            validations,
+          );
         }
       }
     }
@@ -570,13 +858,24 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
       const effectBase = parts.done;
       // the test function that runs (its decorators too), numbered as in its file; a test script
       // given apart (--pbt, a model's) is shown whole, as ExplainBench shows its scripts
-      const effectContext = pbtText === null ? testFunctionContext(testText, testPathOf(o.test)) : numbered(testText, 1);
+      const effectContext =
+        pbtText === null ? testFunctionContext(testText, testPathOf(o.test)) : numbered(testText, 1);
       for (const [index, agent] of o.agentPatches.entries()) {
         parts.done = effectBase + index;
         const id = `${o.instance}/built/e2e_effect/${agent.name}`;
         const spec = patchedSpec(o, agent.file);
         const patchText = readFileSync(agent.file, 'utf8');
-        const inputs = sha('e2e_effect', String(BUILDER_VERSION), o.instance, o.buggyDir, o.buggyRev ?? '', o.test, testText, patchText, String(seed));
+        const inputs = sha(
+          'e2e_effect',
+          String(BUILDER_VERSION),
+          o.instance,
+          o.buggyDir,
+          o.buggyRev ?? '',
+          o.test,
+          testText,
+          patchText,
+          String(seed),
+        );
         if (unchanged(id, inputs)) continue;
         progress('e2e_effect', `running the test with ${agent.name}'s patch`);
         let aw: Workspace;
@@ -590,15 +889,31 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           writeFixedTestFile(aw.patched, testText, file);
           const after = [await step.outcome(aw.patched), await step.outcome(aw.patched)];
           if (!sameOutcome(after[0]!, after[1]!)) {
-            exclude('e2e_effect', `flaky after the patch: "${outcomeText(after[0]!)}" then "${outcomeText(after[1]!)}"`, agent.name);
+            exclude(
+              'e2e_effect',
+              `flaky after the patch: "${outcomeText(after[0]!)}" then "${outcomeText(after[1]!)}"`,
+              agent.name,
+            );
             continue;
           }
           const truth = [outcomeText(before), outcomeText(after[0]!)];
           // distractors: the test failing at its other assert lines, or with other exceptions
           const failing = before.line ?? after[0]!.line ?? asserts[0] ?? null;
           const offline = [
-            ...asserts.filter(l => l !== failing).map(l => ({line: l, exception: before.exception ?? 'AssertionError', how: 'another assert line of the test'})),
-            ...(failing !== null ? OTHER_EXCEPTIONS.filter(e => e !== before.exception && e !== after[0]!.exception).map(e => ({line: failing, exception: e, how: 'another exception at the failing line'})) : []),
+            ...asserts
+              .filter(l => l !== failing)
+              .map(l => ({
+                line: l,
+                exception: before.exception ?? 'AssertionError',
+                how: 'another assert line of the test',
+              })),
+            ...(failing !== null
+              ? OTHER_EXCEPTIONS.filter(e => e !== before.exception && e !== after[0]!.exception).map(e => ({
+                  line: failing,
+                  exception: e,
+                  how: 'another exception at the failing line',
+                }))
+              : []),
           ];
           // with a model: its alternative failures, each checked to be a line of the test function
           // and an exception name; none usable falls back to the offline ones (and says so)
@@ -606,7 +921,10 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           let unusable: {text: string; reason: string}[] = [];
           if (o.generator) {
             progress('e2e_effect', `asking ${o.generator.name} for other ways ${o.test} could fail`);
-            const asked = await step.failuresFromModel(effectPrompt(effectContext, truth[0]!, truth[1]!), functionLines(testText, testPathOf(o.test)));
+            const asked = await step.failuresFromModel(
+              effectPrompt(effectContext, truth[0]!, truth[1]!),
+              functionLines(testText, testPathOf(o.test)),
+            );
             written = asked.ok;
             unusable = asked.dropped;
           }
@@ -616,11 +934,24 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
           const distinct = [...new Set(truth)];
           // "passed" is always offered: whether an explanation makes a failing patch look like a
           // pass is what overconfidence measures (Table 5)
-          const always = distinct.includes('The test passed.') ? [] : [{line: 0, exception: '', how: 'the test passing (always offered)', text: 'The test passed.'}];
+          const always = distinct.includes('The test passed.')
+            ? []
+            : [{line: 0, exception: '', how: 'the test passing (always offered)', text: 'The test passed.'}];
           const need = Math.max(0, 4 - distinct.length - always.length);
-          const pick = mmr(truth.at(-1)!, pool.map(p => p.text), need, codePointDistance);
+          const pick = mmr(
+            truth.at(-1)!,
+            pool.map(p => p.text),
+            need,
+            codePointDistance,
+          );
           const distractors = [...always, ...pick.picked.map(i => pool[i]!)];
-          const order = seededOrder([...distinct.map(text => ({text, role: 'correct' as const})), ...distractors.map(d => ({text: d.text, role: 'distractor' as const}))], seedOf(seed, id));
+          const order = seededOrder(
+            [
+              ...distinct.map(text => ({text, role: 'correct' as const})),
+              ...distractors.map(d => ({text: d.text, role: 'distractor' as const})),
+            ],
+            seedOf(seed, id),
+          );
           const choices = labelled(order);
           const letter = (text: string) => choices.find(c => c.text === text)!.label;
           const q: Question = {
@@ -635,9 +966,46 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
             answer: [letter(truth[0]!), letter(truth[1]!)],
           };
           const validations = Object.fromEntries(
-            choices.filter(c => c.role !== 'insufficient').map(c => [c.label, c.role === 'correct' ? {observed: [...(c.text === truth[0] ? ['before the patch (buggy, 2 runs)'] : []), ...(c.text === truth[1] ? [`after ${agent.name}'s patch (2 runs)`] : [])]} : {how: distractors.find(d => d.text === c.text)?.how, observed: 'never'}]),
+            choices
+              .filter(c => c.role !== 'insufficient')
+              .map(c => [
+                c.label,
+                c.role === 'correct'
+                  ? {
+                      observed: [
+                        ...(c.text === truth[0] ? ['before the patch (buggy, 2 runs)'] : []),
+                        ...(c.text === truth[1] ? [`after ${agent.name}'s patch (2 runs)`] : []),
+                      ],
+                    }
+                  : {how: distractors.find(d => d.text === c.text)?.how, observed: 'never'},
+              ]),
           );
-          save(q, {...base, inputs, agent: agent.name, patch: agent.file, patch_text: patchText, before: runs.buggy, after, candidates: [...pool.map(p => ({text: p.text, how: p.how})), ...unusable.map(u => ({...u, kept: false}))], ...(o.generator ? {model: {name: o.generator.name, calls: step.log.filter(l => l.stage === 'e2e_effect'), ...(written.length ? {} : {fallback: 'no usable failure from the model: the offline distractors'})}} : {}), selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores}}, validations);
+          save(
+            q,
+            {
+              ...base,
+              inputs,
+              agent: agent.name,
+              patch: agent.file,
+              patch_text: patchText,
+              before: runs.buggy,
+              after,
+              candidates: [...pool.map(p => ({text: p.text, how: p.how})), ...unusable.map(u => ({...u, kept: false}))],
+              ...(o.generator
+                ? {
+                    model: {
+                      name: o.generator.name,
+                      calls: step.log.filter(l => l.stage === 'e2e_effect'),
+                      ...(written.length
+                        ? {}
+                        : {fallback: 'no usable failure from the model: the offline distractors'}),
+                    },
+                  }
+                : {}),
+              selection: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(d => d.text), scores: pick.scores},
+            },
+            validations,
+          );
         } finally {
           aw.cleanup();
         }
@@ -646,7 +1014,17 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
     }
     // 4. local intent (the fix's delta point) and local effect (each agent patch's), §5.3
     if (o.types.includes('local_intent') || o.types.includes('local_effect')) {
-      const local = new LocalBuilder(db, o, step, runner, {exclude, unchanged, save, progress, base, seed, testText, fix, hypothesis: hypothesis ?? undefined});
+      const local = new LocalBuilder(db, o, step, runner, {
+        exclude,
+        unchanged,
+        save,
+        progress,
+        base,
+        seed,
+        testText,
+        fix,
+        hypothesis: hypothesis ?? undefined,
+      });
       const intent = await local.intent(ws);
       partDone();
       if (o.types.includes('local_effect')) {
@@ -664,13 +1042,16 @@ export async function buildQuestions(db: Db, o: BuildOptions): Promise<BuildResu
 }
 
 /** The error of evaluating __return__ where the call has not returned yet (not an exception the call raised). */
-export const notReturnedYet = (e: {type: string; message?: string}) => /(^|\.)NameError$/.test(e.type) && /'__return__'/.test(e.message ?? '');
+export const notReturnedYet = (e: {type: string; message?: string}) =>
+  /(^|\.)NameError$/.test(e.type) && /'__return__'/.test(e.message ?? '');
 
 /** The first and last line of the test function (by indentation), or null. */
 function functionLines(text: string, fnPath: string): [number, number] | null {
   const name = fnPath.split('::').at(-1)!.split('[')[0]!;
   const lines = text.split('\n');
-  const start = lines.findIndex(l => new RegExp(`^\\s*(async\\s+)?def\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\(`).test(l));
+  const start = lines.findIndex(l =>
+    new RegExp(`^\\s*(async\\s+)?def\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\(`).test(l),
+  );
   return start < 0 ? null : [start + 1, blockEnd(lines, start + 1)];
 }
 
@@ -717,7 +1098,8 @@ function assertLines(text: string, fnPath: string): number[] {
   return out;
 }
 
-const ordinal = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`;
+const ordinal = (n: number) =>
+  `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
 
 /** The parameter names of a one-line `def` (null when the line is not one): defaults,
  * annotations and stars dropped. */
@@ -726,7 +1108,12 @@ export function parametersOf(defLine: string): string[] | null {
   if (!m) return null;
   return m[1]!
     .split(',')
-    .map(p => p.split(/[:=]/)[0]!.replace(/^\s*\*{1,2}/, '').trim())
+    .map(p =>
+      p
+        .split(/[:=]/)[0]!
+        .replace(/^\s*\*{1,2}/, '')
+        .trim(),
+    )
     .filter(p => p && p !== '/' && p !== '*');
 }
 
@@ -764,11 +1151,23 @@ function localCandidates(scopes: (Map<string, unknown> | null)[], limit = 20): {
   };
   const values = new Map<string, unknown>();
   for (const scope of scopes) for (const [k, v] of scope ?? []) if (!values.has(k)) values.set(k, v);
-  const plain = [...values].filter(([k, v]) => /^[A-Za-z_]\w*$/.test(k) && !k.startsWith('__') && !(isObj(v) && ('$fn' in v || '$type' in v || '$module' in v)));
+  const plain = [...values].filter(
+    ([k, v]) =>
+      /^[A-Za-z_]\w*$/.test(k) && !k.startsWith('__') && !(isObj(v) && ('$fn' in v || '$type' in v || '$module' in v)),
+  );
   for (const [k] of plain) add(k, 'a variable in scope');
   for (const [k, v] of plain) {
-    if (typeof v === 'string' || Array.isArray(v) || (isObj(v) && ('$dict' in v || '$tuple' in v || '$set' in v || '$frozenset' in v))) add(`len(${k})`, 'the length of a sized value');
-    if (isObj(v) && isObj(v.attrs)) for (const a of Object.keys(v.attrs).filter(a => /^[A-Za-z]\w*$/.test(a)).slice(0, 3)) add(`${k}.${a}`, 'an attribute read');
+    if (
+      typeof v === 'string' ||
+      Array.isArray(v) ||
+      (isObj(v) && ('$dict' in v || '$tuple' in v || '$set' in v || '$frozenset' in v))
+    )
+      add(`len(${k})`, 'the length of a sized value');
+    if (isObj(v) && isObj(v.attrs))
+      for (const a of Object.keys(v.attrs)
+        .filter(a => /^[A-Za-z]\w*$/.test(a))
+        .slice(0, 3))
+        add(`${k}.${a}`, 'an attribute read');
     if (typeof v === 'number') add(`${k} > 0`, 'a comparison');
     if (v === null) add(`${k} is None`, 'a comparison');
   }
@@ -782,21 +1181,57 @@ export type EvalResult = {value?: unknown; error?: {type: string; message?: stri
 /** "Changed" (the one definition, also in readme.md): a different value, an exception on one
  * side only, or a different exception type or message. */
 export function changed(b: EvalResult, p: EvalResult): boolean {
-  if (b.error || p.error) return !b.error || !p.error || b.error.type !== p.error.type || (b.error.message ?? '') !== (p.error.message ?? '');
+  if (b.error || p.error)
+    return !b.error || !p.error || b.error.type !== p.error.type || (b.error.message ?? '') !== (p.error.message ?? '');
   return JSON.stringify(b.value) !== JSON.stringify(p.value);
 }
 
 /** Expressions evaluated by the tracer at a point of the test's run on one tree (`deltatrace eval`). */
-export async function evaluateAt(runner: PythonRunner, o: {seed: number | null; timeoutS: number; test: string; hypothesis?: HypothesisPlan}, tree: string, point: {file: string; line: number; hit: number; timing: string}, exprs: string[]): Promise<{reached: boolean; results: Map<string, EvalResult>; note?: string}> {
+export async function evaluateAt(
+  runner: PythonRunner,
+  o: {seed: number | null; timeoutS: number; test: string; hypothesis?: HypothesisPlan},
+  tree: string,
+  point: {file: string; line: number; hit: number; timing: string},
+  exprs: string[],
+): Promise<{reached: boolean; results: Map<string, EvalResult>; note?: string}> {
   const h = o.hypothesis;
-  const hypothesis = h && h.mode !== 'off' ? ['--hypothesis', h.mode, ...(h.mode === 'replay' && h.db ? ['--hypothesis-db', h.db] : [])] : [];
-  const args = ['--root', tree, '--at', `${point.file}:${point.line}`, '--hit', String(point.hit), '--timing', point.timing, ...seedArgs(o.seed), ...hypothesis];
+  const hypothesis =
+    h && h.mode !== 'off'
+      ? ['--hypothesis', h.mode, ...(h.mode === 'replay' && h.db ? ['--hypothesis-db', h.db] : [])]
+      : [];
+  const args = [
+    '--root',
+    tree,
+    '--at',
+    `${point.file}:${point.line}`,
+    '--hit',
+    String(point.hit),
+    '--timing',
+    point.timing,
+    ...seedArgs(o.seed),
+    ...hypothesis,
+  ];
   // the expressions go over stdin: a long candidate must not overflow the argument list
   args.push('--exprs-stdin', '--', o.test);
-  const r = await runEval<{reached: boolean; hits_seen: number; results: ({expr: string} & EvalResult)[]}>(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree], readable: h?.mode === 'replay' && h.db ? [h.db] : [], testbed: tree, input: JSON.stringify(exprs)});
+  const r = await runEval<{reached: boolean; hits_seen: number; results: ({expr: string} & EvalResult)[]}>(
+    runner,
+    args,
+    {
+      cwd: tree,
+      timeoutMs: o.timeoutS * 1000,
+      writable: [tree],
+      readable: h?.mode === 'replay' && h.db ? [h.db] : [],
+      testbed: tree,
+      input: JSON.stringify(exprs),
+    },
+  );
   if (!r.answer) return {reached: false, results: new Map(), note: r.why};
   const out = r.answer;
-  return {reached: out.reached, results: new Map(out.results.map(x => [x.expr, x])), ...(out.reached ? {} : {note: `reached ${point.file}:${point.line} ${out.hits_seen} times, not ${point.hit}`})};
+  return {
+    reached: out.reached,
+    results: new Map(out.results.map(x => [x.expr, x])),
+    ...(out.reached ? {} : {note: `reached ${point.file}:${point.line} ${out.hits_seen} times, not ${point.hit}`}),
+  };
 }
 
 interface LocalContext {
@@ -836,47 +1271,81 @@ class LocalBuilder {
     const seed = this.o.seed;
     const known = listPairs(this.db, this.o.instance)
       .reverse()
-      .find(p => p.test === this.o.test && p.patch === diff && (p.workspace?.seed ?? 0) === seed && ['found', 'none'].includes(latestDelta(this.db, p.id)?.status ?? ''));
+      .find(
+        p =>
+          p.test === this.o.test &&
+          p.patch === diff &&
+          (p.workspace?.seed ?? 0) === seed &&
+          ['found', 'none'].includes(latestDelta(this.db, p.id)?.status ?? ''),
+      );
     if (known) {
-      this.c.progress(kind === 'gold' ? 'local_intent' : 'local_effect', `using traced pair #${known.id} (the same change, test and seed)`);
+      this.c.progress(
+        kind === 'gold' ? 'local_intent' : 'local_effect',
+        `using traced pair #${known.id} (the same change, test and seed)`,
+      );
       const model = openStepper(this.db, known.id);
       const delta = latestDelta(this.db, known.id)!;
       return {r: {pair: known.id, delta}, model: 'error' in model ? null : model};
     }
-    const r = await tracePair(this.db, {kind: 'dirs', buggyDir: buggyTree, patchedDir: patchedTree}, {
-      python: this.o.python,
-      test: this.o.test,
-      instance: this.o.instance,
-      label,
-      versionKind: kind,
-      ...(this.c.hypothesis ? {hypothesis: this.c.hypothesis} : {}),
-      sandbox: this.o.sandbox,
-      seed: this.o.seed,
-      passEnv: this.o.passEnv,
-      pytestPlugins: false,
-      limits: {timeoutS: this.o.timeoutS},
-      onProgress: m => this.c.progress(kind === 'gold' ? 'local_intent' : 'local_effect', m),
-    });
+    const r = await tracePair(
+      this.db,
+      {kind: 'dirs', buggyDir: buggyTree, patchedDir: patchedTree},
+      {
+        python: this.o.python,
+        test: this.o.test,
+        instance: this.o.instance,
+        label,
+        versionKind: kind,
+        ...(this.c.hypothesis ? {hypothesis: this.c.hypothesis} : {}),
+        sandbox: this.o.sandbox,
+        seed: this.o.seed,
+        passEnv: this.o.passEnv,
+        pytestPlugins: false,
+        limits: {timeoutS: this.o.timeoutS},
+        onProgress: m => this.c.progress(kind === 'gold' ? 'local_intent' : 'local_effect', m),
+      },
+    );
     const model = openStepper(this.db, r.pair);
     return {r, model: 'error' in model ? null : model};
   }
 
   /** Builds the question at a found delta; returns the context and expressions, or a reason. */
-  private async atDelta(stage: 'local_intent' | 'local_effect', id: string, inputs: string, buggyTree: string, patchedTree: string, model: StepperModel, extra: Record<string, unknown>, agent?: string): Promise<IntentResult | null> {
+  private async atDelta(
+    stage: 'local_intent' | 'local_effect',
+    id: string,
+    inputs: string,
+    buggyTree: string,
+    patchedTree: string,
+    model: StepperModel,
+    extra: Record<string, unknown>,
+    agent?: string,
+  ): Promise<IntentResult | null> {
     const pb = model.deltaPoint('b');
     const pp = model.deltaPoint('p');
     const d = model.delta!;
     if (!pb || !pp) {
-      this.c.exclude(stage, `the delta point (${d.function} line ${d.line}) is not reached on ${pb ? 'the patched' : 'the buggy'} side: no expression can be evaluated on both`, agent);
+      this.c.exclude(
+        stage,
+        `the delta point (${d.function} line ${d.line}) is not reached on ${pb ? 'the patched' : 'the buggy'} side: no expression can be evaluated on both`,
+        agent,
+      );
       return null;
     }
-    const candidates: {text: string; how: string; expr?: string; scoped?: boolean}[] = localCandidates([pb.locals, pp.locals, pb.inputs]);
+    const candidates: {text: string; how: string; expr?: string; scoped?: boolean}[] = localCandidates([
+      pb.locals,
+      pp.locals,
+      pb.inputs,
+    ]);
     // the frames return differently (an outcome delta): the call itself is a candidate — its
     // value is what the frame returns, read after its last line as __return__
     const params = parametersOf(pb.source?.[(pb.defLine ?? 0) - 1] ?? '') ?? (pb.inputs ? [...pb.inputs.keys()] : null);
     if (d.kind === 'outcome' && params) {
       const call = `${(d.function ?? pb.fn).replace(/^.*<locals>\./, '')}(${params.filter(k => k !== 'self' && k !== 'cls').join(', ')})`;
-      candidates.unshift({text: call, how: 'the value the function returns (evaluated as __return__ after its last line)', expr: '__return__'});
+      candidates.unshift({
+        text: call,
+        how: 'the value the function returns (evaluated as __return__ after its last line)',
+        expr: '__return__',
+      });
     }
     let unusable: {text: string; reason: string}[] = [];
     if (this.o.generator) {
@@ -885,29 +1354,61 @@ class LocalBuilder {
       unusable = asked.dropped;
       for (const c of asked.ok) if (!candidates.some(x => x.text === c.text)) candidates.push(c);
     }
-    type Evaluated = typeof candidates[number] & {buggy: EvalResult; patched: EvalResult; changed: boolean; usable: boolean};
-    const attempts: {timing: string; hit: {buggy: number; patched: number}; changed: number; candidates: number; note?: string}[] = [];
+    type Evaluated = (typeof candidates)[number] & {
+      buggy: EvalResult;
+      patched: EvalResult;
+      changed: boolean;
+      usable: boolean;
+    };
+    const attempts: {
+      timing: string;
+      hit: {buggy: number; patched: number};
+      changed: number;
+      candidates: number;
+      note?: string;
+    }[] = [];
     // The delta's own point first; where nothing differs there yet (a line the patch rewrote:
     // before it runs, both sides are alike), after the line, then after its next executions —
     // the first point at which a candidate differs is the question's.
     type EvalTiming = 'before' | 'after' | 'return';
     type EvalPoint = Omit<DeltaPoint, 'timing'> & {timing: EvalTiming};
-    const search = async (pool: typeof candidates): Promise<{evaluated: Evaluated[]; at: {b: EvalPoint; p: EvalPoint}} | null> => {
+    const search = async (
+      pool: typeof candidates,
+    ): Promise<{evaluated: Evaluated[]; at: {b: EvalPoint; p: EvalPoint}} | null> => {
       const exprs = [...new Set(pool.map(x => x.expr ?? x.text))];
       // where the frames return differently (an outcome delta) and nothing near the line tells
       // the sides apart, the end of the call — the point ExplainBench asks at ("the return
       // statement", after): what it returns or raises, and the locals it ends with
-      const tries: {timing: EvalTiming; extra: number}[] = [{timing: pb.timing, extra: 0}, ...[0, 1, 2, 3].map(extra => ({timing: 'after' as const, extra})), ...(d.kind === 'outcome' ? [{timing: 'return' as const, extra: 0}] : [])].filter((t, i, all) => all.findIndex(x => x.timing === t.timing && x.extra === t.extra) === i);
+      const tries: {timing: EvalTiming; extra: number}[] = [
+        {timing: pb.timing, extra: 0},
+        ...[0, 1, 2, 3].map(extra => ({timing: 'after' as const, extra})),
+        ...(d.kind === 'outcome' ? [{timing: 'return' as const, extra: 0}] : []),
+      ].filter((t, i, all) => all.findIndex(x => x.timing === t.timing && x.extra === t.extra) === i);
       let unreached = false;
       for (const t of tries) {
         // a line not reached N times is not reached N+1 times either
         if (unreached && t.timing !== 'return') continue;
-        const at = {b: {...pb, timing: t.timing, hit: pb.hit + t.extra}, p: {...pp, timing: t.timing, hit: pp.hit + t.extra}};
-        this.c.progress(stage, `evaluating ${exprs.length} candidate expressions ${t.timing === 'return' ? 'at the return of the call that runs' : t.timing} ${d.file}:${pb.line} (execution ${at.b.hit}) on both versions`);
+        const at = {
+          b: {...pb, timing: t.timing, hit: pb.hit + t.extra},
+          p: {...pp, timing: t.timing, hit: pp.hit + t.extra},
+        };
+        this.c.progress(
+          stage,
+          `evaluating ${exprs.length} candidate expressions ${t.timing === 'return' ? 'at the return of the call that runs' : t.timing} ${d.file}:${pb.line} (execution ${at.b.hit}) on both versions`,
+        );
         const how = {...this.o, hypothesis: this.c.hypothesis};
-        const [eb, ep] = await Promise.all([evaluateAt(this.runner, how, buggyTree, at.b, exprs), evaluateAt(this.runner, how, patchedTree, at.p, exprs)]);
+        const [eb, ep] = await Promise.all([
+          evaluateAt(this.runner, how, buggyTree, at.b, exprs),
+          evaluateAt(this.runner, how, patchedTree, at.p, exprs),
+        ]);
         if (!eb.reached || !ep.reached) {
-          attempts.push({timing: t.timing, hit: {buggy: at.b.hit, patched: at.p.hit}, changed: 0, candidates: pool.length, note: `not reached (${!eb.reached ? `buggy: ${eb.note}` : `patched: ${ep.note}`})`});
+          attempts.push({
+            timing: t.timing,
+            hit: {buggy: at.b.hit, patched: at.p.hit},
+            changed: 0,
+            candidates: pool.length,
+            note: `not reached (${!eb.reached ? `buggy: ${eb.note}` : `patched: ${ep.note}`})`,
+          });
           unreached = true;
           continue;
         }
@@ -917,14 +1418,25 @@ class LocalBuilder {
           // the same exception on both sides: not evaluable here, neither changed nor a distractor;
           // a part of a line that names what one side does not have there: not evaluable either
           // the value returned (__return__) is there only at the end of the call: elsewhere not evaluable
-          const outOfScope = [b, p].some(r => r.error && (x.scoped === true ? /(^|\.)(NameError|UnboundLocalError)$/.test(r.error.type) : x.expr === '__return__' && notReturnedYet(r.error)));
+          const outOfScope = [b, p].some(
+            r =>
+              r.error &&
+              (x.scoped === true
+                ? /(^|\.)(NameError|UnboundLocalError)$/.test(r.error.type)
+                : x.expr === '__return__' && notReturnedYet(r.error)),
+          );
           const differs = !outOfScope && changed(b, p);
           const usable = differs || (!outOfScope && !b.error && !p.error);
           return {...x, buggy: b, patched: p, changed: differs, usable};
         });
         const n = evaluated.filter(x => x.changed).length;
         const same = evaluated.filter(x => x.usable && !x.changed).length;
-        attempts.push({timing: t.timing, hit: {buggy: at.b.hit, patched: at.p.hit}, changed: n, candidates: pool.length});
+        attempts.push({
+          timing: t.timing,
+          hit: {buggy: at.b.hit, patched: at.p.hit},
+          changed: n,
+          candidates: pool.length,
+        });
         if (n > 0 && same > 0) return {evaluated, at};
       }
       return null;
@@ -936,28 +1448,52 @@ class LocalBuilder {
       // attribute reads, arithmetic, subscripts, lengths; a name one side lacks there is out of
       // scope, not a change
       const parts: typeof candidates = [];
-      for (const [tree, p] of [[buggyTree, pb], [patchedTree, pp]] as const) {
-        const sub = await this.step.parseOnly<{candidates: {text: string; how: string}[]}>(['subexprs', '--file', join(tree, p.file), '--line', String(p.line)], tree);
+      for (const [tree, p] of [
+        [buggyTree, pb],
+        [patchedTree, pp],
+      ] as const) {
+        const sub = await this.step.parseOnly<{candidates: {text: string; how: string}[]}>(
+          ['subexprs', '--file', join(tree, p.file), '--line', String(p.line)],
+          tree,
+        );
         if ('error' in sub) continue;
-        for (const c of sub.candidates) if (![...candidates, ...parts].some(x => (x.expr ?? x.text) === c.text)) parts.push({...c, scoped: true});
+        for (const c of sub.candidates)
+          if (![...candidates, ...parts].some(x => (x.expr ?? x.text) === c.text)) parts.push({...c, scoped: true});
       }
       if (parts.length) found = await search([...candidates, ...parts]);
     }
     if (!found && !attempts.length) {
-      this.c.exclude(stage, `no candidate expression at ${d.file}:${d.line}: nothing recorded in scope there and no part of the line to evaluate`, agent);
+      this.c.exclude(
+        stage,
+        `no candidate expression at ${d.file}:${d.line}: nothing recorded in scope there and no part of the line to evaluate`,
+        agent,
+      );
       return null;
     }
     if (!found) {
-      this.c.exclude(stage, `no point near the delta (${d.function} line ${d.line}) where some candidates change and others keep their value: ${attempts.map(a => `${a.timing === 'return' ? 'at the return of the call of' : a.timing} execution ${a.hit.buggy}: ${a.note ?? `${a.changed} of ${a.candidates} changed`}`).join('; ')}`, agent);
+      this.c.exclude(
+        stage,
+        `no point near the delta (${d.function} line ${d.line}) where some candidates change and others keep their value: ${attempts.map(a => `${a.timing === 'return' ? 'at the return of the call of' : a.timing} execution ${a.hit.buggy}: ${a.note ?? `${a.changed} of ${a.candidates} changed`}`).join('; ')}`,
+        agent,
+      );
       return null;
     }
     const {evaluated} = found;
     const point = found.at.b;
     const changedOnes = evaluated.filter(x => x.changed);
     const same = evaluated.filter(x => x.usable && !x.changed);
-    const correct = pickCorrect(changedOnes.map(x => x.text), same.map(x => x.text), codePointDistance)!;
+    const correct = pickCorrect(
+      changedOnes.map(x => x.text),
+      same.map(x => x.text),
+      codePointDistance,
+    )!;
     const key = changedOnes[correct.index]!;
-    const pick = mmr(key.text, same.map(x => x.text), DISTRACTORS, codePointDistance);
+    const pick = mmr(
+      key.text,
+      same.map(x => x.text),
+      DISTRACTORS,
+      codePointDistance,
+    );
     const distractors = pick.picked.map(i => same[i]!);
     const source = pb.source ?? [];
     const context = {
@@ -966,7 +1502,9 @@ class LocalBuilder {
       // at the end of the call: ExplainBench's words for it, and whether the call raised
       ...(point.timing === 'return'
         ? {
-            line: evaluated.some(x => x.expr === '__return__' && (x.buggy.error || x.patched.error)) ? 'The end of the provided function: its return statement, or the exception it raises' : 'The return statement in the provided function',
+            line: evaluated.some(x => x.expr === '__return__' && (x.buggy.error || x.patched.error))
+              ? 'The end of the provided function: its return statement, or the exception it raises'
+              : 'The return statement in the provided function',
             timing: 'after',
             call: `the call in which ${(source[pb.line - 1] ?? '').trim()} (line ${pb.line}) runs${point.hit > 1 ? ` the ${ordinal(point.hit)} time` : ''}`,
           }
@@ -976,7 +1514,13 @@ class LocalBuilder {
             ...(point.hit > 1 ? {execution: `the ${ordinal(point.hit)} time the line runs`} : {}),
           }),
     };
-    const options = seededOrder([{text: key.text, role: 'correct' as const}, ...distractors.map(x => ({text: x.text, role: 'distractor' as const}))], seedOf(this.c.seed, id));
+    const options = seededOrder(
+      [
+        {text: key.text, role: 'correct' as const},
+        ...distractors.map(x => ({text: x.text, role: 'distractor' as const})),
+      ],
+      seedOf(this.c.seed, id),
+    );
     const choices = stage === 'local_effect' ? labelledEffect(options) : labelled(options);
     const q: Question = {
       id,
@@ -992,16 +1536,63 @@ class LocalBuilder {
       choices,
       answer: [choices.find(c => c.role === 'correct')!.label],
     };
-    const validations: Record<string, unknown> = Object.fromEntries(choices.filter(c => c.role === 'correct' || c.role === 'distractor').map(c => [c.label, evaluated.find(x => x.text === c.text)]));
+    const validations: Record<string, unknown> = Object.fromEntries(
+      choices
+        .filter(c => c.role === 'correct' || c.role === 'distractor')
+        .map(c => [c.label, evaluated.find(x => x.text === c.text)]),
+    );
     const none = choices.find(c => c.role === 'no_effect');
-    if (none) validations[none.label] = {wrong_because: `the traces differ: ${d.kind} delta in ${d.function} line ${d.line}`};
-    this.c.save(q, {...this.c.base, inputs, ...extra, delta_point: {buggy: {...pb, locals: undefined, inputs: undefined, source: undefined}, patched: {...pp, locals: undefined, inputs: undefined, source: undefined}}, evaluated_at: {buggy: {...found.at.b, locals: undefined, inputs: undefined, source: undefined}, patched: {...found.at.p, locals: undefined, inputs: undefined, source: undefined}}, attempts, ...(unusable.length ? {unusable} : {}), ...(this.o.generator ? {model: {name: this.o.generator.name, calls: this.step.log.filter(l => l.stage === stage)}} : {}), changed_means: 'a different value, an exception on one side only, or a different exception type or message; unchanged: the same value on both sides (the same exception on both: not evaluable there, left out)', candidates: evaluated, selection: {correct: {method: 'Eq. 2: mean normalized Levenshtein similarity to the unchanged candidates', scores: Object.fromEntries(changedOnes.map((x, i) => [x.text, correct.scores[i]]))}, distractors: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(x => x.text), scores: pick.scores}}}, validations);
+    if (none)
+      validations[none.label] = {wrong_because: `the traces differ: ${d.kind} delta in ${d.function} line ${d.line}`};
+    this.c.save(
+      q,
+      {
+        ...this.c.base,
+        inputs,
+        ...extra,
+        delta_point: {
+          buggy: {...pb, locals: undefined, inputs: undefined, source: undefined},
+          patched: {...pp, locals: undefined, inputs: undefined, source: undefined},
+        },
+        evaluated_at: {
+          buggy: {...found.at.b, locals: undefined, inputs: undefined, source: undefined},
+          patched: {...found.at.p, locals: undefined, inputs: undefined, source: undefined},
+        },
+        attempts,
+        ...(unusable.length ? {unusable} : {}),
+        ...(this.o.generator
+          ? {model: {name: this.o.generator.name, calls: this.step.log.filter(l => l.stage === stage)}}
+          : {}),
+        changed_means:
+          'a different value, an exception on one side only, or a different exception type or message; unchanged: the same value on both sides (the same exception on both: not evaluable there, left out)',
+        candidates: evaluated,
+        selection: {
+          correct: {
+            method: 'Eq. 2: mean normalized Levenshtein similarity to the unchanged candidates',
+            scores: Object.fromEntries(changedOnes.map((x, i) => [x.text, correct.scores[i]])),
+          },
+          distractors: {method: 'MMR', lambda: MMR_LAMBDA, picked: distractors.map(x => x.text), scores: pick.scores},
+        },
+      },
+      validations,
+    );
     return {context, expressions: [key.text, ...distractors.map(x => x.text)]};
   }
 
   async intent(ws: Workspace): Promise<IntentResult | null> {
     const id = `${this.o.instance}/built/local_intent`;
-    const inputs = sha('local_intent', String(BUILDER_VERSION), this.o.generator?.name ?? 'offline', this.o.instance, this.o.buggyDir, this.o.buggyRev ?? '', this.o.test, this.c.testText, this.c.fix, String(this.c.seed));
+    const inputs = sha(
+      'local_intent',
+      String(BUILDER_VERSION),
+      this.o.generator?.name ?? 'offline',
+      this.o.instance,
+      this.o.buggyDir,
+      this.o.buggyRev ?? '',
+      this.o.test,
+      this.c.testText,
+      this.c.fix,
+      String(this.c.seed),
+    );
     this.c.progress('local_intent', 'tracing the buggy and fixed versions for the delta point');
     const {r, model} = await this.delta(ws.buggy, ws.patched, 'gold (questions build)', 'gold');
     if (!model) {
@@ -1013,12 +1604,18 @@ class LocalBuilder {
       return null;
     }
     if (r.delta.status === 'none') {
-      this.c.exclude('local_intent', `the fix has no effect on this test's path (delta ∅ on complete traces: ${r.delta.reason ?? ''})`);
+      this.c.exclude(
+        'local_intent',
+        `the fix has no effect on this test's path (delta ∅ on complete traces: ${r.delta.reason ?? ''})`,
+      );
       return null;
     }
     if (this.c.unchanged(id, inputs)) {
       const q = getQuestion(this.db, id)!;
-      return {context: q.context, expressions: q.choices.filter(c => c.role === 'correct' || c.role === 'distractor').map(c => c.text)};
+      return {
+        context: q.context,
+        expressions: q.choices.filter(c => c.role === 'correct' || c.role === 'distractor').map(c => c.text),
+      };
     }
     return this.atDelta('local_intent', id, inputs, ws.buggy, ws.patched, model, {pair: r.pair, delta: r.delta.id});
   }
@@ -1026,7 +1623,18 @@ class LocalBuilder {
   async effect(ws: Workspace, agent: {name: string; file: string}, intent: IntentResult | null): Promise<void> {
     const id = `${this.o.instance}/built/local_effect/${agent.name}`;
     const patchText = readFileSync(agent.file, 'utf8');
-    const inputs = sha('local_effect', String(BUILDER_VERSION), this.o.generator?.name ?? 'offline', this.o.instance, this.o.buggyDir, this.o.buggyRev ?? '', this.o.test, this.c.testText, patchText, String(this.c.seed));
+    const inputs = sha(
+      'local_effect',
+      String(BUILDER_VERSION),
+      this.o.generator?.name ?? 'offline',
+      this.o.instance,
+      this.o.buggyDir,
+      this.o.buggyRev ?? '',
+      this.o.test,
+      this.c.testText,
+      patchText,
+      String(this.c.seed),
+    );
     if (this.c.unchanged(id, inputs)) return;
     let aw: Workspace;
     try {
@@ -1041,19 +1649,39 @@ class LocalBuilder {
       const {r, model} = await this.delta(ws.buggy, aw.patched, `${agent.name} (questions build)`, 'agent');
       if (!model || r.delta.status === 'incomplete') {
         // never "no effect" on incomplete traces
-        this.c.exclude('local_effect', `the traces are incomplete: ${r.delta.reason ?? 'the pair cannot be opened'}`, agent.name);
+        this.c.exclude(
+          'local_effect',
+          `the traces are incomplete: ${r.delta.reason ?? 'the pair cannot be opened'}`,
+          agent.name,
+        );
         return;
       }
       if (r.delta.status === 'found') {
-        await this.atDelta('local_effect', id, inputs, ws.buggy, aw.patched, model, {pair: r.pair, delta: r.delta.id, agent: agent.name, patch: agent.file, patch_text: patchText}, agent.name);
+        await this.atDelta(
+          'local_effect',
+          id,
+          inputs,
+          ws.buggy,
+          aw.patched,
+          model,
+          {pair: r.pair, delta: r.delta.id, agent: agent.name, patch: agent.file, patch_text: patchText},
+          agent.name,
+        );
         return;
       }
       // ∅ on complete traces: "the patch has no effect" is the key, at the place the fix changes
       if (!intent) {
-        this.c.exclude('local_effect', 'the patch has no effect on the test, but there is no local intent question to ask it at (the fix\'s delta point)', agent.name);
+        this.c.exclude(
+          'local_effect',
+          "the patch has no effect on the test, but there is no local intent question to ask it at (the fix's delta point)",
+          agent.name,
+        );
         return;
       }
-      const options = seededOrder(intent.expressions.slice(0, DISTRACTORS + 1).map(text => ({text, role: 'distractor' as const})), seedOf(this.c.seed, id));
+      const options = seededOrder(
+        intent.expressions.slice(0, DISTRACTORS + 1).map(text => ({text, role: 'distractor' as const})),
+        seedOf(this.c.seed, id),
+      );
       const choices = labelledEffect(options);
       const q: Question = {
         id,
@@ -1062,13 +1690,44 @@ class LocalBuilder {
         trajectory: null,
         agent: agent.name,
         context: intent.context,
-        question: "Within the context of the provided function and inputs, at the specified timing point relative to the specified line, which expression's value does the patch change?",
+        question:
+          "Within the context of the provided function and inputs, at the specified timing point relative to the specified line, which expression's value does the patch change?",
         choices,
         answer: [choices.find(c => c.role === 'no_effect')!.label],
       };
-      const evidence = {delta: 'none', reason: r.delta.reason ?? 'no behavioural difference on complete traces', steps_compared: r.delta.stepsCompared, frames_entered: r.delta.framesEntered};
-      const validations = Object.fromEntries(choices.filter(c => c.role !== 'insufficient').map(c => [c.label, c.role === 'no_effect' ? evidence : {wrong_because: 'the patch changes nothing the test runs, so no expression changes', from: 'the local intent question of this instance'}]));
-      this.c.save(q, {...this.c.base, inputs, pair: r.pair, delta: r.delta.id, agent: agent.name, patch: agent.file, patch_text: patchText, no_effect: evidence}, validations);
+      const evidence = {
+        delta: 'none',
+        reason: r.delta.reason ?? 'no behavioural difference on complete traces',
+        steps_compared: r.delta.stepsCompared,
+        frames_entered: r.delta.framesEntered,
+      };
+      const validations = Object.fromEntries(
+        choices
+          .filter(c => c.role !== 'insufficient')
+          .map(c => [
+            c.label,
+            c.role === 'no_effect'
+              ? evidence
+              : {
+                  wrong_because: 'the patch changes nothing the test runs, so no expression changes',
+                  from: 'the local intent question of this instance',
+                },
+          ]),
+      );
+      this.c.save(
+        q,
+        {
+          ...this.c.base,
+          inputs,
+          pair: r.pair,
+          delta: r.delta.id,
+          agent: agent.name,
+          patch: agent.file,
+          patch_text: patchText,
+          no_effect: evidence,
+        },
+        validations,
+      );
     } finally {
       aw.cleanup();
     }
@@ -1076,8 +1735,12 @@ class LocalBuilder {
 }
 
 /** Local effect's choices: the options, "the patch has no effect", then "insufficient". */
-function labelledEffect(options: {text: string; role: Choice["role"]}[]): Choice[] {
-  return [...options, {text: NO_EFFECT_TEXT, role: 'no_effect' as const}, {text: INSUFFICIENT_TEXT, role: 'insufficient' as const}].map((c, i) => ({label: LABELS[i]!, text: c.text, role: c.role}));
+function labelledEffect(options: {text: string; role: Choice['role']}[]): Choice[] {
+  return [
+    ...options,
+    {text: NO_EFFECT_TEXT, role: 'no_effect' as const},
+    {text: INSUFFICIENT_TEXT, role: 'insufficient' as const},
+  ].map((c, i) => ({label: LABELS[i]!, text: c.text, role: c.role}));
 }
 
 export interface QualityReport {
@@ -1101,13 +1764,26 @@ export interface QualityReport {
  */
 export async function qualityChecks(db: Db, built: Question[], model: QaModel, samples = 3): Promise<QualityReport[]> {
   writeTx(db, () => {
-    for (const q of built) ensureExplanation(db, {instance: q.instance, agent: q.agent ?? '(any agent)', kind: 'blank', text: '', source: 'deltalens questions build (quality check)'});
+    for (const q of built)
+      ensureExplanation(db, {
+        instance: q.instance,
+        agent: q.agent ?? '(any agent)',
+        kind: 'blank',
+        text: '',
+        source: 'deltalens questions build (quality check)',
+      });
   });
   const lexical = lexicalModel();
   const questions = new Set(built.map(q => q.id));
   await scoreExplanations(db, {model, samples, concurrency: 4, kinds: ['blank'], questions});
   await scoreExplanations(db, {model, samples, concurrency: 4, kinds: ['blank'], questions, choicesOnly: true});
-  await scoreExplanations(db, {model: lexical, samples: 1, concurrency: 1, kinds: ['original', 'audited', 'custom'], questions});
+  await scoreExplanations(db, {
+    model: lexical,
+    samples: 1,
+    concurrency: 1,
+    kinds: ['original', 'audited', 'custom'],
+    questions,
+  });
   const out: QualityReport[] = [];
   for (const q of built) {
     out.push({
@@ -1174,7 +1850,12 @@ interface PbtAttempt {
  * it fails before and passes after, the same way each time. A failed attempt's reason goes into
  * the next prompt. Returns the file to use as --pbt, and every attempt.
  */
-async function generatePbt(db: Db, o: BuildOptions, step: Step, ws: Workspace): Promise<{file: string | null; attempts: PbtAttempt[]}> {
+async function generatePbt(
+  db: Db,
+  o: BuildOptions,
+  step: Step,
+  ws: Workspace,
+): Promise<{file: string | null; attempts: PbtAttempt[]}> {
   const attempts: PbtAttempt[] = [];
   const issue = o.issue ?? problemStatement(db, o.instance) ?? '(no issue text given)';
   const gold = o.goldPatch ? readFileSync(o.goldPatch, 'utf8') : '(the fix is given as a tree)';

@@ -15,7 +15,22 @@ import {writeTx} from '../store/db.js';
 import {addReview, insertQuestion, questionProvenance} from '../store/questions.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {pythonRunner} from './python.js';
-import {changed, writeFixedTestFile, readTestFile, evaluateAt, fixSpec, judgeVariant, outcomeText, patchedSpec, PBT_FILE, Step, testFileOf, testPathOf, writeTest, type EvalResult} from './question-build.js';
+import {
+  changed,
+  writeFixedTestFile,
+  readTestFile,
+  evaluateAt,
+  fixSpec,
+  judgeVariant,
+  outcomeText,
+  patchedSpec,
+  PBT_FILE,
+  Step,
+  testFileOf,
+  testPathOf,
+  writeTest,
+  type EvalResult,
+} from './question-build.js';
 import {builtQuestion, ReviewError, type Provenance} from './question-review.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {prepareWorkspace, type Workspace, type WorkspaceSpec} from './workspace.js';
@@ -57,22 +72,38 @@ export async function saveEditedQuestion(db: Db, id: string, text: string, o: Re
   const {question: q, note} = parseEditDocument(text, old);
   const progress = o.onProgress ?? (() => {});
   const same = (c: Choice) => old.choices.some(x => x.text === c.text && x.role === c.role);
-  const checks: ChoiceCheck[] = q.choices.map(c => ({label: c.label, text: c.text, role: c.role, status: 'unchanged', reason: 'as built: its stored validation stands'}));
+  const checks: ChoiceCheck[] = q.choices.map(c => ({
+    label: c.label,
+    text: c.text,
+    role: c.role,
+    status: 'unchanged',
+    reason: 'as built: its stored validation stands',
+  }));
   const problems: string[] = [];
-  const fail = (c: ChoiceCheck, reason: string, evidence?: unknown) => Object.assign(c, {status: 'invalid', reason, ...(evidence === undefined ? {} : {evidence})});
-  const pass = (c: ChoiceCheck, reason: string, evidence?: unknown) => Object.assign(c, {status: 'valid', reason, ...(evidence === undefined ? {} : {evidence})});
+  const fail = (c: ChoiceCheck, reason: string, evidence?: unknown) =>
+    Object.assign(c, {status: 'invalid', reason, ...(evidence === undefined ? {} : {evidence})});
+  const pass = (c: ChoiceCheck, reason: string, evidence?: unknown) =>
+    Object.assign(c, {status: 'valid', reason, ...(evidence === undefined ? {} : {evidence})});
   // a choice is checked again when it is new (text or role) — or, for the key, when the answer moved to it
-  const keyMoved = JSON.stringify(q.answer.map(l => q.choices.find(c => c.label === l)!.text)) !== JSON.stringify(old.answer.map(l => old.choices.find(c => c.label === l)!.text));
-  const toCheck = checks.filter(c => (c.role === 'correct' || c.role === 'distractor' || c.role === 'no_effect') && (!same(c) || (keyMoved && q.answer.includes(c.label))));
+  const keyMoved =
+    JSON.stringify(q.answer.map(l => q.choices.find(c => c.label === l)!.text)) !==
+    JSON.stringify(old.answer.map(l => old.choices.find(c => c.label === l)!.text));
+  const toCheck = checks.filter(
+    c =>
+      (c.role === 'correct' || c.role === 'distractor' || c.role === 'no_effect') &&
+      (!same(c) || (keyMoved && q.answer.includes(c.label))),
+  );
 
   if (q.type === 'e2e_effect') {
     const before = prov.before?.[0];
     const after = prov.after?.[0];
-    if (!before || !after) throw new ReviewError(`question "${id}" has no stored runs to check an edit against: build it again`);
+    if (!before || !after)
+      throw new ReviewError(`question "${id}" has no stored runs to check an edit against: build it again`);
     const truth = [outcomeText(before), outcomeText(after)];
     const answered = q.answer.map(l => q.choices.find(c => c.label === l)!.text);
     const runs = {before: prov.before!.map(outcomeText), after: prov.after!.map(outcomeText)};
-    if (answered[0] !== truth[0] || answered[1] !== truth[1]) problems.push(`answer: the test's runs say "${truth[0]}" before and "${truth[1]}" after the patch`);
+    if (answered[0] !== truth[0] || answered[1] !== truth[1])
+      problems.push(`answer: the test's runs say "${truth[0]}" before and "${truth[1]}" after the patch`);
     for (const c of toCheck) {
       if (c.role === 'correct') {
         if (truth.includes(c.text)) pass(c, 'observed in the stored runs', runs);
@@ -81,7 +112,10 @@ export async function saveEditedQuestion(db: Db, id: string, text: string, o: Re
       else pass(c, 'never observed in the stored runs (2 before, 2 after the patch)', runs);
     }
   } else if (toCheck.length) {
-    if (!prov.build) throw new ReviewError(`question "${id}" was built before build inputs were stored: build it again (questions build --force) to edit it`);
+    if (!prov.build)
+      throw new ReviewError(
+        `question "${id}" was built before build inputs were stored: build it again (questions build --force) to edit it`,
+      );
     const ws = await treesFor(prov, q.type === 'local_effect', o);
     try {
       if (q.type === 'e2e_intent') await checkIntent(ws, prov, toCheck, progress, pass, fail);
@@ -93,11 +127,20 @@ export async function saveEditedQuestion(db: Db, id: string, text: string, o: Re
   problems.push(...checks.filter(c => c.status === 'invalid').map(c => `${c.label}. ${c.text}: ${c.reason}`));
   const ran = toCheck.length > 0 && q.type !== 'e2e_effect';
   if (problems.length) return {saved: false, question: q, checks, problems, ran};
-  if (JSON.stringify(q) === JSON.stringify(old) && !note) return {saved: false, question: q, checks, problems: ['unchanged: nothing to save'], ran};
+  if (JSON.stringify(q) === JSON.stringify(old) && !note)
+    return {saved: false, question: q, checks, problems: ['unchanged: nothing to save'], ran};
   // the choices keep their stored validation by text; checked ones get this check
   const byText = new Map(old.choices.map(c => [c.text, validations[c.label]]));
   const newValidations = Object.fromEntries(
-    checks.filter(c => c.role !== 'insufficient').map(c => [c.label, c.status === 'unchanged' ? byText.get(c.text) ?? null : {edited: true, reason: c.reason, ...(c.evidence === undefined ? {} : {evidence: c.evidence})}]).filter(([, v]) => v !== null),
+    checks
+      .filter(c => c.role !== 'insufficient')
+      .map(c => [
+        c.label,
+        c.status === 'unchanged'
+          ? (byText.get(c.text) ?? null)
+          : {edited: true, reason: c.reason, ...(c.evidence === undefined ? {} : {evidence: c.evidence})},
+      ])
+      .filter(([, v]) => v !== null),
   );
   const stored = questionProvenance(db, id)!.provenance as Record<string, unknown>;
   writeTx(db, () => {
@@ -110,7 +153,11 @@ export async function saveEditedQuestion(db: Db, id: string, text: string, o: Re
 type Mark = (c: ChoiceCheck, reason: string, evidence?: unknown) => void;
 
 /** The question's two trees made again from the stored build inputs (the agent's patch for a local effect question). */
-async function treesFor(prov: Provenance, agentSide: boolean, o: RevalidateOptions): Promise<Workspace & {runner: Awaited<ReturnType<typeof pythonRunner>>; step: Step}> {
+async function treesFor(
+  prov: Provenance,
+  agentSide: boolean,
+  o: RevalidateOptions,
+): Promise<Workspace & {runner: Awaited<ReturnType<typeof pythonRunner>>; step: Step}> {
   const b = prov.build!;
   const runner = await pythonRunner(o.python, o.sandbox, {passEnv: o.passEnv});
   const scratch = makeTempDir('review');
@@ -122,9 +169,16 @@ async function treesFor(prov: Provenance, agentSide: boolean, o: RevalidateOptio
   const from = {buggyDir: b.buggy_dir, buggyRev: b.buggy_rev};
   let spec: WorkspaceSpec;
   if (agentSide) {
-    if (prov.patch_text === undefined) throw new ReviewError('the agent patch is not stored with this question: build it again');
+    if (prov.patch_text === undefined)
+      throw new ReviewError('the agent patch is not stored with this question: build it again');
     spec = patchedSpec(from, patchFile('agent.diff', prov.patch_text));
-  } else spec = fixSpec({...from, fixedDir: b.fixed_dir, fixedRev: b.fixed_rev, goldPatch: b.fixed_dir || b.fixed_rev ? undefined : patchFile('gold.diff', b.gold_patch ?? '')});
+  } else
+    spec = fixSpec({
+      ...from,
+      fixedDir: b.fixed_dir,
+      fixedRev: b.fixed_rev,
+      goldPatch: b.fixed_dir || b.fixed_rev ? undefined : patchFile('gold.diff', b.gold_patch ?? ''),
+    });
   o.onProgress?.('making the buggy and the other tree again from the build inputs');
   let ws: Workspace;
   try {
@@ -151,12 +205,22 @@ async function treesFor(prov: Provenance, agentSide: boolean, o: RevalidateOptio
 }
 
 /** End-to-end intent: each changed choice substituted for the masked expression, the test run on both versions. */
-async function checkIntent(ws: Awaited<ReturnType<typeof treesFor>>, prov: Provenance, toCheck: ChoiceCheck[], progress: (d: string) => void, pass: Mark, fail: Mark): Promise<void> {
+async function checkIntent(
+  ws: Awaited<ReturnType<typeof treesFor>>,
+  prov: Provenance,
+  toCheck: ChoiceCheck[],
+  progress: (d: string) => void,
+  pass: Mark,
+  fail: Mark,
+): Promise<void> {
   const test = prov.build!.test;
   const file = testFileOf(test);
   const original = readTestFile(ws.patched, file);
   if (original === null) throw new ReviewError(`the test file ${file} is not in the tree made again`);
-  const exp = await ws.step.parseOnly<{expr: string; start: number; end: number}>(['expected', '--file', join(ws.patched, file), '--function', testPathOf(test)], ws.patched);
+  const exp = await ws.step.parseOnly<{expr: string; start: number; end: number}>(
+    ['expected', '--file', join(ws.patched, file), '--function', testPathOf(test)],
+    ws.patched,
+  );
   if ('error' in exp) throw new ReviewError(`the test's expected expression cannot be found again: ${exp.error}`);
   const chars = [...original];
   for (const [i, c] of toCheck.entries()) {
@@ -169,9 +233,16 @@ async function checkIntent(ws: Awaited<ReturnType<typeof treesFor>>, prov: Prove
     const {reproduces, broken} = judgeVariant(b, f);
     if (c.role === 'correct') {
       if (reproduces) pass(c, 'the test with it fails before the fix and passes after it', evidence);
-      else fail(c, `the test with it does not fail-before-and-pass-after (buggy: ${outcomeText(b)} fixed: ${outcomeText(f)})`, evidence);
-    } else if (reproduces) fail(c, 'it makes the test fail before the fix and pass after it, so it is also a correct answer', evidence);
-    else if (broken) fail(c, `the test does not run with it (${outcomeText(b)}${b.error ? ` ${b.error}` : ''})`, evidence);
+      else
+        fail(
+          c,
+          `the test with it does not fail-before-and-pass-after (buggy: ${outcomeText(b)} fixed: ${outcomeText(f)})`,
+          evidence,
+        );
+    } else if (reproduces)
+      fail(c, 'it makes the test fail before the fix and pass after it, so it is also a correct answer', evidence);
+    else if (broken)
+      fail(c, `the test does not run with it (${outcomeText(b)}${b.error ? ` ${b.error}` : ''})`, evidence);
     else pass(c, 'the test with it does not fail-before-and-pass-after', evidence);
   }
   writeTest(ws.buggy, file, original);
@@ -179,12 +250,21 @@ async function checkIntent(ws: Awaited<ReturnType<typeof treesFor>>, prov: Prove
 }
 
 /** Local types: each changed expression evaluated at the stored point on both versions, under the builder's definition of changed. */
-async function checkLocal(ws: Awaited<ReturnType<typeof treesFor>>, prov: Provenance, q: Question, toCheck: ChoiceCheck[], progress: (d: string) => void, pass: Mark, fail: Mark): Promise<void> {
+async function checkLocal(
+  ws: Awaited<ReturnType<typeof treesFor>>,
+  prov: Provenance,
+  q: Question,
+  toCheck: ChoiceCheck[],
+  progress: (d: string) => void,
+  pass: Mark,
+  fail: Mark,
+): Promise<void> {
   const key = q.choices.find(c => c.label === q.answer[0])!;
   if (prov.no_effect) {
     // the delta is ∅ on complete traces: nothing changes, so every expression is unchanged
     for (const c of toCheck) {
-      if (c.role === 'correct') fail(c, 'the patch has no effect on the test (its traces show no delta): no expression can be the key');
+      if (c.role === 'correct')
+        fail(c, 'the patch has no effect on the test (its traces show no delta): no expression can be the key');
       else if (c.role === 'no_effect') pass(c, 'the traces show no delta', prov.no_effect);
       else pass(c, 'the patch has no effect on the test: no expression changes', prov.no_effect);
     }
@@ -195,12 +275,30 @@ async function checkLocal(ws: Awaited<ReturnType<typeof treesFor>>, prov: Proven
     if (c) fail(c, 'the traces differ (a delta was found): "no effect" cannot be the key');
   }
   const at = prov.evaluated_at;
-  if (!at) throw new ReviewError('the point the choices were evaluated at is not stored with this question: build it again');
+  if (!at)
+    throw new ReviewError('the point the choices were evaluated at is not stored with this question: build it again');
   const exprs = toCheck.filter(c => c.role === 'correct' || c.role === 'distractor');
   if (!exprs.length) return;
   const run = {seed: prov.seed ?? 0, timeoutS: prov.build!.timeout_s, test: prov.build!.test};
-  progress(`evaluating ${exprs.length} expression(s) ${at.buggy.timing} ${at.buggy.file}:${at.buggy.line} (execution ${at.buggy.hit}) on both versions`);
-  const [eb, ep] = await Promise.all([evaluateAt(ws.runner, run, ws.buggy, at.buggy, exprs.map(c => c.text)), evaluateAt(ws.runner, run, ws.patched, at.patched, exprs.map(c => c.text))]);
+  progress(
+    `evaluating ${exprs.length} expression(s) ${at.buggy.timing} ${at.buggy.file}:${at.buggy.line} (execution ${at.buggy.hit}) on both versions`,
+  );
+  const [eb, ep] = await Promise.all([
+    evaluateAt(
+      ws.runner,
+      run,
+      ws.buggy,
+      at.buggy,
+      exprs.map(c => c.text),
+    ),
+    evaluateAt(
+      ws.runner,
+      run,
+      ws.patched,
+      at.patched,
+      exprs.map(c => c.text),
+    ),
+  ]);
   for (const c of exprs) {
     if (!eb.reached || !ep.reached) {
       fail(c, `the point is not reached again (${eb.note ?? ep.note})`);

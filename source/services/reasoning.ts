@@ -5,23 +5,50 @@
  * before the first edit.
  */
 import {wrapLines} from '../core/text/sanitize.js';
-import {DEFAULT_SETTINGS, detectReasoning, DETECTOR_VERSION, FAMILY_ORDER, TAXONOMY, type Family, type MarkFamily} from '../core/reasoning/detect.js';
+import {
+  DEFAULT_SETTINGS,
+  detectReasoning,
+  DETECTOR_VERSION,
+  FAMILY_ORDER,
+  TAXONOMY,
+  type Family,
+  type MarkFamily,
+} from '../core/reasoning/detect.js';
 import {chiSquare2x2, difficultyOf, patchSize} from '../core/reasoning/stats.js';
 import {deskcheckRun, deskcheckTurn, type DeskcheckTurn} from '../core/reasoning/deskcheck.js';
 import {DESKCHECK} from '../core/reasoning/deskcheck-patterns.js';
 import {padMiddle} from '../core/text/sanitize.js';
 import {writeTx, type Db} from '../store/db.js';
 import {problemStatement} from '../store/instances.js';
-import {clearReasoning, ensureReasoningRun, runsDecided, setRunDecision, staleTagRuns, goldPatchOf, instanceOfRun, reasoningRows, stepLabels, reasoningWriter, runsForReasoning, thoughtsOf, trajectoryIds} from '../store/reasoning.js';
+import {
+  clearReasoning,
+  ensureReasoningRun,
+  runsDecided,
+  setRunDecision,
+  staleTagRuns,
+  goldPatchOf,
+  instanceOfRun,
+  reasoningRows,
+  stepLabels,
+  reasoningWriter,
+  runsForReasoning,
+  thoughtsOf,
+  trajectoryIds,
+} from '../store/reasoning.js';
 
 export const DETECTORS = ['default', 'deskcheck'] as const;
 export type Detector = (typeof DETECTORS)[number];
 
 /** The text the deskcheck detector reads: the assistant's turn as it wrote it (the thought, and
  * a bash action in its fence, as mini-SWE-agent messages hold them). */
-export function assistantText(step: {thought: string | null; action: string | null; tool: string | null}): string | null {
+export function assistantText(step: {
+  thought: string | null;
+  action: string | null;
+  tool: string | null;
+}): string | null {
   if (step.thought === null && !step.action) return null;
-  if (step.tool === 'bash' && step.action) return `THOUGHT: ${step.thought ?? ''}\n\n\`\`\`bash\n${step.action}\n\`\`\``;
+  if (step.tool === 'bash' && step.action)
+    return `THOUGHT: ${step.thought ?? ''}\n\n\`\`\`bash\n${step.action}\n\`\`\``;
   return step.thought;
 }
 
@@ -30,20 +57,30 @@ export function assistantText(step: {thought: string | null; action: string | nu
  * are offsets into the thought; deskcheck's into the assistant's turn (assistantText) — shifted
  * back onto the thought when they lie in it, else said to be on the turn's action part.
  */
-export function markPlace(step: {thought: string | null; action: string | null; tool: string | null}, mark: {detector: string; span: [number, number]}): {on: 'thought' | 'action'; span: [number, number]} {
+export function markPlace(
+  step: {thought: string | null; action: string | null; tool: string | null},
+  mark: {detector: string; span: [number, number]},
+): {on: 'thought' | 'action'; span: [number, number]} {
   if (mark.detector !== 'deskcheck' || !(step.tool === 'bash' && step.action)) return {on: 'thought', span: mark.span};
   const head = 'THOUGHT: '.length;
   const thought = (step.thought ?? '').length;
-  if (mark.span[0] >= head && mark.span[1] <= head + thought) return {on: 'thought', span: [mark.span[0] - head, mark.span[1] - head]};
+  if (mark.span[0] >= head && mark.span[1] <= head + thought)
+    return {on: 'thought', span: [mark.span[0] - head, mark.span[1] - head]};
   const fence = head + thought + '\n\n```bash\n'.length;
   return {on: 'action', span: [Math.max(0, mark.span[0] - fence), Math.max(0, mark.span[1] - fence)]};
 }
 
 /** Re-tags every run (or the given ones) with a detector; one transaction per run. */
-export function tagReasoning(db: Db, o: {detector?: Detector; trajectories?: number[]; onProgress?: (done: number, total: number) => void} = {}): {runs: number; steps: number; marks: number; run: number} {
+export function tagReasoning(
+  db: Db,
+  o: {detector?: Detector; trajectories?: number[]; onProgress?: (done: number, total: number) => void} = {},
+): {runs: number; steps: number; marks: number; run: number} {
   const detector = o.detector ?? 'default';
   const ids = o.trajectories ?? trajectoryIds(db);
-  const run = detector === 'deskcheck' ? ensureReasoningRun(db, 'deskcheck', 1, DESKCHECK.defaults) : ensureReasoningRun(db, detector, DETECTOR_VERSION, DEFAULT_SETTINGS);
+  const run =
+    detector === 'deskcheck'
+      ? ensureReasoningRun(db, 'deskcheck', 1, DESKCHECK.defaults)
+      : ensureReasoningRun(db, detector, DETECTOR_VERSION, DEFAULT_SETTINGS);
   let steps = 0;
   let marks = 0;
   ids.forEach((id, i) => {
@@ -66,7 +103,10 @@ export function tagReasoning(db: Db, o: {detector?: Detector; trajectories?: num
       }
       if (detector === 'deskcheck') {
         const decision = deskcheckRun(turns);
-        setRunDecision(db, id, run, detector, decision.hasCodeReasoning, {reasoning_snippets: decision.reasoningSnippets, core_snippets: decision.coreSnippets});
+        setRunDecision(db, id, run, detector, decision.hasCodeReasoning, {
+          reasoning_snippets: decision.reasoningSnippets,
+          core_snippets: decision.coreSnippets,
+        });
       }
     });
     o.onProgress?.(i + 1, ids.length);
@@ -100,10 +140,39 @@ export interface ReasoningReport {
   runs: number;
   steps_tagged: number;
   agents: AgentReasoning[];
-  families: Record<MarkFamily, {name: string; deskcheck: string | null; runs: number; steps: number; marks: number; kinds: Record<string, {runs: number; marks: number}>}>;
-  phases: Record<string, {stage: string; node_occurrences: number; node_occurrences_with_code_reasoning: number; family_occurrences: Record<Family, number>}>;
-  difficulty: {known: number; note: string; buckets: Record<string, {runs: number; with_reasoning: number; resolved_with: number; resolved_without: number}>};
-  reproduction_before_first_edit: {runs: number; with_any: number; mean: number | null; median: number | null; counts: Record<string, number>; per_run: Record<string, number>};
+  families: Record<
+    MarkFamily,
+    {
+      name: string;
+      deskcheck: string | null;
+      runs: number;
+      steps: number;
+      marks: number;
+      kinds: Record<string, {runs: number; marks: number}>;
+    }
+  >;
+  phases: Record<
+    string,
+    {
+      stage: string;
+      node_occurrences: number;
+      node_occurrences_with_code_reasoning: number;
+      family_occurrences: Record<Family, number>;
+    }
+  >;
+  difficulty: {
+    known: number;
+    note: string;
+    buckets: Record<string, {runs: number; with_reasoning: number; resolved_with: number; resolved_without: number}>;
+  };
+  reproduction_before_first_edit: {
+    runs: number;
+    with_any: number;
+    mean: number | null;
+    median: number | null;
+    counts: Record<string, number>;
+    per_run: Record<string, number>;
+  };
   notes: string[];
 }
 
@@ -151,14 +220,29 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
       rate_without: wok.length ? c / wok.length : null,
       chi2: test.chi2,
       p: test.p,
-      note: !wk.length && !wok.length ? 'no run with a known resolution' : test.tooFew ? 'too few runs (an expected count under 5): no test' : null,
+      note:
+        !wk.length && !wok.length
+          ? 'no run with a known resolution'
+          : test.tooFew
+            ? 'too few runs (an expected count under 5): no test'
+            : null,
       families,
     };
   });
 
   // families and kinds
   const families = Object.fromEntries(
-    (Object.keys(TAXONOMY) as MarkFamily[]).map(f => [f, {name: TAXONOMY[f].name, deskcheck: TAXONOMY[f].deskcheck, runs: 0, steps: 0, marks: 0, kinds: Object.fromEntries(Object.keys(TAXONOMY[f].kinds).map(k => [k, {runs: 0, marks: 0}]))}]),
+    (Object.keys(TAXONOMY) as MarkFamily[]).map(f => [
+      f,
+      {
+        name: TAXONOMY[f].name,
+        deskcheck: TAXONOMY[f].deskcheck,
+        runs: 0,
+        steps: 0,
+        marks: 0,
+        kinds: Object.fromEntries(Object.keys(TAXONOMY[f].kinds).map(k => [k, {runs: 0, marks: 0}])),
+      },
+    ]),
   ) as ReasoningReport['families'];
   const runKinds = new Set<string>();
   const stepFamilies = new Set<string>();
@@ -183,7 +267,12 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
   }
 
   // phases (steps per intent stage), reproduction runs before the first edit
-  const phases: ReasoningReport['phases'] = Object.fromEntries(Object.entries(PHASE_OF_STAGE).map(([stage, name]) => [name, {stage, node_occurrences: 0, node_occurrences_with_code_reasoning: 0, family_occurrences: emptyFamilies()}]));
+  const phases: ReasoningReport['phases'] = Object.fromEntries(
+    Object.entries(PHASE_OF_STAGE).map(([stage, name]) => [
+      name,
+      {stage, node_occurrences: 0, node_occurrences_with_code_reasoning: 0, family_occurrences: emptyFamilies()},
+    ]),
+  );
   const reproCounts: number[] = [];
   const perRun: Record<string, number> = {};
   let stepsTotal = 0;
@@ -227,8 +316,14 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
   }
   if (!rows.length && runs.length) notes.push(`no ${detector} tags yet: deltalens reasoning tag`);
   const stale = staleTagRuns(db, detector, detector === 'deskcheck' ? 1 : DETECTOR_VERSION);
-  if (stale) notes.push(`${stale} run(s) were tagged by an older version of the ${detector} detector: deltalens reasoning tag re-tags them`);
-  if (known < runs.length) notes.push(`difficulty: ${runs.length - known} of ${runs.length} runs have no gold patch in their instance record (import the SWE-bench records)`);
+  if (stale)
+    notes.push(
+      `${stale} run(s) were tagged by an older version of the ${detector} detector: deltalens reasoning tag re-tags them`,
+    );
+  if (known < runs.length)
+    notes.push(
+      `difficulty: ${runs.length - known} of ${runs.length} runs have no gold patch in their instance record (import the SWE-bench records)`,
+    );
   return {
     detector,
     runs: runs.length,
@@ -236,19 +331,26 @@ export function reasoningReport(db: Db, detector: Detector = 'default'): Reasoni
     agents,
     families,
     phases,
-    difficulty: {known, note: 'by the gold patch: small = one file and at most 5 changed lines, medium = at most 2 files and 20 lines, large = more', buckets},
+    difficulty: {
+      known,
+      note: 'by the gold patch: small = one file and at most 5 changed lines, medium = at most 2 files and 20 lines, large = more',
+      buckets,
+    },
     reproduction_before_first_edit: {
       runs: reproCounts.length,
       with_any: reproCounts.filter(n => n > 0).length,
       mean: reproCounts.length ? reproCounts.reduce((s, n) => s + n, 0) / reproCounts.length : null,
-      median: sorted.length ? (sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2) : null,
+      median: sorted.length
+        ? sorted.length % 2
+          ? sorted[(sorted.length - 1) / 2]!
+          : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
+        : null,
       counts,
       per_run: perRun,
     },
     notes,
   };
 }
-
 
 const pct = (x: number | null) => (x === null ? '   —' : `${(x * 100).toFixed(0).padStart(3)}%`);
 
@@ -257,7 +359,8 @@ const pct = (x: number | null) => (x === null ? '   —' : `${(x * 100).toFixed(
 export function reasoningReportLines(r: ReasoningReport, width = 120): {text: string; role?: 'heading' | 'muted'}[] {
   const aw = Math.max(14, Math.min(36, width - 63));
   const lines: {text: string; role?: 'heading' | 'muted'}[] = [];
-  const out = (text: string) => lines.push({text, ...(/^(agent|family|phase) /.test(text) ? {role: 'heading' as const} : {})});
+  const out = (text: string) =>
+    lines.push({text, ...(/^(agent|family|phase) /.test(text) ? {role: 'heading' as const} : {})});
   const detector = r.detector;
   out(`Code reasoning (${detector} detector): ${r.runs} runs, ${r.steps_tagged} steps`);
   out('');
@@ -267,21 +370,31 @@ export function reasoningReportLines(r: ReasoningReport, width = 120): {text: st
   for (const a of r.agents) {
     const rates = `${pct(a.rate_with)} (${a.resolved_with}/${a.with_known}) · ${pct(a.rate_without)} (${a.resolved_without}/${a.without_known})`;
     const mark = a.note ? (marks.get(a.note) ?? marks.set(a.note, '†‡§¶'[marks.size] ?? '*').get(a.note)!) : '';
-    const stats = a.note ? `${'—'.padStart(5)} ${'—'.padStart(7)} ${mark}` : `${a.chi2 === null ? '    —' : a.chi2.toFixed(2).padStart(5)} ${a.p === null ? '      —' : a.p.toFixed(4).padStart(7)}`;
-    out(`${padMiddle(a.agent, aw)} ${String(a.runs).padStart(4)} ${pct(a.runs ? a.with_reasoning / a.runs : null)}  ${rates.padEnd(28)} ${stats}`);
+    const stats = a.note
+      ? `${'—'.padStart(5)} ${'—'.padStart(7)} ${mark}`
+      : `${a.chi2 === null ? '    —' : a.chi2.toFixed(2).padStart(5)} ${a.p === null ? '      —' : a.p.toFixed(4).padStart(7)}`;
+    out(
+      `${padMiddle(a.agent, aw)} ${String(a.runs).padStart(4)} ${pct(a.runs ? a.with_reasoning / a.runs : null)}  ${rates.padEnd(28)} ${stats}`,
+    );
   }
-  for (const [note, mark] of marks) for (const l of wrapLines(`${mark} ${note}`, width)) lines.push({text: l, role: 'muted'});
+  for (const [note, mark] of marks)
+    for (const l of wrapLines(`${mark} ${note}`, width)) lines.push({text: l, role: 'muted'});
   out('');
   out(`${'family / kind'.padEnd(44)} runs  steps  marks`);
   for (const f of [...FAMILY_ORDER, 'obs' as const]) {
     const x = r.families[f];
-    out(`${`${f} ${x.name}`.padEnd(44)} ${String(x.runs).padStart(4)} ${String(x.steps).padStart(6)} ${String(x.marks).padStart(6)}`);
-    for (const [k, v] of Object.entries(x.kinds)) if (v.marks) out(`    ${k.padEnd(40)} ${String(v.runs).padStart(4)}        ${String(v.marks).padStart(6)}`);
+    out(
+      `${`${f} ${x.name}`.padEnd(44)} ${String(x.runs).padStart(4)} ${String(x.steps).padStart(6)} ${String(x.marks).padStart(6)}`,
+    );
+    for (const [k, v] of Object.entries(x.kinds))
+      if (v.marks) out(`    ${k.padEnd(40)} ${String(v.runs).padStart(4)}        ${String(v.marks).padStart(6)}`);
   }
   out('');
   out(`${'phase (intent stage)'.padEnd(26)} steps  with reasoning  ${FAMILY_ORDER.join('    ')}`);
   for (const [name, ph] of Object.entries(r.phases)) {
-    out(`${`${name} (${ph.stage})`.padEnd(26)} ${String(ph.node_occurrences).padStart(5)}  ${String(ph.node_occurrences_with_code_reasoning).padStart(14)}  ${FAMILY_ORDER.map(f => String(ph.family_occurrences[f]).padStart(4)).join(' ')}`);
+    out(
+      `${`${name} (${ph.stage})`.padEnd(26)} ${String(ph.node_occurrences).padStart(5)}  ${String(ph.node_occurrences_with_code_reasoning).padStart(14)}  ${FAMILY_ORDER.map(f => String(ph.family_occurrences[f]).padStart(4)).join(' ')}`,
+    );
   }
   out('');
   const rep = r.reproduction_before_first_edit;
@@ -289,9 +402,19 @@ export function reasoningReportLines(r: ReasoningReport, width = 120): {text: st
   const say = (text: string, role?: 'muted') => {
     for (const l of wrapLines(text, width)) lines.push({text: l, ...(role ? {role} : {})});
   };
-  say(`reproduction runs before the first source edit: ${rep.with_any} of ${rep.runs} runs ran one; mean ${rep.mean === null ? '—' : rep.mean.toFixed(2)}, median ${rep.median ?? '—'} (${Object.entries(rep.counts).sort().map(([k, v]) => `${k}: ${v}`).join(', ')})`);
+  say(
+    `reproduction runs before the first source edit: ${rep.with_any} of ${rep.runs} runs ran one; mean ${rep.mean === null ? '—' : rep.mean.toFixed(2)}, median ${rep.median ?? '—'} (${Object.entries(
+      rep.counts,
+    )
+      .sort()
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ')})`,
+  );
   const buckets = Object.entries(r.difficulty.buckets);
-  if (buckets.length) say(`by gold patch size (${r.difficulty.known} runs): ${buckets.map(([k, b]) => `${k} ${b.with_reasoning}/${b.runs} with reasoning`).join(', ')}`);
+  if (buckets.length)
+    say(
+      `by gold patch size (${r.difficulty.known} runs): ${buckets.map(([k, b]) => `${k} ${b.with_reasoning}/${b.runs} with reasoning`).join(', ')}`,
+    );
   for (const n of r.notes) say(`note: ${n}`, 'muted');
   return lines;
 }

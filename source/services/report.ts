@@ -8,14 +8,33 @@
 import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
 import {explanationScores, mean, overconfidence, ranks, sem, type AgentScore} from '../core/scoring/metrics.js';
 import type {Db} from '../store/db.js';
-import {answerModels, answerPositions, blankCorrect, listAnswers, listPublished, listQuestions, rejectedQuestions, type PublishedMetric} from '../store/questions.js';
+import {
+  answerModels,
+  answerPositions,
+  blankCorrect,
+  listAnswers,
+  listPublished,
+  listQuestions,
+  rejectedQuestions,
+  type PublishedMetric,
+} from '../store/questions.js';
 import {resolvedById, resolvedRunsOf} from '../store/trajectories.js';
 import {CHOICES_ONLY} from './scoring.js';
 
 export interface ReportAgent {
   agent: string;
   explanations: string;
-  types: Record<QuestionType, {score: number | null; sem: number | null; n: number; misaligned: number | null; uninformative: number | null; unparseable: number}>;
+  types: Record<
+    QuestionType,
+    {
+      score: number | null;
+      sem: number | null;
+      n: number;
+      misaligned: number | null;
+      uninformative: number | null;
+      unparseable: number;
+    }
+  >;
   s_exp: number | null;
   s_exp_sem: number | null;
   runs: number;
@@ -49,14 +68,21 @@ interface ModelArtifacts {
 }
 
 export interface Report {
-  artifacts: {models: ModelArtifacts[]; blank_correct: {question: string; model: string; correct: number; of: number}[]};
+  artifacts: {
+    models: ModelArtifacts[];
+    blank_correct: {question: string; model: string; correct: number; of: number}[];
+  };
   model: string | null;
   models: {model: string; answers: number}[];
   agents: ReportAgent[];
   published: PublishedRow[];
   checks: {published_per_instance: {compared: number; agree: number; disagreements: string[]}};
   /** questions left out of the scores (--exclude-flagged), by reason, like ExplainBench Table 2 */
-  exclusions: {questions: number; answers: number; by_reason: {reason: string; questions: number; answers: number}[]} | null;
+  exclusions: {
+    questions: number;
+    answers: number;
+    by_reason: {reason: string; questions: number; answers: number}[];
+  } | null;
   notes: string[];
 }
 
@@ -64,8 +90,12 @@ function round(x: number | null, digits = 4): number | null {
   return x === null ? null : Math.round(x * 10 ** digits) / 10 ** digits;
 }
 
-function gains<T extends {types: Record<QuestionType, number | null>; s: number | null}>(audited: T, original: T | undefined): Record<QuestionType | 's_exp', number | null> {
-  const g = (a: number | null, o: number | null | undefined) => (a === null || o === null || o === undefined || o === 0 ? null : round((a - o) / o));
+function gains<T extends {types: Record<QuestionType, number | null>; s: number | null}>(
+  audited: T,
+  original: T | undefined,
+): Record<QuestionType | 's_exp', number | null> {
+  const g = (a: number | null, o: number | null | undefined) =>
+    a === null || o === null || o === undefined || o === 0 ? null : round((a - o) / o);
   const out = {} as Record<QuestionType | 's_exp', number | null>;
   for (const t of QUESTION_TYPES) out[t] = g(audited.types[t], original?.types[t]);
   out.s_exp = g(audited.s, original?.s);
@@ -90,7 +120,10 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
   const rejected = rejectedQuestions(db);
   const answers = all.filter(a => !exclude.has(a.question) && !rejected.has(a.question));
   const rejectedAnswers = all.filter(a => rejected.has(a.question)).length;
-  if (rejected.size) notes.push(`${rejected.size} rejected built question(s) and their ${rejectedAnswers} answer(s) are left out of the scores (questions review)`);
+  if (rejected.size)
+    notes.push(
+      `${rejected.size} rejected built question(s) and their ${rejectedAnswers} answer(s) are left out of the scores (questions review)`,
+    );
   let exclusions: Report['exclusions'] = null;
   if (options.exclude) {
     const reasons = [...new Set([...exclude.values()].flat())].sort();
@@ -103,7 +136,9 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
         return {reason, questions: qs.length, answers: left.filter(a => qs.includes(a.question)).length};
       }),
     };
-    notes.push(`${exclude.size} flagged question(s) and their ${left.length} answer(s) are left out of the scores (a question with several reasons counts under each)`);
+    notes.push(
+      `${exclude.size} flagged question(s) and their ${left.length} answer(s) are left out of the scores (a question with several reasons counts under each)`,
+    );
   }
   const scores: AgentScore[] = explanationScores(answers);
   const questions = new Map(listQuestions(db).map(q => [q.id, q]));
@@ -129,15 +164,34 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
       const passText = (label: string | undefined) => q.choices.find(c => c.label === label)?.text ?? '';
       const run = q.trajectory !== null ? (runResolved.get(q.trajectory) ?? null) : null;
       if (run !== null) fromRuns += 1;
-      return {question: a.question, resolved: run ?? /test passed/i.test(passText(q.answer[1])), predictsPass: a.letters ? /test passed/i.test(passText(a.letters[1])) : null};
+      return {
+        question: a.question,
+        resolved: run ?? /test passed/i.test(passText(q.answer[1])),
+        predictsPass: a.letters ? /test passed/i.test(passText(a.letters[1])) : null,
+      };
     });
     const oc = effect.length ? overconfidence(items) : null;
-    const resolvedFrom = fromRuns === 0 ? 'the key: whether the test passes after the patch' : fromRuns === effect.length ? "the runs' resolved status" : `the runs' resolved status for ${fromRuns} of ${effect.length} answers, else the key`;
+    const resolvedFrom =
+      fromRuns === 0
+        ? 'the key: whether the test passes after the patch'
+        : fromRuns === effect.length
+          ? "the runs' resolved status"
+          : `the runs' resolved status for ${fromRuns} of ${effect.length} answers, else the key`;
     return {
       agent: s.agent,
       explanations: s.explanations,
       types: Object.fromEntries(
-        QUESTION_TYPES.map(t => [t, {score: round(s.types[t].score), sem: round(s.types[t].sem), n: s.types[t].n, misaligned: round(s.types[t].misaligned), uninformative: round(s.types[t].uninformative), unparseable: s.types[t].unparseable}]),
+        QUESTION_TYPES.map(t => [
+          t,
+          {
+            score: round(s.types[t].score),
+            sem: round(s.types[t].sem),
+            n: s.types[t].n,
+            misaligned: round(s.types[t].misaligned),
+            uninformative: round(s.types[t].uninformative),
+            unparseable: s.types[t].unparseable,
+          },
+        ]),
       ) as ReportAgent['types'],
       s_exp: round(s.sExp),
       s_exp_sem: round(s.sExpSem),
@@ -162,10 +216,16 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
   }
   for (const a of agents.filter(x => x.explanations === 'audited')) {
     const o = agents.find(x => x.agent === a.agent && x.explanations === 'original');
-    const pick = (r: ReportAgent) => ({types: Object.fromEntries(QUESTION_TYPES.map(t => [t, r.types[t].score])) as Record<QuestionType, number | null>, s: r.s_exp});
+    const pick = (r: ReportAgent) => ({
+      types: Object.fromEntries(QUESTION_TYPES.map(t => [t, r.types[t].score])) as Record<QuestionType, number | null>,
+      s: r.s_exp,
+    });
     a.gain_vs_original = gains(pick(a), o && pick(o));
   }
-  if (agents.some(a => a.efficacy === null)) notes.push('efficacy is the resolved rate of stored runs of the agent on the same instances; agents without stored runs have none');
+  if (agents.some(a => a.efficacy === null))
+    notes.push(
+      'efficacy is the resolved rate of stored runs of the agent on the same instances; agents without stored runs have none',
+    );
 
   // published statistics (the authors', over all their instances)
   const published = listPublished(db).filter(p => !model || p.model === model);
@@ -175,8 +235,12 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
     byRun.set(key, [...(byRun.get(key) ?? []), p]);
   }
   const pubRows: PublishedRow[] = [...byRun.values()].map(list => {
-    const types = Object.fromEntries(QUESTION_TYPES.map(t => [t, round(list.find(p => p.type === t)?.mean ?? null)])) as Record<QuestionType, number | null>;
-    const present = QUESTION_TYPES.map(t => list.find(p => p.type === t)?.mean).filter((v): v is number => typeof v === 'number');
+    const types = Object.fromEntries(
+      QUESTION_TYPES.map(t => [t, round(list.find(p => p.type === t)?.mean ?? null)]),
+    ) as Record<QuestionType, number | null>;
+    const present = QUESTION_TYPES.map(t => list.find(p => p.type === t)?.mean).filter(
+      (v): v is number => typeof v === 'number',
+    );
     const runVals = QUESTION_TYPES.map(t => list.find(p => p.type === t)?.runValues ?? null);
     let sExpSem: number | null = null;
     let note: string | undefined;
@@ -207,13 +271,18 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
   const disagreements: string[] = [];
   for (const p of published) {
     for (const [instance, values] of Object.entries(p.perInstance ?? {})) {
-      const mine = answers.filter(a => a.type === p.type && a.agent === p.agent && a.explanations === p.explanations && a.instance === instance);
+      const mine = answers.filter(
+        a => a.type === p.type && a.agent === p.agent && a.explanations === p.explanations && a.instance === instance,
+      );
       values.forEach((v, sample) => {
         const ours = mine.find(a => a.sample === sample);
         if (!ours) return;
         compared += 1;
         if ((ours.verdict === 'correct') === Boolean(v)) agree += 1;
-        else disagreements.push(`${p.type} ${p.agent} (${p.explanations}) ${instance} sample ${sample}: published ${v}, stored ${ours.verdict ?? 'unparseable'}`);
+        else
+          disagreements.push(
+            `${p.type} ${p.agent} (${p.explanations}) ${instance} sample ${sample}: published ${v}, stored ${ours.verdict ?? 'unparseable'}`,
+          );
       });
     }
   }
@@ -239,13 +308,21 @@ export function buildReport(db: Db, options: {model?: string; exclude?: Map<stri
       baseline: isBaseline(m),
       answers: rows.length,
       accuracy: rows.length ? round(rows.filter(r => r.verdict === 'correct').length / rows.length) : null,
-      position_bias: [...byPos].sort(([a], [b]) => a.localeCompare(b)).map(([position, b]) => ({position, n: b.n, accuracy: round(b.ok / b.n)})),
+      position_bias: [...byPos]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([position, b]) => ({position, n: b.n, accuracy: round(b.ok / b.n)})),
     };
   });
   const blank = blankCorrect(db);
-  if (blank.length) notes.push(`${blank.length} questions are answered correctly from a blank explanation (see artifacts.blank_correct): a question-quality defect`);
+  if (blank.length)
+    notes.push(
+      `${blank.length} questions are answered correctly from a blank explanation (see artifacts.blank_correct): a question-quality defect`,
+    );
   return {
-    artifacts: {models: artifacts, blank_correct: blank.map(b => ({question: b.question, model: b.model, correct: b.correct, of: b.n}))},
+    artifacts: {
+      models: artifacts,
+      blank_correct: blank.map(b => ({question: b.question, model: b.model, correct: b.correct, of: b.n})),
+    },
     model,
     models,
     agents,
@@ -271,17 +348,32 @@ interface AgentQuestion {
  * The questions an agent's explanations (of one kind) were scored on by a model (default: the
  * report's), with every sample's verdict: the leaderboard's drill-down, and `report --agent`.
  */
-export function agentQuestions(db: Db, agent: string, explanations: string, model: string | null): {model: string | null; questions: AgentQuestion[]} {
+export function agentQuestions(
+  db: Db,
+  agent: string,
+  explanations: string,
+  model: string | null,
+): {model: string | null; questions: AgentQuestion[]} {
   const m = model ?? defaultModel(db);
   const rows = new Map<string, AgentQuestion>();
   for (const a of listAnswers(db, m ?? undefined)) {
     if (a.agent !== agent || a.explanations !== explanations) continue;
-    const r = rows.get(a.question) ?? {question: a.question, type: a.type, instance: a.instance, correct: 0, total: 0, samples: []};
+    const r = rows.get(a.question) ?? {
+      question: a.question,
+      type: a.type,
+      instance: a.instance,
+      correct: 0,
+      total: 0,
+      samples: [],
+    };
     r.total += 1;
     if (a.verdict === 'correct') r.correct += 1;
     r.samples.push({sample: a.sample, letters: a.letters, verdict: a.verdict});
     rows.set(a.question, r);
   }
   for (const r of rows.values()) r.samples.sort((x, y) => x.sample - y.sample);
-  return {model: m, questions: [...rows.values()].sort((x, y) => x.type.localeCompare(y.type) || x.instance.localeCompare(y.instance))};
+  return {
+    model: m,
+    questions: [...rows.values()].sort((x, y) => x.type.localeCompare(y.type) || x.instance.localeCompare(y.instance)),
+  };
 }

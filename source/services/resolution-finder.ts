@@ -30,7 +30,10 @@ export class ResolutionFinder {
   constructor(private readonly explicit: string[]) {
     for (const file of explicit) {
       const table = this.table(file, true);
-      if (!table) throw new Error(`${file}: not a results file (expected resolved_ids/unresolved_ids, report.json or results.json)`);
+      if (!table)
+        throw new Error(
+          `${file}: not a results file (expected resolved_ids/unresolved_ids, report.json or results.json)`,
+        );
     }
   }
 
@@ -53,7 +56,11 @@ export class ResolutionFinder {
   private besides(path: string, instance: string, runRoot: string | null): string[] {
     const dir = dirname(path);
     const stem = basename(path).replace(/(\.traj)?(\.json)?$/, '');
-    const candidates = [join(dir, `${stem}.report.json`), join(dir, `${instance}.report.json`), join(dir, 'report.json')];
+    const candidates = [
+      join(dir, `${stem}.report.json`),
+      join(dir, `${instance}.report.json`),
+      join(dir, 'report.json'),
+    ];
     if (runRoot) {
       candidates.push(join(runRoot, 'logs', instance, 'report.json'), join(runRoot, 'results', 'results.json'));
     }
@@ -68,11 +75,14 @@ export class ResolutionFinder {
     if (!files) {
       try {
         files = readdirSync(dir)
-          .filter(name => name.endsWith('.json') && !name.endsWith('.traj.json') && (!byNameOnly || RESULT_NAME.test(name)))
+          .filter(
+            name => name.endsWith('.json') && !name.endsWith('.traj.json') && (!byNameOnly || RESULT_NAME.test(name)),
+          )
           .map(name => join(dir, name))
           .filter(file => statSync(file).isFile());
         // A parent folder full of JSON is a corpus, not a run folder with one summary in it.
-        if (!byNameOnly && files.length > MAX_PARENT_JSON) files = files.filter(file => RESULT_NAME.test(basename(file)));
+        if (!byNameOnly && files.length > MAX_PARENT_JSON)
+          files = files.filter(file => RESULT_NAME.test(basename(file)));
       } catch {
         files = [];
       }

@@ -54,12 +54,26 @@ function onPath(name: string): string | null {
 export function sandboxStatus(): Promise<SandboxStatus> {
   cached ??= (async () => {
     const bwrap = process.env.DELTALENS_BWRAP ?? onPath('bwrap');
-    if (!bwrap || !existsSync(bwrap)) return {available: false, bwrap: null, version: null, problem: 'bwrap (bubblewrap) is not installed'};
+    if (!bwrap || !existsSync(bwrap))
+      return {available: false, bwrap: null, version: null, problem: 'bwrap (bubblewrap) is not installed'};
     const v = await execa(bwrap, ['--version'], {reject: false, timeout: 10_000});
-    const version = String(v.stdout).trim().replace(/^bubblewrap\s*/, '') || null;
-    const trial = await execa(bwrap, [...baseArgs(), '--', '/usr/bin/true'], {reject: false, timeout: 10_000, env: {PATH: '/usr/bin:/bin'}, extendEnv: false});
+    const version =
+      String(v.stdout)
+        .trim()
+        .replace(/^bubblewrap\s*/, '') || null;
+    const trial = await execa(bwrap, [...baseArgs(), '--', '/usr/bin/true'], {
+      reject: false,
+      timeout: 10_000,
+      env: {PATH: '/usr/bin:/bin'},
+      extendEnv: false,
+    });
     if (trial.failed) {
-      return {available: false, bwrap, version, problem: `bwrap is installed but cannot create its namespaces here: ${String(trial.stderr).trim().split('\n')[0] || trial.shortMessage}`};
+      return {
+        available: false,
+        bwrap,
+        version,
+        problem: `bwrap is installed but cannot create its namespaces here: ${String(trial.stderr).trim().split('\n')[0] || trial.shortMessage}`,
+      };
     }
     return {available: true, bwrap, version, problem: null};
   })();
@@ -101,8 +115,22 @@ export const SANDBOX_TRACER = '/opt/deltalens/tracer';
 
 // /etc entries programs need to start and to resolve users, time and certificates
 const ETC = [
-  'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'passwd', 'group', 'nsswitch.conf', 'localtime', 'timezone', 'hosts',
-  'alternatives', 'ssl', 'ca-certificates', 'ca-certificates.conf', 'mime.types', 'os-release', 'locale.alias',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'passwd',
+  'group',
+  'nsswitch.conf',
+  'localtime',
+  'timezone',
+  'hosts',
+  'alternatives',
+  'ssl',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'mime.types',
+  'os-release',
+  'locale.alias',
 ];
 
 /** A system Python reads /etc/pythonX.Y (sitecustomize); every such folder is shown. */
@@ -127,7 +155,16 @@ function etcEntries(): string[] {
  * read-only over the sandbox's /proc (bwrap covers /proc/irq and /proc/bus itself).
  */
 function baseArgs(): string[] {
-  const args = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--ro-bind', '/usr', '/usr'];
+  const args = [
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+  ];
   for (const top of ['/bin', '/lib', '/lib32', '/lib64', '/libx32', '/sbin']) {
     if (!existsSync(top)) continue;
     const st = lstatSync(top);
@@ -156,7 +193,21 @@ export const TESTBED = '/testbed';
 const IMAGE_TRACER = '/deltalens/tracer';
 
 // top-level entries of an image that the sandbox makes itself or that hold no system files
-const IMAGE_SKIP = new Set(['proc', 'dev', 'sys', 'tmp', 'run', 'testbed', 'deltalens', 'mnt', 'media', 'lost+found', 'home', 'root', 'boot']);
+const IMAGE_SKIP = new Set([
+  'proc',
+  'dev',
+  'sys',
+  'tmp',
+  'run',
+  'testbed',
+  'deltalens',
+  'mnt',
+  'media',
+  'lost+found',
+  'home',
+  'root',
+  'boot',
+]);
 
 /**
  * The namespaces and the root of a run inside an image's file system (a SWE-bench evaluation
@@ -206,7 +257,8 @@ export function bwrapArgs(j: Jail): string[] {
   }
   // a folder inside another bound folder is bound by it
   const list = [...ro].sort();
-  for (const dir of list) if (!list.some(other => other !== dir && under(dir, [other]))) args.push('--ro-bind', dir, dir);
+  for (const dir of list)
+    if (!list.some(other => other !== dir && under(dir, [other]))) args.push('--ro-bind', dir, dir);
   args.push('--ro-bind', j.tracerDir, j.image ? IMAGE_TRACER : SANDBOX_TRACER);
   for (const dir of j.writable) args.push('--bind', dir, dir === j.testbed ? TESTBED : dir);
   // the sandbox's own root (a tmpfs bwrap makes) becomes read-only: only the trees, /tmp and
@@ -221,7 +273,18 @@ export function atTestbed(tree: string, path: string): string {
   return path.startsWith(`${tree}/`) ? `${TESTBED}${path.slice(tree.length)}` : path;
 }
 
-const PASSED_BY_DEFAULT = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_COLLATE', 'LC_MESSAGES', 'LC_NUMERIC', 'LC_TIME', 'LC_MONETARY', 'TZ'];
+const PASSED_BY_DEFAULT = [
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_COLLATE',
+  'LC_MESSAGES',
+  'LC_NUMERIC',
+  'LC_TIME',
+  'LC_MONETARY',
+  'TZ',
+];
 
 /**
  * The environment of an untrusted run, from an allowlist: PATH (the interpreter's folder
@@ -229,14 +292,23 @@ const PASSED_BY_DEFAULT = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_COLLATE
  * sets, and what the user names with --pass-env. Nothing else of the caller's reaches it
  * (API keys, database URLs, tokens, proxy credentials).
  */
-export function runEnv(o: {python: PythonInstall; confined: boolean; tracerDir: string; passEnv?: string[]; extra?: Record<string, string>; image?: boolean}): Record<string, string> {
+export function runEnv(o: {
+  python: PythonInstall;
+  confined: boolean;
+  tracerDir: string;
+  passEnv?: string[];
+  extra?: Record<string, string>;
+  image?: boolean;
+}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of [...PASSED_BY_DEFAULT, ...(o.passEnv ?? [])]) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
   // in an image, its own system's PATH (the host's folders are not there)
-  const system = o.image ? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin');
+  const system = o.image
+    ? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+    : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin');
   env.PATH = [dirname(o.python.executable), ...system.split(delimiter)].join(delimiter);
   if (o.confined) {
     env.HOME = '/tmp/home';
@@ -255,7 +327,8 @@ export function runEnv(o: {python: PythonInstall; confined: boolean; tracerDir: 
 export function parsePassEnv(names: string[] | undefined): string[] {
   const out: string[] = [];
   for (const name of names ?? []) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new RangeError(`--pass-env takes a variable name (got "${name}")`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new RangeError(`--pass-env takes a variable name (got "${name}")`);
     out.push(name);
   }
   return out;

@@ -10,7 +10,16 @@ import {parseAnswer, verdictFor} from '../core/questions/answers.js';
 import {isEffect, type Question} from '../core/questions/model.js';
 import {buildPrompt, PROMPT_VERSION, seedOf} from '../core/questions/prompt.js';
 import {writeTx, type Db} from '../store/db.js';
-import {answerStored, ensureExplanation, explanationTexts, insertAnswer, listExplanations, listQuestions, rejectedQuestions, type ExplanationRow} from '../store/questions.js';
+import {
+  answerStored,
+  ensureExplanation,
+  explanationTexts,
+  insertAnswer,
+  listExplanations,
+  listQuestions,
+  rejectedQuestions,
+  type ExplanationRow,
+} from '../store/questions.js';
 import type {QaModel} from './qa-models.js';
 
 export type ExplanationKind = 'original' | 'audited' | 'blank' | 'custom';
@@ -82,7 +91,9 @@ async function storeWaiting<T>(write: () => T, onWait: (message: string) => void
     } catch (error) {
       const code = (error as {code?: string}).code ?? '';
       if (!code.startsWith('SQLITE_BUSY') && code !== 'SQLITE_LOCKED') throw error;
-      onWait(`the database is busy (another deltalens is writing); waiting to store an answer (attempt ${attempt + 1})`);
+      onWait(
+        `the database is busy (another deltalens is writing); waiting to store an answer (attempt ${attempt + 1})`,
+      );
       await new Promise(resolve => setTimeout(resolve, Math.min(5000, 100 * 2 ** attempt)));
     }
   }
@@ -103,13 +114,22 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
     // a blank explanation beside every original one: must score 0 with a sound QA model
     writeTx(db, () => {
       for (const e of listExplanations(db).filter(x => x.kind === 'original' && x.instance && x.agent)) {
-        ensureExplanation(db, {instance: e.instance!, agent: e.agent!, kind: 'blank', text: '', source: 'deltalens score --explanations blank'});
+        ensureExplanation(db, {
+          instance: e.instance!,
+          agent: e.agent!,
+          kind: 'blank',
+          text: '',
+          source: 'deltalens score --explanations blank',
+        });
       }
     });
   }
   const texts = explanationTexts(db);
   const explanations = listExplanations(db).filter(
-    e => o.kinds.includes(e.kind as ExplanationKind) && (!o.agent || e.agent === o.agent) && (o.explanation === undefined || e.id === o.explanation),
+    e =>
+      o.kinds.includes(e.kind as ExplanationKind) &&
+      (!o.agent || e.agent === o.agent) &&
+      (o.explanation === undefined || e.id === o.explanation),
   );
   let withoutText = 0;
   const withoutQuestions: ScoreResult['withoutQuestions'] = [];
@@ -122,7 +142,9 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
       withoutText += 1;
       continue;
     }
-    const asked = questions.filter(x => applies(x, e) && (!o.question || x.id === o.question) && (!o.questions || o.questions.has(x.id)));
+    const asked = questions.filter(
+      x => applies(x, e) && (!o.question || x.id === o.question) && (!o.questions || o.questions.has(x.id)),
+    );
     if (!asked.length) withoutQuestions.push({id: e.id, instance: e.instance, agent: e.agent, kind: e.kind});
     for (const q of asked) {
       for (let sample = 0; sample < o.samples; sample++) {
@@ -137,7 +159,15 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
       }
     }
   }
-  const progress: ScoreProgress = {total: tasks.length + cached, cached, done: 0, failed: 0, unparseable: 0, rate: 0, etaSeconds: null};
+  const progress: ScoreProgress = {
+    total: tasks.length + cached,
+    cached,
+    done: 0,
+    failed: 0,
+    unparseable: 0,
+    rate: 0,
+    etaSeconds: null,
+  };
   const errors: string[] = [];
   const started = performance.now();
   let next = 0;
@@ -171,10 +201,13 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
           permutation: t.prompt.order,
           seed: t.seed,
         };
-        await storeWaiting(() => insertAnswer(db, row), waiting => {
-          progress.lastError = waiting;
-          report();
-        });
+        await storeWaiting(
+          () => insertAnswer(db, row),
+          waiting => {
+            progress.lastError = waiting;
+            report();
+          },
+        );
         progress.done += 1;
       } catch (error) {
         if (o.signal?.aborted) break;
@@ -190,5 +223,13 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
   if (o.signal) setMaxListeners(0, o.signal);
   await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency, tasks.length || 1))}, worker));
   report();
-  return {...progress, model: name, interrupted: Boolean(o.signal?.aborted), withoutText, withoutQuestions, explanations: explanations.length, errors};
+  return {
+    ...progress,
+    model: name,
+    interrupted: Boolean(o.signal?.aborted),
+    withoutText,
+    withoutQuestions,
+    explanations: explanations.length,
+    errors,
+  };
 }

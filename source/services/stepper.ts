@@ -122,7 +122,10 @@ export class StepperModel {
       const ended = trace.frame(s.fid);
       const caller = ended?.parent !== null && ended?.parent !== undefined ? trace.frame(ended.parent) : undefined;
       if (!ended || !caller) return {side: s, waiting: true};
-      return {side: {seq: s.seq, fid: caller.fid, kind: 'line', line: ended.callLine, file: caller.file, fn: caller.fn}, waiting: true};
+      return {
+        side: {seq: s.seq, fid: caller.fid, kind: 'line', line: ended.callLine, file: caller.file, fn: caller.fn},
+        waiting: true,
+      };
     }
     return null;
   }
@@ -143,7 +146,19 @@ export class StepperModel {
     const pos = this.position(row, which);
     const trace = which === 'b' ? this.b : this.p;
     const locals = this.localsAt(row, which);
-    if (!pos) return {present: false, waiting: true, fn: '', file: '', line: null, kind: null, locals: [], recorded: true, stack: [], source: null};
+    if (!pos)
+      return {
+        present: false,
+        waiting: true,
+        fn: '',
+        file: '',
+        line: null,
+        kind: null,
+        locals: [],
+        recorded: true,
+        stack: [],
+        source: null,
+      };
     const stack: SideView['stack'] = [];
     let frame = trace.frame(pos.side.fid);
     let line: number | null = pos.side.line;
@@ -152,7 +167,10 @@ export class StepperModel {
       line = frame.callLine;
       frame = frame.parent === null ? undefined : trace.frame(frame.parent);
     }
-    const ended = !pos.waiting && (pos.side.kind === 'return' || pos.side.kind === 'exception') ? trace.frame(pos.side.fid)?.outcome : undefined;
+    const ended =
+      !pos.waiting && (pos.side.kind === 'return' || pos.side.kind === 'exception')
+        ? trace.frame(pos.side.fid)?.outcome
+        : undefined;
     return {
       ...(ended ? {result: outcomeText(ended)} : {}),
       present: true,
@@ -176,10 +194,19 @@ export class StepperModel {
       const s = r.kind === 'buggy-only' ? r.b : r.p;
       return `control flow split: only ${r.kind === 'buggy-only' ? 'buggy' : 'patched'} runs ${s?.kind} ${s?.line ?? ''}`.trimEnd();
     }
-    const what = r.b?.kind === 'call' ? 'same call' : r.b?.kind === 'return' || r.b?.kind === 'exception' ? 'same end of the call' : 'same statement';
+    const what =
+      r.b?.kind === 'call'
+        ? 'same call'
+        : r.b?.kind === 'return' || r.b?.kind === 'exception'
+          ? 'same end of the call'
+          : 'same statement';
     // the values in scope, not only what this step changed: a row that changes the same
     // things on both sides can still hold different values from before
-    return differs.length ? `${what}, values differ` : r.same ? `${what}, same values` : `${what}, what it changes differs`;
+    return differs.length
+      ? `${what}, values differ`
+      : r.same
+        ? `${what}, same values`
+        : `${what}, what it changes differs`;
   }
 
   /** The variables whose values differ between the two sides at a row (both on this row, recorded, in the same function). */
@@ -196,19 +223,46 @@ export class StepperModel {
     const r = this.rows[row]!;
     const views = {b: this.view(row, 'b'), p: this.view(row, 'p')};
     const side = (v: SideView): StepSideData | null =>
-      v.present ? {fn: v.fn, file: v.file, line: v.line, kind: v.kind, waiting: v.waiting, recorded: v.recorded, locals: Object.fromEntries(v.locals), stack: v.stack, ...(v.result !== undefined ? {result: v.result} : {})} : null;
+      v.present
+        ? {
+            fn: v.fn,
+            file: v.file,
+            line: v.line,
+            kind: v.kind,
+            waiting: v.waiting,
+            recorded: v.recorded,
+            locals: Object.fromEntries(v.locals),
+            stack: v.stack,
+            ...(v.result !== undefined ? {result: v.result} : {}),
+          }
+        : null;
     // the locals the views already replayed: compared once, not replayed again
     const differs =
-      views.b.present && views.p.present && !views.b.waiting && !views.p.waiting && sameFunction(views.b, views.p) && views.b.recorded && views.p.recorded
+      views.b.present &&
+      views.p.present &&
+      !views.b.waiting &&
+      !views.p.waiting &&
+      sameFunction(views.b, views.p) &&
+      views.b.recorded &&
+      views.p.recorded
         ? differingNames(new Map(views.b.locals), new Map(views.p.locals))
         : [];
-    return {row: row + 1, depth: r.depth, what: this.rowWhat(row, differs), delta: row === this.deltaRow, differs, buggy: side(views.b), patched: side(views.p)};
+    return {
+      row: row + 1,
+      depth: r.depth,
+      what: this.rowWhat(row, differs),
+      delta: row === this.deltaRow,
+      differs,
+      buggy: side(views.b),
+      patched: side(views.p),
+    };
   }
 
   /** Watch from recorded state when the expression only reads captured names and attributes. */
   watchRecorded(expr: string, row: number): WatchValue {
     const plan = planWatch(expr);
-    if (!plan) return {expr, source: 'unavailable', note: 'not a plain read of recorded names: needs a live re-run (press L)'};
+    if (!plan)
+      return {expr, source: 'unavailable', note: 'not a plain read of recorded names: needs a live re-run (press L)'};
     const one = (which: 'b' | 'p') => {
       const locals = this.localsAt(row, which);
       if (!locals) return {error: 'values not recorded here: needs a live re-run (press L)'};
@@ -295,12 +349,20 @@ export class StepperModel {
     };
   }
 
-  evalTarget(row: number, which: 'b' | 'p'): {file: string; line: number; hit: number; timing: 'before' | 'after'} | null {
+  evalTarget(
+    row: number,
+    which: 'b' | 'p',
+  ): {file: string; line: number; hit: number; timing: 'before' | 'after'} | null {
     const pos = this.position(row, which);
     if (!pos || pos.side.line === null || !pos.side.file) return null;
     const trace = which === 'b' ? this.b : this.p;
     if (pos.side.kind === 'line') {
-      return {file: pos.side.file, line: pos.side.line, hit: trace.lineHits(pos.side.file, pos.side.line, pos.side.seq), timing: 'after'};
+      return {
+        file: pos.side.file,
+        line: pos.side.line,
+        hit: trace.lineHits(pos.side.file, pos.side.line, pos.side.seq),
+        timing: 'after',
+      };
     }
     return null;
   }

@@ -54,7 +54,9 @@ export function parseJson(text: string, lineOffset = 0): unknown {
     const before = text.slice(0, offset);
     const line = before.split('\n').length;
     const column = offset - before.lastIndexOf('\n');
-    const reason = message.replace(/ in JSON at position \d+.*$/s, '').replace(/^Unexpected end of JSON input$/, 'unexpected end of input (truncated JSON?)');
+    const reason = message
+      .replace(/ in JSON at position \d+.*$/s, '')
+      .replace(/^Unexpected end of JSON input$/, 'unexpected end of input (truncated JSON?)');
     throw new FormatError(`invalid JSON: ${reason}`, {line: line + lineOffset, column});
   }
 }
@@ -121,7 +123,9 @@ export class LineSplitter {
     const out: RawLine[] = [];
     let start = 0;
     for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) {
-      const bytes = this.pending.length ? Buffer.concat([...this.pending, chunk.subarray(start, i)]) : Buffer.from(chunk.subarray(start, i));
+      const bytes = this.pending.length
+        ? Buffer.concat([...this.pending, chunk.subarray(start, i)])
+        : Buffer.from(chunk.subarray(start, i));
       this.pending = [];
       this.pendingBytes = 0;
       out.push({text: decodeUtf8(bytes, this.line - 1), line: this.line, bytes});
@@ -131,7 +135,8 @@ export class LineSplitter {
     if (start < chunk.length) {
       this.pending.push(Buffer.from(chunk.subarray(start)));
       this.pendingBytes += chunk.length - start;
-      if (this.pendingBytes > this.maxLineBytes) throw new FormatError(`line is longer than ${this.maxLineBytes} bytes`, {line: this.line});
+      if (this.pendingBytes > this.maxLineBytes)
+        throw new FormatError(`line is longer than ${this.maxLineBytes} bytes`, {line: this.line});
     }
     return out;
   }

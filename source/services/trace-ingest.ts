@@ -10,7 +10,17 @@ import {FormatError} from '../core/trajectory/model.js';
 import type {Db} from '../store/db.js';
 import {extractDelta, type DeltaOption, type DeltaResult} from '../core/trace/delta.js';
 import {LineMap} from '../core/trace/line-map.js';
-import {createTrace, deleteTrace, finishTrace, insertPair, saveDelta, setTraceFormat, StoredTrace, traceWriter, type TraceSummary} from '../store/traces.js';
+import {
+  createTrace,
+  deleteTrace,
+  finishTrace,
+  insertPair,
+  saveDelta,
+  setTraceFormat,
+  StoredTrace,
+  traceWriter,
+  type TraceSummary,
+} from '../store/traces.js';
 import {resolve} from 'node:path';
 import {LineSplitter, readLines, type RawLine} from './text-file.js';
 
@@ -56,7 +66,10 @@ class TraceIngest {
     this.lines += 1;
     if (this.badLine) {
       // a bad line followed by more lines is corruption, not a cut-off write
-      throw new FormatError(`invalid trace record: ${this.badLine.message}`, {path: this.where, line: this.badLine.line});
+      throw new FormatError(`invalid trace record: ${this.badLine.message}`, {
+        path: this.where,
+        line: this.badLine.line,
+      });
     }
     if (!raw.text.trim()) return;
     let rec: Record<string, unknown>;
@@ -69,11 +82,13 @@ class TraceIngest {
     try {
       if (this.converter === undefined) {
         this.converter = isSweBenchTracerEvent(rec) ? new SweBenchTracerConverter() : null;
-        if (this.converter) this.asm.add({t: 'header', format: 1, tracer: 'swe-bench-tracer-py (converted by deltalens)', python: null});
+        if (this.converter)
+          this.asm.add({t: 'header', format: 1, tracer: 'swe-bench-tracer-py (converted by deltalens)', python: null});
       }
       for (const r of this.converter ? this.converter.convert(rec) : [rec]) this.asm.add(r);
     } catch (e) {
-      if (e instanceof RecordError || e instanceof ConvertError) throw new FormatError(e.message, {path: this.where, line: raw.line});
+      if (e instanceof RecordError || e instanceof ConvertError)
+        throw new FormatError(e.message, {path: this.where, line: raw.line});
       throw e;
     }
     if (this.onProgress && this.asm.events % 50_000 === 0) this.onProgress(this.asm.events);
@@ -92,7 +107,8 @@ class TraceIngest {
       status = this.asm.status;
       if (ctx.timedOut && status === 'crashed') status = 'timeout';
       if (this.badLine) error = `the last line was cut off (${this.badLine.message})`;
-      if (status === 'error') error = `the test did not run: ${(this.asm.outcome && notRun(this.asm.outcome)) ?? 'no outcome'}`;
+      if (status === 'error')
+        error = `the test did not run: ${(this.asm.outcome && notRun(this.asm.outcome)) ?? 'no outcome'}`;
       if (status === 'crashed' && !error) error = `the trace ends without an end record${tail}`;
       if (status === 'timeout' && !error) error = 'killed by the wall-clock timeout';
     }
@@ -115,11 +131,20 @@ class TraceIngest {
 /** A line that is not UTF-8 text or too long: the file (or stream) is not a trace at all. */
 function notATrace(e: unknown, where: string): unknown {
   if (!(e instanceof FormatError) || e.where.path) return e;
-  return new FormatError(`not a trace: ${e.message} (a trace is UTF-8 JSON lines)`, {path: where, line: e.where.line, column: e.where.column});
+  return new FormatError(`not a trace: ${e.message} (a trace is UTF-8 JSON lines)`, {
+    path: where,
+    line: e.where.line,
+    column: e.where.column,
+  });
 }
 
 /** Reads a trace file into the trace `traceId`; a corrupt file leaves nothing behind. */
-export function ingestTraceFile(db: Db, path: string, traceId: number, ctx: IngestContext = {}): TraceSummary & {format: string} {
+export function ingestTraceFile(
+  db: Db,
+  path: string,
+  traceId: number,
+  ctx: IngestContext = {},
+): TraceSummary & {format: string} {
   const ingest = new TraceIngest(db, traceId, path, ctx.onProgress);
   try {
     if (existsSync(path)) for (const raw of readLines(path, MAX_LINE)) ingest.line(raw);
@@ -194,7 +219,16 @@ export function importTracePair(
       [buggyFile, 'buggy'],
       [patchedFile, 'patched'],
     ] as const) {
-      const id = createTrace(db, {instance: o.instance, versionKind: side === 'buggy' ? 'buggy' : 'gold', patch: null, trajectory: null, test: o.test, side, run: 1, label: o.label});
+      const id = createTrace(db, {
+        instance: o.instance,
+        versionKind: side === 'buggy' ? 'buggy' : 'gold',
+        patch: null,
+        trajectory: null,
+        test: o.test,
+        side,
+        run: 1,
+        label: o.label,
+      });
       ids.push(id);
       const summary = ingestTraceFile(db, resolve(file), id);
       setTraceFormat(db, id, summary.format);
@@ -205,7 +239,12 @@ export function importTracePair(
     throw error;
   }
   const [b, p] = ids as [number, number];
-  const result = extractDelta({buggy: new StoredTrace(db, b), patched: new StoredTrace(db, p), map: new LineMap(null), options: o.options});
+  const result = extractDelta({
+    buggy: new StoredTrace(db, b),
+    patched: new StoredTrace(db, p),
+    map: new LineMap(null),
+    options: o.options,
+  });
   const pair = insertPair(db, {
     instance: o.instance,
     label: o.label,

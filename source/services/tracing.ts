@@ -5,14 +5,31 @@
  */
 import {mkdirSync, writeFileSync} from 'node:fs';
 import {basename, join} from 'node:path';
-import {confirmationPlan, emptyNondeterminism, extractDelta, planValues, type DeltaOption, type DeltaResult, type Nondeterminism} from '../core/trace/delta.js';
+import {
+  confirmationPlan,
+  emptyNondeterminism,
+  extractDelta,
+  planValues,
+  type DeltaOption,
+  type DeltaResult,
+  type Nondeterminism,
+} from '../core/trace/delta.js';
 import {addedFunctions, focusPlan, focusTargets, type FocusPlan} from '../core/trace/focus.js';
 import {LineMap, type Changes} from '../core/trace/line-map.js';
 import type {TraceSource} from '../core/trace/model.js';
 import type {RunnerMode} from '../core/instances/runner.js';
 import {writeTx, type Db} from '../store/db.js';
 import {rerunNondeterminism} from './delta.js';
-import {createTrace, discardTraces, ensureTraceTarget, insertPair, sameControlFlow, saveDelta, StoredTrace, type TraceSummary} from '../store/traces.js';
+import {
+  createTrace,
+  discardTraces,
+  ensureTraceTarget,
+  insertPair,
+  sameControlFlow,
+  saveDelta,
+  StoredTrace,
+  type TraceSummary,
+} from '../store/traces.js';
 import {forget, forgetTraces, makeTempDir, rememberTrace} from './leftovers.js';
 import {copyRegularFiles, readBack, readTextInTree} from './tree-files.js';
 import {PythonError, pythonRunner, runPython, type PythonRunner, type RunResult} from './python.js';
@@ -96,11 +113,18 @@ interface TracePairResult {
   /** how the second runs confirmed the delta */
   confirmation: Confirmation;
   /** where values were recorded */
-  values: {mode: 'planned'; frames: {buggy: number; patched: number}; valued: {buggy: number; patched: number}} | {mode: 'all'; reason: string};
+  values:
+    | {mode: 'planned'; frames: {buggy: number; patched: number}; valued: {buggy: number; patched: number}}
+    | {mode: 'all'; reason: string};
 }
 
 /** how the delta was confirmed by second runs (off: --no-rerun; not needed: ∅ or incomplete) */
-type Confirmation = 'off' | 'not needed' | 'at the delta point' | `at the delta point, after ${number} rounds` | `everywhere (${string})`;
+type Confirmation =
+  | 'off'
+  | 'not needed'
+  | 'at the delta point'
+  | `at the delta point, after ${number} rounds`
+  | `everywhere (${string})`;
 
 /**
  * Targeted confirmation rounds before the re-runs record values wherever run 1 did. One: on a
@@ -110,7 +134,12 @@ type Confirmation = 'off' | 'not needed' | 'at the delta point' | `at the delta 
 export const CONFIRM_ROUNDS = 1;
 
 type ValuesReport =
-  | {mode: 'planned'; skeleton: {buggy: number; patched: number}; frames: {buggy: number; patched: number}; valued: {buggy: number; patched: number}}
+  | {
+      mode: 'planned';
+      skeleton: {buggy: number; patched: number};
+      frames: {buggy: number; patched: number};
+      valued: {buggy: number; patched: number};
+    }
   | {mode: 'all'; reason: string};
 
 export class TraceRunError extends Error {}
@@ -132,17 +161,30 @@ export class Interrupted extends Error {}
 /** The most `deltatrace changes` may write (its diff is the patch's): a patch larger is refused. */
 const MAX_CHANGES_BYTES = 256 * 1024 * 1024;
 
-export async function changesBetween(runner: PythonRunner, buggy: string, patched: string): Promise<{changes: Changes; diff: string}> {
+export async function changesBetween(
+  runner: PythonRunner,
+  buggy: string,
+  patched: string,
+): Promise<{changes: Changes; diff: string}> {
   // ast and difflib only, but over untrusted files: confined, reading both trees, writing its
   // answer into a folder of its own (a large patch's diff does not fit the captured output)
   const out = makeTempDir('changes');
   try {
     const file = join(out, 'changes.json');
-    const r = await runPython(runner, ['-m', 'deltatrace', 'changes', '--buggy', buggy, '--patched', patched, '--out', file], {cwd: buggy, timeoutMs: 120_000, writable: [out], readable: [buggy, patched]});
-    if (r.exitCode !== 0) throw new TraceRunError(`deltatrace changes failed: ${r.timedOut ? 'timed out after 120 s' : r.stderr.trim().split('\n').slice(-3).join(' ')}`);
+    const r = await runPython(
+      runner,
+      ['-m', 'deltatrace', 'changes', '--buggy', buggy, '--patched', patched, '--out', file],
+      {cwd: buggy, timeoutMs: 120_000, writable: [out], readable: [buggy, patched]},
+    );
+    if (r.exitCode !== 0)
+      throw new TraceRunError(
+        `deltatrace changes failed: ${r.timedOut ? 'timed out after 120 s' : r.stderr.trim().split('\n').slice(-3).join(' ')}`,
+      );
     let parsed: Changes & {diff: string};
     try {
-      parsed = JSON.parse(readBack(file, MAX_CHANGES_BYTES, 'the changes between the trees').toString('utf8')) as Changes & {diff: string};
+      parsed = JSON.parse(
+        readBack(file, MAX_CHANGES_BYTES, 'the changes between the trees').toString('utf8'),
+      ) as Changes & {diff: string};
     } catch (error) {
       throw new TraceRunError(`deltatrace changes gave no readable answer: ${(error as Error).message}`);
     }
@@ -168,7 +210,11 @@ function callersOfAdded(trace: TraceSource, changes: Changes): {target: string; 
     const frame = trace.findFrame?.(fn.file, fn.qualname);
     if (!frame) continue;
     let parent = frame.parent === null ? undefined : trace.frame(frame.parent);
-    while (parent && parent.fid !== 0 && (addedKeys.has(`${parent.file}:${parent.fn}`) || addedFiles.has(parent.file))) {
+    while (
+      parent &&
+      parent.fid !== 0 &&
+      (addedKeys.has(`${parent.file}:${parent.fn}`) || addedFiles.has(parent.file))
+    ) {
       parent = parent.parent === null ? undefined : trace.frame(parent.parent);
     }
     if (!parent || parent.fid === 0) continue;
@@ -210,11 +256,37 @@ export function usesHypothesis(tree: string, test: string): boolean {
  * A hypothesis test: one untraced run on the buggy side looks for a failing example and saves it
  * (shrunk) in an example database; the traced runs of both sides then replay only that example.
  */
-export async function prepareHypothesis(runner: PythonRunner, tree: string, test: string, scratch: string, o: {seed?: number | null; timeoutS: number; signal?: AbortSignal; mode?: RunnerMode}): Promise<HypothesisPlan> {
+export async function prepareHypothesis(
+  runner: PythonRunner,
+  tree: string,
+  test: string,
+  scratch: string,
+  o: {seed?: number | null; timeoutS: number; signal?: AbortSignal; mode?: RunnerMode},
+): Promise<HypothesisPlan> {
   const found = join(scratch, 'hypothesis-search');
   mkdirSync(found, {recursive: true});
-  const args = ['-m', 'deltatrace', 'outcome', '--root', tree, ...seedArgs(o.seed), ...(o.mode ? ['--mode', o.mode] : []), '--hypothesis', 'find', '--hypothesis-db', found, '--', test];
-  const r = await runPython(runner, args, {cwd: tree, timeoutMs: o.timeoutS * 1000, writable: [tree, found], testbed: tree, signal: o.signal});
+  const args = [
+    '-m',
+    'deltatrace',
+    'outcome',
+    '--root',
+    tree,
+    ...seedArgs(o.seed),
+    ...(o.mode ? ['--mode', o.mode] : []),
+    '--hypothesis',
+    'find',
+    '--hypothesis-db',
+    found,
+    '--',
+    test,
+  ];
+  const r = await runPython(runner, args, {
+    cwd: tree,
+    timeoutMs: o.timeoutS * 1000,
+    writable: [tree, found],
+    testbed: tree,
+    signal: o.signal,
+  });
   let outcome: {status?: string; falsifying?: string} = {};
   try {
     outcome = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as typeof outcome;
@@ -222,12 +294,22 @@ export async function prepareHypothesis(runner: PythonRunner, tree: string, test
     /* no outcome line: the search did not finish */
   }
   const db = join(scratch, 'hypothesis-replay');
-  const copied = outcome.status === 'failed' ? copyRegularFiles(found, db, {maxFiles: 10_000, maxBytes: 1024 * 1024}) : 0;
+  const copied =
+    outcome.status === 'failed' ? copyRegularFiles(found, db, {maxFiles: 10_000, maxBytes: 1024 * 1024}) : 0;
   forget(found);
   if (copied) {
-    return {mode: 'replay', db, falsifying: outcome.falsifying ?? null, note: `hypothesis: the buggy side fails on ${outcome.falsifying ? outcome.falsifying.replace(/\s+/g, ' ') : 'an example it found'}; both sides replay only that example`};
+    return {
+      mode: 'replay',
+      db,
+      falsifying: outcome.falsifying ?? null,
+      note: `hypothesis: the buggy side fails on ${outcome.falsifying ? outcome.falsifying.replace(/\s+/g, ' ') : 'an example it found'}; both sides replay only that example`,
+    };
   }
-  const why = r.timedOut ? 'the search for a failing example timed out' : outcome.status === 'failed' ? 'the buggy side fails, but hypothesis saved no example' : `the buggy side ${outcome.status ?? 'did not report an outcome'}`;
+  const why = r.timedOut
+    ? 'the search for a failing example timed out'
+    : outcome.status === 'failed'
+      ? 'the buggy side fails, but hypothesis saved no example'
+      : `the buggy side ${outcome.status ?? 'did not report an outcome'}`;
   return {mode: 'derandomize', note: `hypothesis: ${why}; both sides run the same derandomized examples`};
 }
 
@@ -241,19 +323,42 @@ interface RunContext {
 async function traceOnce(
   ctx: RunContext,
   root: string,
-  o: Omit<TracePairOptions, 'focus'> & {side: 'buggy' | 'patched'; run: number; focusList: string[]; instance: string; patch: string | null; record: 'full' | 'skeleton' | 'plan'; planFile?: string; docsFile?: string; hypothesis?: HypothesisPlan},
+  o: Omit<TracePairOptions, 'focus'> & {
+    side: 'buggy' | 'patched';
+    run: number;
+    focusList: string[];
+    instance: string;
+    patch: string | null;
+    record: 'full' | 'skeleton' | 'plan';
+    planFile?: string;
+    docsFile?: string;
+    hypothesis?: HypothesisPlan;
+  },
   limits: TraceLimits,
 ): Promise<{id: number; summary: TraceSummary; run: RunResult}> {
   const {db, runner} = ctx;
   // the trace comes back over file descriptor 3 and goes into the store as it arrives
-  const args = ['-m', 'deltatrace', 'run', '--root', root, '--out-fd', '3', '--max-events', String(limits.maxEvents), '--max-bytes', String(limits.maxBytes)];
+  const args = [
+    '-m',
+    'deltatrace',
+    'run',
+    '--root',
+    root,
+    '--out-fd',
+    '3',
+    '--max-events',
+    String(limits.maxEvents),
+    '--max-bytes',
+    String(limits.maxBytes),
+  ];
   args.push('--timeout', String(Math.max(1, limits.timeoutS - 5)));
   args.push(...seedArgs(o.seed));
   for (const f of o.focusList) args.push('--focus', f);
   args.push('--record', o.record);
   if (o.planFile) args.push('--plan', o.planFile);
   if (o.docsFile) args.push('--docs', o.docsFile);
-  if (o.hypothesis && o.hypothesis.mode !== 'off') args.push('--hypothesis', o.hypothesis.mode, ...(o.hypothesis.db ? ['--hypothesis-db', o.hypothesis.db] : []));
+  if (o.hypothesis && o.hypothesis.mode !== 'off')
+    args.push('--hypothesis', o.hypothesis.mode, ...(o.hypothesis.db ? ['--hypothesis-db', o.hypothesis.db] : []));
   if (o.mode) args.push('--mode', o.mode);
   args.push('--', o.test);
   const env: Record<string, string> = o.pytestPlugins === false ? {PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'} : {};
@@ -284,7 +389,11 @@ async function traceOnce(
       writable: [root],
       // both sides run at /testbed: nothing that holds a path differs between them
       testbed: root,
-      readable: [...(o.planFile ? [o.planFile] : []), ...(o.docsFile ? [o.docsFile] : []), ...(o.hypothesis?.db ? [o.hypothesis.db] : [])],
+      readable: [
+        ...(o.planFile ? [o.planFile] : []),
+        ...(o.docsFile ? [o.docsFile] : []),
+        ...(o.hypothesis?.db ? [o.hypothesis.db] : []),
+      ],
       onTrace: chunk => {
         stream.chunk(chunk);
         if (stream.failure) controller.abort(); // a corrupt trace: stop the run
@@ -295,7 +404,11 @@ async function traceOnce(
   }
   if (o.signal?.aborted) throw new Interrupted('interrupted');
   // 124: the tracer's own --timeout stopped the focus pre-pass (the test does not end)
-  const summary = stream.finish({timedOut: run.timedOut || run.exitCode === 124, stderr: run.stderr, exitCode: run.exitCode});
+  const summary = stream.finish({
+    timedOut: run.timedOut || run.exitCode === 124,
+    stderr: run.stderr,
+    exitCode: run.exitCode,
+  });
   return {id, summary, run};
 }
 
@@ -312,7 +425,11 @@ async function both<T>(tasks: [Promise<T>, Promise<T>], stop: AbortController): 
 export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions): Promise<TracePairResult> {
   const progress = o.onProgress ?? (() => {});
   const limits = {...DEFAULT_LIMITS, ...o.limits};
-  const runner = await pythonRunner(o.python, o.sandbox ?? 'require', {passEnv: o.passEnv, onWarning: o.onWarning, image: o.image});
+  const runner = await pythonRunner(o.python, o.sandbox ?? 'require', {
+    passEnv: o.passEnv,
+    onWarning: o.onWarning,
+    image: o.image,
+  });
   progress(`python ${runner.install.version} (${runner.install.executable}); sandbox: ${runner.confinement.label}`);
   const ctx: RunContext = {db, runner, rows: {traces: [], tests: [], instances: []}};
   const ws = await prepareWorkspace(spec, runner);
@@ -331,13 +448,19 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     progress(`patch-modified functions: ${changes.functions.map(f => `${f.file}:${f.qualname}`).join(', ') || 'none'}`);
     if (plan) {
       const more = [...plan.buggy, ...plan.patched].filter(e => e.why !== 'changed by the patch');
-      if (more.length) progress(`also in the focus: ${[...new Map(more.map(e => [e.target, e])).values()].map(e => `${e.target} (${e.why})`).join('; ')}`);
-      if (!plan.buggy.length && !plan.patched.length) progress('no changed Python function or module: tracing everything under the root');
+      if (more.length)
+        progress(
+          `also in the focus: ${[...new Map(more.map(e => [e.target, e])).values()].map(e => `${e.target} (${e.why})`).join('; ')}`,
+        );
+      if (!plan.buggy.length && !plan.patched.length)
+        progress('no changed Python function or module: tracing everything under the root');
     } else progress('--no-focus: tracing everything under the root');
     // docstrings the patch edited: the tracer tags them, the same on both sides
     const docsFiles: {buggy?: string; patched?: string} = {};
     for (const which of ['buggy', 'patched'] as const) {
-      const docs = (changes.docs ?? []).flatMap(d => (d[which] === null ? [] : [{id: `${d.file}:${d.qualname}`, text: d[which]}]));
+      const docs = (changes.docs ?? []).flatMap(d =>
+        d[which] === null ? [] : [{id: `${d.file}:${d.qualname}`, text: d[which]}],
+      );
       if (!docs.length) continue;
       docsFiles[which] = join(scratch, `${which}-docs.json`);
       writeFileSync(docsFiles[which]!, JSON.stringify({docs}));
@@ -350,17 +473,34 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     let hypothesis: HypothesisPlan = o.hypothesis ?? {mode: 'off', note: ''};
     if (!o.hypothesis && usesHypothesis(ws.buggy, o.test)) {
       progress('the test uses hypothesis: looking for a failing example on the buggy side (not traced)…');
-      hypothesis = await prepareHypothesis(runner, ws.buggy, o.test, scratch, {seed: o.seed, timeoutS: limits.timeoutS, signal: stopAll.signal, mode: o.mode});
+      hypothesis = await prepareHypothesis(runner, ws.buggy, o.test, scratch, {
+        seed: o.seed,
+        timeoutS: limits.timeoutS,
+        signal: stopAll.signal,
+        mode: o.mode,
+      });
       progress(hypothesis.note);
     }
     const common = {...o, instance, patch: diff, signal: stopAll.signal, hypothesis};
     type Run = Awaited<ReturnType<typeof traceOnce>> & {ms: number};
-    const side = async (which: 'buggy' | 'patched', run: number, record: 'full' | 'skeleton' | 'plan', planFile?: string): Promise<Run> => {
+    const side = async (
+      which: 'buggy' | 'patched',
+      run: number,
+      record: 'full' | 'skeleton' | 'plan',
+      planFile?: string,
+    ): Promise<Run> => {
       const started = Date.now();
       const what = record === 'skeleton' ? 'control flow' : record === 'plan' ? 'planned values' : 'values';
       progress(`tracing ${which} (run ${run}: ${what})…`);
-      const r = await traceOnce(ctx, which === 'buggy' ? ws.buggy : ws.patched, {...common, side: which, run, focusList: focus[which], record, planFile, docsFile: docsFiles[which]}, limits);
-      progress(`${which} run ${run}: ${r.summary.status}, test ${r.summary.outcome?.status ?? '?'}, ${r.summary.events} events, ${r.summary.frames} frames (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      const r = await traceOnce(
+        ctx,
+        which === 'buggy' ? ws.buggy : ws.patched,
+        {...common, side: which, run, focusList: focus[which], record, planFile, docsFile: docsFiles[which]},
+        limits,
+      );
+      progress(
+        `${which} run ${run}: ${r.summary.status}, test ${r.summary.outcome?.status ?? '?'}, ${r.summary.events} events, ${r.summary.frames} frames (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      );
       return {...r, ms: Date.now() - started};
     };
     /**
@@ -389,14 +529,19 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     // shows them, join the focus on both sides (one more control-flow run when there are any).
     const widen = (patchedRun: Run): boolean => {
       if (!plan) return false;
-      const callers = callersOfAdded(new StoredTrace(db, patchedRun.id), changes).filter(c => !focus.buggy.includes(c.target) || !focus.patched.includes(c.target));
+      const callers = callersOfAdded(new StoredTrace(db, patchedRun.id), changes).filter(
+        c => !focus.buggy.includes(c.target) || !focus.patched.includes(c.target),
+      );
       if (!callers.length) return false;
       for (const c of callers) {
         const why = `calls ${c.calls}, which the patch adds (as the patched run shows)`;
-        for (const which of ['buggy', 'patched'] as const) if (!plan[which].some(e => e.target === c.target)) plan[which].push({target: c.target, why});
+        for (const which of ['buggy', 'patched'] as const)
+          if (!plan[which].some(e => e.target === c.target)) plan[which].push({target: c.target, why});
       }
       focus = focusTargets(plan);
-      progress(`the callers of the functions the patch adds join the focus: ${callers.map(c => `${c.target} (calls ${c.calls})`).join(', ')}`);
+      progress(
+        `the callers of the functions the patch adds join the focus: ${callers.map(c => `${c.target} (calls ${c.calls})`).join(', ')}`,
+      );
       return true;
     };
     const discovers = plan !== null && addedFunctions(changes).length > 0;
@@ -421,10 +566,20 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       }
       record = 'plan';
       skeletons = {buggy: sb, patched: sp};
-      planned = {mode: 'planned', skeleton: {buggy: sb.id, patched: sp.id}, frames: {buggy: sb.summary.frames, patched: sp.summary.frames}, valued: plan.valued};
-      progress(`values planned in ${plan.valued.buggy} of ${sb.summary.frames} frames (buggy) and ${plan.valued.patched} of ${sp.summary.frames} (patched)`);
+      planned = {
+        mode: 'planned',
+        skeleton: {buggy: sb.id, patched: sp.id},
+        frames: {buggy: sb.summary.frames, patched: sp.summary.frames},
+        valued: plan.valued,
+      };
+      progress(
+        `values planned in ${plan.valued.buggy} of ${sb.summary.frames} frames (buggy) and ${plan.valued.patched} of ${sp.summary.frames} (patched)`,
+      );
     }
-    let [b1, p1] = await both([side('buggy', 1, record, planFiles.buggy), side('patched', 1, record, planFiles.patched)], stopAll);
+    let [b1, p1] = await both(
+      [side('buggy', 1, record, planFiles.buggy), side('patched', 1, record, planFiles.patched)],
+      stopAll,
+    );
     if (planned.mode === 'planned') {
       const {skeleton} = planned;
       // the valued runs must follow the skeletons; if control flow varies from run to run, the
@@ -461,7 +616,13 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
         {first: b1.id, second: b2?.id ?? null},
         {first: p1.id, second: p2?.id ?? null},
       ]);
-      return extractDelta({buggy: new StoredTrace(db, b1.id), patched: new StoredTrace(db, p1.id), map, options, nondeterminism: nondet});
+      return extractDelta({
+        buggy: new StoredTrace(db, b1.id),
+        patched: new StoredTrace(db, p1.id),
+        map,
+        options,
+        nondeterminism: nondet,
+      });
     };
     if (o.reruns !== false && result.status === 'found') {
       // Each round re-runs both sides with values at every delta point found so far; when the
@@ -483,7 +644,15 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
           const source = new StoredTrace(db, trace.id);
           const seqs = points.map(pt => (which === 'buggy' ? pt.b : pt.p));
           const file = join(scratch, `${which}-confirm.json`);
-          writeFileSync(file, JSON.stringify({cuts: confirmationPlan(source, seqs.map(seq => (seq === null ? null : source.itemAt(seq))))}));
+          writeFileSync(
+            file,
+            JSON.stringify({
+              cuts: confirmationPlan(
+                source,
+                seqs.map(seq => (seq === null ? null : source.itemAt(seq))),
+              ),
+            }),
+          );
           planFiles[which === 'buggy' ? 'buggyConfirm' : 'patchedConfirm'] = file;
         }
         progress(
@@ -492,7 +661,10 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
             : `the difference there varies between runs; confirming the next one (round ${rounds} of ${maxRounds})…`,
         );
         if (b2) drop([b2.id, p2!.id]);
-        [b2, p2] = await both([side('buggy', 2, 'plan', planFiles.buggyConfirm), side('patched', 2, 'plan', planFiles.patchedConfirm)], stopAll);
+        [b2, p2] = await both(
+          [side('buggy', 2, 'plan', planFiles.buggyConfirm), side('patched', 2, 'plan', planFiles.patchedConfirm)],
+          stopAll,
+        );
         if (o.signal?.aborted) throw new Interrupted('interrupted');
         if (!followsRun1(b2, p2)) {
           // a plan names frames by their number in call order: it fits only the same control flow
@@ -511,9 +683,14 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
         }
         if (rounds >= maxRounds) {
           // the walk goes on past the points, where the confirming runs have no values
-          progress(`the difference at the delta point varies between runs: re-running with values wherever the first runs have them…`);
+          progress(
+            `the difference at the delta point varies between runs: re-running with values wherever the first runs have them…`,
+          );
           drop([b2.id, p2.id]);
-          [b2, p2] = await both([side('buggy', 2, record, planFiles.buggy), side('patched', 2, record, planFiles.patched)], stopAll);
+          [b2, p2] = await both(
+            [side('buggy', 2, record, planFiles.buggy), side('patched', 2, record, planFiles.patched)],
+            stopAll,
+          );
           if (record === 'plan' && !followsRun1(b2, p2)) {
             drop([b2.id, p2.id]);
             [b2, p2] = await both([side('buggy', 2, 'full'), side('patched', 2, 'full')], stopAll);
@@ -525,7 +702,10 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       }
       if (o.signal?.aborted) throw new Interrupted('interrupted');
     }
-    const failures = [b1, p1].filter(s => s.summary.status !== 'complete').map(s => s.summary.error).filter(Boolean);
+    const failures = [b1, p1]
+      .filter(s => s.summary.status !== 'complete')
+      .map(s => s.summary.error)
+      .filter(Boolean);
     if (result.status === 'incomplete' && failures.length) result.reason = `${result.reason}: ${failures.join('; ')}`;
     const kept = Boolean(o.keep);
     const pair = writeTx(db, () => {
@@ -550,9 +730,12 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
           sandboxPolicy: runner.policy,
           seed: seedOf(o.seed),
           confirmation,
-          values: planned.mode === 'planned' ? {mode: 'planned', frames: planned.frames, valued: planned.valued} : planned,
+          values:
+            planned.mode === 'planned' ? {mode: 'planned', frames: planned.frames, valued: planned.valued} : planned,
           focus: plan,
-          ...(hypothesis.mode !== 'off' ? {hypothesis: {mode: hypothesis.mode, falsifying: hypothesis.falsifying ?? null, note: hypothesis.note}} : {}),
+          ...(hypothesis.mode !== 'off'
+            ? {hypothesis: {mode: hypothesis.mode, falsifying: hypothesis.falsifying ?? null, note: hypothesis.note}}
+            : {}),
         },
       });
       const deltaId = saveDelta(db, b1.id, p1.id, id, result);

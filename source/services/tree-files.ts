@@ -15,7 +15,22 @@
  * No untrusted code runs while deltalens reads or writes a tree (a confined run's processes all end
  * with it), so checking each component and then opening is not racing anything.
  */
-import {closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, rmSync, symlinkSync, unlinkSync, writeSync, type Stats} from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import {isAbsolute, join, normalize, sep} from 'node:path';
 
 export class TreeFileError extends Error {}
@@ -37,7 +52,9 @@ function componentsOf(rel: string): string[] {
   if (typeof rel !== 'string' || !rel.trim()) throw new TreeFileError('the path is empty');
   if (rel.includes('\0')) throw new TreeFileError(`${JSON.stringify(rel)}: a path cannot hold a NUL byte`);
   if (isAbsolute(rel)) throw new TreeFileError(`${rel}: outside the tree (paths are relative to it)`);
-  const parts = normalize(rel).split(sep).filter(p => p && p !== '.');
+  const parts = normalize(rel)
+    .split(sep)
+    .filter(p => p && p !== '.');
   if (!parts.length) throw new TreeFileError(`${rel}: the tree itself, not a file in it`);
   if (parts.includes('..')) throw new TreeFileError(`${rel}: outside the tree (paths are relative to it)`);
   return parts;
@@ -143,7 +160,8 @@ export function readInTree(root: string, rel: string, max: number): ReadBack {
   try {
     return readFd(fd, max);
   } catch (error) {
-    if (error instanceof TreeFileError && !error.message.startsWith(rel)) throw new TreeFileError(`${rel}: ${error.message}`);
+    if (error instanceof TreeFileError && !error.message.startsWith(rel))
+      throw new TreeFileError(`${rel}: ${error.message}`);
     throw error;
   } finally {
     closeSync(fd);
@@ -174,7 +192,8 @@ export function readBack(path: string, max: number, what: string): Buffer {
     if (r.truncated) throw new TreeFileError(`${what} is ${r.size} bytes, more than the ${max} read at most`);
     return r.data;
   } catch (error) {
-    if (error instanceof TreeFileError && !error.message.startsWith(what)) throw new TreeFileError(`${what}: ${error.message}`);
+    if (error instanceof TreeFileError && !error.message.startsWith(what))
+      throw new TreeFileError(`${what}: ${error.message}`);
     throw error;
   } finally {
     closeSync(fd);
@@ -250,4 +269,3 @@ export function copyRegularFiles(src: string, dst: string, limits: {maxFiles: nu
   walk('');
   return copied;
 }
-

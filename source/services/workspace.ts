@@ -21,7 +21,16 @@ export type WorkspaceSpec =
   | {kind: 'patch'; repo: string; buggy?: string; patch: string; copy?: boolean}
   /** a SWE-bench instance: its base commit with its test patch is the buggy tree, that plus `patch`
    * (the gold fix, an agent's patch) the patched one — as the harness lays them out */
-  | {kind: 'instance'; repo: string; instance: string; base: string; testPatch: string; patch: string; patchLabel: string; imageTestbed?: string};
+  | {
+      kind: 'instance';
+      repo: string;
+      instance: string;
+      base: string;
+      testPatch: string;
+      patch: string;
+      patchLabel: string;
+      imageTestbed?: string;
+    };
 
 export interface Workspace {
   buggy: string;
@@ -46,10 +55,19 @@ async function git(args: string[], cwd: string, env: Record<string, string> = {}
     cwd,
     reject: false,
     timeout: GIT_TIMEOUT_MS,
-    env: {PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', GIT_TERMINAL_PROMPT: '0', LANG: 'C', ...env},
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/',
+      GIT_TERMINAL_PROMPT: '0',
+      LANG: 'C',
+      ...env,
+    },
     extendEnv: false,
   });
-  if (r.failed) throw new WorkspaceError(`git ${args.join(' ')} failed in ${cwd}: ${(r.timedOut ? 'timed out' : String(r.stderr || r.shortMessage || '')).trim()}`);
+  if (r.failed)
+    throw new WorkspaceError(
+      `git ${args.join(' ')} failed in ${cwd}: ${(r.timedOut ? 'timed out' : String(r.stderr || r.shortMessage || '')).trim()}`,
+    );
   return String(r.stdout).trim();
 }
 
@@ -107,22 +125,54 @@ async function exportRevision(repo: string, rev: string, dest: string, scratch: 
  * works like patch(1) relative to the tree; it refuses paths outside the tree and writes
  * through symlinks. With the sandbox it runs confined to the tree as well.
  */
-async function applyPatch(patchFile: string, tree: string, runner: PythonRunner | null, describe: string): Promise<void> {
+async function applyPatch(
+  patchFile: string,
+  tree: string,
+  runner: PythonRunner | null,
+  describe: string,
+): Promise<void> {
   const confined = runner?.confinement.confined ?? false;
   const run = (args: string[]) => {
     if (confined && runner) {
-      const env = runEnv({python: runner.install, confined: true, tracerDir: TRACER_DIR, extra: {GIT_CEILING_DIRECTORIES: '/tmp'}});
-      return execa(runner.confinement.bwrap!, [...bwrapArgs({writable: [tree], readable: [patchFile], cwd: tree, python: runner.install, tracerDir: TRACER_DIR}), '--', 'git', ...args], {
-        reject: false,
-        timeout: GIT_TIMEOUT_MS,
-        env,
-        extendEnv: false,
+      const env = runEnv({
+        python: runner.install,
+        confined: true,
+        tracerDir: TRACER_DIR,
+        extra: {GIT_CEILING_DIRECTORIES: '/tmp'},
       });
+      return execa(
+        runner.confinement.bwrap!,
+        [
+          ...bwrapArgs({
+            writable: [tree],
+            readable: [patchFile],
+            cwd: tree,
+            python: runner.install,
+            tracerDir: TRACER_DIR,
+          }),
+          '--',
+          'git',
+          ...args,
+        ],
+        {
+          reject: false,
+          timeout: GIT_TIMEOUT_MS,
+          env,
+          extendEnv: false,
+        },
+      );
     }
-    return execa('git', args, {cwd: tree, reject: false, timeout: GIT_TIMEOUT_MS, env: {PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CEILING_DIRECTORIES: resolve(tree, '..')}, extendEnv: false});
+    return execa('git', args, {
+      cwd: tree,
+      reject: false,
+      timeout: GIT_TIMEOUT_MS,
+      env: {PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CEILING_DIRECTORIES: resolve(tree, '..')},
+      extendEnv: false,
+    });
   };
   const check = await run(['apply', '--check', '--whitespace=nowarn', patchFile]);
-  if (check.failed) throw new WorkspaceError(`the patch ${patchFile} does not apply to ${describe}: ${String(check.stderr).trim()}`);
+  if (check.failed)
+    throw new WorkspaceError(`the patch ${patchFile} does not apply to ${describe}: ${String(check.stderr).trim()}`);
   const applied = await run(['apply', '--whitespace=nowarn', patchFile]);
   if (applied.failed) throw new WorkspaceError(`git apply ${patchFile} failed: ${String(applied.stderr).trim()}`);
 }
@@ -140,7 +190,14 @@ export async function prepareWorkspace(spec: WorkspaceSpec, runner: PythonRunner
       const patchedDir = needDir(spec.patchedDir, '--patched-dir');
       copyTree(buggyDir, buggy);
       copyTree(patchedDir, patched);
-      return {buggy, patched, describe: {kind: 'dirs', buggy: buggyDir, patched: patchedDir}, cleanup, keep, temporary: true};
+      return {
+        buggy,
+        patched,
+        describe: {kind: 'dirs', buggy: buggyDir, patched: patchedDir},
+        cleanup,
+        keep,
+        temporary: true,
+      };
     }
     if (spec.kind === 'instance' && spec.imageTestbed) {
       // the image's repository, at the base commit already (a SWE-bench image keeps it at /testbed)
@@ -149,10 +206,15 @@ export async function prepareWorkspace(spec: WorkspaceSpec, runner: PythonRunner
     const repo = spec.kind === 'instance' && spec.imageTestbed ? spec.imageTestbed : needDir(spec.repo, '--repo');
     if (spec.kind === 'instance') {
       if (!spec.imageTestbed) {
-        if ((await gitPrefix(repo)) === null && !(await isBareRepo(repo))) throw new WorkspaceError(`--repo ${spec.repo} is not a git repository (a clone of the instance's repository is needed)`);
+        if ((await gitPrefix(repo)) === null && !(await isBareRepo(repo)))
+          throw new WorkspaceError(
+            `--repo ${spec.repo} is not a git repository (a clone of the instance's repository is needed)`,
+          );
         await exportRevision(repo, spec.base, buggy, tmp).catch(error => {
           if (error instanceof WorkspaceError && error.message.includes('not a revision')) {
-            throw new WorkspaceError(`${spec.instance}'s base commit ${spec.base.slice(0, 12)} is not in ${spec.repo} (fetch it, or clone the instance's repository)`);
+            throw new WorkspaceError(
+              `${spec.instance}'s base commit ${spec.base.slice(0, 12)} is not in ${spec.repo} (fetch it, or clone the instance's repository)`,
+            );
           }
           throw error;
         });
@@ -168,22 +230,51 @@ export async function prepareWorkspace(spec: WorkspaceSpec, runner: PythonRunner
         if (spec.patch.trim()) {
           const file = join(scratch, 'fix.diff');
           writeFileSync(file, spec.patch.endsWith('\n') ? spec.patch : `${spec.patch}\n`);
-          await applyPatch(file, patched, runner, `${spec.instance}'s base commit with its test patch (${spec.patchLabel})`);
+          await applyPatch(
+            file,
+            patched,
+            runner,
+            `${spec.instance}'s base commit with its test patch (${spec.patchLabel})`,
+          );
         }
       } finally {
         forget(scratch);
       }
-      return {buggy, patched, describe: {kind: 'instance', repo, instance: spec.instance, base: spec.base, patch: spec.patchLabel, ...(spec.imageTestbed ? {image_testbed: spec.imageTestbed} : {})}, cleanup, keep, temporary: true};
+      return {
+        buggy,
+        patched,
+        describe: {
+          kind: 'instance',
+          repo,
+          instance: spec.instance,
+          base: spec.base,
+          patch: spec.patchLabel,
+          ...(spec.imageTestbed ? {image_testbed: spec.imageTestbed} : {}),
+        },
+        cleanup,
+        keep,
+        temporary: true,
+      };
     }
     const prefix = spec.kind === 'patch' && spec.copy ? null : await gitPrefix(repo);
     const gitRepo = prefix !== null;
     // an export holds the whole repository; the project is `prefix` below its top
     const sub = (dir: string) => (prefix ? join(dir, prefix) : dir);
     if (spec.kind === 'revs') {
-      if (!gitRepo) throw new WorkspaceError(`--repo ${spec.repo} is not a git repository (revisions need one; use --buggy-dir/--patched-dir)`);
+      if (!gitRepo)
+        throw new WorkspaceError(
+          `--repo ${spec.repo} is not a git repository (revisions need one; use --buggy-dir/--patched-dir)`,
+        );
       await exportRevision(repo, spec.buggy, buggy, tmp);
       await exportRevision(repo, spec.patched, patched, tmp);
-      return {buggy: sub(buggy), patched: sub(patched), describe: {kind: 'revs', repo, buggy: spec.buggy, patched: spec.patched}, cleanup, keep, temporary: true};
+      return {
+        buggy: sub(buggy),
+        patched: sub(patched),
+        describe: {kind: 'revs', repo, buggy: spec.buggy, patched: spec.patched},
+        cleanup,
+        keep,
+        temporary: true,
+      };
     }
     const patchFile = resolve(spec.patch);
     if (!existsSync(patchFile)) throw new WorkspaceError(`--patch ${spec.patch}: no such file`);
@@ -197,7 +288,14 @@ export async function prepareWorkspace(spec: WorkspaceSpec, runner: PythonRunner
     }
     copyTree(buggyRoot, patched);
     await applyPatch(patchFile, patched, runner, `${gitRepo ? (spec.buggy ?? 'HEAD') : 'the files'} of ${spec.repo}`);
-    return {buggy: buggyRoot, patched, describe: {kind: 'patch', repo, buggy: gitRepo ? (spec.buggy ?? 'HEAD') : 'files', patch: patchFile}, cleanup, keep, temporary: true};
+    return {
+      buggy: buggyRoot,
+      patched,
+      describe: {kind: 'patch', repo, buggy: gitRepo ? (spec.buggy ?? 'HEAD') : 'files', patch: patchFile},
+      cleanup,
+      keep,
+      temporary: true,
+    };
   } catch (error) {
     cleanup();
     throw error;

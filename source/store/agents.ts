@@ -7,5 +7,9 @@ export function ensureAgent(db: Db, name: string, model: string): number {
 
 /** Names of the agents that have runs, in order. */
 export function agentNames(db: Db): string[] {
-  return (db.prepare('SELECT DISTINCT a.name FROM agent a JOIN trajectory t ON t.agent = a.id ORDER BY a.name').all() as {name: string}[]).map(r => r.name);
+  return (
+    db.prepare('SELECT DISTINCT a.name FROM agent a JOIN trajectory t ON t.agent = a.id ORDER BY a.name').all() as {
+      name: string;
+    }[]
+  ).map(r => r.name);
 }

@@ -32,11 +32,17 @@ export interface NewAnnotation {
 
 /** Checks letters against the question: one choice label, or two (before, after) for end-to-end effect. */
 function checkLetters(q: Question, letters: unknown, field = 'letters'): string[] {
-  if (!Array.isArray(letters) || !letters.every(l => typeof l === 'string')) throw new RangeError(`${field} must be a list of choice letters`);
+  if (!Array.isArray(letters) || !letters.every(l => typeof l === 'string'))
+    throw new RangeError(`${field} must be a list of choice letters`);
   const want = q.type === 'e2e_effect' ? 2 : 1;
-  if (letters.length !== want) throw new RangeError(`${field}: question ${q.id} (${q.type}) takes ${want} letter${want > 1 ? 's (before, after)' : ''}, got ${letters.length}`);
+  if (letters.length !== want)
+    throw new RangeError(
+      `${field}: question ${q.id} (${q.type}) takes ${want} letter${want > 1 ? 's (before, after)' : ''}, got ${letters.length}`,
+    );
   const labels = new Set(q.choices.map(c => c.label));
-  for (const l of letters) if (!labels.has(l)) throw new RangeError(`${field}: "${l}" is not a choice of question ${q.id} (${[...labels].join(', ')})`);
+  for (const l of letters)
+    if (!labels.has(l))
+      throw new RangeError(`${field}: "${l}" is not a choice of question ${q.id} (${[...labels].join(', ')})`);
   return letters as string[];
 }
 
@@ -62,7 +68,15 @@ export function saveAnnotation(db: Db, a: NewAnnotation): number {
              seconds = excluded.seconds, origin = excluded.origin, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
            RETURNING id`,
         )
-        .get(a.question, a.explanation, a.annotator, JSON.stringify(letters), a.rationale ?? null, a.seconds ?? null, a.origin ?? 'here') as {id: number}
+        .get(
+          a.question,
+          a.explanation,
+          a.annotator,
+          JSON.stringify(letters),
+          a.rationale ?? null,
+          a.seconds ?? null,
+          a.origin ?? 'here',
+        ) as {id: number}
     ).id,
   );
 }
@@ -75,7 +89,10 @@ export function deleteAnnotation(db: Db, id: number): boolean {
   return db.prepare('DELETE FROM annotation WHERE id = ?').run(id).changes > 0;
 }
 
-export function listAnnotations(db: Db, filter: {annotator?: string; question?: string; explanation?: number} = {}): AnnotationRow[] {
+export function listAnnotations(
+  db: Db,
+  filter: {annotator?: string; question?: string; explanation?: number} = {},
+): AnnotationRow[] {
   const where: string[] = [];
   const args: unknown[] = [];
   const add = (clause: string, value: unknown) => {
@@ -86,7 +103,9 @@ export function listAnnotations(db: Db, filter: {annotator?: string; question?: 
   if (filter.question) add('question = ?', filter.question);
   if (filter.explanation !== undefined) add('explanation = ?', filter.explanation);
   const rows = db
-    .prepare(`SELECT id, question, explanation, annotator, letters, rationale, seconds, origin, created_at FROM annotation ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`)
+    .prepare(
+      `SELECT id, question, explanation, annotator, letters, rationale, seconds, origin, created_at FROM annotation ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`,
+    )
     .all(...args) as (Omit<AnnotationRow, 'letters'> & {letters: string})[];
   return rows.map(r => ({...r, letters: JSON.parse(r.letters) as string[]}));
 }
@@ -100,7 +119,10 @@ interface AdjudicationRow {
   created_at: string;
 }
 
-export function saveAdjudication(db: Db, a: {question: string; explanation: number; adjudicator: string; letters: string[]; note?: string | null}): void {
+export function saveAdjudication(
+  db: Db,
+  a: {question: string; explanation: number; adjudicator: string; letters: string[]; note?: string | null},
+): void {
   if (!a.adjudicator.trim()) throw new RangeError('adjudicator: a name is needed');
   const q = checkItem(db, a.question, a.explanation);
   const letters = checkLetters(q, a.letters);
@@ -112,11 +134,19 @@ export function saveAdjudication(db: Db, a: {question: string; explanation: numb
 }
 
 export function setAdjudicationNote(db: Db, question: string, explanation: number, note: string | null): void {
-  db.prepare('UPDATE adjudication SET note = ? WHERE question = ? AND explanation = ?').run(note, question, explanation);
+  db.prepare('UPDATE adjudication SET note = ? WHERE question = ? AND explanation = ?').run(
+    note,
+    question,
+    explanation,
+  );
 }
 
 export function listAdjudications(db: Db): AdjudicationRow[] {
-  return (db.prepare('SELECT question, explanation, adjudicator, letters, note, created_at FROM adjudication ORDER BY id').all() as (Omit<AdjudicationRow, 'letters'> & {letters: string})[]).map(r => ({
+  return (
+    db
+      .prepare('SELECT question, explanation, adjudicator, letters, note, created_at FROM adjudication ORDER BY id')
+      .all() as (Omit<AdjudicationRow, 'letters'> & {letters: string})[]
+  ).map(r => ({
     ...r,
     letters: JSON.parse(r.letters) as string[],
   }));
@@ -132,7 +162,8 @@ export interface FlagRow {
 
 /** A person's verdict on a question (replacing their earlier one). */
 export function setFlag(db: Db, f: {question: string; author: string; verdict: string; note?: string | null}): void {
-  if (!(FLAG_VERDICTS as readonly string[]).includes(f.verdict)) throw new RangeError(`verdict must be one of ${FLAG_VERDICTS.join(', ')} (got "${f.verdict}")`);
+  if (!(FLAG_VERDICTS as readonly string[]).includes(f.verdict))
+    throw new RangeError(`verdict must be one of ${FLAG_VERDICTS.join(', ')} (got "${f.verdict}")`);
   if (!f.author.trim()) throw new RangeError('author: a name is needed');
   if (!getQuestion(db, f.question)) throw new RangeError(`question: no question "${f.question}" in this database`);
   db.prepare(
@@ -142,14 +173,15 @@ export function setFlag(db: Db, f: {question: string; author: string; verdict: s
 }
 
 export function listFlags(db: Db): FlagRow[] {
-  return db.prepare('SELECT question, author, verdict, note, created_at FROM question_flag ORDER BY question, created_at').all() as FlagRow[];
+  return db
+    .prepare('SELECT question, author, verdict, note, created_at FROM question_flag ORDER BY question, created_at')
+    .all() as FlagRow[];
 }
 
 /** Questions a person flagged with anything but "valid" (the latest verdict of each author counts). */
 export function flaggedQuestions(db: Db): Map<string, FlagVerdict[]> {
   const out = new Map<string, FlagVerdict[]>();
-  for (const f of listFlags(db)) if (f.verdict !== 'valid') out.set(f.question, [...(out.get(f.question) ?? []), f.verdict]);
+  for (const f of listFlags(db))
+    if (f.verdict !== 'valid') out.set(f.question, [...(out.get(f.question) ?? []), f.verdict]);
   return out;
 }
-
-

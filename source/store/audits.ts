@@ -34,14 +34,26 @@ export interface AuditMessage {
   tokens: number | null;
 }
 
-export function createAudit(db: Db, a: {instance: string; agent: string; trajectory: number | null; model: string; inputs: unknown; original: string}): number {
+export function createAudit(
+  db: Db,
+  a: {instance: string; agent: string; trajectory: number | null; model: string; inputs: unknown; original: string},
+): number {
   ensureInstance(db, a.instance);
-  return Number(db.prepare("INSERT INTO audit (instance, agent, trajectory, status, model, inputs, original) VALUES (?, ?, ?, 'running', ?, ?, ?)").run(a.instance, a.agent, a.trajectory, a.model, JSON.stringify(a.inputs), a.original).lastInsertRowid);
+  return Number(
+    db
+      .prepare(
+        "INSERT INTO audit (instance, agent, trajectory, status, model, inputs, original) VALUES (?, ?, ?, 'running', ?, ?, ?)",
+      )
+      .run(a.instance, a.agent, a.trajectory, a.model, JSON.stringify(a.inputs), a.original).lastInsertRowid,
+  );
 }
 
 export function addAuditMessage(db: Db, audit: number, m: Omit<AuditMessage, 'seq'>): number {
-  const seq = ((db.prepare('SELECT max(seq) FROM audit_message WHERE audit = ?').pluck().get(audit) as number | null) ?? -1) + 1;
-  db.prepare('INSERT INTO audit_message (audit, seq, role, content, tool_calls, tool_call_id, tool, arguments, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+  const seq =
+    ((db.prepare('SELECT max(seq) FROM audit_message WHERE audit = ?').pluck().get(audit) as number | null) ?? -1) + 1;
+  db.prepare(
+    'INSERT INTO audit_message (audit, seq, role, content, tool_calls, tool_call_id, tool, arguments, tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(
     audit,
     seq,
     m.role,
@@ -55,7 +67,21 @@ export function addAuditMessage(db: Db, audit: number, m: Omit<AuditMessage, 'se
   return seq;
 }
 
-export function updateAudit(db: Db, id: number, f: {status?: AuditStatus; reason?: string | null; refined?: string | null; toolCalls?: number; tokensIn?: number; tokensOut?: number; cost?: number | null; finished?: boolean; requirements?: unknown}): void {
+export function updateAudit(
+  db: Db,
+  id: number,
+  f: {
+    status?: AuditStatus;
+    reason?: string | null;
+    refined?: string | null;
+    toolCalls?: number;
+    tokensIn?: number;
+    tokensOut?: number;
+    cost?: number | null;
+    finished?: boolean;
+    requirements?: unknown;
+  },
+): void {
   const sets: string[] = [];
   const args: unknown[] = [];
   const put = (col: string, v: unknown) => {
@@ -76,7 +102,11 @@ export function updateAudit(db: Db, id: number, f: {status?: AuditStatus; reason
 }
 
 type StoredAudit = Omit<AuditRow, 'inputs' | 'requirements'> & {inputs: string; requirements: string | null};
-const toAudit = (r: StoredAudit): AuditRow => ({...r, inputs: JSON.parse(r.inputs) as Record<string, unknown>, requirements: r.requirements === null ? null : JSON.parse(r.requirements)});
+const toAudit = (r: StoredAudit): AuditRow => ({
+  ...r,
+  inputs: JSON.parse(r.inputs) as Record<string, unknown>,
+  requirements: r.requirements === null ? null : JSON.parse(r.requirements),
+});
 
 export function getAudit(db: Db, id: number): AuditRow | null {
   const r = db.prepare('SELECT * FROM audit WHERE id = ?').get(id) as StoredAudit | undefined;
@@ -88,11 +118,21 @@ export function listAudits(db: Db): AuditRow[] {
 }
 
 export function auditMessages(db: Db, audit: number): AuditMessage[] {
-  const rows = db.prepare('SELECT seq, role, content, tool_calls, tool_call_id, tool, arguments, tokens FROM audit_message WHERE audit = ? ORDER BY seq').all(audit) as (Omit<AuditMessage, 'tool_calls'> & {tool_calls: string | null})[];
-  return rows.map(r => ({...r, tool_calls: r.tool_calls ? (JSON.parse(r.tool_calls) as AuditMessage['tool_calls']) : null}));
+  const rows = db
+    .prepare(
+      'SELECT seq, role, content, tool_calls, tool_call_id, tool, arguments, tokens FROM audit_message WHERE audit = ? ORDER BY seq',
+    )
+    .all(audit) as (Omit<AuditMessage, 'tool_calls'> & {tool_calls: string | null})[];
+  return rows.map(r => ({
+    ...r,
+    tool_calls: r.tool_calls ? (JSON.parse(r.tool_calls) as AuditMessage['tool_calls']) : null,
+  }));
 }
 
 /** The ids of the audits of an agent's explanation of an instance, oldest first. */
 export function auditIdsOf(db: Db, instance: string, agent: string): number[] {
-  return db.prepare('SELECT id FROM audit WHERE instance = ? AND agent = ? ORDER BY id').pluck().all(instance, agent) as number[];
+  return db
+    .prepare('SELECT id FROM audit WHERE instance = ? AND agent = ? ORDER BY id')
+    .pluck()
+    .all(instance, agent) as number[];
 }

@@ -1,6 +1,20 @@
 import Database from 'better-sqlite3';
 import {createHash} from 'node:crypto';
-import {accessSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statfsSync, statSync} from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statfsSync,
+  statSync,
+} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
 import {packageRoot} from '../package-root.js';
@@ -70,12 +84,16 @@ export function openDb(file: string, options: OpenOptions = {}): Db {
   }
   if (mode === 'read' && !writable(file)) {
     if (found.kind === 'store' && found.pending.length) {
-      throw new StoreError(`${file} was made by an older deltalens and needs ${found.pending.length} migration(s), but it is read-only here: open it once where it can be written`, false);
+      throw new StoreError(
+        `${file} was made by an older deltalens and needs ${found.pending.length} migration(s), but it is read-only here: open it once where it can be written`,
+        false,
+      );
     }
     return openReadOnly(file);
   }
   const made = found.kind === 'absent';
-  if (made && !existsSync(dirname(file))) throw new StoreError(`cannot create the database ${file}: the folder ${dirname(file)} does not exist`);
+  if (made && !existsSync(dirname(file)))
+    throw new StoreError(`cannot create the database ${file}: the folder ${dirname(file)} does not exist`);
   let db: Db;
   try {
     db = new Database(file, {fileMustExist: mode !== 'create'});
@@ -127,8 +145,13 @@ function openProblem(error: unknown, file: string, made: boolean): StoreError | 
   const code = (error as {code?: string}).code ?? '';
   if (!/^SQLITE_(CANTOPEN|IOERR|READONLY|FULL)/.test(code)) return null;
   const dir = dirname(file);
-  if (!existsSync(dir)) return new StoreError(`cannot ${made ? 'create' : 'open'} the database ${file}: the folder ${dir} does not exist`);
-  if (diskFull(file)) return new StoreError(`cannot ${made ? 'create' : 'open'} the database ${file}: the disk holding ${dir} is full (SQLite needs room for its journal files beside the database); free some space`, false);
+  if (!existsSync(dir))
+    return new StoreError(`cannot ${made ? 'create' : 'open'} the database ${file}: the folder ${dir} does not exist`);
+  if (diskFull(file))
+    return new StoreError(
+      `cannot ${made ? 'create' : 'open'} the database ${file}: the disk holding ${dir} is full (SQLite needs room for its journal files beside the database); free some space`,
+      false,
+    );
   const can = (path: string) => {
     try {
       accessSync(path, constants.W_OK);
@@ -137,8 +160,12 @@ function openProblem(error: unknown, file: string, made: boolean): StoreError | 
       return false;
     }
   };
-  if (!can(dir)) return new StoreError(`cannot ${made ? 'create' : 'write'} the database ${file}: the folder ${dir} is not writable by this user (give --db a file in a writable folder)`);
-  if (existsSync(file) && !can(file)) return new StoreError(`cannot write the database ${file}: the file is read-only for this user`);
+  if (!can(dir))
+    return new StoreError(
+      `cannot ${made ? 'create' : 'write'} the database ${file}: the folder ${dir} is not writable by this user (give --db a file in a writable folder)`,
+    );
+  if (existsSync(file) && !can(file))
+    return new StoreError(`cannot write the database ${file}: the file is read-only for this user`);
   return null;
 }
 
@@ -172,7 +199,8 @@ type Found = {kind: 'absent'} | {kind: 'empty'} | {kind: 'store'; pending: Migra
 function inspect(file: string, migrations: Migration[] = readMigrations(MIGRATIONS_DIR)): Found {
   if (!existsSync(file)) return {kind: 'absent'};
   const stat = statSync(file);
-  if (stat.isDirectory()) throw new StoreError(`${file} is a folder, not a database file (give --db FOLDER/deltalens.db)`);
+  if (stat.isDirectory())
+    throw new StoreError(`${file} is a folder, not a database file (give --db FOLDER/deltalens.db)`);
   if (!stat.isFile()) throw new StoreError(`${file} is not a regular file`);
   if (stat.size === 0) return {kind: 'empty'};
   const head = Buffer.alloc(16);
@@ -182,16 +210,22 @@ function inspect(file: string, migrations: Migration[] = readMigrations(MIGRATIO
   } finally {
     closeSync(fd);
   }
-  if (head.toString('latin1') !== SQLITE_MAGIC) throw new StoreError(`${file} is not a SQLite database; deltalens will not change it`);
+  if (head.toString('latin1') !== SQLITE_MAGIC)
+    throw new StoreError(`${file} is not a SQLite database; deltalens will not change it`);
   const db = openReadOnly(file);
   try {
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]);
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .pluck()
+      .all() as string[];
     if (tables.length === 0) return {kind: 'empty'};
     const foreign = `${file} is not a deltalens database (it holds ${tables.length} other table${tables.length === 1 ? '' : 's'}: ${tables.slice(0, 4).join(', ')}${tables.length > 4 ? ', …' : ''}); deltalens will not change it — give another --db`;
     if (!tables.includes('schema_migration')) throw new StoreError(foreign);
     let applied: {version: number; name: string; checksum: string}[];
     try {
-      applied = db.prepare('SELECT version, name, checksum FROM schema_migration ORDER BY version').all() as typeof applied;
+      applied = db
+        .prepare('SELECT version, name, checksum FROM schema_migration ORDER BY version')
+        .all() as typeof applied;
     } catch {
       throw new StoreError(foreign);
     }
@@ -200,7 +234,10 @@ function inspect(file: string, migrations: Migration[] = readMigrations(MIGRATIO
     if (!first || !ours || ours.name !== first.name || ours.checksum !== first.checksum) throw new StoreError(foreign);
     const newest = migrations.at(-1)?.version ?? 0;
     const ahead = applied.find(m => m.version > newest);
-    if (ahead) throw new MigrationError(`${file} was written by a newer deltalens (migration ${ahead.name} is not known to this version); update deltalens to open it`);
+    if (ahead)
+      throw new MigrationError(
+        `${file} was written by a newer deltalens (migration ${ahead.name} is not known to this version); update deltalens to open it`,
+      );
     const done = new Set(applied.map(m => m.version));
     return {kind: 'store', pending: migrations.filter(m => !done.has(m.version))};
   } finally {
@@ -238,7 +275,12 @@ function openReadOnly(file: string, copy = false): Db {
     } catch (error) {
       db.close();
       const code = (error as {code?: string}).code ?? '';
-      if (code !== 'SQLITE_READONLY_DIRECTORY' && code !== 'SQLITE_CANTOPEN' && !(code.startsWith('SQLITE_IOERR') && diskFull(file))) throw error;
+      if (
+        code !== 'SQLITE_READONLY_DIRECTORY' &&
+        code !== 'SQLITE_CANTOPEN' &&
+        !(code.startsWith('SQLITE_IOERR') && diskFull(file))
+      )
+        throw error;
     }
   }
   const dir = mkdtempSync(join(tmpdir(), 'deltalens-readonly-'));
@@ -258,10 +300,17 @@ interface Migration {
 }
 
 export function readMigrations(dir: string): Migration[] {
-  const files = readdirSync(dir).filter(file => /^\d{3}_[\w-]+\.sql$/.test(file)).sort();
+  const files = readdirSync(dir)
+    .filter(file => /^\d{3}_[\w-]+\.sql$/.test(file))
+    .sort();
   return files.map(file => {
     const sql = readFileSync(join(dir, file), 'utf8');
-    return {version: Number(file.slice(0, 3)), name: file, sql, checksum: createHash('sha256').update(sql).digest('hex')};
+    return {
+      version: Number(file.slice(0, 3)),
+      name: file,
+      sql,
+      checksum: createHash('sha256').update(sql).digest('hex'),
+    };
   });
 }
 
@@ -276,14 +325,22 @@ export function migrate(db: Db, dir: string): string[] {
     applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`);
   const appliedNow = () =>
     new Map(
-      (db.prepare('SELECT version, name, checksum FROM schema_migration').all() as {version: number; name: string; checksum: string}[]).map(row => [row.version, row]),
+      (
+        db.prepare('SELECT version, name, checksum FROM schema_migration').all() as {
+          version: number;
+          name: string;
+          checksum: string;
+        }[]
+      ).map(row => [row.version, row]),
     );
   const ran: string[] = [];
   const migrations = readMigrations(dir);
   const newest = migrations.at(-1)?.version ?? 0;
   for (const [version, row] of appliedNow()) {
     if (version > newest) {
-      throw new MigrationError(`database was written by a newer deltalens (migration ${row.name} is not known to this version)`);
+      throw new MigrationError(
+        `database was written by a newer deltalens (migration ${row.name} is not known to this version)`,
+      );
     }
   }
   for (const migration of migrations) {
@@ -291,12 +348,18 @@ export function migrate(db: Db, dir: string): string[] {
       const done = appliedNow().get(migration.version);
       if (done) {
         if (done.checksum !== migration.checksum) {
-          throw new MigrationError(`migration ${migration.name} was edited after it was applied to this database; add a new migration instead`);
+          throw new MigrationError(
+            `migration ${migration.name} was edited after it was applied to this database; add a new migration instead`,
+          );
         }
         return false;
       }
       db.exec(migration.sql);
-      db.prepare('INSERT INTO schema_migration (version, name, checksum) VALUES (?, ?, ?)').run(migration.version, migration.name, migration.checksum);
+      db.prepare('INSERT INTO schema_migration (version, name, checksum) VALUES (?, ?, ?)').run(
+        migration.version,
+        migration.name,
+        migration.checksum,
+      );
       return true;
     });
     if (ranHere) ran.push(migration.name);

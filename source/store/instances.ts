@@ -12,7 +12,9 @@ export function ensureInstance(db: Db, id: string): void {
 
 /** Fills an instance from a SWE-bench record; fields already known are kept when the record lacks them. */
 export function upsertInstance(db: Db, record: InstanceRecord): 'added' | 'updated' | 'unchanged' {
-  const before = db.prepare('SELECT * FROM instance WHERE id = ?').get(record.id) as Record<string, unknown> | undefined;
+  const before = db.prepare('SELECT * FROM instance WHERE id = ?').get(record.id) as
+    | Record<string, unknown>
+    | undefined;
   const values = {
     id: record.id,
     repo: record.repo,
@@ -25,7 +27,10 @@ export function upsertInstance(db: Db, record: InstanceRecord): 'added' | 'updat
     difficulty: record.difficulty,
     source_path: record.sourcePath,
   };
-  if (before && Object.entries(values).every(([key, value]) => value === null || before[key] === value || key === 'source_path')) {
+  if (
+    before &&
+    Object.entries(values).every(([key, value]) => value === null || before[key] === value || key === 'source_path')
+  ) {
     return 'unchanged';
   }
   db.prepare(
@@ -43,7 +48,10 @@ export function upsertInstance(db: Db, record: InstanceRecord): 'added' | 'updat
 
 /** The issue text of an instance, when a record gave one. */
 export function problemStatement(db: Db, id: string): string | null {
-  return (db.prepare('SELECT problem_statement FROM instance WHERE id = ?').pluck().get(id) as string | null | undefined) ?? null;
+  return (
+    (db.prepare('SELECT problem_statement FROM instance WHERE id = ?').pluck().get(id) as string | null | undefined) ??
+    null
+  );
 }
 
 /** Stores a whole dataset row (every field of it replaces what was known). */
@@ -116,11 +124,16 @@ export function listInstances(db: Db, o: {withRecordOnly?: boolean} = {}): Insta
        FROM instance i ${o.withRecordOnly ? 'WHERE i.record IS NOT NULL OR i.base_commit IS NOT NULL' : ''} ORDER BY i.id`,
     )
     .all() as Record<string, unknown>[];
-  return rows.map(r => summaryOf(r, {runs: r.runs as number, pairs: r.pairs as number, questions: r.questions as number}));
+  return rows.map(r =>
+    summaryOf(r, {runs: r.runs as number, pairs: r.pairs as number, questions: r.questions as number}),
+  );
 }
 
 /** An instance row's summary fields, with its counts. */
-function summaryOf(r: Record<string, unknown>, counts: {runs: number; pairs: number; questions: number}): InstanceSummary {
+function summaryOf(
+  r: Record<string, unknown>,
+  counts: {runs: number; pairs: number; questions: number},
+): InstanceSummary {
   return {
     id: r.id as string,
     repo: (r.repo as string | null) ?? null,
@@ -147,7 +160,9 @@ export interface InstanceDetail extends InstanceSummary {
 }
 
 export function getInstance(db: Db, id: string): InstanceDetail | null {
-  const r = db.prepare('SELECT *, record IS NOT NULL OR base_commit IS NOT NULL AS has_record FROM instance WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+  const r = db
+    .prepare('SELECT *, record IS NOT NULL OR base_commit IS NOT NULL AS has_record FROM instance WHERE id = ?')
+    .get(id) as Record<string, unknown> | undefined;
   if (!r) return null;
   const counts = db
     .prepare(

@@ -21,17 +21,34 @@ export function streamingLabels(): (step: StepInput) => {stage: string; rule: st
  * (JSON: the rule that fired, its inputs, and the state it read).
  */
 function labelTrajectory(db: Db, trajectoryId: number): {states: ActionState[]; labels: Label[]} {
-  const rows = db.prepare('SELECT idx, action_tool AS tool, action_args AS args, action_text AS actionText FROM step WHERE trajectory = ? ORDER BY idx').all(trajectoryId) as {
+  const rows = db
+    .prepare(
+      'SELECT idx, action_tool AS tool, action_args AS args, action_text AS actionText FROM step WHERE trajectory = ? ORDER BY idx',
+    )
+    .all(trajectoryId) as {
     idx: number;
     tool: string | null;
     args: string | null;
     actionText: string | null;
   }[];
-  const states = extractStates(rows.map(r => ({tool: r.tool, actionText: r.actionText, args: r.args ? (JSON.parse(r.args) as Record<string, unknown>) : null})));
+  const states = extractStates(
+    rows.map(r => ({
+      tool: r.tool,
+      actionText: r.actionText,
+      args: r.args ? (JSON.parse(r.args) as Record<string, unknown>) : null,
+    })),
+  );
   const labels = labelSteps(states);
   const update = db.prepare('UPDATE step SET intent_stage = ?, labeller_rule = ? WHERE trajectory = ? AND idx = ?');
   db.transaction(() => {
-    rows.forEach((r, i) => update.run(labels[i]!.stage, JSON.stringify({rule: labels[i]!.rule, ...labels[i]!.inputs, state: states[i]}), trajectoryId, r.idx));
+    rows.forEach((r, i) =>
+      update.run(
+        labels[i]!.stage,
+        JSON.stringify({rule: labels[i]!.rule, ...labels[i]!.inputs, state: states[i]}),
+        trajectoryId,
+        r.idx,
+      ),
+    );
   }).immediate();
   return {states, labels};
 }
@@ -46,7 +63,10 @@ export function labelAll(db: Db): {trajectories: number; steps: number} {
 const STAGE_SET = new Set(['E', 'I', 'V', 'O']);
 
 /** Records (or replaces) an annotator's stage for one step; the labeller's label stays as it was. */
-export function setStageOverride(db: Db, o: {trajectory: number; idx: number; annotator: string; stage: string; note?: string | null}): void {
+export function setStageOverride(
+  db: Db,
+  o: {trajectory: number; idx: number; annotator: string; stage: string; note?: string | null},
+): void {
   if (!STAGE_SET.has(o.stage)) throw new RangeError(`stage must be one of E, I, V, O (got "${o.stage}")`);
   if (!o.annotator.trim()) throw new RangeError('an annotator name is needed');
   const exists = db.prepare('SELECT 1 FROM step WHERE trajectory = ? AND idx = ?').get(o.trajectory, o.idx);
@@ -58,7 +78,11 @@ export function setStageOverride(db: Db, o: {trajectory: number; idx: number; an
 }
 
 export function removeStageOverride(db: Db, trajectory: number, idx: number, annotator: string): boolean {
-  return db.prepare('DELETE FROM stage_annotation WHERE trajectory = ? AND idx = ? AND annotator = ?').run(trajectory, idx, annotator).changes > 0;
+  return (
+    db
+      .prepare('DELETE FROM stage_annotation WHERE trajectory = ? AND idx = ? AND annotator = ?')
+      .run(trajectory, idx, annotator).changes > 0
+  );
 }
 
 /**
@@ -69,16 +93,35 @@ export function removeStageOverride(db: Db, trajectory: number, idx: number, ann
 export function loadLensRuns(db: Db, instance?: string): {runs: LensRun[]; overridden: number} {
   const where = instance ? 'WHERE t.instance = ?' : '';
   const heads = db
-    .prepare(`SELECT t.id, t.instance, a.name AS agent, t.resolved FROM trajectory t JOIN agent a ON a.id = t.agent ${where} ORDER BY t.id`)
+    .prepare(
+      `SELECT t.id, t.instance, a.name AS agent, t.resolved FROM trajectory t JOIN agent a ON a.id = t.agent ${where} ORDER BY t.id`,
+    )
     .all(...(instance ? [instance] : [])) as {id: number; instance: string; agent: string; resolved: number | null}[];
-  const byId = new Map<number, LensRun>(heads.map(h => [h.id, {id: h.id, instance: h.instance, agent: h.agent, resolved: h.resolved === null ? null : h.resolved === 1, steps: []}]));
+  const byId = new Map<number, LensRun>(
+    heads.map(h => [
+      h.id,
+      {
+        id: h.id,
+        instance: h.instance,
+        agent: h.agent,
+        resolved: h.resolved === null ? null : h.resolved === 1,
+        steps: [],
+      },
+    ]),
+  );
   const steps = db.prepare(
     `SELECT s.trajectory, s.idx, s.intent_stage AS stage, s.labeller_rule AS rule,
             (SELECT sa.stage FROM stage_annotation sa WHERE sa.trajectory = s.trajectory AND sa.idx = s.idx ORDER BY sa.created_at DESC LIMIT 1) AS person
        FROM step s ${instance ? 'JOIN trajectory t ON t.id = s.trajectory WHERE t.instance = ?' : ''} ORDER BY s.trajectory, s.idx`,
   );
   let overridden = 0;
-  for (const row of steps.iterate(...(instance ? [instance] : [])) as Iterable<{trajectory: number; idx: number; stage: string | null; rule: string | null; person: string | null}>) {
+  for (const row of steps.iterate(...(instance ? [instance] : [])) as Iterable<{
+    trajectory: number;
+    idx: number;
+    stage: string | null;
+    rule: string | null;
+    person: string | null;
+  }>) {
     const run = byId.get(row.trajectory);
     if (!run) continue;
     const state = row.rule ? ((JSON.parse(row.rule) as {state?: ActionState}).state ?? null) : null;
@@ -113,28 +156,53 @@ export function applyStoredScopes(db: Db, runs: LensRun[]): void {
     const steps = JSON.parse(json) as Record<string, Record<string, string>>;
     for (const s of run.steps) {
       const placed = steps[s.idx];
-      if (placed) s.state = {...s.state, files: s.state.files.map(f => (placed[f.path] ? {...f, scope: placed[f.path]} : f))};
+      if (placed)
+        s.state = {...s.state, files: s.state.files.map(f => (placed[f.path] ? {...f, scope: placed[f.path]} : f))};
     }
   }
 }
 
-export function saveLensResult(db: Db, result: LensResult, scopes: Map<number, Record<number, Record<string, string>>> = new Map()): number {
-  return db.transaction(() => {
-    db.prepare('DELETE FROM lens_build').run();
-    const build = Number(
-      db
-        .prepare('INSERT INTO lens_build (options, threshold, skipped, rounds, rankings) VALUES (?, ?, ?, ?, ?)')
-        .run(JSON.stringify(result.options), JSON.stringify(result.threshold), JSON.stringify(result.skipped), JSON.stringify(result.rounds), JSON.stringify(result.rankings)).lastInsertRowid,
-    );
-    const insert = db.prepare(
-      'INSERT INTO lens_score (trajectory, build, instance, quality, signals, tier, mechanism, waste, divergence, reference, scopes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    for (const r of result.runs) {
-      const placed = scopes.get(r.trajectory);
-      insert.run(r.trajectory, build, r.instance, r.quality, JSON.stringify(r.signals), r.tier, r.mechanism && JSON.stringify(r.mechanism), JSON.stringify(r.waste), r.divergence, JSON.stringify(r.reference), placed ? JSON.stringify(placed) : null);
-    }
-    return build;
-  }).immediate();
+export function saveLensResult(
+  db: Db,
+  result: LensResult,
+  scopes: Map<number, Record<number, Record<string, string>>> = new Map(),
+): number {
+  return db
+    .transaction(() => {
+      db.prepare('DELETE FROM lens_build').run();
+      const build = Number(
+        db
+          .prepare('INSERT INTO lens_build (options, threshold, skipped, rounds, rankings) VALUES (?, ?, ?, ?, ?)')
+          .run(
+            JSON.stringify(result.options),
+            JSON.stringify(result.threshold),
+            JSON.stringify(result.skipped),
+            JSON.stringify(result.rounds),
+            JSON.stringify(result.rankings),
+          ).lastInsertRowid,
+      );
+      const insert = db.prepare(
+        'INSERT INTO lens_score (trajectory, build, instance, quality, signals, tier, mechanism, waste, divergence, reference, scopes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+      for (const r of result.runs) {
+        const placed = scopes.get(r.trajectory);
+        insert.run(
+          r.trajectory,
+          build,
+          r.instance,
+          r.quality,
+          JSON.stringify(r.signals),
+          r.tier,
+          r.mechanism && JSON.stringify(r.mechanism),
+          JSON.stringify(r.waste),
+          r.divergence,
+          JSON.stringify(r.reference),
+          placed ? JSON.stringify(placed) : null,
+        );
+      }
+      return build;
+    })
+    .immediate();
 }
 
 interface StoredLens extends LensResult {
@@ -144,7 +212,15 @@ interface StoredLens extends LensResult {
 /** The stored lens build, or null when `lens build` has not run on this database. */
 export function loadLensResult(db: Db): StoredLens | null {
   const b = db.prepare('SELECT * FROM lens_build ORDER BY id DESC LIMIT 1').get() as
-    | {id: number; options: string; threshold: string; skipped: string; rounds: string; rankings: string; built_at: string}
+    | {
+        id: number;
+        options: string;
+        threshold: string;
+        skipped: string;
+        rounds: string;
+        rankings: string;
+        built_at: string;
+      }
     | undefined;
   if (!b) return null;
   const rows = db
@@ -218,20 +294,46 @@ export function whyNotScored(db: Db, instance: string): string {
 }
 
 /** The stored build's threshold and rankings, or null. */
-export function lensRankings(db: Db): {threshold: LensResult['threshold']; rankings: LensResult['rankings']; built_at: string} | null {
-  const b = db.prepare('SELECT threshold, rankings, built_at FROM lens_build ORDER BY id DESC LIMIT 1').get() as {threshold: string; rankings: string; built_at: string} | undefined;
-  return b ? {threshold: JSON.parse(b.threshold) as LensResult['threshold'], rankings: JSON.parse(b.rankings) as LensResult['rankings'], built_at: b.built_at} : null;
+export function lensRankings(
+  db: Db,
+): {threshold: LensResult['threshold']; rankings: LensResult['rankings']; built_at: string} | null {
+  const b = db.prepare('SELECT threshold, rankings, built_at FROM lens_build ORDER BY id DESC LIMIT 1').get() as
+    | {threshold: string; rankings: string; built_at: string}
+    | undefined;
+  return b
+    ? {
+        threshold: JSON.parse(b.threshold) as LensResult['threshold'],
+        rankings: JSON.parse(b.rankings) as LensResult['rankings'],
+        built_at: b.built_at,
+      }
+    : null;
 }
 
 /** Labeller vs people: every step a person labelled, per annotator and over all. */
 export function stageAgreement(db: Db): {annotators: ({annotator: string} & CohenResult)[]; overall: CohenResult} {
   const rows = db
-    .prepare('SELECT sa.annotator, sa.stage AS person, s.intent_stage AS labeller FROM stage_annotation sa JOIN step s ON s.trajectory = sa.trajectory AND s.idx = sa.idx WHERE s.intent_stage IS NOT NULL ORDER BY sa.annotator')
+    .prepare(
+      'SELECT sa.annotator, sa.stage AS person, s.intent_stage AS labeller FROM stage_annotation sa JOIN step s ON s.trajectory = sa.trajectory AND s.idx = sa.idx WHERE s.intent_stage IS NOT NULL ORDER BY sa.annotator',
+    )
     .all() as {annotator: string; person: string; labeller: string}[];
   const cats = ['E', 'I', 'V', 'O'];
   const annotators = [...new Set(rows.map(r => r.annotator))].map(annotator => {
     const own = rows.filter(r => r.annotator === annotator);
-    return {annotator, ...cohenKappa(own.map(r => r.labeller), own.map(r => r.person), cats)};
+    return {
+      annotator,
+      ...cohenKappa(
+        own.map(r => r.labeller),
+        own.map(r => r.person),
+        cats,
+      ),
+    };
   });
-  return {annotators, overall: cohenKappa(rows.map(r => r.labeller), rows.map(r => r.person), cats)};
+  return {
+    annotators,
+    overall: cohenKappa(
+      rows.map(r => r.labeller),
+      rows.map(r => r.person),
+      cats,
+    ),
+  };
 }

@@ -6,13 +6,22 @@ import {ensureInstance} from './instances.js';
 
 /** Stores a question (replacing one with its id) with its provenance and, per choice label, how
  * that choice was validated. */
-export function insertQuestion(db: Db, q: Question, provenance: unknown = null, validations: Record<string, unknown> = {}): void {
+export function insertQuestion(
+  db: Db,
+  q: Question,
+  provenance: unknown = null,
+  validations: Record<string, unknown> = {},
+): void {
   ensureInstance(db, q.instance);
   // a question replaced by another (rebuilt or edited: its text, context, choices or key differ):
   // the answers stored for it answered the old one, and go
-  const before = db.prepare('SELECT text, context, key FROM question WHERE id = ?').get(q.id) as {text: string | null; context: string | null; key: string | null} | undefined;
+  const before = db.prepare('SELECT text, context, key FROM question WHERE id = ?').get(q.id) as
+    | {text: string | null; context: string | null; key: string | null}
+    | undefined;
   if (before) {
-    const oldChoices = db.prepare('SELECT label, text, role FROM choice WHERE question = ? ORDER BY position').all(q.id) as {label: string; text: string; role: string}[];
+    const oldChoices = db
+      .prepare('SELECT label, text, role FROM choice WHERE question = ? ORDER BY position')
+      .all(q.id) as {label: string; text: string; role: string}[];
     const same =
       before.text === q.question &&
       before.context === JSON.stringify(q.context) &&
@@ -25,18 +34,49 @@ export function insertQuestion(db: Db, q: Question, provenance: unknown = null, 
     `INSERT INTO question (id, instance, type, trajectory, context, key, provenance, text, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET instance = excluded.instance, type = excluded.type, trajectory = excluded.trajectory, context = excluded.context,
        key = excluded.key, provenance = excluded.provenance, text = excluded.text, agent = excluded.agent`,
-  ).run(q.id, q.instance, q.type, q.trajectory, JSON.stringify(q.context), JSON.stringify(q.answer), provenance === null ? null : JSON.stringify(provenance), q.question, agentId);
+  ).run(
+    q.id,
+    q.instance,
+    q.type,
+    q.trajectory,
+    JSON.stringify(q.context),
+    JSON.stringify(q.answer),
+    provenance === null ? null : JSON.stringify(provenance),
+    q.question,
+    agentId,
+  );
   db.prepare('DELETE FROM choice WHERE question = ?').run(q.id);
-  const ins = db.prepare('INSERT INTO choice (question, label, text, role, position, validation) VALUES (?, ?, ?, ?, ?, ?)');
-  q.choices.forEach((c, i) => ins.run(q.id, c.label, c.text, c.role, i, validations[c.label] === undefined ? null : JSON.stringify(validations[c.label])));
+  const ins = db.prepare(
+    'INSERT INTO choice (question, label, text, role, position, validation) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  q.choices.forEach((c, i) =>
+    ins.run(
+      q.id,
+      c.label,
+      c.text,
+      c.role,
+      i,
+      validations[c.label] === undefined ? null : JSON.stringify(validations[c.label]),
+    ),
+  );
 }
 
 /** A question's provenance and each choice's validation, as stored (null: no such question). */
-export function questionProvenance(db: Db, id: string): {provenance: unknown; validations: Record<string, unknown>} | null {
-  const row = db.prepare('SELECT provenance FROM question WHERE id = ?').get(id) as {provenance: string | null} | undefined;
+export function questionProvenance(
+  db: Db,
+  id: string,
+): {provenance: unknown; validations: Record<string, unknown>} | null {
+  const row = db.prepare('SELECT provenance FROM question WHERE id = ?').get(id) as
+    | {provenance: string | null}
+    | undefined;
   if (!row) return null;
-  const choices = db.prepare('SELECT label, validation FROM choice WHERE question = ? AND validation IS NOT NULL').all(id) as {label: string; validation: string}[];
-  return {provenance: row.provenance === null ? null : JSON.parse(row.provenance), validations: Object.fromEntries(choices.map(c => [c.label, JSON.parse(c.validation)]))};
+  const choices = db
+    .prepare('SELECT label, validation FROM choice WHERE question = ? AND validation IS NOT NULL')
+    .all(id) as {label: string; validation: string}[];
+  return {
+    provenance: row.provenance === null ? null : JSON.parse(row.provenance),
+    validations: Object.fromEntries(choices.map(c => [c.label, JSON.parse(c.validation)])),
+  };
 }
 
 interface QuestionRow {
@@ -54,7 +94,9 @@ const QUESTION_SELECT = `SELECT q.id, q.instance, q.type, q.trajectory, a.name A
   FROM question q LEFT JOIN agent a ON a.id = q.agent`;
 
 function choicesOf(db: Db, id: string): Choice[] {
-  return db.prepare('SELECT label, text, role FROM choice WHERE question = ? ORDER BY position, label').all(id) as Choice[];
+  return db
+    .prepare('SELECT label, text, role FROM choice WHERE question = ? ORDER BY position, label')
+    .all(id) as Choice[];
 }
 
 function toQuestion(db: Db, r: QuestionRow): Question {
@@ -87,24 +129,40 @@ export function listQuestions(db: Db, filter: {type?: QuestionType; instance?: s
     where.push('q.instance = ?');
     args.push(filter.instance);
   }
-  const rows = db.prepare(`${QUESTION_SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY q.type, q.instance, a.name, q.id`).all(...args) as QuestionRow[];
+  const rows = db
+    .prepare(
+      `${QUESTION_SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY q.type, q.instance, a.name, q.id`,
+    )
+    .all(...args) as QuestionRow[];
   return rows.map(r => toQuestion(db, r));
 }
 
 /** An explanation of an agent for an instance (no trajectory stored); text NULL when the source lacks it. */
-export function ensureExplanation(db: Db, e: {instance: string; agent: string; kind: 'original' | 'audited' | 'blank' | 'custom'; text: string | null; source: string | null}): number {
+export function ensureExplanation(
+  db: Db,
+  e: {
+    instance: string;
+    agent: string;
+    kind: 'original' | 'audited' | 'blank' | 'custom';
+    text: string | null;
+    source: string | null;
+  },
+): number {
   ensureInstance(db, e.instance);
   const agentId = ensureAgent(db, e.agent, '');
-  const found = db.prepare('SELECT id, text FROM explanation WHERE trajectory IS NULL AND instance = ? AND agent = ? AND kind = ?').get(e.instance, agentId, e.kind) as
-    | {id: number; text: string | null}
-    | undefined;
+  const found = db
+    .prepare('SELECT id, text FROM explanation WHERE trajectory IS NULL AND instance = ? AND agent = ? AND kind = ?')
+    .get(e.instance, agentId, e.kind) as {id: number; text: string | null} | undefined;
   if (found) {
-    if (found.text === null && e.text !== null) db.prepare('UPDATE explanation SET text = ?, n_chars = ? WHERE id = ?').run(e.text, [...e.text].length, found.id);
+    if (found.text === null && e.text !== null)
+      db.prepare('UPDATE explanation SET text = ?, n_chars = ? WHERE id = ?').run(e.text, [...e.text].length, found.id);
     return found.id;
   }
   return Number(
     db
-      .prepare('INSERT INTO explanation (trajectory, instance, agent, kind, text, n_chars, source) VALUES (NULL, ?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO explanation (trajectory, instance, agent, kind, text, n_chars, source) VALUES (NULL, ?, ?, ?, ?, ?, ?)',
+      )
       .run(e.instance, agentId, e.kind, e.text, e.text === null ? 0 : [...e.text].length, e.source).lastInsertRowid,
   );
 }
@@ -198,12 +256,16 @@ export function listAnswers(db: Db, model?: string, question?: string): AnswerRo
        LEFT JOIN agent a ON a.id = e.agent LEFT JOIN trajectory t ON t.id = e.trajectory LEFT JOIN agent ta ON ta.id = t.agent
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY x.id`,
     )
-    .all(...[model, question].filter((v): v is string => Boolean(v))) as (Omit<AnswerRow, 'letters'> & {letters: string | null})[];
+    .all(...[model, question].filter((v): v is string => Boolean(v))) as (Omit<AnswerRow, 'letters'> & {
+    letters: string | null;
+  })[];
   return rows.map(r => ({...r, letters: r.letters ? (JSON.parse(r.letters) as string[]) : null}));
 }
 
 export function answerModels(db: Db): {model: string; answers: number}[] {
-  return db.prepare('SELECT model, count(*) AS answers FROM qa_answer GROUP BY model ORDER BY answers DESC, model').all() as {model: string; answers: number}[];
+  return db
+    .prepare('SELECT model, count(*) AS answers FROM qa_answer GROUP BY model ORDER BY answers DESC, model')
+    .all() as {model: string; answers: number}[];
 }
 
 export interface PublishedMetric {
@@ -226,7 +288,19 @@ export function upsertPublished(db: Db, m: PublishedMetric): void {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (benchmark, type, agent, explanations, model) DO UPDATE SET mean = excluded.mean, std = excluded.std, sem = excluded.sem,
        run_values = excluded.run_values, per_instance = excluded.per_instance, source_path = excluded.source_path`,
-  ).run(m.benchmark, m.type, m.agent, m.explanations, m.model, m.mean, m.std, m.sem, m.runValues ? JSON.stringify(m.runValues) : null, m.perInstance ? JSON.stringify(m.perInstance) : null, m.sourcePath);
+  ).run(
+    m.benchmark,
+    m.type,
+    m.agent,
+    m.explanations,
+    m.model,
+    m.mean,
+    m.std,
+    m.sem,
+    m.runValues ? JSON.stringify(m.runValues) : null,
+    m.perInstance ? JSON.stringify(m.perInstance) : null,
+    m.sourcePath,
+  );
 }
 
 export function listPublished(db: Db): PublishedMetric[] {
@@ -235,17 +309,33 @@ export function listPublished(db: Db): PublishedMetric[] {
       .prepare(
         'SELECT benchmark, type, agent, explanations, model, mean, std, sem, run_values AS runValues, per_instance AS perInstance, source_path AS sourcePath FROM published_metric ORDER BY id',
       )
-      .all() as (Omit<PublishedMetric, 'runValues' | 'perInstance'> & {runValues: string | null; perInstance: string | null})[]
-  ).map(r => ({...r, runValues: r.runValues ? JSON.parse(r.runValues) : null, perInstance: r.perInstance ? JSON.parse(r.perInstance) : null}));
+      .all() as (Omit<PublishedMetric, 'runValues' | 'perInstance'> & {
+      runValues: string | null;
+      perInstance: string | null;
+    })[]
+  ).map(r => ({
+    ...r,
+    runValues: r.runValues ? JSON.parse(r.runValues) : null,
+    perInstance: r.perInstance ? JSON.parse(r.perInstance) : null,
+  }));
 }
 
 /** One explanation's id, kind and text. */
 export function getExplanation(db: Db, id: number): {id: number; kind: string; text: string | null} | null {
-  return (db.prepare('SELECT id, kind, text FROM explanation WHERE id = ?').get(id) as {id: number; kind: string; text: string | null} | undefined) ?? null;
+  return (
+    (db.prepare('SELECT id, kind, text FROM explanation WHERE id = ?').get(id) as
+      | {id: number; kind: string; text: string | null}
+      | undefined) ?? null
+  );
 }
 
 /** The first explanation of this kind an agent wrote for an instance (directly, or through its run). */
-export function findExplanation(db: Db, instance: string, agent: string, kind: string): {id: number; kind: string; text: string | null} | null {
+export function findExplanation(
+  db: Db,
+  instance: string,
+  agent: string,
+  kind: string,
+): {id: number; kind: string; text: string | null} | null {
   return (
     (db
       .prepare(
@@ -262,7 +352,12 @@ export function explanationText(db: Db, id: number): string | null {
 
 /** Every explanation's text by id (null: imported without its text). */
 export function explanationTexts(db: Db): Map<number, string | null> {
-  return new Map((db.prepare('SELECT id, text FROM explanation').all() as {id: number; text: string | null}[]).map(r => [r.id, r.text]));
+  return new Map(
+    (db.prepare('SELECT id, text FROM explanation').all() as {id: number; text: string | null}[]).map(r => [
+      r.id,
+      r.text,
+    ]),
+  );
 }
 
 /**
@@ -290,7 +385,11 @@ interface SampleAnswer {
 /** Every stored answer to one question about one explanation, per model and sample. */
 export function answersFor(db: Db, question: string, explanation: number): SampleAnswer[] {
   return (
-    db.prepare('SELECT model, sample, letters, verdict, raw, permutation FROM qa_answer WHERE question = ? AND explanation = ? ORDER BY model, sample, id').all(question, explanation) as {
+    db
+      .prepare(
+        'SELECT model, sample, letters, verdict, raw, permutation FROM qa_answer WHERE question = ? AND explanation = ? ORDER BY model, sample, id',
+      )
+      .all(question, explanation) as {
       model: string;
       sample: number;
       letters: string | null;
@@ -298,18 +397,36 @@ export function answersFor(db: Db, question: string, explanation: number): Sampl
       raw: string | null;
       permutation: string | null;
     }[]
-  ).map(a => ({...a, letters: a.letters ? (JSON.parse(a.letters) as string[]) : null, order: a.permutation ? (JSON.parse(a.permutation) as string[]) : null}));
+  ).map(a => ({
+    ...a,
+    letters: a.letters ? (JSON.parse(a.letters) as string[]) : null,
+    order: a.permutation ? (JSON.parse(a.permutation) as string[]) : null,
+  }));
 }
 
 /** A checker: is this sample of this model's answer (for this prompt) already stored? */
-export function answerStored(db: Db): (a: {question: string; explanation: number; model: string; sample: number; promptHash: string}) => boolean {
-  const q = db.prepare('SELECT 1 FROM qa_answer WHERE question = ? AND explanation = ? AND model = ? AND sample = ? AND prompt_hash = ?').pluck();
+export function answerStored(
+  db: Db,
+): (a: {question: string; explanation: number; model: string; sample: number; promptHash: string}) => boolean {
+  const q = db
+    .prepare(
+      'SELECT 1 FROM qa_answer WHERE question = ? AND explanation = ? AND model = ? AND sample = ? AND prompt_hash = ?',
+    )
+    .pluck();
   return a => q.get(a.question, a.explanation, a.model, a.sample, a.promptHash) !== undefined;
 }
 
 /** Every stored answer's question, model, letters, verdict and the choice order it was shown. */
-export function answerPositions(db: Db): {question: string; model: string; letters: string | null; verdict: string | null; permutation: string | null}[] {
-  return db.prepare('SELECT question, model, letters, verdict, permutation FROM qa_answer').all() as {question: string; model: string; letters: string | null; verdict: string | null; permutation: string | null}[];
+export function answerPositions(
+  db: Db,
+): {question: string; model: string; letters: string | null; verdict: string | null; permutation: string | null}[] {
+  return db.prepare('SELECT question, model, letters, verdict, permutation FROM qa_answer').all() as {
+    question: string;
+    model: string;
+    letters: string | null;
+    verdict: string | null;
+    permutation: string | null;
+  }[];
 }
 
 /** Questions some model answered correctly from a blank explanation, per model. */
@@ -347,26 +464,62 @@ export interface ReviewRow {
 }
 
 /** Records a review of a question (the latest one is its status). */
-export function addReview(db: Db, r: {question: string; reviewer: string; action: ReviewAction; note?: string | null; previous?: Question | null; validation?: unknown}): number {
+export function addReview(
+  db: Db,
+  r: {
+    question: string;
+    reviewer: string;
+    action: ReviewAction;
+    note?: string | null;
+    previous?: Question | null;
+    validation?: unknown;
+  },
+): number {
   return Number(
     db
-      .prepare('INSERT INTO question_review (question, reviewer, action, note, previous, validation) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(r.question, r.reviewer, r.action, r.note ?? null, r.previous ? JSON.stringify(r.previous) : null, r.validation === undefined ? null : JSON.stringify(r.validation)).lastInsertRowid,
+      .prepare(
+        'INSERT INTO question_review (question, reviewer, action, note, previous, validation) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        r.question,
+        r.reviewer,
+        r.action,
+        r.note ?? null,
+        r.previous ? JSON.stringify(r.previous) : null,
+        r.validation === undefined ? null : JSON.stringify(r.validation),
+      ).lastInsertRowid,
   );
 }
 
 /** Every review of a question, oldest first. */
 export function listReviews(db: Db, question: string): ReviewRow[] {
-  const rows = db.prepare('SELECT id, question, reviewer, action, note, previous, validation, created_at FROM question_review WHERE question = ? ORDER BY id').all(question) as (Omit<ReviewRow, 'previous' | 'validation'> & {previous: string | null; validation: string | null})[];
-  return rows.map(r => ({...r, previous: r.previous ? (JSON.parse(r.previous) as Question) : null, validation: r.validation ? JSON.parse(r.validation) : null}));
+  const rows = db
+    .prepare(
+      'SELECT id, question, reviewer, action, note, previous, validation, created_at FROM question_review WHERE question = ? ORDER BY id',
+    )
+    .all(question) as (Omit<ReviewRow, 'previous' | 'validation'> & {
+    previous: string | null;
+    validation: string | null;
+  })[];
+  return rows.map(r => ({
+    ...r,
+    previous: r.previous ? (JSON.parse(r.previous) as Question) : null,
+    validation: r.validation ? JSON.parse(r.validation) : null,
+  }));
 }
 
 /** The latest review of each reviewed question. */
-export function reviewStatus(db: Db): Map<string, {action: ReviewAction; reviewer: string; note: string | null; created_at: string}> {
+export function reviewStatus(
+  db: Db,
+): Map<string, {action: ReviewAction; reviewer: string; note: string | null; created_at: string}> {
   const rows = db
-    .prepare('SELECT r.question, r.action, r.reviewer, r.note, r.created_at FROM question_review r JOIN (SELECT question, MAX(id) AS id FROM question_review GROUP BY question) l ON l.id = r.id')
+    .prepare(
+      'SELECT r.question, r.action, r.reviewer, r.note, r.created_at FROM question_review r JOIN (SELECT question, MAX(id) AS id FROM question_review GROUP BY question) l ON l.id = r.id',
+    )
     .all() as {question: string; action: ReviewAction; reviewer: string; note: string | null; created_at: string}[];
-  return new Map(rows.map(r => [r.question, {action: r.action, reviewer: r.reviewer, note: r.note, created_at: r.created_at}]));
+  return new Map(
+    rows.map(r => [r.question, {action: r.action, reviewer: r.reviewer, note: r.note, created_at: r.created_at}]),
+  );
 }
 
 /** Questions whose latest review rejects them: left out of scoring, reports and exports. */
@@ -383,18 +536,34 @@ export interface ExclusionRow {
 }
 
 /** Why questions build did not build a question (the latest reason per instance, stage and agent). */
-export function noteExclusion(db: Db, e: {instance: string; stage: string; agent?: string | null; reason: string}): void {
+export function noteExclusion(
+  db: Db,
+  e: {instance: string; stage: string; agent?: string | null; reason: string},
+): void {
   db.prepare(`INSERT INTO question_exclusion (instance, stage, agent, reason) VALUES (?, ?, ?, ?)
-    ON CONFLICT (instance, stage, agent) DO UPDATE SET reason = excluded.reason, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`).run(e.instance, e.stage, e.agent ?? '', e.reason);
+    ON CONFLICT (instance, stage, agent) DO UPDATE SET reason = excluded.reason, created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`).run(
+    e.instance,
+    e.stage,
+    e.agent ?? '',
+    e.reason,
+  );
 }
 
 /** The question was built (or the instance's test reproduces the bug): its exclusion is history. */
 export function clearExclusion(db: Db, instance: string, stage: string, agent?: string | null): void {
-  db.prepare('DELETE FROM question_exclusion WHERE instance = ? AND stage = ? AND agent = ?').run(instance, stage, agent ?? '');
+  db.prepare('DELETE FROM question_exclusion WHERE instance = ? AND stage = ? AND agent = ?').run(
+    instance,
+    stage,
+    agent ?? '',
+  );
 }
 
 /** The exclusions of an instance, newest first. */
 export function listExclusions(db: Db, instance: string): ExclusionRow[] {
-  const rows = db.prepare('SELECT instance, stage, agent, reason, created_at FROM question_exclusion WHERE instance = ? ORDER BY created_at DESC, stage, agent').all(instance) as (Omit<ExclusionRow, 'agent'> & {agent: string})[];
+  const rows = db
+    .prepare(
+      'SELECT instance, stage, agent, reason, created_at FROM question_exclusion WHERE instance = ? ORDER BY created_at DESC, stage, agent',
+    )
+    .all(instance) as (Omit<ExclusionRow, 'agent'> & {agent: string})[];
   return rows.map(r => ({...r, agent: r.agent || null}));
 }

@@ -7,10 +7,28 @@
  * that lie outside its children's ranges, read from the chunks that hold them. Storage 1
  * (traces made before migration 009) reads its trace_step rows as it always did.
  */
-import {ROOT_FID, UNRECORDED, type FrameInfo, type FrameValues, type Item, type Outcome, type TraceSource, type TraceStatus} from '../core/trace/model.js';
+import {
+  ROOT_FID,
+  UNRECORDED,
+  type FrameInfo,
+  type FrameValues,
+  type Item,
+  type Outcome,
+  type TraceSource,
+  type TraceStatus,
+} from '../core/trace/model.js';
 import {testOutcome, toItem, type OutcomeRecord, type StepRow} from '../core/trace/records.js';
 import type {Db} from './db.js';
-import {decodeChunk, decodeChunks, KIND_NAME, lowerBound, stateAt, UNRECORDED_FLAG, unpackText, type Window} from './trace-chunks.js';
+import {
+  decodeChunk,
+  decodeChunks,
+  KIND_NAME,
+  lowerBound,
+  stateAt,
+  UNRECORDED_FLAG,
+  unpackText,
+  type Window,
+} from './trace-chunks.js';
 
 /** A step whose state text is read from the store only when asked for. */
 class LazyStep {
@@ -70,18 +88,32 @@ export class StoredTrace implements TraceSource {
     private readonly db: Db,
     readonly id: number,
   ) {
-    const row = db.prepare('SELECT status, outcome, storage FROM trace WHERE id = ?').get(id) as {status: TraceStatus; outcome: string | null; storage: number} | undefined;
+    const row = db.prepare('SELECT status, outcome, storage FROM trace WHERE id = ?').get(id) as
+      | {status: TraceStatus; outcome: string | null; storage: number}
+      | undefined;
     if (!row) throw new Error(`no trace with id ${id}`);
     this.status = row.status === ('ingesting' as TraceStatus) ? 'crashed' : row.status;
     this.outcome = testOutcome(row.outcome ? (JSON.parse(row.outcome) as OutcomeRecord) : null);
     this.storage = row.storage;
-    this.qChunkAt = db.prepare(`SELECT first_seq FROM trace_chunk WHERE trace = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1`).pluck();
-    this.qChunks = db.prepare(`SELECT first_seq AS first, last_seq AS last, n, data, states FROM trace_chunk WHERE trace = ? AND first_seq >= ? ORDER BY first_seq LIMIT ?`);
+    this.qChunkAt = db
+      .prepare(`SELECT first_seq FROM trace_chunk WHERE trace = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1`)
+      .pluck();
+    this.qChunks = db.prepare(
+      `SELECT first_seq AS first, last_seq AS last, n, data, states FROM trace_chunk WHERE trace = ? AND first_seq >= ? ORDER BY first_seq LIMIT ?`,
+    );
     this.qFrames = db
-      .prepare(`SELECT fid, parent_fid, function, file, def_line, call_seq, call_line, resume, args, outcome, end_seq FROM frame WHERE trace = ? AND fid >= ? ORDER BY fid LIMIT ?`)
+      .prepare(
+        `SELECT fid, parent_fid, function, file, def_line, call_seq, call_line, resume, args, outcome, end_seq FROM frame WHERE trace = ? AND fid >= ? ORDER BY fid LIMIT ?`,
+      )
       .raw();
-    this.qFind = db.prepare(`SELECT fid FROM frame WHERE trace = ? AND file = ? AND function = ? ORDER BY call_seq LIMIT 1`).pluck();
-    this.qSource = db.prepare(`SELECT coalesce(s.text, t.text) FROM trace_source s LEFT JOIN source_text t ON t.hash = s.hash WHERE s.trace = ? AND s.file = ?`).pluck();
+    this.qFind = db
+      .prepare(`SELECT fid FROM frame WHERE trace = ? AND file = ? AND function = ? ORDER BY call_seq LIMIT 1`)
+      .pluck();
+    this.qSource = db
+      .prepare(
+        `SELECT coalesce(s.text, t.text) FROM trace_source s LEFT JOIN source_text t ON t.hash = s.hash WHERE s.trace = ? AND s.file = ?`,
+      )
+      .pluck();
   }
 
   /** Every frame's arguments and result, in call order (one pass over the frame table). */
@@ -151,12 +183,16 @@ export class StoredTrace implements TraceSource {
    */
   private frameTree(): FrameTree {
     if (this.tree) return this.tree;
-    const maxFid = (this.db.prepare('SELECT max(fid) FROM frame WHERE trace = ?').pluck().get(this.id) as number | null) ?? 0;
+    const maxFid =
+      (this.db.prepare('SELECT max(fid) FROM frame WHERE trace = ?').pluck().get(this.id) as number | null) ?? 0;
     const parent = new Int32Array(maxFid + 1).fill(-1);
     const callSeq = new Float64Array(maxFid + 1);
     const endSeq = new Float64Array(maxFid + 1).fill(-1);
     const count = new Int32Array(maxFid + 2);
-    for (const [fid, par, call, end] of this.db.prepare('SELECT fid, coalesce(parent_fid, 0), call_seq, end_seq FROM frame WHERE trace = ? ORDER BY fid').raw().iterate(this.id) as Iterable<[number, number, number, number | null]>) {
+    for (const [fid, par, call, end] of this.db
+      .prepare('SELECT fid, coalesce(parent_fid, 0), call_seq, end_seq FROM frame WHERE trace = ? ORDER BY fid')
+      .raw()
+      .iterate(this.id) as Iterable<[number, number, number, number | null]>) {
       parent[fid] = par;
       callSeq[fid] = call;
       if (end !== null) endSeq[fid] = end;
@@ -171,7 +207,11 @@ export class StoredTrace implements TraceSource {
   }
 
   private maxSeq(): number {
-    if (this.lastSeq === null) this.lastSeq = (this.db.prepare('SELECT max(last_seq) FROM trace_chunk WHERE trace = ?').pluck().get(this.id) as number | null) ?? 0;
+    if (this.lastSeq === null)
+      this.lastSeq =
+        (this.db.prepare('SELECT max(last_seq) FROM trace_chunk WHERE trace = ?').pluck().get(this.id) as
+          | number
+          | null) ?? 0;
     return this.lastSeq;
   }
 
@@ -186,7 +226,9 @@ export class StoredTrace implements TraceSource {
     if (first === undefined) return null;
     let w = this.chunkCache.get(first);
     if (!w) {
-      const row = this.qChunks.get(this.id, first, 1) as {first: number; last: number; n: number; data: Buffer; states: Buffer | null} | undefined;
+      const row = this.qChunks.get(this.id, first, 1) as
+        | {first: number; last: number; n: number; data: Buffer; states: Buffer | null}
+        | undefined;
       if (!row) return null;
       w = {...decodeChunk(row.data, row.states), first: row.first, last: row.last};
       if (this.chunkCache.size >= CHUNK_CACHE) this.chunkCache.delete(this.chunkCache.keys().next().value!);
@@ -279,7 +321,12 @@ export class StoredTrace implements TraceSource {
 
   /** The state text of one step (read only when a comparison or a view needs it). */
   stateOf(seq: number): string {
-    if (this.storage === 1) return (this.db.prepare('SELECT state FROM trace_step WHERE trace = ? AND seq = ?').pluck().get(this.id, seq) as string | undefined) ?? '{}';
+    if (this.storage === 1)
+      return (
+        (this.db.prepare('SELECT state FROM trace_step WHERE trace = ? AND seq = ?').pluck().get(this.id, seq) as
+          | string
+          | undefined) ?? '{}'
+      );
     const w = this.chunkAt(seq);
     if (!w) return '';
     const i = lowerBound(w.seq, seq, w.n);
@@ -289,7 +336,9 @@ export class StoredTrace implements TraceSource {
   /** The frame that holds the item at `seq`, and the callee when the item is a call. */
   itemAt(seq: number): {fid: number; callee: number | null} | null {
     if (this.storage === 1) {
-      const r = this.db.prepare('SELECT fid, kind, state FROM trace_step WHERE trace = ? AND seq = ?').get(this.id, seq) as {fid: number; kind: string; state: string} | undefined;
+      const r = this.db
+        .prepare('SELECT fid, kind, state FROM trace_step WHERE trace = ? AND seq = ?')
+        .get(this.id, seq) as {fid: number; kind: string; state: string} | undefined;
       if (!r) return null;
       return {fid: r.fid, callee: r.kind === 'call' ? Number(r.state.slice(10, -1)) : null};
     }
@@ -313,7 +362,9 @@ export class StoredTrace implements TraceSource {
   frameStates(fid: number, uptoSeq: number): string[] {
     if (this.storage === 1) {
       return this.db
-        .prepare(`SELECT state FROM trace_step INDEXED BY trace_step_frame WHERE trace = ? AND fid = ? AND seq <= ? AND kind != 'call' ORDER BY seq`)
+        .prepare(
+          `SELECT state FROM trace_step INDEXED BY trace_step_frame WHERE trace = ? AND fid = ? AND seq <= ? AND kind != 'call' ORDER BY seq`,
+        )
         .pluck()
         .all(this.id, fid, uptoSeq) as string[];
     }
@@ -341,7 +392,9 @@ export class StoredTrace implements TraceSource {
         .pluck()
         .get(this.id, line, file, uptoSeq) as number;
     }
-    const fids = new Set(this.db.prepare('SELECT fid FROM frame WHERE trace = ? AND file = ?').pluck().all(this.id, file) as number[]);
+    const fids = new Set(
+      this.db.prepare('SELECT fid FROM frame WHERE trace = ? AND file = ?').pluck().all(this.id, file) as number[],
+    );
     let hits = 0;
     for (let s = 1; s <= uptoSeq; ) {
       const w = this.chunkAt(s);
@@ -358,7 +411,10 @@ export class StoredTrace implements TraceSource {
   stepsChanging(name: string): number[] {
     const needle = `${JSON.stringify(name)}:`;
     if (this.storage === 1) {
-      return this.db.prepare(`SELECT seq FROM trace_step WHERE trace = ? AND kind = 'line' AND instr(state, ?) > 0 ORDER BY seq`).pluck().all(this.id, needle) as number[];
+      return this.db
+        .prepare(`SELECT seq FROM trace_step WHERE trace = ? AND kind = 'line' AND instr(state, ?) > 0 ORDER BY seq`)
+        .pluck()
+        .all(this.id, needle) as number[];
     }
     const out: number[] = [];
     const last = this.maxSeq();
@@ -402,7 +458,9 @@ function lowerBoundBy(kids: Child[], seq: number): number {
 
 /** Every item of a storage-2 trace in seq order: [fid, kind (0 line, 1 call, 2 return, 3 exception), line]. */
 function* controlFlow(db: Db, traceId: number): Generator<[number, number, number]> {
-  const q = db.prepare('SELECT data FROM trace_chunk WHERE trace = ? AND first_seq > ? ORDER BY first_seq LIMIT 16').pluck();
+  const q = db
+    .prepare('SELECT data FROM trace_chunk WHERE trace = ? AND first_seq > ? ORDER BY first_seq LIMIT 16')
+    .pluck();
   let after = -1;
   for (;;) {
     const blobs = q.all(traceId, after) as Buffer[];

@@ -72,7 +72,8 @@ export class ChunkBuilder {
     const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
     view.setUint32(0, n, true);
     let at = 4;
-    for (const col of [this.seq, this.fid, this.line]) for (let i = 0; i < n; i++, at += 4) view.setInt32(at, col[i]!, true);
+    for (const col of [this.seq, this.fid, this.line])
+      for (let i = 0; i < n; i++, at += 4) view.setInt32(at, col[i]!, true);
     for (let i = 0; i < n; i++, at += 1) view.setUint8(at, this.kind[i]!);
     for (let i = 0; i < n; i++, at += 8) view.setFloat64(at, this.aux[i]!, true);
     for (let i = 0; i < n; i++, at += 4) view.setUint32(at, this.states[i]!.length, true);
@@ -132,7 +133,14 @@ export function stateAt(w: Window, i: number): string {
 /** Storage-1 chunks (raw columns), concatenated. */
 export function decodeChunks(blobs: {n: number; data: Buffer}[]): Window {
   const n = blobs.reduce((sum, b) => sum + b.n, 0);
-  const w: Window = {n, seq: new Int32Array(n), fid: new Int32Array(n), line: new Int32Array(n), aux: new Float64Array(n), kind: new Uint8Array(n)};
+  const w: Window = {
+    n,
+    seq: new Int32Array(n),
+    fid: new Int32Array(n),
+    line: new Int32Array(n),
+    aux: new Float64Array(n),
+    kind: new Uint8Array(n),
+  };
   let at = 0;
   for (const {n: m, data} of blobs) {
     const buf = new ArrayBuffer(data.byteLength);

@@ -27,8 +27,16 @@ export function ensureTraceTarget(db: Db, instance: string, test: string): {inst
   return writeTx(db, () => {
     const hadInstance = db.prepare('SELECT 1 FROM instance WHERE id = ?').get(instance) !== undefined;
     ensureInstance(db, instance);
-    const existing = db.prepare('SELECT id FROM test WHERE instance = ? AND node_id = ?').pluck().get(instance, test) as number | undefined;
-    const testId = existing ?? Number(db.prepare(`INSERT INTO test (instance, kind, node_id, path) VALUES (?, 'example', ?, ?)`).run(instance, test, test.split('::')[0]).lastInsertRowid);
+    const existing = db.prepare('SELECT id FROM test WHERE instance = ? AND node_id = ?').pluck().get(instance, test) as
+      | number
+      | undefined;
+    const testId =
+      existing ??
+      Number(
+        db
+          .prepare(`INSERT INTO test (instance, kind, node_id, path) VALUES (?, 'example', ?, ?)`)
+          .run(instance, test, test.split('::')[0]).lastInsertRowid,
+      );
     return {instances: hadInstance ? [] : [instance], tests: existing === undefined ? [testId] : []};
   });
 }
@@ -45,11 +53,15 @@ export function discardTraces(db: Db, rows: {traces: number[]; tests?: number[];
       const version = db.prepare('SELECT version FROM trace WHERE id = ?').pluck().get(id) as number | undefined;
       if (version === undefined) continue;
       db.prepare('DELETE FROM trace WHERE id = ?').run(id);
-      db.prepare('DELETE FROM program_version WHERE id = ? AND NOT EXISTS (SELECT 1 FROM trace WHERE version = ?) AND NOT EXISTS (SELECT 1 FROM test_run WHERE version = ?)').run(version, version, version);
+      db.prepare(
+        'DELETE FROM program_version WHERE id = ? AND NOT EXISTS (SELECT 1 FROM trace WHERE version = ?) AND NOT EXISTS (SELECT 1 FROM test_run WHERE version = ?)',
+      ).run(version, version, version);
       deleted += 1;
     }
     for (const id of rows.tests ?? []) {
-      db.prepare('DELETE FROM test WHERE id = ? AND NOT EXISTS (SELECT 1 FROM trace WHERE test = ?) AND NOT EXISTS (SELECT 1 FROM test_run WHERE test = ?)').run(id, id, id);
+      db.prepare(
+        'DELETE FROM test WHERE id = ? AND NOT EXISTS (SELECT 1 FROM trace WHERE test = ?) AND NOT EXISTS (SELECT 1 FROM test_run WHERE test = ?)',
+      ).run(id, id, id);
     }
     for (const id of rows.instances ?? []) {
       try {
@@ -69,25 +81,34 @@ export function discardTraces(db: Db, rows: {traces: number[]; tests?: number[];
 
 /** Creates the trace row (and the version and test rows it hangs from), status 'ingesting'. */
 export function createTrace(db: Db, t: NewTrace): number {
-  return db.transaction(() => {
-    ensureInstance(db, t.instance);
-    const version = Number(
-      db.prepare('INSERT INTO program_version (instance, kind, trajectory, patch) VALUES (?, ?, ?, ?)').run(t.instance, t.versionKind, t.trajectory, t.patch)
-        .lastInsertRowid,
-    );
-    const existing = db.prepare(`SELECT id FROM test WHERE instance = ? AND node_id = ?`).get(t.instance, t.test) as {id: number} | undefined;
-    const test =
-      existing?.id ??
-      Number(db.prepare(`INSERT INTO test (instance, kind, node_id, path) VALUES (?, 'example', ?, ?)`).run(t.instance, t.test, t.test.split('::')[0]).lastInsertRowid);
-    return Number(
-      db
-        .prepare(
-          `INSERT INTO trace (version, test, status, side, run, label, source_format, sandbox, created_at)
+  return db
+    .transaction(() => {
+      ensureInstance(db, t.instance);
+      const version = Number(
+        db
+          .prepare('INSERT INTO program_version (instance, kind, trajectory, patch) VALUES (?, ?, ?, ?)')
+          .run(t.instance, t.versionKind, t.trajectory, t.patch).lastInsertRowid,
+      );
+      const existing = db.prepare(`SELECT id FROM test WHERE instance = ? AND node_id = ?`).get(t.instance, t.test) as
+        | {id: number}
+        | undefined;
+      const test =
+        existing?.id ??
+        Number(
+          db
+            .prepare(`INSERT INTO test (instance, kind, node_id, path) VALUES (?, 'example', ?, ?)`)
+            .run(t.instance, t.test, t.test.split('::')[0]).lastInsertRowid,
+        );
+      return Number(
+        db
+          .prepare(
+            `INSERT INTO trace (version, test, status, side, run, label, source_format, sandbox, created_at)
            VALUES (?, ?, 'ingesting', ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`,
-        )
-        .run(version, test, t.side, t.run, t.label, t.format ?? 'deltatrace', t.sandbox ?? null).lastInsertRowid,
-    );
-  }).immediate();
+          )
+          .run(version, test, t.side, t.run, t.label, t.format ?? 'deltatrace', t.sandbox ?? null).lastInsertRowid,
+      );
+    })
+    .immediate();
 }
 
 /**
@@ -101,15 +122,34 @@ export function traceWriter(db: Db, traceId: number, batch = 5000) {
      VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insText = db.prepare(`INSERT OR IGNORE INTO source_text (hash, text) VALUES (?, ?)`);
-  const insSource = db.prepare(`INSERT OR REPLACE INTO trace_source (trace, file, text, truncated, hash) VALUES (?, ?, NULL, ?, ?)`);
-  const insMissing = db.prepare(`INSERT OR REPLACE INTO trace_source (trace, file, text, truncated, hash) VALUES (?, ?, NULL, ?, NULL)`);
-  const insChunk = db.prepare(`INSERT INTO trace_chunk (trace, first_seq, last_seq, n, data, states) VALUES (?, ?, ?, ?, ?, ?)`);
+  const insSource = db.prepare(
+    `INSERT OR REPLACE INTO trace_source (trace, file, text, truncated, hash) VALUES (?, ?, NULL, ?, ?)`,
+  );
+  const insMissing = db.prepare(
+    `INSERT OR REPLACE INTO trace_source (trace, file, text, truncated, hash) VALUES (?, ?, NULL, ?, NULL)`,
+  );
+  const insChunk = db.prepare(
+    `INSERT INTO trace_chunk (trace, first_seq, last_seq, n, data, states) VALUES (?, ?, ?, ?, ?, ?)`,
+  );
   db.prepare('UPDATE trace SET storage = 2 WHERE id = ?').run(traceId);
   const chunk = new ChunkBuilder();
   const open = new Map<number, FrameRow>();
   const writeFrame = (f: FrameRow) =>
     push(() =>
-      insFrame.run(traceId, f.fid, f.parent, f.fn, f.file, f.defLine, f.outcome ? packText(JSON.stringify(f.outcome)) : null, f.callSeq, f.endSeq, f.callLine, f.resume ? 1 : 0, f.args === '' ? null : packText(f.args)),
+      insFrame.run(
+        traceId,
+        f.fid,
+        f.parent,
+        f.fn,
+        f.file,
+        f.defLine,
+        f.outcome ? packText(JSON.stringify(f.outcome)) : null,
+        f.callSeq,
+        f.endSeq,
+        f.callLine,
+        f.resume ? 1 : 0,
+        f.args === '' ? null : packText(f.args),
+      ),
     );
   const writeChunk = () => {
     if (!chunk.n) return;
@@ -201,7 +241,9 @@ export function deleteTrace(db: Db, traceId: number): void {
 
 /** Source texts no trace refers to any more. */
 function forgetUnusedSources(db: Db): void {
-  db.prepare('DELETE FROM source_text WHERE NOT EXISTS (SELECT 1 FROM trace_source s WHERE s.hash = source_text.hash)').run();
+  db.prepare(
+    'DELETE FROM source_text WHERE NOT EXISTS (SELECT 1 FROM trace_source s WHERE s.hash = source_text.hash)',
+  ).run();
 }
 
 export interface TraceRow {
@@ -289,7 +331,11 @@ export function insertPair(db: Db, p: NewPair): number {
 }
 
 /** A stored pair: what was inserted, with its id, the workspace as an object, and when. */
-export type PairRow = Omit<NewPair, 'workspace'> & {id: number; workspace: Record<string, unknown> | null; createdAt: string};
+export type PairRow = Omit<NewPair, 'workspace'> & {
+  id: number;
+  workspace: Record<string, unknown> | null;
+  createdAt: string;
+};
 
 const PAIR_SELECT = `SELECT id, instance, label, test, buggy_trace AS buggyTrace, patched_trace AS patchedTrace, buggy_rerun AS buggyRerun,
   patched_rerun AS patchedRerun, trajectory, changes, patch, workspace, created_at AS createdAt FROM trace_pair`;
@@ -308,17 +354,18 @@ export function getPair(db: Db, id: number): PairRow | null {
 }
 
 export function findPairByTraces(db: Db, buggy: number, patched: number): PairRow | null {
-  const r = db.prepare(`${PAIR_SELECT} WHERE buggy_trace = ? AND patched_trace = ? ORDER BY id DESC LIMIT 1`).get(buggy, patched) as
-    | Record<string, unknown>
-    | undefined;
+  const r = db
+    .prepare(`${PAIR_SELECT} WHERE buggy_trace = ? AND patched_trace = ? ORDER BY id DESC LIMIT 1`)
+    .get(buggy, patched) as Record<string, unknown> | undefined;
   return r ? toPair(r) : null;
 }
 
 export function listPairs(db: Db, instance?: string): PairRow[] {
-  const rows = (instance ? db.prepare(`${PAIR_SELECT} WHERE instance = ? ORDER BY id`).all(instance) : db.prepare(`${PAIR_SELECT} ORDER BY id`).all()) as Record<
-    string,
-    unknown
-  >[];
+  const rows = (
+    instance
+      ? db.prepare(`${PAIR_SELECT} WHERE instance = ? ORDER BY id`).all(instance)
+      : db.prepare(`${PAIR_SELECT} ORDER BY id`).all()
+  ) as Record<string, unknown>[];
   return rows.map(toPair);
 }
 
@@ -330,12 +377,28 @@ export function saveDelta(db: Db, buggy: number, patched: number, pair: number |
         `INSERT INTO delta (buggy_trace, patched_trace, pair, status, kind, function, file, line, timing, seq_b, seq_p, options, detail, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`,
       )
-      .run(buggy, patched, pair, status, kind, fn, file, line, timing, seqB, seqP, JSON.stringify(options), JSON.stringify(detail)).lastInsertRowid,
+      .run(
+        buggy,
+        patched,
+        pair,
+        status,
+        kind,
+        fn,
+        file,
+        line,
+        timing,
+        seqB,
+        seqP,
+        JSON.stringify(options),
+        JSON.stringify(detail),
+      ).lastInsertRowid,
   );
 }
 
 export function latestDelta(db: Db, pair: number): (DeltaResult & {id: number}) | null {
-  const r = db.prepare(`SELECT * FROM delta WHERE pair = ? ORDER BY id DESC LIMIT 1`).get(pair) as Record<string, unknown> | undefined;
+  const r = db.prepare(`SELECT * FROM delta WHERE pair = ? ORDER BY id DESC LIMIT 1`).get(pair) as
+    | Record<string, unknown>
+    | undefined;
   if (!r) return null;
   return {
     ...(JSON.parse(r.detail as string) as object),

@@ -48,7 +48,12 @@ export function insertTrajectory(db: Db, t: NewTrajectory): number {
  * `label` (the intent stage and rule JSON of each step, in order) goes into the same row, so a
  * step is written once.
  */
-export function stepWriter(db: Db, trajectoryId: number, label?: (step: Step) => {stage: string; rule: string}, tag?: (idx: number, thought: string | null) => void): (step: Step) => number {
+export function stepWriter(
+  db: Db,
+  trajectoryId: number,
+  label?: (step: Step) => {stage: string; rule: string},
+  tag?: (idx: number, thought: string | null) => void,
+): (step: Step) => number {
   const insert = db.prepare(
     `INSERT INTO step (trajectory, idx, thought, action_tool, action_args, action_text, observation, intent_stage, labeller_rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
@@ -75,7 +80,13 @@ export function stepWriter(db: Db, trajectoryId: number, label?: (step: Step) =>
 export function finishTrajectory(
   db: Db,
   id: number,
-  fields: {nSteps: number; explanation: string | null; header: Omit<Trajectory, 'steps'>; agentId: number; resolvedSource: string | null},
+  fields: {
+    nSteps: number;
+    explanation: string | null;
+    header: Omit<Trajectory, 'steps'>;
+    agentId: number;
+    resolvedSource: string | null;
+  },
 ): void {
   const h = fields.header;
   db.prepare(
@@ -97,7 +108,13 @@ export function finishTrajectory(
   );
   db.prepare(
     `INSERT INTO explanation (trajectory, instance, agent, kind, text, n_chars, source) VALUES (?, ?, ?, 'original', ?, ?, 'final tool call')`,
-  ).run(id, h.instance, fields.agentId, fields.explanation, fields.explanation === null ? 0 : [...fields.explanation].length);
+  ).run(
+    id,
+    h.instance,
+    fields.agentId,
+    fields.explanation,
+    fields.explanation === null ? 0 : [...fields.explanation].length,
+  );
 }
 
 import type {SortKey} from '../core/trajectory/list-filter.js';
@@ -151,7 +168,7 @@ function where(query: TrajectoryQuery): {sql: string; params: unknown[]} {
   const clauses: string[] = [];
   const params: unknown[] = [];
   if (query.agent !== undefined) {
-    clauses.push('(a.name = ? OR a.model = ? OR (a.name || \' \' || a.model) = ?)');
+    clauses.push("(a.name = ? OR a.model = ? OR (a.name || ' ' || a.model) = ?)");
     params.push(query.agent, query.agent, query.agent);
   }
   if (query.instance !== undefined) {
@@ -163,12 +180,21 @@ function where(query: TrajectoryQuery): {sql: string; params: unknown[]} {
     if (query.resolved !== null) params.push(query.resolved ? 1 : 0);
   }
   if (query.tier !== undefined) {
-    clauses.push(query.tier === null ? 't.id IN (SELECT trajectory FROM lens_score WHERE tier IS NULL)' : 't.id IN (SELECT trajectory FROM lens_score WHERE tier = ?)');
+    clauses.push(
+      query.tier === null
+        ? 't.id IN (SELECT trajectory FROM lens_score WHERE tier IS NULL)'
+        : 't.id IN (SELECT trajectory FROM lens_score WHERE tier = ?)',
+    );
     if (query.tier !== null) params.push(query.tier);
   }
-  if (query.reasoning !== undefined) clauses.push(`t.id ${query.reasoning ? '' : 'NOT '}IN (SELECT trajectory FROM reasoning_tag WHERE detector = 'default' AND category != 'obs')`);
+  if (query.reasoning !== undefined)
+    clauses.push(
+      `t.id ${query.reasoning ? '' : 'NOT '}IN (SELECT trajectory FROM reasoning_tag WHERE detector = 'default' AND category != 'obs')`,
+    );
   if (query.claim !== undefined) {
-    clauses.push("t.id IN (SELECT trajectory FROM reasoning_tag WHERE detector = 'default' AND json_extract(claim, '$.verdict') = ?)");
+    clauses.push(
+      "t.id IN (SELECT trajectory FROM reasoning_tag WHERE detector = 'default' AND json_extract(claim, '$.verdict') = ?)",
+    );
     params.push(query.claim);
   }
   if (query.text) {
@@ -206,11 +232,19 @@ export function listTrajectories(db: Db, query: TrajectoryQuery = {}): Trajector
               ls.quality AS lensQuality, ls.tier AS lensTier
        ${FROM} LEFT JOIN lens_score ls ON ls.trajectory = t.id WHERE t.id IN (SELECT value FROM json_each(?))`,
     )
-    .all(JSON.stringify(ids)) as (Omit<TrajectorySummary, 'resolved' | 'lens'> & {resolved: number | null; lensQuality: number | null; lensTier: string | null})[];
+    .all(JSON.stringify(ids)) as (Omit<TrajectorySummary, 'resolved' | 'lens'> & {
+    resolved: number | null;
+    lensQuality: number | null;
+    lensTier: string | null;
+  })[];
   const byId = new Map(
     rows.map(({lensQuality, lensTier, ...row}) => [
       row.id,
-      {...row, resolved: row.resolved === null ? null : row.resolved === 1, lens: lensQuality === null ? null : {quality: lensQuality, tier: lensTier}},
+      {
+        ...row,
+        resolved: row.resolved === null ? null : row.resolved === 1,
+        lens: lensQuality === null ? null : {quality: lensQuality, tier: lensTier},
+      },
     ]),
   );
   return ids.map(id => byId.get(id)!);
@@ -243,16 +277,25 @@ export function getTrajectory(db: Db, id: number, maxChars = FULL): TrajectoryDe
               ${hasNul('t.patch')} OR ${hasNul('e.text')} AS nul
        ${FROM} WHERE t.id = @id`,
     )
-    .get({id, max: maxChars}) as (Omit<TrajectoryDetail, 'resolved' | 'meta'> & {resolved: number | null; meta: string | null; nul: number}) | undefined;
+    .get({id, max: maxChars}) as
+    | (Omit<TrajectoryDetail, 'resolved' | 'meta'> & {resolved: number | null; meta: string | null; nul: number})
+    | undefined;
   if (!row) return null;
   const {nul, ...rest} = row;
   if (nul) {
     // SQLite's text functions stop at a NUL byte: the texts are cut here instead
-    const whole = db.prepare(`SELECT t.patch, e.text ${FROM} WHERE t.id = ?`).get(id) as {patch: string | null; text: string | null};
+    const whole = db.prepare(`SELECT t.patch, e.text ${FROM} WHERE t.id = ?`).get(id) as {
+      patch: string | null;
+      text: string | null;
+    };
     [rest.patch, rest.patchChars] = cutChars(whole.patch, maxChars);
     [rest.explanation] = cutChars(whole.text, maxChars);
   }
-  return {...rest, resolved: rest.resolved === null ? null : rest.resolved === 1, meta: rest.meta ? JSON.parse(rest.meta) : {}};
+  return {
+    ...rest,
+    resolved: rest.resolved === null ? null : rest.resolved === 1,
+    meta: rest.meta ? JSON.parse(rest.meta) : {},
+  };
 }
 
 export interface StepRow {
@@ -303,11 +346,21 @@ export function getSteps(db: Db, trajectoryId: number, offset = 0, limit = -1, m
               ${hasNul('thought')} OR ${hasNul('action_text')} OR ${hasNul('observation')} OR ${hasNul('action_args')} AS nul
        FROM step WHERE trajectory = @trajectory AND idx >= @offset ORDER BY idx LIMIT @limit`,
     )
-    .all({trajectory: trajectoryId, offset, limit, max: maxChars}) as (Omit<StepRow, 'args'> & {args: string | null; nul: number})[];
-  const whole = db.prepare('SELECT thought, action_text AS actionText, observation, action_args AS args FROM step WHERE trajectory = ? AND idx = ?');
+    .all({trajectory: trajectoryId, offset, limit, max: maxChars}) as (Omit<StepRow, 'args'> & {
+    args: string | null;
+    nul: number;
+  })[];
+  const whole = db.prepare(
+    'SELECT thought, action_text AS actionText, observation, action_args AS args FROM step WHERE trajectory = ? AND idx = ?',
+  );
   return rows.map(({nul, ...row}) => {
     if (nul) {
-      const w = whole.get(trajectoryId, row.idx) as {thought: string | null; actionText: string | null; observation: string | null; args: string | null};
+      const w = whole.get(trajectoryId, row.idx) as {
+        thought: string | null;
+        actionText: string | null;
+        observation: string | null;
+        args: string | null;
+      };
       [row.thought, row.thoughtChars] = cutChars(w.thought, maxChars);
       [row.actionText, row.actionChars] = cutChars(w.actionText, maxChars);
       [row.observation, row.observationChars] = cutChars(w.observation, maxChars);
@@ -358,10 +411,16 @@ export function getStepHeads(db: Db, trajectoryId: number, offset: number, limit
        FROM step WHERE trajectory = ? AND idx >= ? ORDER BY idx LIMIT ?`,
     )
     .all(trajectoryId, offset, limit) as (StepHead & {nul: number})[];
-  const whole = db.prepare('SELECT thought, action_text AS actionText, observation FROM step WHERE trajectory = ? AND idx = ?');
+  const whole = db.prepare(
+    'SELECT thought, action_text AS actionText, observation FROM step WHERE trajectory = ? AND idx = ?',
+  );
   return heads.map(({nul, ...head}) => {
     if (nul) {
-      const w = whole.get(trajectoryId, head.idx) as {thought: string | null; actionText: string | null; observation: string | null};
+      const w = whole.get(trajectoryId, head.idx) as {
+        thought: string | null;
+        actionText: string | null;
+        observation: string | null;
+      };
       head.action = cutChars(w.actionText ?? '', 400)[0]!;
       head.thoughtChars = cutChars(w.thought, 0)[1];
       head.observationChars = cutChars(w.observation, 0)[1];
@@ -378,24 +437,42 @@ export function actionTextReader(db: Db): (trajectory: number, idx: number) => s
 
 /** A reader of the stage the labeller gave one step. */
 export function labelledStage(db: Db, trajectory: number, idx: number): string | null {
-  return (db.prepare('SELECT intent_stage FROM step WHERE trajectory = ? AND idx = ?').pluck().get(trajectory, idx) as string | null | undefined) ?? null;
+  return (
+    (db.prepare('SELECT intent_stage FROM step WHERE trajectory = ? AND idx = ?').pluck().get(trajectory, idx) as
+      | string
+      | null
+      | undefined) ?? null
+  );
 }
 
 /** Steps per labelled stage over the whole store (null: not labelled). */
 export function stageCounts(db: Db): {stage: string | null; n: number}[] {
-  return db.prepare('SELECT intent_stage AS stage, count(*) AS n FROM step GROUP BY intent_stage ORDER BY intent_stage').all() as {stage: string | null; n: number}[];
+  return db
+    .prepare('SELECT intent_stage AS stage, count(*) AS n FROM step GROUP BY intent_stage ORDER BY intent_stage')
+    .all() as {stage: string | null; n: number}[];
 }
 
 /** An agent's runs with a known resolved status: instance and whether it was resolved. */
 export function resolvedRunsOf(db: Db, agent: string): {instance: string; resolved: boolean}[] {
   return (
-    db.prepare(`SELECT t.instance, t.resolved FROM trajectory t JOIN agent a ON a.id = t.agent WHERE a.name = ? AND t.resolved IS NOT NULL`).all(agent) as {instance: string; resolved: number}[]
+    db
+      .prepare(
+        `SELECT t.instance, t.resolved FROM trajectory t JOIN agent a ON a.id = t.agent WHERE a.name = ? AND t.resolved IS NOT NULL`,
+      )
+      .all(agent) as {instance: string; resolved: number}[]
   ).map(r => ({instance: r.instance, resolved: r.resolved === 1}));
 }
 
 /** Every run with a known resolved status, by id. */
 export function resolvedById(db: Db): Map<number, boolean> {
-  return new Map((db.prepare('SELECT id, resolved FROM trajectory WHERE resolved IS NOT NULL').all() as {id: number; resolved: number}[]).map(r => [r.id, r.resolved === 1]));
+  return new Map(
+    (
+      db.prepare('SELECT id, resolved FROM trajectory WHERE resolved IS NOT NULL').all() as {
+        id: number;
+        resolved: number;
+      }[]
+    ).map(r => [r.id, r.resolved === 1]),
+  );
 }
 
 /** Sets a trajectory's content hash and where in its file it came from (known once it is read). */
@@ -406,7 +483,9 @@ export function setContentHash(db: Db, id: number, hash: string, locator: string
 /** The newest prediction (a run imported from a predictions file) of a model for an instance. */
 export function findPrediction(db: Db, instance: string, model: string): number | null {
   const id = db
-    .prepare(`SELECT t.id FROM trajectory t JOIN agent a ON a.id = t.agent WHERE t.instance = ? AND t.source_format = 'prediction' AND (a.name = ? OR a.model = ?) ORDER BY t.id DESC LIMIT 1`)
+    .prepare(
+      `SELECT t.id FROM trajectory t JOIN agent a ON a.id = t.agent WHERE t.instance = ? AND t.source_format = 'prediction' AND (a.name = ? OR a.model = ?) ORDER BY t.id DESC LIMIT 1`,
+    )
     .pluck()
     .get(instance, model, model) as number | undefined;
   return id ?? null;

@@ -54,7 +54,10 @@ export function App({data, theme, initial, onQuit, background, clipboard = osc52
   const bodyHeight = height - 3; // header, the screen's sub-header, status bar
   const top = state.stack.at(-1)!;
   const def = defOf(top);
-  const help = useMemo(() => (state.help ? helpLines(top.kind, width, theme) : []), [state.help, top.kind, width, theme]);
+  const help = useMemo(
+    () => (state.help ? helpLines(top.kind, width, theme) : []),
+    [state.help, top.kind, width, theme],
+  );
   const helpSize = {total: help.length, page: bodyHeight};
 
   const runner: RunnerContext = {

@@ -12,7 +12,21 @@ import {openStepper, type StepperModel, type WatchValue} from '../services/stepp
 import {agentQuestions, buildReport, type Report} from '../services/report.js';
 import type {QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ScoreResult} from '../services/scoring.js';
-import {listExclusions, listQuestions, answerModels, answersFor, listReviews, questionProvenance, type ReviewRow, ensureExplanation, explanationText, findExplanation, getExplanation, getQuestion, replaceExplanationText} from '../store/questions.js';
+import {
+  listExclusions,
+  listQuestions,
+  answerModels,
+  answersFor,
+  listReviews,
+  questionProvenance,
+  type ReviewRow,
+  ensureExplanation,
+  explanationText,
+  findExplanation,
+  getExplanation,
+  getQuestion,
+  replaceExplanationText,
+} from '../store/questions.js';
 import {buildPrompt, seedOf} from '../core/questions/prompt.js';
 import type {AgentQuestionRow} from './screens/agent-questions/rows.js';
 import type {QuestionData} from './screens/question/lines.js';
@@ -56,7 +70,10 @@ export interface ExplorerData {
   /** the ids of the audits of an agent's explanation of an instance, oldest first */
   auditIds(instance: string, agent: string): number[];
   /** starts an audit of a stored run (or of the agent's explanation on the instance) with $DELTALENS_AUDIT_MODEL */
-  startAudit(target: {trajectory: number} | {instance: string; agent: string}, onEvent: (text: string) => void): Promise<AuditRow>;
+  startAudit(
+    target: {trajectory: number} | {instance: string; agent: string},
+    onEvent: (text: string) => void,
+  ): Promise<AuditRow>;
   /** stops what is running (an audit: its transcript kept, marked incomplete) */
   cancelJobs(): void;
   /** resolves once nothing started here is still running */
@@ -80,7 +97,13 @@ export interface ExplorerData {
   saveQuestionEdit(question: string, text: string, onProgress: (detail: string) => void): Promise<EditResult>;
   /** Re-scores with `model` (null: $DELTALENS_QA_MODEL through an OpenAI-compatible endpoint,
    * else lexical): the samples not stored yet; fresh: 5 new samples past the stored ones. */
-  rescore(questionId: string, explanationId: number, onProgress?: (done: number, total: number) => void, fresh?: boolean, model?: string | null): Promise<ScoreResult & {modelName: string}>;
+  rescore(
+    questionId: string,
+    explanationId: number,
+    onProgress?: (done: number, total: number) => void,
+    fresh?: boolean,
+    model?: string | null,
+  ): Promise<ScoreResult & {modelName: string}>;
   /** $DELTALENS_QA_MODEL, the model r asks unless another is chosen */
   qaModel: string | null;
   /** the text edited in $EDITOR (null: unchanged) */
@@ -104,13 +127,16 @@ export interface ExplorerData {
   setFlag(question: string, verdict: string, note: string): string;
 }
 
-
 /** Loaded on first use: the openai package is not needed to draw the explorer. The model is
  * chosen as `score` chooses it (services/qa-models.ts), from the environment. */
 export async function liveQaModel(env: NodeJS.ProcessEnv = process.env, name?: string | null): Promise<QaModel> {
   const {explorerQaChoice, qaModelFrom} = await import('../services/qa-models.js');
   const choice = explorerQaChoice(env);
-  return qaModelFrom(name ? {...choice, model: name} : choice, env, '(or name another variable in $DELTALENS_QA_KEY_ENV)');
+  return qaModelFrom(
+    name ? {...choice, model: name} : choice,
+    env,
+    '(or name another variable in $DELTALENS_QA_KEY_ENV)',
+  );
 }
 
 export interface PairListRow {
@@ -127,18 +153,26 @@ function pairRows(db: Db, trajectory?: number): PairListRow[] {
   return listPairs(db)
     .filter(p => trajectory === undefined || p.trajectory === trajectory)
     .map(p => {
-    const b = p.buggyTrace ? getTrace(db, p.buggyTrace) : null;
-    const t = p.patchedTrace ? getTrace(db, p.patchedTrace) : null;
-    const d = latestDelta(db, p.id);
-    const delta = !d
-      ? 'no delta'
-      : d.status === 'none'
-        ? '∅ no effect'
-        : d.status === 'incomplete'
-          ? `incomplete: ${d.reason ?? ''}`
-          : `${d.kind} · ${d.function}${d.line !== null ? `:${d.line}` : ''}`;
-    return {pair: p.id, instance: p.instance, label: p.label, test: p.test, buggy: b?.outcome?.status ?? b?.status ?? '?', patched: t?.outcome?.status ?? t?.status ?? '?', delta};
-  });
+      const b = p.buggyTrace ? getTrace(db, p.buggyTrace) : null;
+      const t = p.patchedTrace ? getTrace(db, p.patchedTrace) : null;
+      const d = latestDelta(db, p.id);
+      const delta = !d
+        ? 'no delta'
+        : d.status === 'none'
+          ? '∅ no effect'
+          : d.status === 'incomplete'
+            ? `incomplete: ${d.reason ?? ''}`
+            : `${d.kind} · ${d.function}${d.line !== null ? `:${d.line}` : ''}`;
+      return {
+        pair: p.id,
+        instance: p.instance,
+        label: p.label,
+        test: p.test,
+        buggy: b?.outcome?.status ?? b?.status ?? '?',
+        patched: t?.outcome?.status ?? t?.status ?? '?',
+        delta,
+      };
+    });
 }
 
 /** The explorer reads at most this many characters of one text (a step's observation, a
@@ -200,12 +234,25 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
         instance: q.instance,
         correct: q.correct,
         total: q.total,
-        verdicts: q.samples.map(x => (x.verdict === 'correct' ? '✓' : x.verdict === 'uninformative' ? '?' : x.verdict === 'misaligned' ? '✗' : '·')).join(''),
+        verdicts: q.samples
+          .map(x =>
+            x.verdict === 'correct'
+              ? '✓'
+              : x.verdict === 'uninformative'
+                ? '?'
+                : x.verdict === 'misaligned'
+                  ? '✗'
+                  : '·',
+          )
+          .join(''),
       })),
     question: (id, agent, explanations, explanationId) => {
       const q = getQuestion(db, id);
       if (!q) return null;
-      const e = explanationId !== null ? getExplanation(db, explanationId) : findExplanation(db, q.instance, agent, explanations);
+      const e =
+        explanationId !== null
+          ? getExplanation(db, explanationId)
+          : findExplanation(db, q.instance, agent, explanations);
       const answers = e ? answersFor(db, id, e.id) : [];
       const prompt = e && e.text !== null ? buildPrompt(q, e.text, seedOf(q.id, e.id, 0)).text : null;
       return {q, explanation: e ?? null, answers, prompt};
@@ -224,7 +271,12 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
       const job = (async () => {
         const {startExplorerAudit} = await import('../services/audit.js');
         reports.clear();
-        return startExplorerAudit(db, target, {noSandbox: options.noSandbox, passEnv: options.passEnv, onEvent, signal: controller.signal});
+        return startExplorerAudit(db, target, {
+          noSandbox: options.noSandbox,
+          passEnv: options.passEnv,
+          onEvent,
+          signal: controller.signal,
+        });
       })();
       const tracked = job.finally(() => jobs.delete(tracked));
       jobs.set(tracked, controller);
@@ -258,7 +310,13 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
     saveQuestionEdit: async (question, text, onProgress) => {
       // loaded on first use: the builder's machinery is not needed to draw the explorer
       const {saveEditedQuestion} = await import('../services/question-revalidate.js');
-      const r = await saveEditedQuestion(db, question, text, {python: process.env.DELTALENS_PYTHON ?? 'python3', sandbox: options.noSandbox ? 'off' : 'require', passEnv: options.passEnv, reviewer: annotatorName(), onProgress}).catch((error: unknown) => {
+      const r = await saveEditedQuestion(db, question, text, {
+        python: process.env.DELTALENS_PYTHON ?? 'python3',
+        sandbox: options.noSandbox ? 'off' : 'require',
+        passEnv: options.passEnv,
+        reviewer: annotatorName(),
+        onProgress,
+      }).catch((error: unknown) => {
         refusedEdits.set(question, text);
         throw error;
       });
@@ -306,10 +364,22 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
       if (!detail) return null;
       return {
         detail,
-        runs: listTrajectories(db, {instance: id}).map(r => ({id: r.id, agent: r.agent, resolved: r.resolved, steps: r.steps, format: r.format})),
+        runs: listTrajectories(db, {instance: id}).map(r => ({
+          id: r.id,
+          agent: r.agent,
+          resolved: r.resolved,
+          steps: r.steps,
+          format: r.format,
+        })),
         pairs: listPairs(db, id).map(p => {
           const d = latestDelta(db, p.id);
-          const delta = !d ? 'no delta' : d.status === 'none' ? '∅' : d.status === 'incomplete' ? 'incomplete' : `${d.kind} in ${d.function}`;
+          const delta = !d
+            ? 'no delta'
+            : d.status === 'none'
+              ? '∅'
+              : d.status === 'incomplete'
+                ? 'incomplete'
+                : `${d.kind} in ${d.function}`;
           return {id: p.id, label: p.label, test: p.test, delta};
         }),
         questions: listQuestions(db, {instance: id}).map(q => ({id: q.id, type: q.type, agent: q.agent})),
@@ -318,7 +388,10 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
     },
     rankings: () => lensRankings(db),
     agreement: () => agreementReport(db),
-    flags: question => ({people: listFlags(db).filter(f => f.question === question), automatic: automaticFlags(db, question)}),
+    flags: question => ({
+      people: listFlags(db).filter(f => f.question === question),
+      automatic: automaticFlags(db, question),
+    }),
     setFlag: (question, verdict, note) => {
       const who = annotatorName();
       setFlag(db, {question, author: who, verdict, note: note || null});
@@ -326,7 +399,10 @@ export function storeData(db: Db, label: string, options: ExplorerOptions = {}):
     },
     setStage: (id, idx, stage) => {
       const who = annotatorName();
-      if (stage === null) return removeStageOverride(db, id, idx, who) ? `removed ${who}'s stage for step ${idx + 1}` : `${who} had no stage for step ${idx + 1}`;
+      if (stage === null)
+        return removeStageOverride(db, id, idx, who)
+          ? `removed ${who}'s stage for step ${idx + 1}`
+          : `${who} had no stage for step ${idx + 1}`;
       setStageOverride(db, {trajectory: id, idx, annotator: who, stage});
       return `step ${idx + 1}: ${who} says ${stage} (stored; lens build rescores)`;
     },

@@ -29,7 +29,9 @@ export function markedBlock(text: string, width: number, ranges: [number, number
     for (const line of wrapLines(source, width)) {
       const start = at;
       at += line.length;
-      const marks = ranges.flatMap(([x, y]) => (y > start && x < at ? [[Math.max(x, start) - start, Math.min(y, at) - start] as [number, number]] : []));
+      const marks = ranges.flatMap(([x, y]) =>
+        y > start && x < at ? [[Math.max(x, start) - start, Math.min(y, at) - start] as [number, number]] : [],
+      );
       out.push(marks.length ? {text: line, marks} : {text: line});
     }
     at += 1;
@@ -45,6 +47,15 @@ export function textBlock(text: string, width: number, language: Language = 'pla
 export function diffBlock(patch: string, width: number): DisplayLine[] {
   return wrapLines(patch, width).map(line => ({
     text: line,
-    role: line.startsWith('+++') || line.startsWith('---') ? 'heading' : line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : line.startsWith('@@') ? 'hunk' : undefined,
+    role:
+      line.startsWith('+++') || line.startsWith('---')
+        ? 'heading'
+        : line.startsWith('+')
+          ? 'added'
+          : line.startsWith('-')
+            ? 'removed'
+            : line.startsWith('@@')
+              ? 'hunk'
+              : undefined,
   }));
 }

@@ -37,24 +37,34 @@ const COLOURS: Record<string, number> = {
   section: 36,
   subst: 39, // an f-string's {expression}: plain inside its green string
 };
-const ENTITIES: Record<string, string> = {'&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#x27;': "'", '&#39;': "'"};
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#x27;': "'",
+  '&#39;': "'",
+};
 
 /** highlight.js's HTML for one line as ANSI: a span's colour on where it differs from the one
  * around it, and that one back at its end; entities decoded. */
 export function htmlToAnsi(html: string): string {
   const stack: number[] = [39];
-  return html.replace(/<span class="hljs-([\w-]+)[^"]*">|<\/span>|&(?:amp|lt|gt|quot|#x27|#39);/g, (token, cls: string | undefined) => {
-    if (token.startsWith('&')) return ENTITIES[token]!;
-    const around = stack.at(-1)!;
-    if (cls !== undefined) {
-      const code = COLOURS[cls] ?? around;
-      stack.push(code);
-      return code === around ? '' : `\x1b[${code}m`;
-    }
-    if (stack.length === 1) return '';
-    const ended = stack.pop()!;
-    return ended === stack.at(-1) ? '' : `\x1b[${stack.at(-1)}m`;
-  });
+  return html.replace(
+    /<span class="hljs-([\w-]+)[^"]*">|<\/span>|&(?:amp|lt|gt|quot|#x27|#39);/g,
+    (token, cls: string | undefined) => {
+      if (token.startsWith('&')) return ENTITIES[token]!;
+      const around = stack.at(-1)!;
+      if (cls !== undefined) {
+        const code = COLOURS[cls] ?? around;
+        stack.push(code);
+        return code === around ? '' : `\x1b[${code}m`;
+      }
+      if (stack.length === 1) return '';
+      const ended = stack.pop()!;
+      return ended === stack.at(-1) ? '' : `\x1b[${stack.at(-1)}m`;
+    },
+  );
 }
 
 export function highlightLine(line: string, language: Language, color: boolean): string {
@@ -76,7 +86,11 @@ export function highlightLine(line: string, language: Language, color: boolean):
 /** Guess how to colour an observation from the action that produced it. */
 export function observationLanguage(action: string | null, observation: string): Language {
   if (/^(diff --git|--- a\/|@@ )/m.test(observation.slice(0, 2000))) return 'diff';
-  if (action && /\.py\b/.test(action) && /^(cat|open|view|sed|head|tail|nl|grep -n|str_replace_editor view)\b|\bview\b/.test(action.trim())) {
+  if (
+    action &&
+    /\.py\b/.test(action) &&
+    /^(cat|open|view|sed|head|tail|nl|grep -n|str_replace_editor view)\b|\bview\b/.test(action.trim())
+  ) {
     return 'python';
   }
   return 'plain';

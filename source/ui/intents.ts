@@ -71,7 +71,13 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
     case 'rescore': {
       status('re-scoring…');
       void data
-        .rescore(intent.question, intent.explanation, (n, total) => status(`re-scoring: ${n}/${total}`), intent.fresh, intent.model)
+        .rescore(
+          intent.question,
+          intent.explanation,
+          (n, total) => status(`re-scoring: ${n}/${total}`),
+          intent.fresh,
+          intent.model,
+        )
         .then(r => {
           const name = `${r.modelName}${r.modelName === 'lexical' ? ' (baseline)' : ''}`;
           status(
@@ -109,9 +115,16 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
         .saveQuestionEdit(intent.question, edited.text, detail => status(`re-validating: ${detail}`))
         .then(r => {
           if (r.saved) {
-            status(`edit saved: ${r.checks.filter(c => c.status === 'valid').length} changed choice(s) re-validated${r.ran ? ' by running them' : ''}`);
+            status(
+              `edit saved: ${r.checks.filter(c => c.status === 'valid').length} changed choice(s) re-validated${r.ran ? ' by running them' : ''}`,
+            );
             done({type: 'changed'});
-          } else status(r.problems[0] === 'unchanged: nothing to save' ? 'unchanged: nothing saved' : `edit NOT saved — ${r.problems.join('; ')} (E opens your edit again)`);
+          } else
+            status(
+              r.problems[0] === 'unchanged: nothing to save'
+                ? 'unchanged: nothing saved'
+                : `edit NOT saved — ${r.problems.join('; ')} (E opens your edit again)`,
+            );
         })
         .catch((e: Error) => status(`edit NOT saved — ${e.message} (E opens your edit again)`));
       return;
@@ -123,7 +136,16 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
       const which = intent.side === 'buggy' ? 'b' : 'p';
       const exact = model.rows.findIndex(r => r[which]?.seq === intent.seq);
       const row = exact >= 0 ? exact : model.rows.findIndex(r => (r[which]?.seq ?? -1) > intent.seq);
-      done({type: 'push', uid, screens: [{...stepperScreen(intent.pair, Math.max(0, row)), message: `claim ${intent.text}: the ${intent.side} side's step ${intent.seq}${exact < 0 ? ' (the nearest aligned row)' : ''}`}]});
+      done({
+        type: 'push',
+        uid,
+        screens: [
+          {
+            ...stepperScreen(intent.pair, Math.max(0, row)),
+            message: `claim ${intent.text}: the ${intent.side} side's step ${intent.seq}${exact < 0 ? ' (the nearest aligned row)' : ''}`,
+          },
+        ],
+      });
       return;
     }
     case 'startAudit': {
@@ -152,17 +174,41 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
       if ('error' in model) return status(model.error);
       const found = model.findRow(intent.text, intent.from);
       const row = found < 0 ? model.findRow(intent.text, 0) : found;
-      const message = row < 0 ? `"${intent.text}" is not named in any row` : found < 0 ? `"${intent.text}": wrapped to the start` : null;
-      return done({type: 'update', uid, update: s => (s.kind === 'stepper' ? {...s, row: row < 0 ? s.row : row, message} : s)});
+      const message =
+        row < 0
+          ? `"${intent.text}" is not named in any row`
+          : found < 0
+            ? `"${intent.text}": wrapped to the start`
+            : null;
+      return done({
+        type: 'update',
+        uid,
+        update: s => (s.kind === 'stepper' ? {...s, row: row < 0 ? s.row : row, message} : s),
+      });
     }
     case 'live': {
       const key = (expr: string) => `${intent.row}\0${expr}`;
       const put = (values: WatchValue[]) =>
-        done({type: 'update', uid, update: s => (s.kind === 'stepper' ? {...s, live: {...s.live, ...Object.fromEntries(values.map(v => [key(v.expr), v]))}} : s)});
-      put(intent.exprs.map(expr => ({expr, source: 'unavailable' as const, note: 'running deltatrace eval on both sides…'})));
+        done({
+          type: 'update',
+          uid,
+          update: s =>
+            s.kind === 'stepper'
+              ? {...s, live: {...s.live, ...Object.fromEntries(values.map(v => [key(v.expr), v]))}}
+              : s,
+        });
+      put(
+        intent.exprs.map(expr => ({
+          expr,
+          source: 'unavailable' as const,
+          note: 'running deltatrace eval on both sides…',
+        })),
+      );
       const model = data.stepper(intent.pair);
       if ('error' in model) return status(model.error);
-      void data.liveWatch(model, intent.row, intent.exprs).then(put, (e: Error) => status(`live re-run failed: ${e.message}`));
+      void data
+        .liveWatch(model, intent.row, intent.exprs)
+        .then(put, (e: Error) => status(`live re-run failed: ${e.message}`));
       return;
     }
   }

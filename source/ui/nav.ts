@@ -31,7 +31,19 @@ export function moveCursor(c: Cursor, id: string, {total, page}: Size): Cursor {
 export function moveScroll(scroll: number, id: string, {total, page}: Size): number {
   const max = Math.max(0, total - page);
   const next =
-    id === 'down' ? scroll + 1 : id === 'up' ? scroll - 1 : id === 'pageDown' ? scroll + page : id === 'pageUp' ? scroll - page : id === 'top' ? 0 : id === 'bottom' ? max : scroll;
+    id === 'down'
+      ? scroll + 1
+      : id === 'up'
+        ? scroll - 1
+        : id === 'pageDown'
+          ? scroll + page
+          : id === 'pageUp'
+            ? scroll - page
+            : id === 'top'
+              ? 0
+              : id === 'bottom'
+                ? max
+                : scroll;
   return Math.min(Math.max(0, next), max);
 }
 

@@ -34,12 +34,22 @@ interface State {
  * screen gets its uid. */
 export function initialState(stack: Screen[] = []): State {
   const screens = stack[0]?.kind === 'list' ? stack : [listScreen(), ...stack];
-  return {stack: screens.map((s, i) => ({...s, uid: i + 1})), help: false, helpScroll: 0, picker: null, quitting: false, job: null, status: null, version: 0, nextUid: screens.length + 1};
+  return {
+    stack: screens.map((s, i) => ({...s, uid: i + 1})),
+    help: false,
+    helpScroll: 0,
+    picker: null,
+    quitting: false,
+    job: null,
+    status: null,
+    version: 0,
+    nextUid: screens.length + 1,
+  };
 }
 
 /** Where `deltalens explore` opens (deep links); each is checked against the store first. */
 export type DeepLink =
-  | {kind: 'pair'; pair: number; /** its row in the pairs list under it */ index?: number}
+  | {kind: 'pair'; pair: number /** its row in the pairs list under it */; index?: number}
   | {kind: 'trajectory'; trajectory: number; step?: number}
   | {kind: 'question'; question: string; agent: string; explanations: string}
   | {kind: 'instance'; instance: string};
@@ -48,7 +58,11 @@ export type DeepLink =
  * back as if they had walked there). Steps are 0-based here. */
 export function linkStack(link: DeepLink): Screen[] {
   // Esc from the stepper lands on the pairs list with this pair selected
-  if (link.kind === 'pair') return [{kind: 'pairs', list: link.index ? {cursor: link.index, top: Math.max(0, link.index - 3)} : START}, stepperScreen(link.pair)];
+  if (link.kind === 'pair')
+    return [
+      {kind: 'pairs', list: link.index ? {cursor: link.index, top: Math.max(0, link.index - 3)} : START},
+      stepperScreen(link.pair),
+    ];
   if (link.kind === 'instance') return [{kind: 'instance', id: link.instance, scroll: 0}];
   if (link.kind === 'trajectory') {
     const t = trajectoryScreen(link.trajectory, link.step ?? 0);
@@ -57,9 +71,7 @@ export function linkStack(link: DeepLink): Screen[] {
   return [{kind: 'board', model: null, list: START}, questionScreen(link.question, link.agent, link.explanations)];
 }
 
-export type Action =
-  | {type: 'key'; input: string; key: Key; view: View | null; help: Size}
-  | Result;
+export type Action = {type: 'key'; input: string; key: Key; view: View | null; help: Size} | Result;
 
 interface Reduced {
   state: State;
@@ -70,17 +82,35 @@ const same = (state: State): Reduced => ({state, intents: []});
 
 export function reduce(state: State, action: Action): Reduced {
   const top = state.stack.at(-1)!;
-  if (action.type === 'status') return same(state.stack.some(s => s.uid === action.uid) ? {...state, status: {uid: action.uid, text: action.text}} : state);
+  if (action.type === 'status')
+    return same(
+      state.stack.some(s => s.uid === action.uid) ? {...state, status: {uid: action.uid, text: action.text}} : state,
+    );
   if (action.type === 'job') {
     const running = (state.job?.running ?? 0) + action.change;
-    return same({...state, job: running > 0 ? {label: action.label, running, stopping: action.change > 0 ? false : (state.job?.stopping ?? false)} : null});
+    return same({
+      ...state,
+      job:
+        running > 0
+          ? {label: action.label, running, stopping: action.change > 0 ? false : (state.job?.stopping ?? false)}
+          : null,
+    });
   }
   if (action.type === 'changed') return same({...state, version: state.version + 1});
-  if (action.type === 'update') return same({...state, stack: state.stack.map(s => (s.uid === action.uid ? {...action.update(s), uid: s.uid} : s))});
+  if (action.type === 'update')
+    return same({
+      ...state,
+      stack: state.stack.map(s => (s.uid === action.uid ? {...action.update(s), uid: s.uid} : s)),
+    });
   if (action.type === 'push') {
     if (top.uid !== action.uid) return same(state);
     let nextUid = state.nextUid;
-    return same({...state, stack: [...state.stack, ...action.screens.map(s => ({...s, uid: nextUid++}) as Screen)], nextUid, status: null});
+    return same({
+      ...state,
+      stack: [...state.stack, ...action.screens.map(s => ({...s, uid: nextUid++}) as Screen)],
+      nextUid,
+      status: null,
+    });
   }
   const view = action.view && action.view.uid === top.uid ? action.view : {uid: top.uid!, total: 0, page: 1};
   const {input, key} = action;
@@ -88,7 +118,10 @@ export function reduce(state: State, action: Action): Reduced {
     if (!state.job || state.job.stopping) return same({...state, quitting: true});
     const what = state.job.running > 1 ? `${state.job.running} ${state.job.label}s` : `the ${state.job.label}`;
     const text = `stopping ${what}: what is done is kept, marked incomplete (Ctrl+C again quits)`;
-    return {state: {...state, job: {...state.job, stopping: true}, status: {uid: top.uid!, text}}, intents: [{intent: {kind: 'cancelJobs'}, uid: top.uid!}]};
+    return {
+      state: {...state, job: {...state.job, stopping: true}, status: {uid: top.uid!, text}},
+      intents: [{intent: {kind: 'cancelJobs'}, uid: top.uid!}],
+    };
   }
   if (state.picker) {
     const picker = state.picker;
@@ -96,7 +129,9 @@ export function reduce(state: State, action: Action): Reduced {
     if (!r) return same(state);
     if ('cancel' in r) return same({...state, picker: null});
     if ('index' in r) return same({...state, picker: {...picker, index: r.index}});
-    return picker.uid === top.uid ? apply({...state, picker: null}, defOf(top).picked?.(top, picker.purpose, r.chosen, view) ?? {}) : same({...state, picker: null});
+    return picker.uid === top.uid
+      ? apply({...state, picker: null}, defOf(top).picked?.(top, picker.purpose, r.chosen, view) ?? {})
+      : same({...state, picker: null});
   }
   const def = defOf(top);
   if (state.help) {
@@ -130,7 +165,19 @@ function apply(state: State, out: Outcome<Screen>): Reduced {
   for (const s of out.push ?? []) stack.push({...s, uid: nextUid++} as Screen);
   if (!stack.length) stack = [top];
   const now = stack.at(-1)!;
-  const status = out.status !== undefined ? (out.status === null ? null : {uid: now.uid!, text: out.status}) : now.uid === top.uid ? state.status : null;
-  const picker = out.picker ? {...out.picker, uid: now.uid!, index: Math.max(0, Math.min(out.picker.initial ?? 0, out.picker.items.length - 1))} : state.picker;
-  return {state: {...state, stack, nextUid, status, picker}, intents: (out.intents ?? []).map(intent => ({intent, uid: top.uid!}))};
+  const status =
+    out.status !== undefined
+      ? out.status === null
+        ? null
+        : {uid: now.uid!, text: out.status}
+      : now.uid === top.uid
+        ? state.status
+        : null;
+  const picker = out.picker
+    ? {...out.picker, uid: now.uid!, index: Math.max(0, Math.min(out.picker.initial ?? 0, out.picker.items.length - 1))}
+    : state.picker;
+  return {
+    state: {...state, stack, nextUid, status, picker},
+    intents: (out.intents ?? []).map(intent => ({intent, uid: top.uid!})),
+  };
 }

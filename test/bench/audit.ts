@@ -30,17 +30,36 @@ function script(testCode: string) {
       }
     };
     const results = messages.filter(m => m.role === 'tool').map(m => parsed(m.content));
-    if (!results.length) return {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: testCode})}]};
-    if (results.length === 1 && results[0]!.delta?.function) return {toolCalls: [{name: 'inspect_call_graph', arguments: JSON.stringify({function: results[0]!.delta.function})}]};
-    return {answer: `Revised: the test's outcome after the patch and where behaviour first differs are in the tool results (${results.length} calls).`};
+    if (!results.length)
+      return {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: testCode})}]};
+    if (results.length === 1 && results[0]!.delta?.function)
+      return {
+        toolCalls: [{name: 'inspect_call_graph', arguments: JSON.stringify({function: results[0]!.delta.function})}],
+      };
+    return {
+      answer: `Revised: the test's outcome after the patch and where behaviour first differs are in the tool results (${results.length} calls).`,
+    };
   };
 }
 
-async function audit(args: string[], testCode: string, db: string): Promise<{s: number; calls: Call[]; out: {audit: {status: string; reason: string | null; tool_calls: {tool: string; result: unknown}[]}} | null; stderr: string}> {
+async function audit(
+  args: string[],
+  testCode: string,
+  db: string,
+): Promise<{
+  s: number;
+  calls: Call[];
+  out: {audit: {status: string; reason: string | null; tool_calls: {tool: string; result: unknown}[]}} | null;
+  stderr: string;
+}> {
   const server = await startOpenAiServer(script(testCode));
   rmSync(db, {force: true});
   const t = performance.now();
-  const child = spawn(process.execPath, [BIN, 'audit', ...args, '--model', 'bench-scripted', '--base-url', server.url, '--json', '--db', db], {cwd: ROOT, env: {...process.env, OPENAI_API_KEY: 'bench'}, stdio: ['ignore', 'pipe', 'pipe']});
+  const child = spawn(
+    process.execPath,
+    [BIN, 'audit', ...args, '--model', 'bench-scripted', '--base-url', server.url, '--json', '--db', db],
+    {cwd: ROOT, env: {...process.env, OPENAI_API_KEY: 'bench'}, stdio: ['ignore', 'pipe', 'pipe']},
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', d => (stdout += String(d)));
@@ -67,14 +86,20 @@ function report(name: string, r: Awaited<ReturnType<typeof audit>>, log: (line: 
   const tools = a.tool_calls.map((c, i) => `${c.tool} ${((r.calls[i + 1]!.at - r.calls[i]!.at) / 1000).toFixed(1)} s`);
   const prompt = r.calls.reduce((n, c) => n + JSON.stringify((c.body as {messages: unknown}).messages).length, 0);
   const sizes = r.calls.slice(1).map(c => {
-    const m = (c.body as {messages: {role: string; content: string | null}[]}).messages.filter(x => x.role === 'tool').at(-1);
+    const m = (c.body as {messages: {role: string; content: string | null}[]}).messages
+      .filter(x => x.role === 'tool')
+      .at(-1);
     return m?.content?.length ?? 0;
   });
-  log(`${name}: ${r.s.toFixed(1)} s, ${a.status}${a.reason ? ` (${a.reason})` : ''}; ${tools.join(', ')}; results ${sizes.map(n => `${(n / 1000).toFixed(1)} k`).join(', ')} characters; ${r.calls.length} model calls reading ${(prompt / 1000).toFixed(1)} k prompt characters (≈ ${Math.round(prompt / 4 / 1000)} k tokens at 4 characters a token)`);
+  log(
+    `${name}: ${r.s.toFixed(1)} s, ${a.status}${a.reason ? ` (${a.reason})` : ''}; ${tools.join(', ')}; results ${sizes.map(n => `${(n / 1000).toFixed(1)} k`).join(', ')} characters; ${r.calls.length} model calls reading ${(prompt / 1000).toFixed(1)} k prompt characters (≈ ${Math.round(prompt / 4 / 1000)} k tokens at 4 characters a token)`,
+  );
 }
 
 export async function benchAudit(out: string, log: (line: string) => void): Promise<void> {
-  log('\n## Explanation audit (deltalens audit against a scripted local model: diff_execution, inspect_call_graph, answer)');
+  log(
+    '\n## Explanation audit (deltalens audit against a scripted local model: diff_execution, inspect_call_graph, answer)',
+  );
   const projects = join(ROOT, 'sample-data', 'projects');
   for (const name of ['durations', 'graphs', 'ledger']) {
     const dir = join(projects, name);
@@ -83,7 +108,24 @@ export async function benchAudit(out: string, log: (line: string) => void): Prom
     const code = testSource(readFileSync(join(dir, 'repo', file), 'utf8'), fn)!;
     const explanation = join(out, `audit-${name}.txt`);
     writeFileSync(explanation, 'The patch fixes the bug: the test passes now.\n');
-    report(`${name} (wrong agent patch)`, await audit(['--buggy-dir', join(dir, 'repo'), '--patch', join(dir, 'patches', 'agent-wrong.diff'), '--explanation', explanation, '--instance', meta.instance], code, join(out, `audit-${name}.db`)), log);
+    report(
+      `${name} (wrong agent patch)`,
+      await audit(
+        [
+          '--buggy-dir',
+          join(dir, 'repo'),
+          '--patch',
+          join(dir, 'patches', 'agent-wrong.diff'),
+          '--explanation',
+          explanation,
+          '--instance',
+          meta.instance,
+        ],
+        code,
+        join(out, `audit-${name}.db`),
+      ),
+      log,
+    );
   }
   const t = trees(out);
   if (typeof t === 'string') {
@@ -96,9 +138,20 @@ export async function benchAudit(out: string, log: (line: string) => void): Prom
   const patch = join(out, 'audit-sympy.diff');
   writeFileSync(patch, diff);
   const explanation = join(out, 'audit-sympy.txt');
-  writeFileSync(explanation, 'Pow.__new__ now returns nan for a power with a complex-infinite exponent, so 2**zoo is nan.\n');
+  writeFileSync(
+    explanation,
+    'Pow.__new__ now returns nan for a power with a complex-infinite exponent, so 2**zoo is nan.\n',
+  );
   const code = readFileSync(join(t.buggy, TEST.split('::')[0]!), 'utf8');
-  report('sympy case (a test through simplify and integrate, fix in Pow.__new__)', await audit(['--buggy-dir', t.buggy, '--patch', patch, '--explanation', explanation, '--instance', 'bench__sympy-pow-zoo'], code, join(out, 'audit-sympy.db')), log);
+  report(
+    'sympy case (a test through simplify and integrate, fix in Pow.__new__)',
+    await audit(
+      ['--buggy-dir', t.buggy, '--patch', patch, '--explanation', explanation, '--instance', 'bench__sympy-pow-zoo'],
+      code,
+      join(out, 'audit-sympy.db'),
+    ),
+    log,
+  );
 }
 
 /** A unified diff of one file between the two trees, with a/ and b/ paths. */

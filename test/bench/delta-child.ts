@@ -15,14 +15,25 @@ if (mode === 'ingest') {
     [a, 'buggy'],
     [b, 'patched'],
   ] as const) {
-    const id = createTrace(db, {instance: 'bench/synthetic', versionKind: side === 'buggy' ? 'buggy' : 'agent', patch: null, trajectory: null, test: 'tests/test_big.py::test_big', side, run: 1, label: 'bench'});
+    const id = createTrace(db, {
+      instance: 'bench/synthetic',
+      versionKind: side === 'buggy' ? 'buggy' : 'agent',
+      patch: null,
+      trajectory: null,
+      test: 'tests/test_big.py::test_big',
+      side,
+      run: 1,
+      label: 'bench',
+    });
     events += ingestTraceFile(db, file, id).events;
   }
   console.error(JSON.stringify({seconds: (performance.now() - t) / 1000, events}));
 } else {
   const t = performance.now();
   const d = extractDelta({buggy: new StoredTrace(db, 1), patched: new StoredTrace(db, 2), map: new LineMap(null)});
-  console.error(JSON.stringify({seconds: (performance.now() - t) / 1000, steps: d.stepsCompared, status: d.status, line: d.line}));
+  console.error(
+    JSON.stringify({seconds: (performance.now() - t) / 1000, steps: d.stepsCompared, status: d.status, line: d.line}),
+  );
 }
 db.close();
 console.error('');

@@ -16,7 +16,9 @@ const BIN = join(ROOT, 'bin', 'deltalens.js');
 function firstScreen(env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn('script', ['-qfec', `${process.execPath} ${BIN} --demo`, '/dev/null'], {env: {...env, COLUMNS: '120', LINES: '40', NO_COLOR: '1'}});
+    const child = spawn('script', ['-qfec', `${process.execPath} ${BIN} --demo`, '/dev/null'], {
+      env: {...env, COLUMNS: '120', LINES: '40', NO_COLOR: '1'},
+    });
     let seen = '';
     let at: number | null = null;
     child.stdout.on('data', chunk => {
@@ -38,7 +40,10 @@ export async function benchDemoStart(log: (line: string) => void): Promise<void>
   }
   const dir = mkdtempSync(join(tmpdir(), 'deltalens-bench-demo-'));
   const env = {...process.env, DELTALENS_DEMO_DB: join(dir, 'demo.db')};
-  const stamp = () => (existsSync(join(dir, 'demo.db.stamp')) ? (JSON.parse(readFileSync(join(dir, 'demo.db.stamp'), 'utf8')) as {stage: string}).stage : null);
+  const stamp = () =>
+    existsSync(join(dir, 'demo.db.stamp'))
+      ? (JSON.parse(readFileSync(join(dir, 'demo.db.stamp'), 'utf8')) as {stage: string}).stage
+      : null;
   try {
     const first = await firstScreen(env);
     const t0 = performance.now();
@@ -50,8 +55,12 @@ export async function benchDemoStart(log: (line: string) => void): Promise<void>
     const later: number[] = [];
     for (let i = 0; i < 5; i++) later.push(await firstScreen(env));
     later.sort((a, b) => a - b);
-    log(`demo, no database yet: first screen ${first.toFixed(0)} ms (quick part built: runs, ExplainBench sample, hand-written questions); traced part in the background, whole after ~${background.toFixed(0)} s`);
-    log(`demo, whole: later starts to the first screen median ${later[2]!.toFixed(0)} ms (min ${later[0]!.toFixed(0)}, of 5)`);
+    log(
+      `demo, no database yet: first screen ${first.toFixed(0)} ms (quick part built: runs, ExplainBench sample, hand-written questions); traced part in the background, whole after ~${background.toFixed(0)} s`,
+    );
+    log(
+      `demo, whole: later starts to the first screen median ${later[2]!.toFixed(0)} ms (min ${later[0]!.toFixed(0)}, of 5)`,
+    );
   } finally {
     rmSync(dir, {recursive: true, force: true});
   }

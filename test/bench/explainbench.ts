@@ -43,7 +43,18 @@ interface Result {
   note?: string;
 }
 
-const DEBIAN_PACKAGES = ['python3-hypothesis', 'python3-pytest', 'python3-pluggy', 'python3-iniconfig', 'python3-packaging', 'python3-attr', 'python3-sortedcontainers', 'python3-mpmath', 'python3-exceptiongroup', 'python3-tomli'];
+const DEBIAN_PACKAGES = [
+  'python3-hypothesis',
+  'python3-pytest',
+  'python3-pluggy',
+  'python3-iniconfig',
+  'python3-packaging',
+  'python3-attr',
+  'python3-sortedcontainers',
+  'python3-mpmath',
+  'python3-exceptiongroup',
+  'python3-tomli',
+];
 
 /** A Python 3.9 venv with Debian's pure-Python hypothesis, pytest and mpmath (pyenv's 3.9 and apt-get download). */
 function oldPython(out: string, log: (line: string) => void): string | null {
@@ -60,9 +71,12 @@ function oldPython(out: string, log: (line: string) => void): string | null {
   const dl = spawnSync('apt-get', ['download', ...DEBIAN_PACKAGES], {cwd: debs, encoding: 'utf8'});
   if (dl.status !== 0) return null;
   const root = join(out, 'debroot');
-  for (const deb of readdirSync(debs).filter(f => f.endsWith('.deb'))) execFileSync('dpkg', ['-x', join(debs, deb), root]);
+  for (const deb of readdirSync(debs).filter(f => f.endsWith('.deb')))
+    execFileSync('dpkg', ['-x', join(debs, deb), root]);
   execFileSync(join(pyenv, base, 'bin', 'python'), ['-m', 'venv', venv]);
-  cpSync(join(root, 'usr', 'lib', 'python3', 'dist-packages'), join(venv, 'lib', 'python3.9', 'site-packages'), {recursive: true});
+  cpSync(join(root, 'usr', 'lib', 'python3', 'dist-packages'), join(venv, 'lib', 'python3.9', 'site-packages'), {
+    recursive: true,
+  });
   return py;
 }
 
@@ -70,16 +84,44 @@ function git(dir: string, args: string[]): string {
   return execFileSync('git', ['--git-dir', dir, ...args], {encoding: 'utf8', maxBuffer: 1 << 28});
 }
 
-
 /** The PBT run as ExplainBench ran it: its exit code is the verdict. */
 function verdict(py: string, tree: string): {code: number | null; s: number} {
   const t = performance.now();
-  const r = spawnSync(py, ['pbt_explainbench.py'], {cwd: tree, timeout: 300_000, env: {PATH: '/usr/bin:/bin', HOME: '/tmp', PYTHONHASHSEED: '0'}});
+  const r = spawnSync(py, ['pbt_explainbench.py'], {
+    cwd: tree,
+    timeout: 300_000,
+    env: {PATH: '/usr/bin:/bin', HOME: '/tmp', PYTHONHASHSEED: '0'},
+  });
   return {code: r.status, s: (performance.now() - t) / 1000};
 }
 
-async function trace(tree: {buggy: string; fixed: string}, id: string, py: string, db: string, extra: string[] = []): Promise<Record<string, unknown> | {error: string}> {
-  const args = [join(ROOT, 'bin', 'deltalens.js'), 'trace', '--buggy-dir', tree.buggy, '--patched-dir', tree.fixed, '--test', 'pbt_explainbench.py', '--python', py, '--json', '--db', db, '--instance', id, '--timeout', '900', ...extra];
+async function trace(
+  tree: {buggy: string; fixed: string},
+  id: string,
+  py: string,
+  db: string,
+  extra: string[] = [],
+): Promise<Record<string, unknown> | {error: string}> {
+  const args = [
+    join(ROOT, 'bin', 'deltalens.js'),
+    'trace',
+    '--buggy-dir',
+    tree.buggy,
+    '--patched-dir',
+    tree.fixed,
+    '--test',
+    'pbt_explainbench.py',
+    '--python',
+    py,
+    '--json',
+    '--db',
+    db,
+    '--instance',
+    id,
+    '--timeout',
+    '900',
+    ...extra,
+  ];
   return new Promise(resolve => {
     const child = spawn(process.execPath, args, {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']});
     let stdout = '';
@@ -112,7 +154,9 @@ function deltaFrames(dbFile: string, instance: string): string[] {
   const db = openDb(dbFile, {readonly: true});
   try {
     const row = db
-      .prepare(`SELECT d.seq_b AS seq, d.kind AS kind, p.buggy_trace AS trace FROM delta d JOIN trace_pair p ON p.id = d.pair WHERE p.instance = ? AND d.options = '[]' AND d.status = 'found' ORDER BY d.id DESC LIMIT 1`)
+      .prepare(
+        `SELECT d.seq_b AS seq, d.kind AS kind, p.buggy_trace AS trace FROM delta d JOIN trace_pair p ON p.id = d.pair WHERE p.instance = ? AND d.options = '[]' AND d.status = 'found' ORDER BY d.id DESC LIMIT 1`,
+      )
       .get(instance) as {seq: number | null; kind: string; trace: number} | undefined;
     if (!row || row.seq === null) return [];
     const t = new StoredTrace(db, row.trace);
@@ -120,7 +164,10 @@ function deltaFrames(dbFile: string, instance: string): string[] {
     const out: string[] = [];
     // a state delta at a call is the callee's arguments; an outcome delta's item is the next one
     // at the split (maybe a call), and the delta is in the frame that split
-    for (let fid: number | null = (row.kind === 'state' ? (at?.callee ?? at?.fid) : at?.fid) ?? null; fid !== null && fid !== 0; ) {
+    for (
+      let fid: number | null = (row.kind === 'state' ? (at?.callee ?? at?.fid) : at?.fid) ?? null;
+      fid !== null && fid !== 0;
+    ) {
       const f = t.frame(fid);
       if (!f) break;
       out.push(f.fn);
@@ -137,28 +184,45 @@ export async function benchExplainBench(out: string, log: (line: string) => void
   const sympy = process.env['DELTALENS_SYMPY_GIT'];
   log('\n## The delta against ExplainBench’s, on its sympy instances');
   if (!eb || !existsSync(join(eb, 'dataset', 'context', 'local_intent.json')) || !sympy) {
-    log('skipped: set DELTALENS_EXPLAINBENCH to a checkout of pan2013e/explainbench and DELTALENS_SYMPY_GIT to a clone of sympy/sympy');
+    log(
+      'skipped: set DELTALENS_EXPLAINBENCH to a checkout of pan2013e/explainbench and DELTALENS_SYMPY_GIT to a clone of sympy/sympy',
+    );
     return;
   }
   const dir = join(out, 'explainbench');
   mkdirSync(dir, {recursive: true});
   const py = oldPython(dir, log);
   if (!py) {
-    log('skipped: no Python 3.9 with hypothesis (set DELTALENS_PY_OLD, or install pyenv 3.9 and let apt-get download Debian packages)');
+    log(
+      'skipped: no Python 3.9 with hypothesis (set DELTALENS_PY_OLD, or install pyenv 3.9 and let apt-get download Debian packages)',
+    );
     return;
   }
   const gitDir = existsSync(join(sympy, '.git')) ? join(sympy, '.git') : sympy;
-  const local = JSON.parse(readFileSync(join(eb, 'dataset', 'context', 'local_intent.json'), 'utf8')) as Record<string, {function_code_before_patch: string; line: string; before_or_after: string}>;
-  const pbts = new Map((JSON.parse(readFileSync(join(eb, 'dataset', 'context', 'raw_pbts.json'), 'utf8')) as {instance_id: string; test: string}[]).map(p => [p.instance_id, p.test]));
+  const local = JSON.parse(readFileSync(join(eb, 'dataset', 'context', 'local_intent.json'), 'utf8')) as Record<
+    string,
+    {function_code_before_patch: string; line: string; before_or_after: string}
+  >;
+  const pbts = new Map(
+    (
+      JSON.parse(readFileSync(join(eb, 'dataset', 'context', 'raw_pbts.json'), 'utf8')) as {
+        instance_id: string;
+        test: string;
+      }[]
+    ).map(p => [p.instance_id, p.test]),
+  );
   const merges = new Map<string, [string, string]>();
   for (const line of git(gitDir, ['log', '--merges', '--format=%H %P|%s', '--all']).split('\n')) {
     const m = /^(\w+) (\w+) \w+.*\|Merge pull request #(\d+) /.exec(line);
     if (m && !merges.has(m[3]!)) merges.set(m[3]!, [m[1]!, m[2]!]);
   }
   const resultsFile = join(dir, 'results.json');
-  const results: Record<string, Result | {id: string; skipped: string}> = existsSync(resultsFile) && !process.env['BENCH_EB_REDO'] ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {};
+  const results: Record<string, Result | {id: string; skipped: string}> =
+    existsSync(resultsFile) && !process.env['BENCH_EB_REDO'] ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {};
   const only = process.env['BENCH_EB_ONLY']?.split(',');
-  const ids = Object.keys(local).filter(id => id.startsWith('sympy__sympy-') && pbts.has(id) && (!only || only.includes(id))).sort();
+  const ids = Object.keys(local)
+    .filter(id => id.startsWith('sympy__sympy-') && pbts.has(id) && (!only || only.includes(id)))
+    .sort();
   log(`${ids.length} sympy instances in the package with a PBT; ${py}`);
   for (const id of ids) {
     if (results[id]) continue;
@@ -175,13 +239,19 @@ export async function benchExplainBench(out: string, log: (line: string) => void
     const before = verdict(py, tree.buggy);
     const after = verdict(py, tree.fixed);
     if (before.code === null || after.code === null) {
-      results[id] = {id, skipped: `the PBT does not end within 300 s here (${before.code === null ? 'before' : 'after'} the fix)`};
+      results[id] = {
+        id,
+        skipped: `the PBT does not end within 300 s here (${before.code === null ? 'before' : 'after'} the fix)`,
+      };
       writeFileSync(resultsFile, JSON.stringify(results, null, 1));
       log(`${id}: skipped (${(results[id] as {skipped: string}).skipped})`);
       continue;
     }
     if (before.code === 0 || after.code !== 0) {
-      results[id] = {id, skipped: `the PBT does not fail before and pass after here (exit ${before.code} before, ${after.code} after)`};
+      results[id] = {
+        id,
+        skipped: `the PBT does not fail before and pass after here (exit ${before.code} before, ${after.code} after)`,
+      };
       writeFileSync(resultsFile, JSON.stringify(results, null, 1));
       log(`${id}: skipped (${(results[id] as {skipped: string}).skipped})`);
       continue;
@@ -203,45 +273,84 @@ export async function benchExplainBench(out: string, log: (line: string) => void
       seconds: Math.round(seconds),
     };
     if (!r.match && !('error' in j)) {
-      const alt = await trace(tree, id, py, join(dir, 'traces.db'), ['--option', 'start-at-patched-function', '--no-rerun']);
-      r.startAtPatched = 'error' in alt ? `error: ${alt.error}` : ((alt['function'] as string | null) ?? String(alt['status']));
+      const alt = await trace(tree, id, py, join(dir, 'traces.db'), [
+        '--option',
+        'start-at-patched-function',
+        '--no-rerun',
+      ]);
+      r.startAtPatched =
+        'error' in alt ? `error: ${alt.error}` : ((alt['function'] as string | null) ?? String(alt['status']));
     }
     results[id] = r;
     writeFileSync(resultsFile, JSON.stringify(results, null, 1));
-    log(`${id}: ${r.match ? 'same function' : 'different'} — ExplainBench ${theirs}, ours ${fn ?? r.status} (${r.landing}; ${r.seconds} s)${r.startAtPatched !== undefined ? `; start-at-patched-function: ${r.startAtPatched}` : ''}`);
+    log(
+      `${id}: ${r.match ? 'same function' : 'different'} — ExplainBench ${theirs}, ours ${fn ?? r.status} (${r.landing}; ${r.seconds} s)${r.startAtPatched !== undefined ? `; start-at-patched-function: ${r.startAtPatched}` : ''}`,
+    );
   }
   const done = Object.values(results).filter((r): r is Result => 'match' in r && ids.includes(r.id));
   for (const r of done) {
     r.theirs = theirFunction(local[r.id]!.function_code_before_patch);
     r.match = last(r.ours) === r.theirs;
   }
-  const skipped = Object.values(results).filter((r): r is {id: string; skipped: string} => 'skipped' in r && ids.includes(r.id));
+  const skipped = Object.values(results).filter(
+    (r): r is {id: string; skipped: string} => 'skipped' in r && ids.includes(r.id),
+  );
   const matched = done.filter(r => r.match).length;
   log(`\n| instance | ExplainBench | ours | where ours landed | start-at-patched-function | s |`);
   log(`|---|---|---|---|---|---|`);
-  for (const r of done) log(`| ${r.id} | ${r.theirs} | ${r.ours ?? r.status}${r.match ? ' ✓' : ''} | ${r.landing} | ${r.startAtPatched ?? ''} | ${r.seconds} |`);
-  log(`\nsame function as ExplainBench: ${matched} of ${done.length} that run here (${done.length ? ((100 * matched) / done.length).toFixed(0) : 0} %); ${skipped.length} not run here:`);
+  for (const r of done)
+    log(
+      `| ${r.id} | ${r.theirs} | ${r.ours ?? r.status}${r.match ? ' ✓' : ''} | ${r.landing} | ${r.startAtPatched ?? ''} | ${r.seconds} |`,
+    );
+  log(
+    `\nsame function as ExplainBench: ${matched} of ${done.length} that run here (${done.length ? ((100 * matched) / done.length).toFixed(0) : 0} %); ${skipped.length} not run here:`,
+  );
   const reasons = new Map<string, number>();
   const reasonOf = (s: string) => s.replace(/\(exit .*\)|\((before|after) the fix\)/, '').trim();
   for (const s of skipped) reasons.set(reasonOf(s.skipped), (reasons.get(reasonOf(s.skipped)) ?? 0) + 1);
   for (const [reason, n] of reasons) log(`  ${n} × ${reason}`);
   // the misses: is ExplainBench's function a caller our delta's value returns to?
-  const callers = done.filter(r => !r.match && r.theirs && deltaFrames(join(dir, 'traces.db'), r.id).slice(1).some(fn => last(fn) === r.theirs));
+  const callers = done.filter(
+    r =>
+      !r.match &&
+      r.theirs &&
+      deltaFrames(join(dir, 'traces.db'), r.id)
+        .slice(1)
+        .some(fn => last(fn) === r.theirs),
+  );
   // ExplainBench's delta in a test function the PBT does not have: a test of the repository
-  const repoTests = done.filter(r => !r.match && !callers.includes(r) && r.theirs?.startsWith('test') && !new RegExp(`^\\s*def ${r.theirs}\\(`, 'm').test(pbts.get(r.id) ?? ''));
+  const repoTests = done.filter(
+    r =>
+      !r.match &&
+      !callers.includes(r) &&
+      r.theirs?.startsWith('test') &&
+      !new RegExp(`^\\s*def ${r.theirs}\\(`, 'm').test(pbts.get(r.id) ?? ''),
+  );
   log(
     `ExplainBench's delta in a test of the repository, not in the PBT (its tracer ran another test there): ${repoTests.length}` +
-      (repoTests.length ? ` (${repoTests.map(r => `${r.id.replace('sympy__sympy-', '')} ${r.theirs}; ours ${r.landing}`).join(', ')})` : ''),
+      (repoTests.length
+        ? ` (${repoTests.map(r => `${r.id.replace('sympy__sympy-', '')} ${r.theirs}; ours ${r.landing}`).join(', ')})`
+        : ''),
   );
   const byLanding = new Map<string, number>();
-  for (const r of done.filter(x => !x.match && !callers.includes(x) && !repoTests.includes(x))) byLanding.set(r.landing, (byLanding.get(r.landing) ?? 0) + 1);
+  for (const r of done.filter(x => !x.match && !callers.includes(x) && !repoTests.includes(x)))
+    byLanding.set(r.landing, (byLanding.get(r.landing) ?? 0) + 1);
   log(
     `ExplainBench names a caller of our delta's frame (its tracer compares a patch-modified function by its result, never stepping in; ours is where the value is first computed): ${callers.length}` +
       (callers.length ? ` (${callers.map(r => r.id.replace('sympy__sympy-', '')).join(', ')})` : ''),
   );
-  log(`same function, or ExplainBench's is the caller ours returns to: ${matched + callers.length} of ${done.length} (${done.length ? ((100 * (matched + callers.length)) / done.length).toFixed(0) : 0} %)`);
-  log(`the other differences, by where ours landed: ${[...byLanding].map(([k, n]) => `${n} × ${k}`).join(', ') || 'none'} (${done.filter(x => !x.match && !callers.includes(x) && !repoTests.includes(x)).map(r => r.id.replace('sympy__sympy-', '')).join(', ')})`);
+  log(
+    `same function, or ExplainBench's is the caller ours returns to: ${matched + callers.length} of ${done.length} (${done.length ? ((100 * (matched + callers.length)) / done.length).toFixed(0) : 0} %)`,
+  );
+  log(
+    `the other differences, by where ours landed: ${[...byLanding].map(([k, n]) => `${n} × ${k}`).join(', ') || 'none'} (${done
+      .filter(x => !x.match && !callers.includes(x) && !repoTests.includes(x))
+      .map(r => r.id.replace('sympy__sympy-', ''))
+      .join(', ')})`,
+  );
   const comparable = done.length - repoTests.length;
-  log(`of the ${comparable} where ExplainBench's delta comes from the PBT: same function, or its function is the caller ours returns to, ${matched + callers.length} (${comparable ? ((100 * (matched + callers.length)) / comparable).toFixed(0) : 0} %)`);
+  log(
+    `of the ${comparable} where ExplainBench's delta comes from the PBT: same function, or its function is the caller ours returns to, ${matched + callers.length} (${comparable ? ((100 * (matched + callers.length)) / comparable).toFixed(0) : 0} %)`,
+  );
   if (!process.env['BENCH_KEEP']) rmSync(join(dir, 'inst'), {recursive: true, force: true});
 }

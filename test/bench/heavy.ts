@@ -31,10 +31,20 @@ const TEST_SOURCE = [
 ].join('\n');
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  return {PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/', PYTHONHASHSEED: '0', PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1', ...extra};
+  return {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: process.env['HOME'] ?? '/',
+    PYTHONHASHSEED: '0',
+    PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1',
+    ...extra,
+  };
 }
 
-function run(cmd: string[], cwd: string, e: Record<string, string>): {s: number; ok: boolean; stdout: string; stderr: string} {
+function run(
+  cmd: string[],
+  cwd: string,
+  e: Record<string, string>,
+): {s: number; ok: boolean; stdout: string; stderr: string} {
   const t = performance.now();
   const r = spawnSync(cmd[0]!, cmd.slice(1), {cwd, env: e, encoding: 'utf8', maxBuffer: 1 << 28});
   return {s: (performance.now() - t) / 1000, ok: r.status === 0 || r.status === 1, stdout: r.stdout, stderr: r.stderr};
@@ -49,13 +59,15 @@ export function trees(out: string): {buggy: string; fixed: string} | string {
   const buggy = join(out, 'heavy-buggy');
   const fixed = join(out, 'heavy-fixed');
   for (const dir of [buggy, fixed]) {
-    if (!existsSync(join(dir, 'sympy'))) cpSync(where.stdout.trim(), join(dir, 'sympy'), {recursive: true, filter: src => !src.includes('__pycache__')});
+    if (!existsSync(join(dir, 'sympy')))
+      cpSync(where.stdout.trim(), join(dir, 'sympy'), {recursive: true, filter: src => !src.includes('__pycache__')});
     mkdirSync(join(dir, 'tests'), {recursive: true});
     writeFileSync(join(dir, 'tests', 'test_heavy.py'), TEST_SOURCE);
   }
   const power = join(buggy, 'sympy', 'core', 'power.py');
   const text = readFileSync(power, 'utf8');
-  if (!readFileSync(join(fixed, 'sympy', 'core', 'power.py'), 'utf8').includes(FIX)) return 'this sympy version has no `exp is S.ComplexInfinity` case in Pow.__new__ to take out';
+  if (!readFileSync(join(fixed, 'sympy', 'core', 'power.py'), 'utf8').includes(FIX))
+    return 'this sympy version has no `exp is S.ComplexInfinity` case in Pow.__new__ to take out';
   if (text.includes(FIX)) writeFileSync(power, text.replace(FIX, ''));
   return {buggy, fixed};
 }
@@ -82,7 +94,9 @@ export async function benchHeavy(out: string, log: (line: string) => void): Prom
   for (const dir of [t.buggy, t.fixed]) run(plainCmd, dir, env());
   const warm = [t.buggy, t.fixed].map(dir => median([1, 2, 3].map(() => run(plainCmd, dir, env()).s)));
   const empty = mkdtempSync(join(out, 'pycache-'));
-  const cold = [t.buggy, t.fixed].map(dir => run(plainCmd, dir, env({PYTHONDONTWRITEBYTECODE: '1', PYTHONPYCACHEPREFIX: empty})).s);
+  const cold = [t.buggy, t.fixed].map(
+    dir => run(plainCmd, dir, env({PYTHONDONTWRITEBYTECODE: '1', PYTHONPYCACHEPREFIX: empty})).s,
+  );
   rmSync(empty, {recursive: true, force: true});
   const plainWarm = warm[0]! + warm[1]!;
   const plainCold = cold[0]! + cold[1]!;
@@ -90,7 +104,29 @@ export async function benchHeavy(out: string, log: (line: string) => void): Prom
   // the tracer alone, control flow and then values everywhere, on the buggy tree
   const alone = (record: string) => {
     const file = join(out, `heavy-${record}.jsonl`);
-    const r = run([PY, '-m', 'deltatrace', 'run', '--root', t.buggy, '--record', record, '--focus', FOCUS, '--out', file, '--', TEST, '-q', '-p', 'no:cacheprovider'], t.buggy, env({PYTHONPATH: TRACER_DIR}));
+    const r = run(
+      [
+        PY,
+        '-m',
+        'deltatrace',
+        'run',
+        '--root',
+        t.buggy,
+        '--record',
+        record,
+        '--focus',
+        FOCUS,
+        '--out',
+        file,
+        '--',
+        TEST,
+        '-q',
+        '-p',
+        'no:cacheprovider',
+      ],
+      t.buggy,
+      env({PYTHONPATH: TRACER_DIR}),
+    );
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     const end = JSON.parse(lines.at(-1)!) as {events: number; seconds: number};
     rmSync(file, {force: true});
@@ -113,11 +149,26 @@ export async function benchHeavy(out: string, log: (line: string) => void): Prom
     }
   })();
   const started = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), 'trace', '--buggy-dir', t.buggy, '--patched-dir', t.fixed, '--test', TEST, '--db', db], {
-    cwd: ROOT,
-    env: {...process.env, DELTALENS_PYTHON: PY, TMPDIR: tmp},
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'deltalens.js'),
+      'trace',
+      '--buggy-dir',
+      t.buggy,
+      '--patched-dir',
+      t.fixed,
+      '--test',
+      TEST,
+      '--db',
+      db,
+    ],
+    {
+      cwd: ROOT,
+      env: {...process.env, DELTALENS_PYTHON: PY, TMPDIR: tmp},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', d => (stdout += String(d)));
@@ -128,7 +179,9 @@ export async function benchHeavy(out: string, log: (line: string) => void): Prom
   await sampler;
   rmSync(tmp, {recursive: true, force: true});
   if (code !== 0) {
-    log(`heavy tracing case: deltalens trace failed (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    log(
+      `heavy tracing case: deltalens trace failed (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`,
+    );
     return;
   }
   const store = new Database(db, {readonly: true});
@@ -136,7 +189,9 @@ export async function benchHeavy(out: string, log: (line: string) => void): Prom
   const traces = store.prepare('SELECT count(*) FROM trace').pluck().get() as number;
   let parts = '';
   try {
-    const rows = store.prepare(`SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 4`).all() as {name: string; bytes: number}[];
+    const rows = store
+      .prepare(`SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 4`)
+      .all() as {name: string; bytes: number}[];
     parts = ` (${rows.map(r => `${r.name} ${(r.bytes / 2 ** 20).toFixed(1)} MB`).join(', ')})`;
   } catch {
     // no dbstat in this SQLite build
@@ -144,15 +199,25 @@ export async function benchHeavy(out: string, log: (line: string) => void): Prom
   store.close();
   const stored = statSync(db).size;
   const delta = stdout.split('\n').find(l => l.startsWith('delta:')) ?? '(no delta line)';
-  const confirmation = /confirming|varies|re-running/.test(stderr) ? stderr.split('\n').filter(l => /varies|confirming/.test(l)).length : 0;
+  const confirmation = /confirming|varies|re-running/.test(stderr)
+    ? stderr.split('\n').filter(l => /varies|confirming/.test(l)).length
+    : 0;
   const runsLine = (label: string, r: {wall: number; events: number; seconds: number}) =>
     `${r.events.toLocaleString('en')} events in ${r.seconds.toFixed(2)} s of tracing = ${Math.round(r.events / r.seconds).toLocaleString('en')} events/s (${r.wall.toFixed(2)} s wall) — ${label}`;
   log(`heavy tracing case: a sympy test through simplify and integrate, --focus ${FOCUS}, ${PY}`);
-  log(`  plain pytest, both sides: ${plainWarm.toFixed(2)} s warm (bytecode cached; median of 3 per side), ${plainCold.toFixed(2)} s cold`);
+  log(
+    `  plain pytest, both sides: ${plainWarm.toFixed(2)} s warm (bytecode cached; median of 3 per side), ${plainCold.toFixed(2)} s cold`,
+  );
   log(`  tracer alone: ${runsLine('control flow only', skeleton)}`);
   log(`  tracer alone: ${runsLine('values at every step', full)}`);
-  log(`  deltalens trace end to end (both sides, ${traces} traces kept, ${confirmation} confirmation step(s)): ${e2e.toFixed(1)} s = ${(e2e / plainWarm).toFixed(1)}× the two warm plain runs, ${(e2e / plainCold).toFixed(1)}× the two cold ones`);
+  log(
+    `  deltalens trace end to end (both sides, ${traces} traces kept, ${confirmation} confirmation step(s)): ${e2e.toFixed(1)} s = ${(e2e / plainWarm).toFixed(1)}× the two warm plain runs, ${(e2e / plainCold).toFixed(1)}× the two cold ones`,
+  );
   log(`  ${delta.trim()}`);
-  log(`  stored: ${(stored / 2 ** 20).toFixed(1)} MB for ${events.toLocaleString('en')} events = ${(stored / events).toFixed(0)} bytes/event${parts}`);
-  log(`  temporary disk at its peak (the two copied trees, plans, the store's WAL): ${(peak / 2 ** 20).toFixed(0)} MB = ${(peak / stored).toFixed(2)}× the stored size; no trace file is written`);
+  log(
+    `  stored: ${(stored / 2 ** 20).toFixed(1)} MB for ${events.toLocaleString('en')} events = ${(stored / events).toFixed(0)} bytes/event${parts}`,
+  );
+  log(
+    `  temporary disk at its peak (the two copied trees, plans, the store's WAL): ${(peak / 2 ** 20).toFixed(0)} MB = ${(peak / stored).toFixed(2)}× the stored size; no trace file is written`,
+  );
 }

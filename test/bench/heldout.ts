@@ -67,7 +67,6 @@ function git(dir: string, args: string[]): string {
   return execFileSync('git', ['--git-dir', dir, ...args], {encoding: 'utf8', maxBuffer: 1 << 28});
 }
 
-
 /** The test functions of a file whose lines the merge touched (the file as merged). */
 function changedTests(gitDir: string, merge: string, path: string): string[] {
   const diff = git(gitDir, ['diff', '-U0', `${merge}^1`, merge, '--', path]);
@@ -89,7 +88,11 @@ function changedTests(gitDir: string, merge: string, path: string): string[] {
 
 function pytest(tree: string, id: string): {code: number | null; s: number} {
   const t = performance.now();
-  const r = spawnSync(PY, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', id], {cwd: tree, timeout: 600_000, env: {PATH: '/usr/bin:/bin', HOME: '/tmp', PYTHONHASHSEED: '0'}});
+  const r = spawnSync(PY, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', id], {
+    cwd: tree,
+    timeout: 600_000,
+    env: {PATH: '/usr/bin:/bin', HOME: '/tmp', PYTHONHASHSEED: '0'},
+  });
   return {code: r.status, s: (performance.now() - t) / 1000};
 }
 
@@ -108,17 +111,36 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
   const picksFile = join(dir, 'picks.json');
   const doneFile = join(dir, 'results.json');
   const done: Record<string, Done> = existsSync(doneFile) && !redo ? JSON.parse(readFileSync(doneFile, 'utf8')) : {};
-  const picks: (Pick & {plain: number})[] = existsSync(picksFile) && !redo ? JSON.parse(readFileSync(picksFile, 'utf8')) : [];
-  for (const line of picks.length ? [] :  git(gitDir, ['log', '--merges', '--first-parent', '--until', UNTIL, '--since', '2023-06-01', '--format=%H %P|%s', 'HEAD']).split('\n')) {
+  const picks: (Pick & {plain: number})[] =
+    existsSync(picksFile) && !redo ? JSON.parse(readFileSync(picksFile, 'utf8')) : [];
+  for (const line of picks.length
+    ? []
+    : git(gitDir, [
+        'log',
+        '--merges',
+        '--first-parent',
+        '--until',
+        UNTIL,
+        '--since',
+        '2023-06-01',
+        '--format=%H %P|%s',
+        'HEAD',
+      ]).split('\n')) {
     if (picks.length >= WANT) break;
     const m = /^(\w+) (\w+) \w+.*\|Merge pull request #(\d+) /.exec(line);
     if (!m) continue;
     const [, merge, parent, pr] = m as unknown as [string, string, string, string];
-    const rows = git(gitDir, ['diff', '--numstat', parent, merge]).trim().split('\n').map(r => r.split('\t'));
+    const rows = git(gitDir, ['diff', '--numstat', parent, merge])
+      .trim()
+      .split('\n')
+      .map(r => r.split('\t'));
     const src = rows.filter(r => r[2]?.endsWith('.py') && !r[2].includes('/tests/'));
     const tests = rows.filter(r => r[2]?.includes('/tests/test_'));
-    const other = rows.filter(r => !src.includes(r) && !tests.includes(r) && !/^\.mailmap$|\.md$|release|AUTHORS/.test(r[2] ?? ''));
-    if (src.length !== 1 || tests.length !== 1 || other.length || Number(src[0]![0]) + Number(src[0]![1]) > 40) continue;
+    const other = rows.filter(
+      r => !src.includes(r) && !tests.includes(r) && !/^\.mailmap$|\.md$|release|AUTHORS/.test(r[2] ?? ''),
+    );
+    if (src.length !== 1 || tests.length !== 1 || other.length || Number(src[0]![0]) + Number(src[0]![1]) > 40)
+      continue;
     const body = git(gitDir, ['log', '-1', '--format=%s %b', merge]);
     if (!/\bfix|bug|wrong|incorrect|error|raise/i.test(body)) continue;
     const changed = changedTests(gitDir, merge, tests[0]![2]!);
@@ -141,8 +163,28 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
   let none = 0;
   const docs = {tried: 0, none: 0};
   const ratios: number[] = [];
-  const traceJson = async (buggy: string, patched: string, test: string, instance: string): Promise<Record<string, unknown>> => {
-    const r = await cli(['trace', '--buggy-dir', buggy, '--patched-dir', patched, '--test', test, '--python', PY, '--json', '--db', join(dir, 'traces.db'), '--instance', instance]);
+  const traceJson = async (
+    buggy: string,
+    patched: string,
+    test: string,
+    instance: string,
+  ): Promise<Record<string, unknown>> => {
+    const r = await cli([
+      'trace',
+      '--buggy-dir',
+      buggy,
+      '--patched-dir',
+      patched,
+      '--test',
+      test,
+      '--python',
+      PY,
+      '--json',
+      '--db',
+      join(dir, 'traces.db'),
+      '--instance',
+      instance,
+    ]);
     try {
       return JSON.parse(r.stdout) as Record<string, unknown>;
     } catch {
@@ -176,7 +218,9 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
     const where = (j['landing'] as {kind: string; target: string | null} | undefined) ?? {kind: '-', target: null};
     const hit = ['changed function', 'reads a changed name', 'calls an added function'].includes(where.kind);
     if (hit) at += 1;
-    say(`#${p.pr} ${p.test}: ${j['status']} ${j['kind'] ?? ''} in ${j['file'] ?? '-'}:${j['function'] ?? '-'} — ${where.kind}${where.target ? ` (${where.target})` : ''}; ${s.toFixed(0)} s = ${(s / p.plain).toFixed(1)}× its two plain runs`);
+    say(
+      `#${p.pr} ${p.test}: ${j['status']} ${j['kind'] ?? ''} in ${j['file'] ?? '-'}:${j['function'] ?? '-'} — ${where.kind}${where.target ? ` (${where.target})` : ''}; ${s.toFixed(0)} s = ${(s / p.plain).toFixed(1)}× its two plain runs`,
+    );
     // a comment where the fix changes the code: no behaviour changes
     const commented = join(dir, p.pr, 'comment');
     if (!existsSync(commented)) {
@@ -191,7 +235,10 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
     }
     const c = await traceJson(join(dir, p.pr, 'buggy'), commented, p.test, `sympy__sympy-${p.pr}-comment`);
     if (c['status'] === 'none') none += 1;
-    const said = (x: Record<string, unknown>) => (x['status'] === 'none' ? '∅' : `${x['status']} ${x['kind'] ?? ''} in ${x['function'] ?? '-'} (${x['reason'] ?? JSON.stringify(x['variables'] ?? '').slice(0, 200)})`);
+    const said = (x: Record<string, unknown>) =>
+      x['status'] === 'none'
+        ? '∅'
+        : `${x['status']} ${x['kind'] ?? ''} in ${x['function'] ?? '-'} (${x['reason'] ?? JSON.stringify(x['variables'] ?? '').slice(0, 200)})`;
     say(`  a comment at the fix's place: ${said(c)}`);
     const documented = join(dir, p.pr, 'docstring');
     if (!existsSync(documented)) {
@@ -214,5 +261,7 @@ export async function benchHeldOut(out: string, log: (line: string) => void): Pr
     record({ratio: s / p.plain, hit, none: c['status'] === 'none', docTried: true, docNone: d['status'] === 'none'});
   }
   const sorted = [...ratios].sort((a, b) => a - b);
-  log(`at the fix: ${at} of ${picks.length}; a comment at the fix's place gives ∅: ${none} of ${picks.length}; a docstring edit: ${docs.none} of ${docs.tried}; time per pair: median ${sorted.length ? sorted[Math.floor(sorted.length / 2)]!.toFixed(1) : '-'}× its two plain runs`);
+  log(
+    `at the fix: ${at} of ${picks.length}; a comment at the fix's place gives ∅: ${none} of ${picks.length}; a docstring edit: ${docs.none} of ${docs.tried}; time per pair: median ${sorted.length ? sorted[Math.floor(sorted.length / 2)]!.toFixed(1) : '-'}× its two plain runs`,
+  );
 }

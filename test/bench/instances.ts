@@ -24,13 +24,22 @@ function time(cmd: string[], cwd: string): {s: number; code: number | null; stdo
 }
 
 function record(gitDir: string, pr: string): Record<string, unknown> | string {
-  const merges = execFileSync('git', ['--git-dir', gitDir, 'log', '--merges', '--format=%H %P|%s', 'HEAD'], {encoding: 'utf8', maxBuffer: 1 << 28});
+  const merges = execFileSync('git', ['--git-dir', gitDir, 'log', '--merges', '--format=%H %P|%s', 'HEAD'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   const line = merges.split('\n').find(l => l.includes(`|Merge pull request #${pr} `));
   if (!line) return `no merge of PR #${pr} in ${gitDir}`;
   const [merge, parent] = line.split(' ') as [string, string];
-  const files = execFileSync('git', ['--git-dir', gitDir, 'diff', '--name-only', parent, merge], {encoding: 'utf8'}).trim().split('\n');
+  const files = execFileSync('git', ['--git-dir', gitDir, 'diff', '--name-only', parent, merge], {encoding: 'utf8'})
+    .trim()
+    .split('\n');
   const tests = files.filter(f => f.includes('/tests/'));
-  const diff = (paths: string[]) => execFileSync('git', ['--git-dir', gitDir, 'diff', parent, merge, '--', ...paths], {encoding: 'utf8', maxBuffer: 1 << 28});
+  const diff = (paths: string[]) =>
+    execFileSync('git', ['--git-dir', gitDir, 'diff', parent, merge, '--', ...paths], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
   return {
     repo: 'sympy/sympy',
     instance_id: `sympy__sympy-${pr}`,
@@ -64,7 +73,9 @@ export async function benchInstances(out: string, log: (line: string) => void): 
       for (const t of [buggy, fixed]) {
         rmSync(t, {recursive: true, force: true});
         mkdirSync(t);
-        const archive = spawnSync('git', ['--git-dir', gitDir, 'archive', String(rec['base_commit'])], {maxBuffer: 1 << 30});
+        const archive = spawnSync('git', ['--git-dir', gitDir, 'archive', String(rec['base_commit'])], {
+          maxBuffer: 1 << 30,
+        });
         spawnSync('tar', ['-x', '-C', t], {input: archive.stdout});
         writeFileSync(join(dir, 'test.diff'), String(rec['test_patch']));
         // not git apply: inside a checkout (the bench's output is under this repository) it applies
@@ -76,8 +87,45 @@ export async function benchInstances(out: string, log: (line: string) => void): 
       const fromRecord: number[] = [];
       const byHand: number[] = [];
       for (let i = 0; i < 3; i++) {
-        const a = time([process.execPath, bin, 'trace', '--instance', 'sympy__sympy-24562', '--repo', sympy, '--gold', '--python', PY, '--db', 'bench.db', '--json'], dir);
-        const b = time([process.execPath, bin, 'trace', '--buggy-dir', buggy, '--patched-dir', fixed, '--test', 'sympy/core/tests/test_numbers.py::test_issue_24543', '--runner', 'function', '--python', PY, '--db', 'bench.db', '--json'], dir);
+        const a = time(
+          [
+            process.execPath,
+            bin,
+            'trace',
+            '--instance',
+            'sympy__sympy-24562',
+            '--repo',
+            sympy,
+            '--gold',
+            '--python',
+            PY,
+            '--db',
+            'bench.db',
+            '--json',
+          ],
+          dir,
+        );
+        const b = time(
+          [
+            process.execPath,
+            bin,
+            'trace',
+            '--buggy-dir',
+            buggy,
+            '--patched-dir',
+            fixed,
+            '--test',
+            'sympy/core/tests/test_numbers.py::test_issue_24543',
+            '--runner',
+            'function',
+            '--python',
+            PY,
+            '--db',
+            'bench.db',
+            '--json',
+          ],
+          dir,
+        );
         if (a.code !== 0 || b.code !== 0) {
           log(`record vs hand-laid trees: a trace failed (exit ${a.code} / ${b.code})`);
           break;
@@ -86,7 +134,9 @@ export async function benchInstances(out: string, log: (line: string) => void): 
         byHand.push(b.s);
       }
       if (fromRecord.length === 3) {
-        log(`a pair traced from the record (export + test patch + fix, in the sandbox): ${median(fromRecord).toFixed(1)} s; from the same trees laid out by hand: ${median(byHand).toFixed(1)} s — the layout costs ${(median(fromRecord) - median(byHand)).toFixed(1)} s (${(median(fromRecord) / median(byHand)).toFixed(2)}×), median of 3, sympy PR #24562, ${PY}`);
+        log(
+          `a pair traced from the record (export + test patch + fix, in the sandbox): ${median(fromRecord).toFixed(1)} s; from the same trees laid out by hand: ${median(byHand).toFixed(1)} s — the layout costs ${(median(fromRecord) - median(byHand)).toFixed(1)} s (${(median(fromRecord) / median(byHand)).toFixed(2)}×), median of 3, sympy PR #24562, ${PY}`,
+        );
       }
     }
   }
@@ -101,7 +151,13 @@ export async function benchInstances(out: string, log: (line: string) => void): 
   const host = await pythonRunner('/usr/bin/python3', 'require');
   const inImage = await pythonRunner('/usr/bin/python3', 'require', {image});
   const once = (runner: typeof host) => {
-    const args = bwrapArgs({writable: [], cwd: '/', python: runner.install, tracerDir: TRACER_DIR, image: runner.image});
+    const args = bwrapArgs({
+      writable: [],
+      cwd: '/',
+      python: runner.install,
+      tracerDir: TRACER_DIR,
+      image: runner.image,
+    });
     const env = runEnv({python: runner.install, confined: true, tracerDir: TRACER_DIR, image: Boolean(runner.image)});
     const t = performance.now();
     const r = spawnSync(runner.confinement.bwrap!, [...args, '--', runner.install.executable, '-c', 'pass'], {env});
@@ -114,5 +170,7 @@ export async function benchInstances(out: string, log: (line: string) => void): 
     plain.push(once(host));
     imaged.push(once(inImage));
   }
-  log(`start-up confined, python -c pass (median of 15): on the host's system ${(median(plain) * 1000).toFixed(0)} ms, in an image's file system ${(median(imaged) * 1000).toFixed(0)} ms (+${((median(imaged) - median(plain)) * 1000).toFixed(0)} ms)`);
+  log(
+    `start-up confined, python -c pass (median of 15): on the host's system ${(median(plain) * 1000).toFixed(0)} ms, in an image's file system ${(median(imaged) * 1000).toFixed(0)} ms (+${((median(imaged) - median(plain)) * 1000).toFixed(0)} ms)`,
+  );
 }

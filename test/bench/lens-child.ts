@@ -12,4 +12,12 @@ t = performance.now();
 const r = runLensBuild(db, {});
 const build = (performance.now() - t) / 1000;
 db.close();
-console.error(JSON.stringify({label, build, scored: r.runs.length, skipped: r.skipped.length, lucky: r.runs.filter(x => x.tier === 'Lucky').length}));
+console.error(
+  JSON.stringify({
+    label,
+    build,
+    scored: r.runs.length,
+    skipped: r.skipped.length,
+    lucky: r.runs.filter(x => x.tier === 'Lucky').length,
+  }),
+);

@@ -19,7 +19,10 @@ export function prepareLensDb(out: string): string {
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, {force: true});
   const db = openDb(path);
   const samples = join(ROOT, 'sample-data', 'trajectories');
-  importPaths(db, [join(samples, 'mini-swe-agent-multi'), join(samples, 'demo-runs')], {format: 'auto', maxBytes: 100 * 1024 * 1024});
+  importPaths(db, [join(samples, 'mini-swe-agent-multi'), join(samples, 'demo-runs')], {
+    format: 'auto',
+    maxBytes: 100 * 1024 * 1024,
+  });
   // every task draws its 40 runs from all 48 real runs (different tasks, agents and lengths), so a
   // task's runs are nearly all distinct and its reference trees branch as much as they can
   const all = db.prepare('SELECT id FROM trajectory ORDER BY id').pluck().all() as number[];
@@ -53,14 +56,28 @@ export function benchLens(out: string, log: (line: string) => void): void {
   const dbPath = prepareLensDb(out);
   const runs = (() => {
     const db = openDb(dbPath, {readonly: true});
-    const r = db.prepare('SELECT count(*) AS runs, count(DISTINCT instance) AS tasks, (SELECT count(*) FROM step) AS steps FROM trajectory').get() as {runs: number; tasks: number; steps: number};
+    const r = db
+      .prepare(
+        'SELECT count(*) AS runs, count(DISTINCT instance) AS tasks, (SELECT count(*) FROM step) AS steps FROM trajectory',
+      )
+      .get() as {runs: number; tasks: number; steps: number};
     db.close();
     return r;
   })();
-  const child = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, '--import', 'tsx', join(import.meta.dirname, 'lens-child.ts'), dbPath], {encoding: 'utf8', cwd: ROOT});
+  const child = spawnSync(
+    '/usr/bin/time',
+    ['-f', '%M', process.execPath, '--import', 'tsx', join(import.meta.dirname, 'lens-child.ts'), dbPath],
+    {encoding: 'utf8', cwd: ROOT},
+  );
   const lines = child.stderr.trim().split('\n');
   const peakKb = Number(lines.at(-1));
-  const result = JSON.parse(lines.find(l => l.startsWith('{'))!) as {label: number; build: number; scored: number; skipped: number; lucky: number};
+  const result = JSON.parse(lines.find(l => l.startsWith('{'))!) as {
+    label: number;
+    build: number;
+    scored: number;
+    skipped: number;
+    lucky: number;
+  };
   log(
     `lens: ${runs.runs} runs over ${runs.tasks} tasks (${runs.steps} steps; each task's runs drawn from all 48 real and scripted sample runs): relabel ${result.label.toFixed(2)} s, lens build ${result.build.toFixed(2)} s (${result.scored} scored, ${result.lucky} Lucky, ${result.skipped} tasks skipped), total ${(result.label + result.build).toFixed(2)} s; peak RSS ${(peakKb / 1024).toFixed(0)} MB`,
   );

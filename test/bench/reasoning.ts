@@ -32,12 +32,16 @@ export async function benchReasoning(out: string, corpus: string | null, log: (l
   const t0 = performance.now();
   for (let r = 0; r < rounds; r++) for (const t of thoughts) marks += detectReasoning(t).length;
   const s = (performance.now() - t0) / 1000;
-  log(`reasoning: detector alone ${Math.round((rounds * thoughts.length) / s)} steps/s (${rounds * thoughts.length} real thoughts, mean ${Math.round(chars / thoughts.length)} chars, ${marks} marks)`);
+  log(
+    `reasoning: detector alone ${Math.round((rounds * thoughts.length) / s)} steps/s (${rounds * thoughts.length} real thoughts, mean ${Math.round(chars / thoughts.length)} chars, ${marks} marks)`,
+  );
   let qualifying = 0;
   const t1 = performance.now();
   for (let r = 0; r < rounds; r++) for (const t of contents) if (deskcheckTurn(t)) qualifying++;
   const s1 = (performance.now() - t1) / 1000;
-  log(`reasoning: deskcheck detector alone ${Math.round((rounds * contents.length) / s1)} steps/s (${rounds * contents.length} assistant turns as written, ${qualifying} qualifying)`);
+  log(
+    `reasoning: deskcheck detector alone ${Math.round((rounds * contents.length) / s1)} steps/s (${rounds * contents.length} assistant turns as written, ${qualifying} qualifying)`,
+  );
   if (!corpus) return;
   const db = join(out, 'reasoning.db');
   for (const x of ['', '-wal', '-shm']) rmSync(`${db}${x}`, {force: true});
@@ -52,8 +56,12 @@ export async function benchReasoning(out: string, corpus: string | null, log: (l
     const td = performance.now();
     const desk = tagReasoning(d, {detector: 'deskcheck'});
     const deskS = (performance.now() - td) / 1000;
-    log(`reasoning: reasoning tag --detector deskcheck ${Math.round(desk.steps / deskS)} steps/s over ${desk.steps} steps (detect + write, run decisions)`);
-    log(`reasoning: reasoning tag ${Math.round(tagged.steps / tagS)} steps/s over ${tagged.steps} steps of ${tagged.runs} runs (detect + write); import with tagging ${Math.round(tagged.steps / importS)} steps/s (${r.added.length} runs)`);
+    log(
+      `reasoning: reasoning tag --detector deskcheck ${Math.round(desk.steps / deskS)} steps/s over ${desk.steps} steps (detect + write, run decisions)`,
+    );
+    log(
+      `reasoning: reasoning tag ${Math.round(tagged.steps / tagS)} steps/s over ${tagged.steps} steps of ${tagged.runs} runs (detect + write); import with tagging ${Math.round(tagged.steps / importS)} steps/s (${r.added.length} runs)`,
+    );
   } finally {
     d.close();
     for (const x of ['', '-wal', '-shm']) rmSync(`${db}${x}`, {force: true});

@@ -90,7 +90,9 @@ function benchImport() {
   const seconds = (performance.now() - start) / 1000;
   db.close();
   const mb = bytes / 1024 / 1024;
-  log(`imported ${report.added.length} (failed ${report.failed.length}) · ${mb.toFixed(0)} MB in ${seconds.toFixed(1)} s`);
+  log(
+    `imported ${report.added.length} (failed ${report.failed.length}) · ${mb.toFixed(0)} MB in ${seconds.toFixed(1)} s`,
+  );
   log(`throughput: ${(report.added.length / seconds).toFixed(0)} trajectories/s, ${(mb / seconds).toFixed(1)} MB/s`);
   log(`peak RSS of this process so far: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
   return dbPath;
@@ -104,7 +106,13 @@ function benchLargeFile() {
   const lines = [JSON.stringify({type: 'trajectory', instance: 'large__big-1', agent: 'bench'})];
   let size = lines[0]!.length;
   for (let i = 0; size < 50 * 1024 * 1024; i++) {
-    const line = JSON.stringify({type: 'step', thought: `step ${i}`, tool: 'bash', action: `cat file${i}.py`, observation});
+    const line = JSON.stringify({
+      type: 'step',
+      thought: `step ${i}`,
+      tool: 'bash',
+      action: `cat file${i}.py`,
+      observation,
+    });
     lines.push(line);
     size += line.length + 1;
   }
@@ -119,11 +127,16 @@ function benchLargeFile() {
   const json = join(OUT, 'large.traj.json');
   writeFileSync(json, JSON.stringify({...mini, instance_id: 'large__big-2', messages}));
   const baseline = measure(['--help']);
-  for (const [label, file] of [['generic JSONL (streamed)', jsonl], ['mini-SWE-agent JSON (parsed whole)', json]] as const) {
+  for (const [label, file] of [
+    ['generic JSONL (streamed)', jsonl],
+    ['mini-SWE-agent JSON (parsed whole)', json],
+  ] as const) {
     const dbPath = join(OUT, 'large.db');
     for (const suffix of ['', '-wal', '-shm']) rmSync(dbPath + suffix, {force: true});
     const result = measure(['import', file, '--db', dbPath, '--json']);
-    log(`${label}: ${(statSync(file).size / 1024 / 1024).toFixed(0)} MB, ${steps} steps, ${result.seconds.toFixed(1)} s, peak RSS ${result.rssMb} MB (CLI doing nothing: ${baseline.rssMb} MB)`);
+    log(
+      `${label}: ${(statSync(file).size / 1024 / 1024).toFixed(0)} MB, ${steps} steps, ${result.seconds.toFixed(1)} s, peak RSS ${result.rssMb} MB (CLI doing nothing: ${baseline.rssMb} MB)`,
+    );
   }
 }
 
@@ -134,7 +147,17 @@ function benchShowLong() {
   for (const steps of [20_000, 100_000]) {
     const file = join(OUT, `long-${steps}.jsonl`);
     const lines = [JSON.stringify({type: 'trajectory', instance: `long__run-${steps}`, agent: 'bench', model: 'm'})];
-    for (let i = 0; i < steps; i++) lines.push(JSON.stringify({type: 'step', thought: `I think x = ${i} because the loop returns early`, tool: 'bash', args: {command: `cat f${i}.py`}, action: `cat f${i}.py`, observation: `line ${i}\n`.repeat(3)}));
+    for (let i = 0; i < steps; i++)
+      lines.push(
+        JSON.stringify({
+          type: 'step',
+          thought: `I think x = ${i} because the loop returns early`,
+          tool: 'bash',
+          args: {command: `cat f${i}.py`},
+          action: `cat f${i}.py`,
+          observation: `line ${i}\n`.repeat(3),
+        }),
+      );
     writeFileSync(file, `${lines.join('\n')}\n`);
     const dbPath = join(OUT, 'long.db');
     for (const suffix of ['', '-wal', '-shm']) rmSync(dbPath + suffix, {force: true});
@@ -142,7 +165,9 @@ function benchShowLong() {
     for (const json of [true, false]) {
       const r = measure(['show', 'trajectory', '1', '--db', dbPath, ...(json ? ['--json'] : [])]);
       if (json) times.push(r.seconds);
-      log(`${steps} steps${json ? ' --json' : ''}: ${r.seconds.toFixed(1)} s (${Math.round(steps / r.seconds)} steps/s), peak RSS ${r.rssMb} MB`);
+      log(
+        `${steps} steps${json ? ' --json' : ''}: ${r.seconds.toFixed(1)} s (${Math.round(steps / r.seconds)} steps/s), peak RSS ${r.rssMb} MB`,
+      );
     }
   }
   log(`100,000 against 20,000 steps: ${(times[1]! / times[0]!).toFixed(1)}× the time (linear: 5×)`);
@@ -150,7 +175,10 @@ function benchShowLong() {
 
 function measure(args: string[]): {seconds: number; rssMb: number} {
   const start = performance.now();
-  const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, join(ROOT, 'bin', 'deltalens.js'), ...args], {encoding: 'utf8', maxBuffer: 1 << 30});
+  const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, join(ROOT, 'bin', 'deltalens.js'), ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
   const seconds = (performance.now() - start) / 1000;
   const rssKb = Number(run.stderr.trim().split('\n').at(-1));
   return {seconds, rssMb: Math.round(rssKb / 1024)};
@@ -184,8 +212,11 @@ async function benchExplorer(dbPath: string) {
   const total = (db.prepare('SELECT count(*) AS n FROM trajectory').get() as {n: number}).n;
   const start = performance.now();
   const app = render(React.createElement(App, {data: storeData(db, 'bench'), theme: NO_COLOR_THEME}));
-  while (!(app.lastFrame() ?? '').includes(`Trajectories (${total})`)) await new Promise(resolve => setImmediate(resolve));
-  log(`first frame (in-process render, modules loaded): ${(performance.now() - start).toFixed(0)} ms for ${total} trajectories`);
+  while (!(app.lastFrame() ?? '').includes(`Trajectories (${total})`))
+    await new Promise(resolve => setImmediate(resolve));
+  log(
+    `first frame (in-process render, modules loaded): ${(performance.now() - start).toFixed(0)} ms for ${total} trajectories`,
+  );
   await new Promise(resolve => setTimeout(resolve, 30));
 
   async function keyTimes(key: string, times: number): Promise<number[]> {
@@ -194,18 +225,24 @@ async function benchExplorer(dbPath: string) {
       const before = app.lastFrame();
       const t0 = performance.now();
       app.stdin.write(key);
-      while (app.lastFrame() === before && performance.now() - t0 < 1000) await new Promise(resolve => setImmediate(resolve));
+      while (app.lastFrame() === before && performance.now() - t0 < 1000)
+        await new Promise(resolve => setImmediate(resolve));
       out.push(performance.now() - t0);
     }
     return out.sort((a, b) => a - b);
   }
   const stats = (label: string, t: number[]) =>
-    log(`${label}: median ${t[Math.floor(t.length / 2)]!.toFixed(1)} ms, p95 ${t[Math.floor(t.length * 0.95)]!.toFixed(1)} ms, max ${t.at(-1)!.toFixed(1)} ms (${t.length} keys)`);
+    log(
+      `${label}: median ${t[Math.floor(t.length / 2)]!.toFixed(1)} ms, p95 ${t[Math.floor(t.length * 0.95)]!.toFixed(1)} ms, max ${t.at(-1)!.toFixed(1)} ms (${t.length} keys)`,
+    );
   stats('j (next row)', await keyTimes('j', 300));
   stats('PgDn', await keyTimes('\x1b[6~', 100));
   const jumps: number[] = [];
   for (let i = 0; i < 20; i++) jumps.push(...(await keyTimes('G', 1)), ...(await keyTimes('g', 1)));
-  stats('G / g (jump to last / first)', jumps.sort((a, b) => a - b));
+  stats(
+    'G / g (jump to last / first)',
+    jumps.sort((a, b) => a - b),
+  );
   stats('s (re-sort 10,000 rows)', await keyTimes('s', 12));
   app.unmount();
   db.close();
@@ -222,9 +259,13 @@ async function processStart(dbPath: string) {
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
     await new Promise<void>(resolve => {
-      const child = spawn('script', ['-qfec', `${process.execPath} ${join(ROOT, 'bin', 'deltalens.js')} --db ${dbPath}`, '/dev/null'], {
-        env: {...process.env, COLUMNS: '120', LINES: '40', NO_COLOR: '1'},
-      });
+      const child = spawn(
+        'script',
+        ['-qfec', `${process.execPath} ${join(ROOT, 'bin', 'deltalens.js')} --db ${dbPath}`, '/dev/null'],
+        {
+          env: {...process.env, COLUMNS: '120', LINES: '40', NO_COLOR: '1'},
+        },
+      );
       let seen = '';
       child.stdout.on('data', chunk => {
         seen += chunk.toString();
@@ -238,14 +279,18 @@ async function processStart(dbPath: string) {
     });
   }
   times.sort((a, b) => a - b);
-  log(`process start to first screen (real CLI in a pty: Node start, bundle and Ink load, SQLite open, first render): median ${times[2]?.toFixed(0)} ms, min ${times[0]?.toFixed(0)} ms`);
+  log(
+    `process start to first screen (real CLI in a pty: Node start, bundle and Ink load, SQLite open, first render): median ${times[2]?.toFixed(0)} ms, min ${times[0]?.toFixed(0)} ms`,
+  );
 }
 
 async function main() {
   mkdirSync(OUT, {recursive: true});
   // The CLI runs from the dist/ bundle when it is fresh; build it so the figures are for that.
   spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.js')], {cwd: ROOT, stdio: 'inherit'});
-  log(`# deltalens bench — ${cpus()[0]?.model ?? 'cpu'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
+  log(
+    `# deltalens bench — ${cpus()[0]?.model ?? 'cpu'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+  );
   const only = process.env['BENCH_ONLY'];
   if (only === 'show') benchShowLong();
   if (!only || only === 'import') {
@@ -266,7 +311,8 @@ async function main() {
   if (!only || only === 'questions') await benchQuestions(OUT, log);
   if (!only || only === 'audit') await benchAudit(OUT, log);
   if (!only || only === 'delta' || only === 'heldout') await benchHeldOut(OUT, log);
-  if (!only || only === 'heldout' || only === 'questions' || only === 'real-questions') await benchQuestionsRealFixes(OUT, log);
+  if (!only || only === 'heldout' || only === 'questions' || only === 'real-questions')
+    await benchQuestionsRealFixes(OUT, log);
   if (!only || only === 'delta' || only === 'explainbench') await benchExplainBench(OUT, log);
   if (!only || only === 'explainbench' || only === 'eb-questions') await benchExplainBenchQuestions(OUT, log);
   if (!only || only === 'instances') await benchInstances(OUT, log);

@@ -20,9 +20,22 @@ function question(id: string, instance: string, type: QuestionType, agent: strin
     {label: 'B', text: 'beta', role: 'distractor' as const},
     {label: 'C', text: 'gamma', role: 'distractor' as const},
     ...(type === 'local_effect' ? [{label: 'D', text: 'The patch has no effect.', role: 'no_effect' as const}] : []),
-    {label: type === 'local_effect' ? 'E' : 'D', text: 'Explanation insufficient to answer.', role: 'insufficient' as const},
+    {
+      label: type === 'local_effect' ? 'E' : 'D',
+      text: 'Explanation insufficient to answer.',
+      role: 'insufficient' as const,
+    },
   ];
-  return validateQuestion({id, instance, type, ...(agent ? {agent} : {}), context: {}, question: 'Which?', choices, answer: type === 'e2e_effect' ? ['A', 'B'] : 'A'});
+  return validateQuestion({
+    id,
+    instance,
+    type,
+    ...(agent ? {agent} : {}),
+    context: {},
+    question: 'Which?',
+    choices,
+    answer: type === 'e2e_effect' ? ['A', 'B'] : 'A',
+  });
 }
 
 export async function benchScoring(out: string, log: (line: string) => void): Promise<void> {
@@ -40,11 +53,18 @@ export async function benchScoring(out: string, log: (line: string) => void): Pr
         }
       })();
       const t = performance.now();
-      const r = await scoreExplanations(db, {model: openAiModel({model: 'bench', baseURL: server.url, apiKey: 'k'}), samples: 1, concurrency, kinds: ['original']});
+      const r = await scoreExplanations(db, {
+        model: openAiModel({model: 'bench', baseURL: server.url, apiKey: 'k'}),
+        samples: 1,
+        concurrency,
+        kinds: ['original'],
+      });
       const seconds = (performance.now() - t) / 1000;
       const rate = r.done / seconds;
       const ideal = concurrency / 0.2;
-      log(`scoring at concurrency ${concurrency}: ${r.done} calls in ${seconds.toFixed(2)} s = ${rate.toFixed(1)} calls/s, ${((rate / ideal) * 100).toFixed(0)}% of the ideal ${ideal} calls/s (200 ms per call)`);
+      log(
+        `scoring at concurrency ${concurrency}: ${r.done} calls in ${seconds.toFixed(2)} s = ${rate.toFixed(1)} calls/s, ${((rate / ideal) * 100).toFixed(0)}% of the ideal ${ideal} calls/s (200 ms per call)`,
+      );
       db.close();
     }
   } finally {
@@ -74,7 +94,21 @@ export async function benchScoring(out: string, log: (line: string) => void): Pr
           for (let s = 0; s < 5; s++) {
             const ok = (i * 7 + a * 3 + s) % 4 !== 0;
             const letters = type === 'e2e_effect' ? (ok ? ['A', 'B'] : ['C', 'C']) : [ok ? 'A' : 'B'];
-            insertAnswer(db, {question: qid, explanation: e, model: 'bench', sample: s, promptHash: 'p', raw: letters.join(','), letters, verdict: ok ? 'correct' : 'misaligned', latencyMs: null, tokens: null, origin: 'scored', permutation: null, seed: null});
+            insertAnswer(db, {
+              question: qid,
+              explanation: e,
+              model: 'bench',
+              sample: s,
+              promptHash: 'p',
+              raw: letters.join(','),
+              letters,
+              verdict: ok ? 'correct' : 'misaligned',
+              latencyMs: null,
+              tokens: null,
+              origin: 'scored',
+              permutation: null,
+              seed: null,
+            });
             answers += 1;
           }
         }
@@ -88,6 +122,8 @@ export async function benchScoring(out: string, log: (line: string) => void): Pr
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
-  log(`report on 300 instances × 5 agents × 4 types × 5 samples (${answers.toLocaleString('en')} answers): median ${(times[1]! / 1000).toFixed(2)} s`);
+  log(
+    `report on 300 instances × 5 agents × 4 types × 5 samples (${answers.toLocaleString('en')} answers): median ${(times[1]! / 1000).toFixed(2)} s`,
+  );
   db.close();
 }

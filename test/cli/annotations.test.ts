@@ -11,21 +11,48 @@ import {ROOT, tempDir} from '../helpers/files.js';
 
 const BIN = join(ROOT, 'bin', 'deltalens.js');
 function run(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {cwd: tempDir(), encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}});
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: tempDir(),
+    encoding: 'utf8',
+    env: {...process.env, NO_COLOR: '1'},
+  });
   return {code: r.status, stdout: r.stdout, stderr: r.stderr};
 }
 
-function label(db: ReturnType<typeof openDb>, it: {question: string; explanation: number}, annotator: string, letter: string, rationale?: string) {
+function label(
+  db: ReturnType<typeof openDb>,
+  it: {question: string; explanation: number},
+  annotator: string,
+  letter: string,
+  rationale?: string,
+) {
   const q = getQuestion(db, it.question)!;
-  return saveAnnotation(db, {...it, annotator, letters: q.type === 'e2e_effect' ? [letter, letter] : [letter], rationale});
+  return saveAnnotation(db, {
+    ...it,
+    annotator,
+    letters: q.type === 'e2e_effect' ? [letter, letter] : [letter],
+    rationale,
+  });
 }
 
 describe('annotate and adjudicate need a terminal', () => {
   it('say so and point to annotations import; a missing name is a usage error', () => {
-    expect(run(['annotate', '--annotator', 'ann', '--db', join(tempDir(), 'x.db')])).toMatchObject({code: 1, stderr: expect.stringContaining('annotate needs an interactive terminal')});
-    expect(run(['annotate', '--db', join(tempDir(), 'x.db')])).toMatchObject({code: 2, stderr: expect.stringContaining('--annotator NAME')});
-    expect(run(['annotate', '--annotator', 'a', '--queue', 'sample:x'])).toMatchObject({code: 2, stderr: expect.stringContaining('--queue must be')});
-    expect(run(['adjudicate', '--annotator', 'cy', '--db', join(tempDir(), 'x.db')])).toMatchObject({code: 1, stderr: expect.stringContaining('adjudicate needs an interactive terminal')});
+    expect(run(['annotate', '--annotator', 'ann', '--db', join(tempDir(), 'x.db')])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('annotate needs an interactive terminal'),
+    });
+    expect(run(['annotate', '--db', join(tempDir(), 'x.db')])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--annotator NAME'),
+    });
+    expect(run(['annotate', '--annotator', 'a', '--queue', 'sample:x'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--queue must be'),
+    });
+    expect(run(['adjudicate', '--annotator', 'cy', '--db', join(tempDir(), 'x.db')])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('adjudicate needs an interactive terminal'),
+    });
   });
 });
 
@@ -36,7 +63,11 @@ describe('several people at once', () => {
     db.close();
     const child = (name: string) =>
       new Promise<{code: number | null; out: string; err: string}>(resolve => {
-        const p = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'helpers', 'annotator-process.ts'), path, name, '4'], {cwd: ROOT});
+        const p = spawn(
+          process.execPath,
+          ['--import', 'tsx', join(ROOT, 'test', 'helpers', 'annotator-process.ts'), path, name, '4'],
+          {cwd: ROOT},
+        );
         let out = '';
         let err = '';
         p.stdout.on('data', d => (out += d));
@@ -66,8 +97,16 @@ describe('annotations export / import, agreement, flags', () => {
     db.close();
     const jsonl = run(['annotations', 'export', '--db', path]);
     expect(jsonl.code).toBe(0);
-    const lines = jsonl.stdout.trim().split('\n').map(l => JSON.parse(l) as Record<string, unknown>);
-    expect(lines[0]).toMatchObject({question: items[0]!.question, explanation: items[0]!.explanation, annotator: 'ann', rationale: 'because "quoted", and a comma'});
+    const lines = jsonl.stdout
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({
+      question: items[0]!.question,
+      explanation: items[0]!.explanation,
+      annotator: 'ann',
+      rationale: 'because "quoted", and a comma',
+    });
     const csv = run(['annotations', 'export', '--format', 'csv', '--db', path]).stdout;
     expect(csv.split('\n')[0]).toBe('question,explanation,annotator,letters,rationale,seconds,created_at');
     expect(csv).toContain('"because ""quoted"", and a comma"');
@@ -75,18 +114,34 @@ describe('annotations export / import, agreement, flags', () => {
     const other = (await questionsDb()).path;
     const file = join(tempDir(), 'labels.jsonl');
     writeFileSync(file, jsonl.stdout);
-    expect(JSON.parse(run(['annotations', 'import', file, '--json', '--db', other]).stdout)).toEqual({added: 2, updated: 0, unchanged: 0});
-    expect(JSON.parse(run(['annotations', 'import', file, '--json', '--db', other]).stdout)).toEqual({added: 0, updated: 0, unchanged: 2});
+    expect(JSON.parse(run(['annotations', 'import', file, '--json', '--db', other]).stdout)).toEqual({
+      added: 2,
+      updated: 0,
+      unchanged: 0,
+    });
+    expect(JSON.parse(run(['annotations', 'import', file, '--json', '--db', other]).stdout)).toEqual({
+      added: 0,
+      updated: 0,
+      unchanged: 2,
+    });
 
     const bad = join(tempDir(), 'bad.jsonl');
-    writeFileSync(bad, `${jsonl.stdout}{"question": "${items[2]!.question}", "explanation": ${items[2]!.explanation}, "annotator": "cy"}\n`);
+    writeFileSync(
+      bad,
+      `${jsonl.stdout}{"question": "${items[2]!.question}", "explanation": ${items[2]!.explanation}, "annotator": "cy"}\n`,
+    );
     const r = run(['annotations', 'import', bad, '--db', other]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${bad}:3: field "letters" is missing — nothing was imported`);
     const wrong = join(tempDir(), 'wrong.jsonl');
     const single = items.find(i => !i.question.includes('e2e_effect'))!;
-    writeFileSync(wrong, `{"question": "${single.question}", "explanation": ${single.explanation}, "annotator": "cy", "letters": ["Q"]}\n`);
-    expect(run(['annotations', 'import', wrong, '--db', other]).stderr).toMatch(/wrong\.jsonl:1: letters: "Q" is not a choice of question/);
+    writeFileSync(
+      wrong,
+      `{"question": "${single.question}", "explanation": ${single.explanation}, "annotator": "cy", "letters": ["Q"]}\n`,
+    );
+    expect(run(['annotations', 'import', wrong, '--db', other]).stderr).toMatch(
+      /wrong\.jsonl:1: letters: "Q" is not a choice of question/,
+    );
     const check = openDb(other);
     expect(listAnnotations(check)).toHaveLength(2);
     check.close();
@@ -94,7 +149,9 @@ describe('annotations export / import, agreement, flags', () => {
 
   it("agreement --json: Cohen's κ per pair, Fleiss' κ, by type, people vs model and vs adjudication", async () => {
     const {db, path} = await questionsDb();
-    const items = annotationItems(db).filter(i => getQuestion(db, i.question)!.type !== 'e2e_effect').slice(0, 4);
+    const items = annotationItems(db)
+      .filter(i => getQuestion(db, i.question)!.type !== 'e2e_effect')
+      .slice(0, 4);
     // ann and bo agree on 3 of 4 items (A A A A vs A A A B); cy agrees with ann everywhere
     items.forEach((it, i) => {
       label(db, it, 'ann', 'A');
@@ -138,16 +195,30 @@ describe('annotations export / import, agreement, flags', () => {
 
   it('--exclude-flagged leaves flagged questions out of the scores and counts them by reason', async () => {
     const {db, path} = await questionsDb();
-    const questions = db.prepare("SELECT id FROM question WHERE type = 'e2e_intent' ORDER BY id").pluck().all() as string[];
+    const questions = db
+      .prepare("SELECT id FROM question WHERE type = 'e2e_intent' ORDER BY id")
+      .pluck()
+      .all() as string[];
     setFlag(db, {question: questions[0]!, author: 'ann', verdict: 'ambiguous', note: 'two readings'});
     setFlag(db, {question: questions[1]!, author: 'ann', verdict: 'wrong-key'});
     setFlag(db, {question: questions[1]!, author: 'bo', verdict: 'ambiguous'});
     setFlag(db, {question: questions[2]!, author: 'bo', verdict: 'valid'});
-    const answersOf = (q: string) => db.prepare('SELECT count(*) FROM qa_answer WHERE question = ?').pluck().get(q) as number;
+    const answersOf = (q: string) =>
+      db.prepare('SELECT count(*) FROM qa_answer WHERE question = ?').pluck().get(q) as number;
     const expected = answersOf(questions[0]!) + answersOf(questions[1]!);
     db.close();
-    const plain = JSON.parse(run(['report', '--json', '--db', path]).stdout) as {exclusions: unknown; agents: {agent: string; types: Record<string, {n: number}>}[]};
-    const r = JSON.parse(run(['report', '--json', '--exclude-flagged', '--db', path]).stdout) as {exclusions: {questions: number; answers: number; by_reason: {reason: string; questions: number; answers: number}[]}; agents: {agent: string; types: Record<string, {n: number}>}[]};
+    const plain = JSON.parse(run(['report', '--json', '--db', path]).stdout) as {
+      exclusions: unknown;
+      agents: {agent: string; types: Record<string, {n: number}>}[];
+    };
+    const r = JSON.parse(run(['report', '--json', '--exclude-flagged', '--db', path]).stdout) as {
+      exclusions: {
+        questions: number;
+        answers: number;
+        by_reason: {reason: string; questions: number; answers: number}[];
+      };
+      agents: {agent: string; types: Record<string, {n: number}>}[];
+    };
     expect(plain.exclusions).toBeNull();
     expect(r.exclusions).toMatchObject({questions: 2, answers: expected});
     expect(r.exclusions.by_reason).toEqual([
@@ -158,16 +229,28 @@ describe('annotations export / import, agreement, flags', () => {
     expect(n(r)).toBeLessThan(n(plain));
     const text = run(['report', '--exclude-flagged', '--db', path]).stdout;
     expect(text).toMatch(/Excluded questions \(flagged\): 2 question\(s\)/);
-    const flags = JSON.parse(run(['flags', '--json', '--db', path]).stdout) as {people: {question: string; verdict: string}[]; automatic: unknown[]};
+    const flags = JSON.parse(run(['flags', '--json', '--db', path]).stdout) as {
+      people: {question: string; verdict: string}[];
+      automatic: unknown[];
+    };
     expect(flags.people).toHaveLength(4);
     // score skips flagged questions
-    const s = JSON.parse(run(['score', '--model', 'lexical', '--samples', '4', '--exclude-flagged', '--json', '--db', path]).stdout) as {excluded_questions: number};
+    const s = JSON.parse(
+      run(['score', '--model', 'lexical', '--samples', '4', '--exclude-flagged', '--json', '--db', path]).stdout,
+    ) as {excluded_questions: number};
     expect(s.excluded_questions).toBe(2);
     const check = openDb(path);
-    expect(check.prepare('SELECT count(*) FROM qa_answer WHERE question = ? AND sample = 3').pluck().get(questions[0])).toBe(0);
-    expect(check.prepare('SELECT count(*) FROM qa_answer WHERE question = ? AND sample = 3').pluck().get(questions[2])).toBeGreaterThan(0);
+    expect(
+      check.prepare('SELECT count(*) FROM qa_answer WHERE question = ? AND sample = 3').pluck().get(questions[0]),
+    ).toBe(0);
+    expect(
+      check.prepare('SELECT count(*) FROM qa_answer WHERE question = ? AND sample = 3').pluck().get(questions[2]),
+    ).toBeGreaterThan(0);
     check.close();
-    expect(run(['flags', 'set', questions[0]!, 'nonsense', '--author', 'x', '--db', path])).toMatchObject({code: 2, stderr: expect.stringContaining('verdict must be one of valid, ambiguous')});
+    expect(run(['flags', 'set', questions[0]!, 'nonsense', '--author', 'x', '--db', path])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('verdict must be one of valid, ambiguous'),
+    });
   });
 });
 
@@ -177,4 +260,3 @@ function answersOf2(path: string, q: string): number {
   db.close();
   return n;
 }
-

@@ -16,7 +16,9 @@ const FILES = 400;
 
 /** `FILES` distinct mini-SWE-agent trajectories (the real sample with another instance id each). */
 function corpus(dir: string, side: string): string {
-  const sample = JSON.parse(readFileSync(join(SAMPLES, 'mini-swe-agent', 'django__django-11099.traj.json'), 'utf8')) as {instance_id: string};
+  const sample = JSON.parse(
+    readFileSync(join(SAMPLES, 'mini-swe-agent', 'django__django-11099.traj.json'), 'utf8'),
+  ) as {instance_id: string};
   const out = join(dir, side);
   mkdirSync(out);
   for (let i = 0; i < FILES; i++) {
@@ -39,7 +41,23 @@ describe('three writers on one database', () => {
       const procs = [
         startCli(['import', a, '--db', path, '--json'], env),
         startCli(['import', b, '--db', path, '--json'], env),
-        startCli(['score', '--model', 'm', '--base-url', server.url, '--samples', '5', '--concurrency', '8', '--db', path, '--json'], env),
+        startCli(
+          [
+            'score',
+            '--model',
+            'm',
+            '--base-url',
+            server.url,
+            '--samples',
+            '5',
+            '--concurrency',
+            '8',
+            '--db',
+            path,
+            '--json',
+          ],
+          env,
+        ),
       ];
       const ends = await Promise.all(procs.map(p => p.done));
       for (const [i, end] of ends.entries()) expect(end.code, procs[i]!.stderr).toBe(0);
@@ -53,10 +71,13 @@ describe('three writers on one database', () => {
       expect(score.answered).toBe(score.total - score.cached);
       expect(score.answered).toBeGreaterThan(100);
       // every stderr line of score --json is a JSON progress line: no warnings mixed in
-      for (const line of procs[2]!.stderr.split('\n').filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow();
+      for (const line of procs[2]!.stderr.split('\n').filter(Boolean))
+        expect(() => JSON.parse(line), line).not.toThrow();
 
       const check = openDb(path, {mode: 'read'});
-      expect(check.prepare("SELECT count(*) FROM trajectory WHERE instance LIKE 'conc__%'").pluck().get()).toBe(2 * FILES);
+      expect(check.prepare("SELECT count(*) FROM trajectory WHERE instance LIKE 'conc__%'").pluck().get()).toBe(
+        2 * FILES,
+      );
       expect(check.prepare("SELECT count(*) FROM qa_answer WHERE model = 'm'").pluck().get()).toBe(score.answered);
       expect(server.calls.length).toBe(score.answered);
       check.close();
@@ -70,7 +91,23 @@ describe('three writers on one database', () => {
     db.close();
     const server = await startOpenAiServer(() => ({answer: 'B', delayMs: 20}));
     try {
-      const cli = startCli(['score', '--model', 'm', '--base-url', server.url, '--concurrency', '32', '--timeout', '30', '--db', path, '--json'], {OPENAI_API_KEY: 'k'});
+      const cli = startCli(
+        [
+          'score',
+          '--model',
+          'm',
+          '--base-url',
+          server.url,
+          '--concurrency',
+          '32',
+          '--timeout',
+          '30',
+          '--db',
+          path,
+          '--json',
+        ],
+        {OPENAI_API_KEY: 'k'},
+      );
       expect((await cli.done).code, cli.stderr).toBe(0);
       const lines = cli.stderr.split('\n').filter(Boolean);
       expect(lines.length).toBeGreaterThan(0);

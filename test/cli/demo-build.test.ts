@@ -15,8 +15,13 @@ import {processAlive} from '../../source/services/leftovers.js';
 const building = (dir: string) => readdirSync(dir).filter(n => n.includes('.building-'));
 
 function start(dir: string, stdio: 'pipe' | 'ignore' = 'pipe') {
-  const child = spawn(process.execPath, [BIN, 'build-demo', '--force'], {env: {...process.env, DELTALENS_DEMO_DB: join(dir, 'demo.db'), NO_COLOR: '1'}, stdio: ['ignore', stdio, stdio]});
-  const done = new Promise<{code: number | null; signal: NodeJS.Signals | null}>(r => child.on('close', (code, signal) => r({code, signal})));
+  const child = spawn(process.execPath, [BIN, 'build-demo', '--force'], {
+    env: {...process.env, DELTALENS_DEMO_DB: join(dir, 'demo.db'), NO_COLOR: '1'},
+    stdio: ['ignore', stdio, stdio],
+  });
+  const done = new Promise<{code: number | null; signal: NodeJS.Signals | null}>(r =>
+    child.on('close', (code, signal) => r({code, signal})),
+  );
   return {child, done};
 }
 
@@ -57,7 +62,11 @@ describe('build-demo', () => {
     expect(building(dir)).toEqual(left);
     const second = start(dir);
     // the next build starts by removing what the killed one left
-    await until(() => !left.some(n => existsSync(join(dir, n))) && building(dir).some(n => n.includes(`building-${second.child.pid}`)));
+    await until(
+      () =>
+        !left.some(n => existsSync(join(dir, n))) &&
+        building(dir).some(n => n.includes(`building-${second.child.pid}`)),
+    );
     second.child.kill('SIGTERM');
     await second.done;
     expect(readdirSync(dir)).toEqual([]);
@@ -82,7 +91,10 @@ describe('build-demo', () => {
 
   it('the explorer opens on the quick part in seconds and builds the traced part in the background: progress in the status line, screens filled as parts are stored, the build going on after a quit', async () => {
     const dir = tempDir();
-    const stamp = () => (existsSync(join(dir, 'demo.db.stamp')) ? (JSON.parse(readFileSync(join(dir, 'demo.db.stamp'), 'utf8')) as {stage: string}).stage : null);
+    const stamp = () =>
+      existsSync(join(dir, 'demo.db.stamp'))
+        ? (JSON.parse(readFileSync(join(dir, 'demo.db.stamp'), 'utf8')) as {stage: string}).stage
+        : null;
     const first = explorer(dir);
     await until(() => first.screen().includes('Trajectories (50)'), 60_000);
     // the first screen came before the traced part: it is being built, and the status line says so
@@ -95,7 +107,9 @@ describe('build-demo', () => {
     await first.quit();
     const quit = await first.done;
     const pid = Number(/by process (\d+)/.exec(quit.stderr)?.[1]);
-    expect(quit.stderr).toContain("the demo's traced part (pairs, built questions, audits) is still being built in the background");
+    expect(quit.stderr).toContain(
+      "the demo's traced part (pairs, built questions, audits) is still being built in the background",
+    );
     expect(processAlive(pid)).toBe(true);
     // a second start while it builds: the same build is watched, not another started
     const second = explorer(dir);
@@ -120,12 +134,16 @@ describe('build-demo', () => {
 
 /** The explorer on a test's own demo file in a pseudo-terminal (util-linux script), 120×40. */
 function explorer(dir: string) {
-  const child = spawn('script', ['-qfec', `${process.execPath} ${BIN} --demo`, '/dev/null'], {env: {...process.env, DELTALENS_DEMO_DB: join(dir, 'demo.db'), COLUMNS: '120', LINES: '40', NO_COLOR: '1'}});
+  const child = spawn('script', ['-qfec', `${process.execPath} ${BIN} --demo`, '/dev/null'], {
+    env: {...process.env, DELTALENS_DEMO_DB: join(dir, 'demo.db'), COLUMNS: '120', LINES: '40', NO_COLOR: '1'},
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', chunk => (out += chunk.toString()));
   child.stderr.on('data', chunk => (err += chunk.toString()));
-  const done = new Promise<{stderr: string}>(r => child.on('close', () => r({stderr: out.slice(out.lastIndexOf('deltalens ·')) + err})));
+  const done = new Promise<{stderr: string}>(r =>
+    child.on('close', () => r({stderr: out.slice(out.lastIndexOf('deltalens ·')) + err})),
+  );
   return {
     // what the terminal shows now: the text after the last frame's start
     screen: () => out.slice(out.lastIndexOf('deltalens ·')),

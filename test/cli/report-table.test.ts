@@ -36,7 +36,8 @@ describe('plain tables', () => {
       for (const row of block) expect([...row].length, row).toBe(width);
       // a score sits under its heading: Table 3's first score column ends where "E2E int" does
       const heading = block[0]!.indexOf('E2E int  E2E eff');
-      if (heading >= 0) for (const row of block.slice(1)) expect(row.slice(heading, heading + 7)).toMatch(/^ *(\d\.\d{3}|—)$/);
+      if (heading >= 0)
+        for (const row of block.slice(1)) expect(row.slice(heading, heading + 7)).toMatch(/^ *(\d\.\d{3}|—)$/);
     }
   });
 

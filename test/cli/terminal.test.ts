@@ -14,7 +14,6 @@ import {HOSTILE, RAW} from '../helpers/hostile-text.js';
 
 const BIN = join(ROOT, 'bin', 'deltalens.js');
 
-
 function run(args: string[], cwd: string) {
   const r = spawnSync(process.execPath, [BIN, ...args], {cwd, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}});
   return {code: r.status, stdout: r.stdout, stderr: r.stderr};
@@ -24,11 +23,40 @@ function hostileRuns(dir: string): string {
   const file = join(dir, `runs${HOSTILE.slice(0, 4)}.jsonl`);
   const lines: unknown[] = [];
   for (const n of [1, 2, 3]) {
-    lines.push({type: 'trajectory', instance: `evil__inst-1${HOSTILE}`, agent: `agent${n}${HOSTILE}`, model: `model${HOSTILE}`, exit_status: `done${HOSTILE}`});
-    lines.push({type: 'step', thought: `look${HOSTILE}`, tool: `bash${HOSTILE}`, action: `cat evil.py ${HOSTILE}`, observation: `line one${HOSTILE}\nline two\r\x1b[K${HOSTILE}`});
-    lines.push({type: 'step', thought: `edit${HOSTILE}`, tool: 'bash', action: `sed -i s/a/b/ evil.py # ${HOSTILE}`, observation: HOSTILE});
-    lines.push({type: 'step', thought: 'test', tool: 'bash', action: 'python -m pytest tests/test_evil.py', observation: `1 passed${HOSTILE}`});
-    lines.push({type: 'end', patch: `diff --git a/evil.py b/evil.py\n+${HOSTILE}\n`, explanation: `Fixed it${HOSTILE}`, resolved: true});
+    lines.push({
+      type: 'trajectory',
+      instance: `evil__inst-1${HOSTILE}`,
+      agent: `agent${n}${HOSTILE}`,
+      model: `model${HOSTILE}`,
+      exit_status: `done${HOSTILE}`,
+    });
+    lines.push({
+      type: 'step',
+      thought: `look${HOSTILE}`,
+      tool: `bash${HOSTILE}`,
+      action: `cat evil.py ${HOSTILE}`,
+      observation: `line one${HOSTILE}\nline two\r\x1b[K${HOSTILE}`,
+    });
+    lines.push({
+      type: 'step',
+      thought: `edit${HOSTILE}`,
+      tool: 'bash',
+      action: `sed -i s/a/b/ evil.py # ${HOSTILE}`,
+      observation: HOSTILE,
+    });
+    lines.push({
+      type: 'step',
+      thought: 'test',
+      tool: 'bash',
+      action: 'python -m pytest tests/test_evil.py',
+      observation: `1 passed${HOSTILE}`,
+    });
+    lines.push({
+      type: 'end',
+      patch: `diff --git a/evil.py b/evil.py\n+${HOSTILE}\n`,
+      explanation: `Fixed it${HOSTILE}`,
+      resolved: true,
+    });
   }
   writeFileSync(file, `${lines.map(l => JSON.stringify(l)).join('\n')}\n`);
   return file;
@@ -64,12 +92,19 @@ describe('escape sequences in data', () => {
     const dir = tempDir();
     const db = join(dir, 'evil.db');
     run(['import', hostileRuns(dir), '--db', db], dir);
-    for (const args of [['trajectories', '--json'], ['show', 'trajectory', '1', '--json'], ['import', hostileRuns(dir), '--json']]) {
+    for (const args of [
+      ['trajectories', '--json'],
+      ['show', 'trajectory', '1', '--json'],
+      ['import', hostileRuns(dir), '--json'],
+    ]) {
       const o = run([...args, '--db', db], dir);
       expect(o.stdout).not.toMatch(RAW);
       expect(() => JSON.parse(o.stdout)).not.toThrow();
     }
-    const shown = JSON.parse(run(['show', 'trajectory', '1', '--json', '--db', db], dir).stdout) as {instance: string; steps: {thought: string}[]};
+    const shown = JSON.parse(run(['show', 'trajectory', '1', '--json', '--db', db], dir).stdout) as {
+      instance: string;
+      steps: {thought: string}[];
+    };
     expect(shown.instance).toBe(`evil__inst-1${HOSTILE}`);
     expect(shown.steps[0]!.thought).toBe(`look${HOSTILE}`);
   });

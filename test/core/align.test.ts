@@ -12,13 +12,26 @@ const identity = new LineMap(null);
 describe('aligned stepper rows', () => {
   const prog = (second: number, ret: number) =>
     dsl()
-      .call('test', {}, t => t.line(2, {}, c => c.call('f', {x: 1}, f => f.line(10, {a: 1}).line(second, {b: ret}).line(13, {}), {ret}, 'm.py', 9)).line(3, {r: ret}), {ret: null}, 't.py')
+      .call(
+        'test',
+        {},
+        t =>
+          t
+            .line(2, {}, c =>
+              c.call('f', {x: 1}, f => f.line(10, {a: 1}).line(second, {b: ret}).line(13, {}), {ret}, 'm.py', 9),
+            )
+            .line(3, {r: ret}),
+        {ret: null},
+        't.py',
+      )
       .build();
 
   it('pairs matched statements, enters matched calls one level deeper, and splits where control flow does', () => {
     const {rows, truncated} = alignTraces(prog(11, 1), prog(12, 2), identity);
     expect(truncated).toBe(false);
-    const shape = rows.map(r => `${r.kind}:${r.depth}:${r.b?.kind ?? '-'}${r.b?.line ?? ''}/${r.p?.kind ?? '-'}${r.p?.line ?? ''}`);
+    const shape = rows.map(
+      r => `${r.kind}:${r.depth}:${r.b?.kind ?? '-'}${r.b?.line ?? ''}/${r.p?.kind ?? '-'}${r.p?.line ?? ''}`,
+    );
     expect(shape).toEqual([
       'match:0:call1/call1',
       'match:1:call9/call9',
@@ -45,16 +58,34 @@ describe('aligned stepper rows', () => {
   });
 
   it('flattens a call only one side makes, and stops at maxRows', () => {
-    const b = dsl().call('test', {}, t => t.line(2, {}, c => c.call('g', {}, g => g.line(20).line(21), {ret: 1}, 'm.py', 19)), {ret: null}, 't.py').build();
-    const p = dsl().call('test', {}, t => t.line(2), {ret: null}, 't.py').build();
+    const b = dsl()
+      .call(
+        'test',
+        {},
+        t => t.line(2, {}, c => c.call('g', {}, g => g.line(20).line(21), {ret: 1}, 'm.py', 19)),
+        {ret: null},
+        't.py',
+      )
+      .build();
+    const p = dsl()
+      .call('test', {}, t => t.line(2), {ret: null}, 't.py')
+      .build();
     const {rows} = alignTraces(b, p, identity);
-    expect(rows.filter(r => r.kind === 'buggy-only').map(r => `${r.depth}:${r.b?.kind}${r.b?.line}`)).toEqual(['1:call19', '2:line20', '2:line21', '2:return21']);
+    expect(rows.filter(r => r.kind === 'buggy-only').map(r => `${r.depth}:${r.b?.kind}${r.b?.line}`)).toEqual([
+      '1:call19',
+      '2:line20',
+      '2:line21',
+      '2:return21',
+    ]);
     expect(alignTraces(b, p, identity, 3)).toMatchObject({truncated: true, rows: {length: 3}});
   });
 });
 
 describe('locals, watches and values', () => {
-  const args = JSON.stringify({self: {$obj: 'm.Acc', attrs: {items: [1, 2, {$more: 5}], name: 'a'}}, d: {$dict: [['k', 1]]}});
+  const args = JSON.stringify({
+    self: {$obj: 'm.Acc', attrs: {items: [1, 2, {$more: 5}], name: 'a'}},
+    d: {$dict: [['k', 1]]},
+  });
 
   it('replays a frame: entry snapshot, changes, deletions', () => {
     const locals = replayLocals(args, [JSON.stringify({ch: {x: 1}}), JSON.stringify({ch: {x: 2, y: 3}, del: ['d']})]);

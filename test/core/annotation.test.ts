@@ -1,5 +1,15 @@
 import {describe, expect, it} from 'vitest';
-import {autoFlags, buildQueue, isDisagreement, itemKey, majority, parseQueue, stratifiedSample, type AnnotationItem, type ItemLabels} from '../../source/core/questions/annotation.js';
+import {
+  autoFlags,
+  buildQueue,
+  isDisagreement,
+  itemKey,
+  majority,
+  parseQueue,
+  stratifiedSample,
+  type AnnotationItem,
+  type ItemLabels,
+} from '../../source/core/questions/annotation.js';
 import {cohenKappa, fleissKappa} from '../../source/core/scoring/agreement.js';
 
 describe("Fleiss' κ", () => {
@@ -25,14 +35,29 @@ describe("Fleiss' κ", () => {
   });
 
   it('perfect agreement is 1, one category is 1, and items with another number of raters are left out', () => {
-    expect(fleissKappa([['A', 'A', 'A'], ['B', 'B', 'B']]).fleiss_kappa).toBe(1);
-    expect(fleissKappa([['A', 'A'], ['A', 'A']]).fleiss_kappa).toBe(1);
-    const r = fleissKappa([['A', 'B'], ['A', 'A'], ['B', 'B'], ['A', 'B', 'A']]);
+    expect(
+      fleissKappa([
+        ['A', 'A', 'A'],
+        ['B', 'B', 'B'],
+      ]).fleiss_kappa,
+    ).toBe(1);
+    expect(
+      fleissKappa([
+        ['A', 'A'],
+        ['A', 'A'],
+      ]).fleiss_kappa,
+    ).toBe(1);
+    const r = fleissKappa([
+      ['A', 'B'],
+      ['A', 'A'],
+      ['B', 'B'],
+      ['A', 'B', 'A'],
+    ]);
     expect(r).toMatchObject({n: 3, raters: 2, left_out: 1});
     expect(fleissKappa([]).fleiss_kappa).toBeNull();
   });
 
-  it("two raters: Fleiss and Cohen differ only by how chance is estimated", () => {
+  it('two raters: Fleiss and Cohen differ only by how chance is estimated', () => {
     const a = ['A', 'A', 'B', 'B', 'A'];
     const b = ['A', 'B', 'B', 'B', 'A'];
     expect(cohenKappa(a, b).raw).toBe(0.8);
@@ -42,9 +67,27 @@ describe("Fleiss' κ", () => {
 
 describe('annotation queues', () => {
   const items: AnnotationItem[] = [
-    ...['q1', 'q2', 'q3', 'q4', 'q5', 'q6'].map((q, i) => ({question: q, explanation: 1, type: 'e2e_intent' as const, instance: `i${i}`, agent: 'a'})),
-    ...['r1', 'r2'].map((q, i) => ({question: q, explanation: 1, type: 'local_effect' as const, instance: `j${i}`, agent: 'a'})),
-    ...['s1', 's2', 's3', 's4'].map((q, i) => ({question: q, explanation: 2, type: 'e2e_effect' as const, instance: `k${i}`, agent: 'b'})),
+    ...['q1', 'q2', 'q3', 'q4', 'q5', 'q6'].map((q, i) => ({
+      question: q,
+      explanation: 1,
+      type: 'e2e_intent' as const,
+      instance: `i${i}`,
+      agent: 'a',
+    })),
+    ...['r1', 'r2'].map((q, i) => ({
+      question: q,
+      explanation: 1,
+      type: 'local_effect' as const,
+      instance: `j${i}`,
+      agent: 'a',
+    })),
+    ...['s1', 's2', 's3', 's4'].map((q, i) => ({
+      question: q,
+      explanation: 2,
+      type: 'e2e_effect' as const,
+      instance: `k${i}`,
+      agent: 'b',
+    })),
   ];
   const none = new Map<string, ItemLabels>();
 
@@ -69,15 +112,37 @@ describe('annotation queues', () => {
   it('leaves out what this annotator labelled; unlabelled and disagreements pick their items', () => {
     const labels = new Map<string, ItemLabels>([
       [itemKey(items[0]!), {human: [{annotator: 'ann', label: 'A'}], modelMajority: 'A'}],
-      [itemKey(items[1]!), {human: [{annotator: 'bo', label: 'A'}, {annotator: 'cy', label: 'B'}], modelMajority: 'A'}],
+      [
+        itemKey(items[1]!),
+        {
+          human: [
+            {annotator: 'bo', label: 'A'},
+            {annotator: 'cy', label: 'B'},
+          ],
+          modelMajority: 'A',
+        },
+      ],
       [itemKey(items[2]!), {human: [{annotator: 'bo', label: 'C'}], modelMajority: 'A'}],
       [itemKey(items[3]!), {human: [], modelMajority: 'A'}],
     ]);
     const all = buildQueue(items, labels, {kind: 'all'}, 'ann', 1).map(i => i.question);
     expect(all).not.toContain('q1');
     expect(all).toHaveLength(items.length - 1);
-    expect(buildQueue(items, labels, {kind: 'unlabelled'}, 'ann', 1).map(i => i.question).sort()).toEqual(items.slice(3).map(i => i.question).sort());
-    expect(buildQueue(items, labels, {kind: 'disagreements'}, 'ann', 1).map(i => i.question).sort()).toEqual(['q2', 'q3']);
+    expect(
+      buildQueue(items, labels, {kind: 'unlabelled'}, 'ann', 1)
+        .map(i => i.question)
+        .sort(),
+    ).toEqual(
+      items
+        .slice(3)
+        .map(i => i.question)
+        .sort(),
+    );
+    expect(
+      buildQueue(items, labels, {kind: 'disagreements'}, 'ann', 1)
+        .map(i => i.question)
+        .sort(),
+    ).toEqual(['q2', 'q3']);
     expect(isDisagreement({human: [{annotator: 'x', label: 'A'}], modelMajority: null})).toBe(false);
     expect(majority(['A', 'B', 'A'])).toBe('A');
     expect(majority(['A', 'B'])).toBeNull();
@@ -89,11 +154,24 @@ describe('automatic question flags', () => {
     const flags = autoFlags({
       question: 'q',
       blank: [{model: 'gpt', correct: true}],
-      lexical: [{explanation: 1, correct: true}, {explanation: 2, correct: true}],
+      lexical: [
+        {explanation: 1, correct: true},
+        {explanation: 2, correct: true},
+      ],
       items: [{explanation: 1, model: 'gpt', samples: ['B', 'B'], human: ['A', 'A']}],
     });
     expect(flags.map(f => f.reason)).toEqual(['blank-answers', 'lexical-everywhere', 'model-vs-humans']);
     expect(flags[2]!.evidence).toContain('gpt said B, people said A');
-    expect(autoFlags({question: 'q', blank: [{model: 'gpt', correct: false}], lexical: [{explanation: 1, correct: true}, {explanation: 2, correct: false}], items: [{explanation: 1, model: 'gpt', samples: ['A', 'B'], human: ['A']}]})).toEqual([]);
+    expect(
+      autoFlags({
+        question: 'q',
+        blank: [{model: 'gpt', correct: false}],
+        lexical: [
+          {explanation: 1, correct: true},
+          {explanation: 2, correct: false},
+        ],
+        items: [{explanation: 1, model: 'gpt', samples: ['A', 'B'], human: ['A']}],
+      }),
+    ).toEqual([]);
   });
 });

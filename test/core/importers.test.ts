@@ -18,13 +18,19 @@ describe('mini-SWE-agent importer on a real run', () => {
 
   it('keeps one step per assistant turn, with the bash command and the next observation', () => {
     expect(t.steps).toHaveLength(doc.messages.filter(m => m.role === 'assistant').length);
-    expect(t.steps[0]!.actionText).toBe('grep -Rn -E "UsernameValidator|UnicodeUsernameValidator|ASCIIUsernameValidator" .');
-    expect(t.steps[0]!.observation).toContain('./tests/auth_tests/test_validators.py:234:class UsernameValidatorsTests');
+    expect(t.steps[0]!.actionText).toBe(
+      'grep -Rn -E "UsernameValidator|UnicodeUsernameValidator|ASCIIUsernameValidator" .',
+    );
+    expect(t.steps[0]!.observation).toContain(
+      './tests/auth_tests/test_validators.py:234:class UsernameValidatorsTests',
+    );
     expect(t.steps[0]!.thought).toMatch(/^I need to find the source files/);
   });
 
   it('takes the explanation from the final submit call, without the THOUGHT label', () => {
-    expect(t.steps.at(-1)!.actionText).toBe('echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached');
+    expect(t.steps.at(-1)!.actionText).toBe(
+      'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached',
+    );
     expect(t.explanation).toBe(
       "I've updated django/contrib/auth/validators.py to use \\A and \\Z so usernames with trailing newlines are rejected, " +
         'and verified both ASCII and Unicode validators accept normal usernames and reject ones ending with a newline. ' +
@@ -51,9 +57,22 @@ describe('mini-SWE-agent importer on a real run', () => {
         messages: [
           {role: 'system', content: 's'},
           {role: 'user', content: 'task'},
-          {role: 'assistant', content: 'Looking around.', tool_calls: [{id: 'c1', function: {name: 'bash', arguments: '{"command": "ls"}'}}]},
+          {
+            role: 'assistant',
+            content: 'Looking around.',
+            tool_calls: [{id: 'c1', function: {name: 'bash', arguments: '{"command": "ls"}'}}],
+          },
           {role: 'tool', tool_call_id: 'c1', content: 'a.py'},
-          {role: 'assistant', content: 'Done; submitting.', tool_calls: [{id: 'c2', function: {name: 'bash', arguments: '{"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}'}}]},
+          {
+            role: 'assistant',
+            content: 'Done; submitting.',
+            tool_calls: [
+              {
+                id: 'c2',
+                function: {name: 'bash', arguments: '{"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}'},
+              },
+            ],
+          },
           {role: 'exit', content: ''},
         ],
       },
@@ -69,7 +88,9 @@ describe('mini-SWE-agent importer on a real run', () => {
   it('names the JSON path of a malformed message', () => {
     const broken = structuredClone(doc) as {messages: unknown[]};
     broken.messages[3] = {content: 'no role'};
-    expect(() => parseMiniSweAgent(broken, 'f')).toThrow(expect.objectContaining({where: {path: '$.messages[3].role'}}));
+    expect(() => parseMiniSweAgent(broken, 'f')).toThrow(
+      expect.objectContaining({where: {path: '$.messages[3].role'}}),
+    );
   });
 });
 
@@ -88,7 +109,11 @@ describe('SWE-agent importer on a real run', () => {
     expect(t.tokensIn).toBe(122612);
   });
   it('reads the model from a 0.x run folder name', () => {
-    const named = parseSweAgent(load('swe-agent/pydicom__pydicom-1458.traj'), 'p', 'gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1');
+    const named = parseSweAgent(
+      load('swe-agent/pydicom__pydicom-1458.traj'),
+      'p',
+      'gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1',
+    );
     expect(named.model).toBe('gpt4');
   });
 });
@@ -106,9 +131,20 @@ describe('OpenHands importer on a real event stream', () => {
     expect(t.patch).toBeNull(); // a bare history list has no git_patch
   });
   it('reads an output.jsonl record: instance, patch, resolved', () => {
-    const record = {instance_id: 'a__b-1', history: load('openhands/basic.json'), metadata: {agent_class: 'CodeActAgent', llm_config: {model: 'm'}}, test_result: {git_patch: 'diff --git a/x b/x', report: {resolved: true}}};
+    const record = {
+      instance_id: 'a__b-1',
+      history: load('openhands/basic.json'),
+      metadata: {agent_class: 'CodeActAgent', llm_config: {model: 'm'}},
+      test_result: {git_patch: 'diff --git a/x b/x', report: {resolved: true}},
+    };
     const r = parseOpenHands(record, 'f');
-    expect([r.instance, r.agent, r.model, r.patch, r.resolved]).toEqual(['a__b-1', 'openhands CodeActAgent', 'm', 'diff --git a/x b/x', true]);
+    expect([r.instance, r.agent, r.model, r.patch, r.resolved]).toEqual([
+      'a__b-1',
+      'openhands CodeActAgent',
+      'm',
+      'diff --git a/x b/x',
+      true,
+    ]);
   });
 });
 
@@ -127,7 +163,12 @@ describe('format detection', () => {
 
 describe('resolution tables', () => {
   it('reads a harness summary; resolved wins over an id also listed elsewhere', () => {
-    const table = resolutionTable({resolved_ids: ['a', 'b'], unresolved_ids: ['c'], empty_patch_ids: ['d'], completed_ids: ['a', 'b', 'c']})!;
+    const table = resolutionTable({
+      resolved_ids: ['a', 'b'],
+      unresolved_ids: ['c'],
+      empty_patch_ids: ['d'],
+      completed_ids: ['a', 'b', 'c'],
+    })!;
     expect(['a', 'c', 'd', 'e'].map(id => lookupResolution(table, id, []))).toEqual([true, false, false, null]);
   });
   it('keys per-run results by the run folder', () => {
@@ -159,7 +200,9 @@ describe('generic JSONL reader', () => {
     const reader = new GenericJsonlReader();
     reader.push({type: 'trajectory', instance: 'i', agent: 'a'}, 1);
     expect(() => reader.push({type: 'step', thought: 5}, 2)).toThrow(FormatError);
-    expect(() => reader.push({type: 'step', thought: 5}, 2)).toThrow(expect.objectContaining({where: {line: 2, path: '$.thought'}}));
+    expect(() => reader.push({type: 'step', thought: 5}, 2)).toThrow(
+      expect.objectContaining({where: {line: 2, path: '$.thought'}}),
+    );
     expect(() => new GenericJsonlReader().push({type: 'step', tool: 'x'}, 1)).toThrow(/first line must be/);
   });
 });

@@ -21,7 +21,12 @@ import {cohenKappa} from '../../source/core/scoring/agreement.js';
 const read = (path: string): ActionState => ({kind: 'read', files: [{path}]});
 const search = (cmd: string): ActionState => ({kind: 'search', files: [], command: cmd, group: 'search'});
 const edit = (path: string): ActionState => ({kind: 'edit', files: [{path}]});
-const test = (cmd = 'python -m pytest tests/test_a.py'): ActionState => ({kind: 'run-test', files: [], command: cmd, group: 'test'});
+const test = (cmd = 'python -m pytest tests/test_a.py'): ActionState => ({
+  kind: 'run-test',
+  files: [],
+  command: cmd,
+  group: 'test',
+});
 const submit: ActionState = {kind: 'submit', files: []};
 
 /** A run from "stage:state" pairs; indices are the step numbers. */
@@ -66,7 +71,13 @@ describe('AgentLens signals (hand-computed)', () => {
       ...[20, 30, 40, 50, 65].map(quality => ({quality, resolved: false})),
     ];
     // 55: TPR 5/5, TNR 4/5; 67.5: TPR 4/5, TNR 5/5 — both 0.9, the lower wins
-    expect(calibrateThreshold(runs)).toMatchObject({value: 55, calibrated: true, balanced_accuracy: 0.9, passing: 5, failing: 5});
+    expect(calibrateThreshold(runs)).toMatchObject({
+      value: 55,
+      calibrated: true,
+      balanced_accuracy: 0.9,
+      passing: 5,
+      failing: 5,
+    });
     expect(calibrateThreshold(runs.slice(0, 7))).toMatchObject({value: 50, calibrated: false, passing: 5, failing: 2});
   });
 
@@ -88,7 +99,15 @@ describe('AgentLens waste signals', () => {
   });
 
   it('regression cycles: the same code edited again after verifying it, twice', () => {
-    const run = steps(['E', read('a.py')], ['I', edit('a.py')], ['V', test()], ['I', edit('a.py')], ['V', test('python repro.py')], ['I', edit('a.py')], ['V', test()]);
+    const run = steps(
+      ['E', read('a.py')],
+      ['I', edit('a.py')],
+      ['V', test()],
+      ['I', edit('a.py')],
+      ['V', test('python repro.py')],
+      ['I', edit('a.py')],
+      ['V', test()],
+    );
     const w = wasteSignals(run, 1).find(x => x.signal === 'regression-cycles');
     expect(w?.steps).toEqual([1, 2, 3, 4, 5]);
     // one fix after a failing test is normal work
@@ -96,7 +115,13 @@ describe('AgentLens waste signals', () => {
   });
 
   it('blind retries: the same command three times with no edit between', () => {
-    const run = steps(['E', read('a.py')], ['I', edit('a.py')], ['V', test()], ['V', test()], ['V', test('python -m pytest tests/test_a.py -x')]);
+    const run = steps(
+      ['E', read('a.py')],
+      ['I', edit('a.py')],
+      ['V', test()],
+      ['V', test()],
+      ['V', test('python -m pytest tests/test_a.py -x')],
+    );
     expect(wasteSignals(run, 1).find(x => x.signal === 'blind-retries')?.steps).toEqual([2, 3, 4]);
     const withEdit = steps(['I', edit('a.py')], ['V', test()], ['V', test()], ['I', edit('b.py')], ['V', test()]);
     expect(names(withEdit)).not.toContain('blind-retries');
@@ -111,14 +136,27 @@ describe('AgentLens waste signals', () => {
   });
 
   it('excessive exploration: more E steps than max(2 × the reference median, median + 5)', () => {
-    const explore = (n: number) => steps(...Array.from({length: n}, (_, i) => ['E', read(`f${i}.py`)] as [Stage, ActionState]), ['I', edit('a.py')], ['V', test()]);
+    const explore = (n: number) =>
+      steps(
+        ...Array.from({length: n}, (_, i) => ['E', read(`f${i}.py`)] as [Stage, ActionState]),
+        ['I', edit('a.py')],
+        ['V', test()],
+      );
     expect(names(explore(9), 3)).toContain('excessive-exploration'); // limit max(6, 8) = 8
     expect(names(explore(8), 3)).not.toContain('excessive-exploration');
-    expect(wasteSignals(explore(9), 3).find(w => w.signal === 'excessive-exploration')!.steps).toEqual([3, 4, 5, 6, 7, 8]);
+    expect(wasteSignals(explore(9), 3).find(w => w.signal === 'excessive-exploration')!.steps).toEqual([
+      3, 4, 5, 6, 7, 8,
+    ]);
   });
 
   it('temporal disorder: over a quarter of stage pairs out of order', () => {
-    const run = steps(['I', edit('a.py')], ['V', test()], ['E', read('a.py')], ['E', read('b.py')], ['E', search('grep x')]);
+    const run = steps(
+      ['I', edit('a.py')],
+      ['V', test()],
+      ['E', read('a.py')],
+      ['E', read('b.py')],
+      ['E', search('grep x')],
+    );
     expect(wasteSignals(run, null).find(w => w.signal === 'temporal-disorder')?.steps).toEqual([2, 3, 4]);
     expect(names(clean)).not.toContain('temporal-disorder');
   });
@@ -137,7 +175,16 @@ describe('AgentLens mechanisms of Lucky passes', () => {
     expect(mechanism({...base, steps: short, waste})).toMatchObject({id: 'C2', steps: [2, 3, 4]});
   });
   it('C3 incomplete implementation', () => {
-    const m = mechanism({...base, steps: short, waste: [], keyEdits: [{state: edit('a.py'), covered: false}, {state: edit('b.py'), covered: false}, {state: edit('c.py'), covered: true}]});
+    const m = mechanism({
+      ...base,
+      steps: short,
+      waste: [],
+      keyEdits: [
+        {state: edit('a.py'), covered: false},
+        {state: edit('b.py'), covered: false},
+        {state: edit('c.py'), covered: true},
+      ],
+    });
     expect(m.id).toBe('C3');
     expect(m.evidence.join(' ')).toContain('edit a.py, edit b.py');
   });
@@ -152,14 +199,50 @@ describe('AgentLens mechanisms of Lucky passes', () => {
 
 describe('AgentLens build over a task', () => {
   let next = 1;
-  const run = (agent: string, resolved: boolean, ...items: [Stage, ActionState][]): LensRun => ({id: next++, instance: 'T', agent, resolved, steps: steps(...items)});
-  const methodical = () => run('careful', true, ['E', read('src/a.py')], ['E', search('grep -rn parse src')], ['I', edit('src/a.py')], ['V', test()], ['O', submit]);
-  const failing = () => run('sloppy', false, ['E', read('README.md')], ['E', search('grep -rn foo docs')], ['E', read('setup.py')], ['O', submit]);
+  const run = (agent: string, resolved: boolean, ...items: [Stage, ActionState][]): LensRun => ({
+    id: next++,
+    instance: 'T',
+    agent,
+    resolved,
+    steps: steps(...items),
+  });
+  const methodical = () =>
+    run(
+      'careful',
+      true,
+      ['E', read('src/a.py')],
+      ['E', search('grep -rn parse src')],
+      ['I', edit('src/a.py')],
+      ['V', test()],
+      ['O', submit],
+    );
+  const failing = () =>
+    run(
+      'sloppy',
+      false,
+      ['E', read('README.md')],
+      ['E', search('grep -rn foo docs')],
+      ['E', read('setup.py')],
+      ['O', submit],
+    );
 
   function task() {
     next = 1;
     const good = [methodical(), methodical(), methodical(), methodical(), methodical()];
-    const brute = run('sloppy', true, ['E', read('src/a.py')], ['I', edit('src/a.py')], ['V', test()], ['I', edit('src/a.py')], ['V', test()], ['I', edit('src/a.py')], ['V', test()], ['V', test()], ['V', test()], ['O', submit]);
+    const brute = run(
+      'sloppy',
+      true,
+      ['E', read('src/a.py')],
+      ['I', edit('src/a.py')],
+      ['V', test()],
+      ['I', edit('src/a.py')],
+      ['V', test()],
+      ['I', edit('src/a.py')],
+      ['V', test()],
+      ['V', test()],
+      ['V', test()],
+      ['O', submit],
+    );
     const unverified = run('hasty', true, ['I', edit('src/a.py')], ['O', submit]);
     const fails = [failing(), failing(), failing(), failing(), failing()];
     return {good, brute, unverified, all: [...good, brute, unverified, ...fails]};
@@ -199,7 +282,9 @@ describe('AgentLens build over a task', () => {
     expect(strict.rounds.length).toBeGreaterThan(1);
     expect(strict.rounds.at(-1)!.excluded).toEqual(strict.rounds.at(-1)!.lucky);
     // the methodical runs now match their reference better
-    expect(strict.runs.find(s => s.trajectory === good[0]!.id)!.quality).toBeGreaterThanOrEqual(plain.runs.find(s => s.trajectory === good[0]!.id)!.quality);
+    expect(strict.runs.find(s => s.trajectory === good[0]!.id)!.quality).toBeGreaterThanOrEqual(
+      plain.runs.find(s => s.trajectory === good[0]!.id)!.quality,
+    );
   });
 
   it('skips tasks without enough passing runs and says why', () => {
@@ -215,7 +300,14 @@ describe('AgentLens build over a task', () => {
     const {all} = task();
     const r = buildLens(all);
     const row = (agent: string) => r.rankings.find(a => a.agent === agent)!;
-    expect(row('careful')).toMatchObject({runs: 5, resolved: 5, pass_rate: 1, pass_rank: 1, lucky: 0, passing_scored: 5});
+    expect(row('careful')).toMatchObject({
+      runs: 5,
+      resolved: 5,
+      pass_rate: 1,
+      pass_rank: 1,
+      lucky: 0,
+      passing_scored: 5,
+    });
     expect(row('hasty')).toMatchObject({runs: 1, pass_rate: 1, pass_rank: 1, lucky: 1, lucky_rate: 1});
     expect(row('sloppy')).toMatchObject({runs: 6, resolved: 1, pass_rank: 3, lucky: 1});
     // hasty passes as often as careful but its quality ranks it below
@@ -248,7 +340,15 @@ describe('AgentLens build over a task', () => {
 describe("Cohen's κ", () => {
   it('matches hand-computed values, including the degenerate cases', () => {
     // p_o 0.75, p_e 0.5·0.25 + 0.5·0.75 = 0.5 → 0.5
-    expect(cohenKappa(['E', 'E', 'I', 'I'], ['E', 'I', 'I', 'I'])).toMatchObject({n: 4, raw: 0.75, cohen_kappa: 0.5, confusion: [[1, 1], [0, 2]]});
+    expect(cohenKappa(['E', 'E', 'I', 'I'], ['E', 'I', 'I', 'I'])).toMatchObject({
+      n: 4,
+      raw: 0.75,
+      cohen_kappa: 0.5,
+      confusion: [
+        [1, 1],
+        [0, 2],
+      ],
+    });
     expect(cohenKappa(['E', 'I', 'V'], ['E', 'I', 'V']).cohen_kappa).toBe(1);
     expect(cohenKappa(['E', 'E', 'E'], ['E', 'E', 'E']).cohen_kappa).toBe(1); // one category, full agreement
     expect(cohenKappa(['E', 'I', 'E', 'I'], ['E', 'E', 'I', 'I']).cohen_kappa).toBe(0); // chance level

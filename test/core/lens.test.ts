@@ -12,7 +12,11 @@ function labelled(path: string) {
   const {db} = freshDb();
   importInto(db, [path]);
   const [t] = listTrajectories(db, {});
-  return getSteps(db, t!.id).map(s => ({stage: s.intentStage, rule: s.labellerRule ? (JSON.parse(s.labellerRule) as {rule: string}).rule : null, action: s.actionText ?? ''}));
+  return getSteps(db, t!.id).map(s => ({
+    stage: s.intentStage,
+    rule: s.labellerRule ? (JSON.parse(s.labellerRule) as {rule: string}).rule : null,
+    action: s.actionText ?? '',
+  }));
 }
 
 describe('AgentLens intent labels on real runs', () => {
@@ -23,7 +27,12 @@ describe('AgentLens intent labels on real runs', () => {
     expect(first).toBeGreaterThan(0);
     expect(steps.slice(0, first).every(s => s.stage === 'E' || s.stage === 'O')).toBe(true);
     expect(steps[first]!.action).toMatch(/sed -i|write_text|open\(/);
-    expect(steps.slice(first + 1).filter(s => s.rule === 'run').every(s => s.stage === 'V')).toBe(true);
+    expect(
+      steps
+        .slice(first + 1)
+        .filter(s => s.rule === 'run')
+        .every(s => s.stage === 'V'),
+    ).toBe(true);
     expect(steps.at(-1)).toMatchObject({stage: 'O', rule: 'submit'});
   });
 
@@ -58,7 +67,10 @@ describe('AgentLens labels on the real multi-run set (mini-SWE-agent, context ag
     importInto(db, [join(SAMPLES, 'mini-swe-agent-multi')]);
     const t = listTrajectories(db, {agent: config, instance})[0]!;
     return getSteps(db, t.id).map(s => {
-      const r = JSON.parse(s.labellerRule!) as {rule: string; state: {kind: string; files: {path: string}[]; alsoRuns?: string}};
+      const r = JSON.parse(s.labellerRule!) as {
+        rule: string;
+        state: {kind: string; files: {path: string}[]; alsoRuns?: string};
+      };
       return {stage: s.intentStage, rule: r.rule, state: r.state, action: s.actionText ?? ''};
     });
   }
@@ -66,7 +78,11 @@ describe('AgentLens labels on the real multi-run set (mini-SWE-agent, context ag
   it('an awk rewrite into /tmp then mv onto the source file is the source edit; the scratch file is not', () => {
     const steps = run('results-context-truncated-8k', 'django__django-11239');
     const edit = steps.find(s => s.action.includes('awk') && s.action.includes('mv /tmp/client.py.new'))!;
-    expect(edit).toMatchObject({stage: 'I', rule: 'source-edit', state: {kind: 'edit', files: [{path: 'django/db/backends/postgresql/client.py'}]}});
+    expect(edit).toMatchObject({
+      stage: 'I',
+      rule: 'source-edit',
+      state: {kind: 'edit', files: [{path: 'django/db/backends/postgresql/client.py'}]},
+    });
     // context_* progress tools are orchestration, never exploration
     const notes = steps.filter(s => /^context_(log|todos|summary)/.test(s.action));
     expect(notes.length).toBeGreaterThan(3);
@@ -76,25 +92,45 @@ describe('AgentLens labels on the real multi-run set (mini-SWE-agent, context ag
   it('a Python heredoc that runs the code (no file written) is a script run: V after the edit, not an edit', () => {
     const steps = run('results-context-untruncated', 'django__django-11206');
     const first = steps.findIndex(s => s.rule === 'source-edit');
-    const check = steps.slice(first + 1).find(s => s.action.startsWith('python3 - <<') && s.action.includes('from django.utils.numberformat import'))!;
+    const check = steps
+      .slice(first + 1)
+      .find(s => s.action.startsWith('python3 - <<') && s.action.includes('from django.utils.numberformat import'))!;
     expect(check).toMatchObject({stage: 'V', rule: 'run', state: {kind: 'run-script'}});
   });
 
   it('an edit whose command also runs the project (patch, then python repro.py) verifies itself', () => {
     const steps = run('results-context-truncated-4k', 'astropy__astropy-7336');
     const patch = steps.find(s => s.rule === 'source-edit' && s.action.includes('python3 repro.py'))!;
-    expect(patch.state).toMatchObject({kind: 'edit', alsoRuns: 'script', files: [{path: 'astropy/units/decorators.py'}]});
+    expect(patch.state).toMatchObject({
+      kind: 'edit',
+      alsoRuns: 'script',
+      files: [{path: 'astropy/units/decorators.py'}],
+    });
   });
 });
 
 describe('action states from shell commands', () => {
   it('finds the files a command writes', () => {
-    expect(shellState("sed -i 's/a/b/' pkg/mod.py && nl -ba pkg/mod.py")).toMatchObject({kind: 'edit', files: [{path: 'pkg/mod.py'}]});
-    expect(shellState("cat > repro.py <<'EOF'\nprint(1)\nEOF")).toMatchObject({kind: 'edit', files: [{path: 'repro.py'}]});
+    expect(shellState("sed -i 's/a/b/' pkg/mod.py && nl -ba pkg/mod.py")).toMatchObject({
+      kind: 'edit',
+      files: [{path: 'pkg/mod.py'}],
+    });
+    expect(shellState("cat > repro.py <<'EOF'\nprint(1)\nEOF")).toMatchObject({
+      kind: 'edit',
+      files: [{path: 'repro.py'}],
+    });
     expect(shellState('echo x | tee -a notes.txt')).toMatchObject({kind: 'edit', files: [{path: 'notes.txt'}]});
-    expect(shellState("python - <<'PY'\nfrom pathlib import Path\np = Path('a/b.py')\np.write_text(s)\nPY")).toMatchObject({kind: 'edit', files: [{path: 'a/b.py'}]});
-    expect(shellState("perl -0777 -pe 's/x/y/' -i src/m.py && nl src/m.py")).toMatchObject({kind: 'edit', files: [{path: 'src/m.py'}]});
-    expect(shellState("awk '{print}' a.py > /tmp/a.new && mv /tmp/a.new pkg/a.py")).toMatchObject({kind: 'edit', files: [{path: 'pkg/a.py'}]});
+    expect(
+      shellState("python - <<'PY'\nfrom pathlib import Path\np = Path('a/b.py')\np.write_text(s)\nPY"),
+    ).toMatchObject({kind: 'edit', files: [{path: 'a/b.py'}]});
+    expect(shellState("perl -0777 -pe 's/x/y/' -i src/m.py && nl src/m.py")).toMatchObject({
+      kind: 'edit',
+      files: [{path: 'src/m.py'}],
+    });
+    expect(shellState("awk '{print}' a.py > /tmp/a.new && mv /tmp/a.new pkg/a.py")).toMatchObject({
+      kind: 'edit',
+      files: [{path: 'pkg/a.py'}],
+    });
     // a '>' inside a quoted string or a heredoc body is not a redirection
     expect(shellState("python - <<'PY'\nprint('a -> b')\nPY")).toMatchObject({kind: 'run-script'});
     expect(shellState('echo "x > y"')).toMatchObject({kind: 'other-shell'});
@@ -102,11 +138,18 @@ describe('action states from shell commands', () => {
   it('knows when an edit also runs code', () => {
     expect(shellState("cat > t.py <<'EOF'\nprint(1)\nEOF\npython t.py").alsoRuns).toBe('script');
     expect(shellState("sed -i 's/a/b/' m.py && python -m pytest -q").alsoRuns).toBe('test');
-    expect(shellState("python - <<'PY'\nfrom pathlib import Path\nPath('m.py').write_text('x')\nimport mypkg\nPY").alsoRuns).toBe('script');
-    expect(shellState("python - <<'PY'\nfrom pathlib import Path\nPath('m.py').write_text('x')\nPY").alsoRuns).toBeUndefined();
+    expect(
+      shellState("python - <<'PY'\nfrom pathlib import Path\nPath('m.py').write_text('x')\nimport mypkg\nPY").alsoRuns,
+    ).toBe('script');
+    expect(
+      shellState("python - <<'PY'\nfrom pathlib import Path\nPath('m.py').write_text('x')\nPY").alsoRuns,
+    ).toBeUndefined();
   });
   it('classifies reads, searches, tests, scripts and other shell by group', () => {
-    expect(shellState("nl -ba a.py | sed -n '10,20p'")).toMatchObject({kind: 'read', files: [{path: 'a.py', lines: [10, 20]}]});
+    expect(shellState("nl -ba a.py | sed -n '10,20p'")).toMatchObject({
+      kind: 'read',
+      files: [{path: 'a.py', lines: [10, 20]}],
+    });
     expect(shellState('grep -rn foo .')).toMatchObject({kind: 'search', group: 'search'});
     expect(shellState('find . -name "*.py"')).toMatchObject({kind: 'search'});
     expect(shellState('ls -la')).toMatchObject({kind: 'list'});
@@ -119,9 +162,24 @@ describe('action states from shell commands', () => {
     expect(shellState('echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A')).toMatchObject({kind: 'submit'});
   });
   it('git diff is verification after a source edit and exploration before; writing a test file is E before, V after', () => {
-    const steps = ['git diff', "sed -i 's/a/b/' lib/core.py", 'git diff', "cat > tests/test_new.py <<'EOF'\nEOF", 'pip install x'].map(actionText => ({tool: 'bash', args: null, actionText}));
-    const labels = labelSteps(extractStates([{tool: 'bash', args: null, actionText: "cat > test_repro.py <<'EOF'\nEOF"}, ...steps]));
-    expect(labels.map(l => `${l.stage}:${l.rule}`)).toEqual(['E:test-write', 'E:other-shell', 'I:source-edit', 'V:other-shell', 'V:test-write', 'E:other-shell']);
+    const steps = [
+      'git diff',
+      "sed -i 's/a/b/' lib/core.py",
+      'git diff',
+      "cat > tests/test_new.py <<'EOF'\nEOF",
+      'pip install x',
+    ].map(actionText => ({tool: 'bash', args: null, actionText}));
+    const labels = labelSteps(
+      extractStates([{tool: 'bash', args: null, actionText: "cat > test_repro.py <<'EOF'\nEOF"}, ...steps]),
+    );
+    expect(labels.map(l => `${l.stage}:${l.rule}`)).toEqual([
+      'E:test-write',
+      'E:other-shell',
+      'I:source-edit',
+      'V:other-shell',
+      'V:test-write',
+      'E:other-shell',
+    ]);
     expect(labels[3]!.inputs).toEqual({first_source_edit: 2, group: 'vcs'});
   });
 });
@@ -130,14 +188,23 @@ describe('writes the labeller follows through indirections (real steps)', () => 
   const run = (file: string) => {
     const t = parseMiniSweAgent(JSON.parse(readFileSync(join(SAMPLES, 'mini-swe-agent-multi', file), 'utf8')), 'x');
     const states = extractStates(t.steps);
-    return {states, stages: labelSteps(states).map(l => l.stage).join('')};
+    return {
+      states,
+      stages: labelSteps(states)
+        .map(l => l.stage)
+        .join(''),
+    };
   };
 
   it('a patch applied by git apply from a heredoc is an edit of the files it names', () => {
     const {states, stages} = run('results-context-untruncated/django__django-11095.traj.json');
     expect(states[5]).toMatchObject({kind: 'edit', files: [{path: 'django/contrib/admin/options.py'}]});
     expect(stages[5]).toBe('I');
-    expect(shellState("cd /repo && patch -p1 <<'EOF'\ndiff --git a/pkg/a.py b/pkg/a.py\n--- a/pkg/a.py\n+++ b/pkg/a.py\n@@ -1 +1 @@\n-x\n+y\nEOF")).toMatchObject({kind: 'edit', files: [{path: 'pkg/a.py'}]});
+    expect(
+      shellState(
+        "cd /repo && patch -p1 <<'EOF'\ndiff --git a/pkg/a.py b/pkg/a.py\n--- a/pkg/a.py\n+++ b/pkg/a.py\n@@ -1 +1 @@\n-x\n+y\nEOF",
+      ),
+    ).toMatchObject({kind: 'edit', files: [{path: 'pkg/a.py'}]});
     // applying a patch from a file names no file: not an edit we can place
     expect(shellState('git apply /tmp/fix.patch')).toMatchObject({kind: 'other-shell', group: 'vcs'});
   });
@@ -150,27 +217,47 @@ describe('writes the labeller follows through indirections (real steps)', () => 
   });
 
   it('a Python program that writes a path held in a name is an edit of that path', () => {
-    const astropy = "python - <<'PY'\np = 'astropy/io/fits/connect.py'\ntxt = open(p, 'r', encoding='utf-8').read()\ntxt = txt.replace(old, new)\nopen(p, 'w', encoding='utf-8').write(txt)\nprint('Patched connect.py')\nPY";
+    const astropy =
+      "python - <<'PY'\np = 'astropy/io/fits/connect.py'\ntxt = open(p, 'r', encoding='utf-8').read()\ntxt = txt.replace(old, new)\nopen(p, 'w', encoding='utf-8').write(txt)\nprint('Patched connect.py')\nPY";
     expect(shellState(astropy)).toMatchObject({kind: 'edit', files: [{path: 'astropy/io/fits/connect.py'}]});
-    expect(shellState("python3 - <<'PY'\nimport io\nfrom pathlib import Path\np = Path('astropy/utils/misc.py')\ns = p.read_text()\nio.open(p, 'w', encoding='utf-8').write(s2)\nPY")).toMatchObject({kind: 'edit', files: [{path: 'astropy/utils/misc.py'}]});
-    expect(shellState("python3 - <<'PY'\nfrom pathlib import Path\ntarget = Path(\"pkg/mod.py\")\ntarget.write_text(new)\nPY")).toMatchObject({kind: 'edit', files: [{path: 'pkg/mod.py'}]});
-    expect(shellState("python3 - <<'PY'\nwith open(name, mode='w') as f:\n    f.write(x)\nPY")).toMatchObject({kind: 'run-script'});
+    expect(
+      shellState(
+        "python3 - <<'PY'\nimport io\nfrom pathlib import Path\np = Path('astropy/utils/misc.py')\ns = p.read_text()\nio.open(p, 'w', encoding='utf-8').write(s2)\nPY",
+      ),
+    ).toMatchObject({kind: 'edit', files: [{path: 'astropy/utils/misc.py'}]});
+    expect(
+      shellState(
+        'python3 - <<\'PY\'\nfrom pathlib import Path\ntarget = Path("pkg/mod.py")\ntarget.write_text(new)\nPY',
+      ),
+    ).toMatchObject({kind: 'edit', files: [{path: 'pkg/mod.py'}]});
+    expect(shellState("python3 - <<'PY'\nwith open(name, mode='w') as f:\n    f.write(x)\nPY")).toMatchObject({
+      kind: 'run-script',
+    });
     // reading a path held in a name is not writing it
-    expect(shellState("python3 - <<'PY'\np = 'pkg/mod.py'\nprint(open(p).read())\nPY")).toMatchObject({kind: 'run-script'});
+    expect(shellState("python3 - <<'PY'\np = 'pkg/mod.py'\nprint(open(p).read())\nPY")).toMatchObject({
+      kind: 'run-script',
+    });
   });
 
   it('data written to run the program with makes the command a run, not an edit', () => {
-    const cmd = "printf '<p>{{ x }}</p>' > templates/x.html && python3 - <<'PY'\nfrom app import render\nprint(render('x.html'))\nPY";
+    const cmd =
+      "printf '<p>{{ x }}</p>' > templates/x.html && python3 - <<'PY'\nfrom app import render\nprint(render('x.html'))\nPY";
     expect(shellState(cmd)).toMatchObject({kind: 'run-script', files: [{path: 'templates/x.html'}]});
     const stages = labelSteps([shellState("sed -i 's/a/b/' app/render.py"), shellState(cmd)]).map(l => l.stage);
     expect(stages).toEqual(['I', 'V']);
     // code written and run stays an edit
-    expect(shellState("cat > app/x.py <<'EOF'\nprint(1)\nEOF\npython app/x.py")).toMatchObject({kind: 'edit', alsoRuns: 'script'});
+    expect(shellState("cat > app/x.py <<'EOF'\nprint(1)\nEOF\npython app/x.py")).toMatchObject({
+      kind: 'edit',
+      alsoRuns: 'script',
+    });
   });
 });
 
 describe('state equivalence and the PTA reference', () => {
-  const read = (path: string, a?: number, b?: number) => ({kind: 'read' as const, files: [{path, ...(a !== undefined ? {lines: [a, b!] as [number, number]} : {})}]});
+  const read = (path: string, a?: number, b?: number) => ({
+    kind: 'read' as const,
+    files: [{path, ...(a !== undefined ? {lines: [a, b!] as [number, number]} : {})}],
+  });
   const edit = (path: string) => ({kind: 'edit' as const, files: [{path}]});
   const test = (cmd: string) => ({kind: 'run-test' as const, files: [], command: cmd, group: 'test' as const});
 
@@ -180,7 +267,9 @@ describe('state equivalence and the PTA reference', () => {
     expect(equivalent(read('a.py', 1, 100), read('a.py', 90, 200))).toMatchObject({match: false}); // 11 of 100 lines
     expect(equivalent(edit('a.py'), edit('a.py'))).toMatchObject({match: true, rule: 'file'});
     expect(equivalent(edit('a.py'), read('a.py'))).toMatchObject({match: false});
-    expect(equivalent(test('python -m pytest tests/test_x.py -q'), test('python -m pytest tests/test_x.py'))).toMatchObject({match: true, rule: 'command'});
+    expect(
+      equivalent(test('python -m pytest tests/test_x.py -q'), test('python -m pytest tests/test_x.py')),
+    ).toMatchObject({match: true, rule: 'command'});
     expect(equivalent(test('python -m pytest tests/test_x.py'), test('tox -e py311'))).toMatchObject({match: false});
   });
 
@@ -193,7 +282,10 @@ describe('state equivalence and the PTA reference', () => {
     ];
     const root = buildPta(runs);
     expect(root.support).toBe(3);
-    expect(root.children.map(c => [c.state!.files[0]!.path, c.support])).toEqual([['a.py', 2], ['b.py', 1]]);
+    expect(root.children.map(c => [c.state!.files[0]!.path, c.support])).toEqual([
+      ['a.py', 2],
+      ['b.py', 1],
+    ]);
     const path = bestPath(root);
     expect(path.map(n => `${n.state!.kind}:${n.support}`)).toEqual(['read:2', 'edit:2', 'run-test:2']);
     const without = referenceFor('r1', runs);

@@ -21,9 +21,17 @@ function realThoughts(): string[] {
         } catch {
           continue;
         }
-        const parse = full.includes('/swe-agent/') ? () => parseSweAgent(doc, 'x', null) : full.includes('/openhands/') ? () => parseOpenHands(doc, 'x') : () => parseMiniSweAgent(doc, 'x');
+        const parse = full.includes('/swe-agent/')
+          ? () => parseSweAgent(doc, 'x', null)
+          : full.includes('/openhands/')
+            ? () => parseOpenHands(doc, 'x')
+            : () => parseMiniSweAgent(doc, 'x');
         try {
-          out.push(...parse().steps.map(s => s.thought ?? '').filter(Boolean));
+          out.push(
+            ...parse()
+              .steps.map(s => s.thought ?? '')
+              .filter(Boolean),
+          );
         } catch {
           // not a run of that format (a README's JSON, say)
         }
@@ -35,7 +43,7 @@ function realThoughts(): string[] {
 }
 
 describe('the default detector skips a pattern when its words are absent', () => {
-  it('every match of a gated pattern, in every real thought of the samples, contains the gate\'s words (the gate never hides a mark)', () => {
+  it("every match of a gated pattern, in every real thought of the samples, contains the gate's words (the gate never hides a mark)", () => {
     const thoughts = realThoughts();
     expect(thoughts.length).toBeGreaterThan(400);
     const gated = PATTERNS.filter(p => p.gate);
@@ -55,12 +63,35 @@ describe('the default detector skips a pattern when its words are absent', () =>
 
   it('and on written examples of each kind', () => {
     const examples = [
-      'count starts at 0', '`x` is initially None', 'self.total is set to 5', 'sets `flag` to True', 'foo() calls bar()', 'it then invokes `handler`',
-      'always calls .save()', '`cleanup` is called from `teardown`', 'on the second iteration', 'the loop exits early', 'breaks out of the loop',
-      'takes the else branch', 'returns early', 'the condition is False', '`if x` evaluates to True', 'when the value is None',
-      'calling `f(2)` returns 4', '`parse(s)` -> 5', 'the result of `g()` is 3', 'raises a ValueError', 'KeyError is raised', 'this fails because',
-      'returns None', '(expected 5)', 'all tests pass', 'reproduced the issue',
+      'count starts at 0',
+      '`x` is initially None',
+      'self.total is set to 5',
+      'sets `flag` to True',
+      'foo() calls bar()',
+      'it then invokes `handler`',
+      'always calls .save()',
+      '`cleanup` is called from `teardown`',
+      'on the second iteration',
+      'the loop exits early',
+      'breaks out of the loop',
+      'takes the else branch',
+      'returns early',
+      'the condition is False',
+      '`if x` evaluates to True',
+      'when the value is None',
+      'calling `f(2)` returns 4',
+      '`parse(s)` -> 5',
+      'the result of `g()` is 3',
+      'raises a ValueError',
+      'KeyError is raised',
+      'this fails because',
+      'returns None',
+      '(expected 5)',
+      'all tests pass',
+      'reproduced the issue',
     ];
-    for (const e of examples) for (const p of PATTERNS.filter(x => x.gate)) for (const m of e.matchAll(p.re)) expect(p.gate!.test(m[0]), `${p.kind}: ${m[0]}`).toBe(true);
+    for (const e of examples)
+      for (const p of PATTERNS.filter(x => x.gate))
+        for (const m of e.matchAll(p.re)) expect(p.gate!.test(m[0]), `${p.kind}: ${m[0]}`).toBe(true);
   });
 });

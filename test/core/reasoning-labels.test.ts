@@ -10,11 +10,17 @@ import {parseOpenHands} from '../../source/core/trajectory/openhands.js';
 import {parseSweAgent} from '../../source/core/trajectory/swe-agent.js';
 import {ROOT, SAMPLES} from '../helpers/files.js';
 
-const fixture = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'reasoning-labels.json'), 'utf8')) as {steps: (LabelledStep & {file: string; step: number})[]};
+const fixture = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'reasoning-labels.json'), 'utf8')) as {
+  steps: (LabelledStep & {file: string; step: number})[];
+};
 
 function stepsOf(file: string) {
   const doc = JSON.parse(readFileSync(join(SAMPLES, file), 'utf8'));
-  const t = file.startsWith('swe-agent/') ? parseSweAgent(doc, 'x', null) : file.startsWith('openhands/') ? parseOpenHands(doc, 'x') : parseMiniSweAgent(doc, 'x');
+  const t = file.startsWith('swe-agent/')
+    ? parseSweAgent(doc, 'x', null)
+    : file.startsWith('openhands/')
+      ? parseOpenHands(doc, 'x')
+      : parseMiniSweAgent(doc, 'x');
   return t.steps;
 }
 
@@ -24,15 +30,28 @@ describe('the default detector against the hand-labelled real steps (test/fixtur
     if (!cache.has(s.file)) cache.set(s.file, stepsOf(s.file));
     return cache.get(s.file)![s.step]!;
   };
-  const scored = fixture.steps.map(s => ({label: s, found: [...new Set(detectReasoning(step(s).thought).map(m => m.family))]}));
+  const scored = fixture.steps.map(s => ({
+    label: s,
+    found: [...new Set(detectReasoning(step(s).thought).map(m => m.family))],
+  }));
   // the artifact's scan, on the assistant's turn as it wrote it
   const desk = fixture.steps.map(s => {
     const x = step(s);
-    return {label: s, found: [...new Set((deskcheckTurn(assistantText({thought: x.thought, action: x.actionText, tool: x.tool}))?.marks ?? []).map(m => m.family))]};
+    return {
+      label: s,
+      found: [
+        ...new Set(
+          (deskcheckTurn(assistantText({thought: x.thought, action: x.actionText, tool: x.tool}))?.marks ?? []).map(
+            m => m.family,
+          ),
+        ),
+      ],
+    };
   });
   // the first half was read while improving the detector (development); the second was not
   const half = Math.floor(scored.length / 2);
-  const table = (xs: typeof scored) => Object.fromEntries(Object.entries(scoreDetector(xs)).map(([f, x]) => [f, [x.tp, x.fp, x.fn]]));
+  const table = (xs: typeof scored) =>
+    Object.fromEntries(Object.entries(scoreDetector(xs)).map(([f, x]) => [f, [x.tp, x.fp, x.fn]]));
 
   it('covers at least 150 steps, with positives of four families and negatives', () => {
     expect(fixture.steps.length).toBeGreaterThanOrEqual(150);

@@ -6,20 +6,27 @@ import {chiSquare2x2, difficultyOf, erfc, patchSize} from '../../source/core/rea
 import {parseMiniSweAgent} from '../../source/core/trajectory/mini-swe-agent.js';
 import {SAMPLES} from '../helpers/files.js';
 
-const thoughtOf = (file: string, step: number) => parseMiniSweAgent(JSON.parse(readFileSync(join(SAMPLES, 'mini-swe-agent-multi', file), 'utf8')), 'x').steps[step]!.thought;
+const thoughtOf = (file: string, step: number) =>
+  parseMiniSweAgent(JSON.parse(readFileSync(join(SAMPLES, 'mini-swe-agent-multi', file), 'utf8')), 'x').steps[step]!
+    .thought;
 const kinds = (marks: ReasoningMark[]) => marks.map(m => `${m.family}:${m.kind}:${m.text}`);
 
 describe('the code-reasoning detector on real steps', () => {
   it('a return value stated while simulating the code (E) — and the same words read from a run are an observation', () => {
     const t = thoughtOf('results-context-truncated-4k/astropy__astropy-7336.traj.json', 5);
-    expect(kinds(detectReasoning(t))).toEqual(expect.arrayContaining(['E:returns-value:__init__ returns None', 'E:result-is:the returned value is None']));
+    expect(kinds(detectReasoning(t))).toEqual(
+      expect.arrayContaining(['E:returns-value:__init__ returns None', 'E:result-is:the returned value is None']),
+    );
     const marks = detectReasoning(t);
     for (const m of marks) expect(t!.slice(m.span[0], m.span[1])).toBe(m.text);
   });
 
   it('an exception the agent expects (E raises) and who calls the function (B)', () => {
     const t = thoughtOf('results-baseline-untruncated/astropy__astropy-14309.traj.json', 2);
-    expect(kinds(detectReasoning(t))).toEqual(['B:backward-call:when identify_format is called', 'E:raises:raises IndexError']);
+    expect(kinds(detectReasoning(t))).toEqual([
+      'B:backward-call:when identify_format is called',
+      'E:raises:raises IndexError',
+    ]);
   });
 
   it('"reproduced the bug" and "verified the fix" are observations, not reasoning', () => {
@@ -53,8 +60,13 @@ describe('what the detector reads', () => {
 
   it('each family on written examples, and the branch, loop and condition kinds', () => {
     const t = (s: string) => kinds(detectReasoning(`${prose}${s}`)).map(k => k.split(':').slice(0, 2).join(':'));
-    expect(t('On the second iteration the loop exits because `seen` is empty.')).toEqual(expect.arrayContaining(['C:iteration', 'C:loop-course', 'A:state-value']));
-    expect(t('So it falls through to the else branch and returns early.')).toEqual(['D:branch-taken', 'D:branch-taken']);
+    expect(t('On the second iteration the loop exits because `seen` is empty.')).toEqual(
+      expect.arrayContaining(['C:iteration', 'C:loop-course', 'A:state-value']),
+    );
+    expect(t('So it falls through to the else branch and returns early.')).toEqual([
+      'D:branch-taken',
+      'D:branch-taken',
+    ]);
     expect(t('The condition `if not seen` is False for "1h".')).toEqual(['D:condition-value']);
     expect(t('`parse_duration` calls `_tokens` first.')).toEqual(['B:forward-call']);
     expect(t('calling `_split_opt("-x")` returns `("", "-x")`.')).toEqual(['E:returns-value']);
@@ -107,7 +119,8 @@ describe('the statistics of the reasoning report', () => {
   });
 
   it("a gold patch's size and difficulty", () => {
-    const diff = 'diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-x = 1\n+x = 2\n y\n@@ -9 +9 @@\n-z\n+w\n';
+    const diff =
+      'diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n-x = 1\n+x = 2\n y\n@@ -9 +9 @@\n-z\n+w\n';
     expect(patchSize(diff)).toEqual({files: 1, hunks: 2, lines: 4});
     expect(difficultyOf(patchSize(diff))).toBe('small');
     expect(difficultyOf({files: 3, hunks: 3, lines: 10})).toBe('large');

@@ -14,14 +14,22 @@ describe('answers', () => {
     const L = ['A', 'B', 'C', 'D', 'E'];
     expect(parseAnswer('B', 'e2e_intent', L)).toEqual(['B']);
     expect(parseAnswer(' (c) ', 'local_intent', L)).toEqual(['C']);
-    expect(parseAnswer('D. The test failed at line 19 with exception: AssertionError.', 'e2e_intent', L)).toEqual(['D']);
+    expect(parseAnswer('D. The test failed at line 19 with exception: AssertionError.', 'e2e_intent', L)).toEqual([
+      'D',
+    ]);
     expect(parseAnswer('Answer: **E**', 'e2e_intent', L)).toEqual(['E']);
     expect(parseAnswer('{"selection": "B"}', 'e2e_intent', L)).toEqual(['B']);
     expect(parseAnswer('{"answer": ["c"]}', 'local_effect', L)).toEqual(['C']);
     expect(parseAnswer('{"before_selection": "D", "after_selection": "E"}', 'e2e_effect', L)).toEqual(['D', 'E']);
     expect(parseAnswer('D, E', 'e2e_effect', L)).toEqual(['D', 'E']);
     // as the ExplainBench results record them: free text inside a selection, several letters
-    expect(parseAnswer('{"before_selection": "B. The test failed at line 10 with exception: AssertionError.", "after_selection": "E. The test passed."}', 'e2e_effect', L)).toEqual(['B', 'E']);
+    expect(
+      parseAnswer(
+        '{"before_selection": "B. The test failed at line 10 with exception: AssertionError.", "after_selection": "E. The test passed."}',
+        'e2e_effect',
+        L,
+      ),
+    ).toEqual(['B', 'E']);
     expect(parseAnswer('{"answer": ["b", "d"]}', 'local_effect', L)).toEqual(['B', 'D']);
     expect(verdictFor(['B', 'D'], ['B'], choices)).toBe('misaligned');
     expect(parseAnswer('Before the patch: B. After the patch: A.', 'e2e_effect', L)).toEqual(['B', 'A']);
@@ -41,7 +49,15 @@ describe('answers', () => {
 });
 
 describe('question validation', () => {
-  const good = {id: 'q1', instance: 'i', type: 'e2e_intent', context: {test: 't'}, question: 'Which?', choices, answer: 'a'};
+  const good = {
+    id: 'q1',
+    instance: 'i',
+    type: 'e2e_intent',
+    context: {test: 't'},
+    question: 'Which?',
+    choices,
+    answer: 'a',
+  };
   const err = (patch: Record<string, unknown>) => {
     try {
       validateQuestion({...good, ...patch});
@@ -58,7 +74,10 @@ describe('question validation', () => {
   it('names the field of each problem', () => {
     expect(err({answer: 'D'})).toEqual(['answer', '"answer" D is not a choice (labels: A, B, C)']);
     expect(err({answer: 'B'})).toEqual(['answer', '"answer" B is a distractor choice']);
-    expect(err({choices: choices.filter(c => c.role !== 'insufficient')})).toEqual(['choices', 'every question has exactly one "insufficient" choice (found 0)']);
+    expect(err({choices: choices.filter(c => c.role !== 'insufficient')})).toEqual([
+      'choices',
+      'every question has exactly one "insufficient" choice (found 0)',
+    ]);
     expect(err({choices: [...choices, {...choices[1]!}]})).toEqual(['choices[3].label', 'duplicate label B']);
     expect(err({type: 'local_effect', agent: 'x'})?.[1]).toMatch(/no_effect/);
     expect(err({type: 'e2e_effect'})?.[0]).toBe('trajectory');
@@ -69,7 +88,13 @@ describe('question validation', () => {
 });
 
 describe('explanation scores', () => {
-  const a = (question: string, type: ScoredAnswer['type'], sample: number, verdict: ScoredAnswer['verdict'], agent = 'x'): ScoredAnswer => ({
+  const a = (
+    question: string,
+    type: ScoredAnswer['type'],
+    sample: number,
+    verdict: ScoredAnswer['verdict'],
+    agent = 'x',
+  ): ScoredAnswer => ({
     question,
     type,
     instance: question,
@@ -82,10 +107,14 @@ describe('explanation scores', () => {
   it('S_exp is the mean over types of the mean over bugs, per run; ± SEM over runs', () => {
     // two bugs, two runs, two types answered
     const answers = [
-      a('b1', 'e2e_intent', 0, 'correct'), a('b2', 'e2e_intent', 0, 'correct'), // run 0: 1.0
-      a('b1', 'e2e_intent', 1, 'correct'), a('b2', 'e2e_intent', 1, 'misaligned'), // run 1: 0.5
-      a('b1', 'local_intent', 0, 'uninformative'), a('b2', 'local_intent', 0, 'correct'), // run 0: 0.5
-      a('b1', 'local_intent', 1, null), a('b2', 'local_intent', 1, 'correct'), // run 1: 0.5 (unparseable counts wrong)
+      a('b1', 'e2e_intent', 0, 'correct'),
+      a('b2', 'e2e_intent', 0, 'correct'), // run 0: 1.0
+      a('b1', 'e2e_intent', 1, 'correct'),
+      a('b2', 'e2e_intent', 1, 'misaligned'), // run 1: 0.5
+      a('b1', 'local_intent', 0, 'uninformative'),
+      a('b2', 'local_intent', 0, 'correct'), // run 0: 0.5
+      a('b1', 'local_intent', 1, null),
+      a('b2', 'local_intent', 1, 'correct'), // run 1: 0.5 (unparseable counts wrong)
     ];
     const [s] = explanationScores(answers);
     expect(s!.types.e2e_intent).toMatchObject({score: 0.75, n: 2, runs: 2, misaligned: 0.25, uninformative: 0});
@@ -99,7 +128,10 @@ describe('explanation scores', () => {
   });
 
   it('a blank explanation that always picks "insufficient" scores 0', () => {
-    const [s] = explanationScores([a('b1', 'e2e_intent', 0, 'uninformative'), a('b1', 'local_effect', 0, 'uninformative')]);
+    const [s] = explanationScores([
+      a('b1', 'e2e_intent', 0, 'uninformative'),
+      a('b1', 'local_effect', 0, 'uninformative'),
+    ]);
     expect(s!.sExp).toBe(0);
     expect(s!.types.e2e_intent.uninformative).toBe(1);
   });

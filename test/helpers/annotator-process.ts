@@ -13,7 +13,13 @@ for (let r = 0; r < Number(rounds); r += 1) {
   for (const it of items) {
     const q = getQuestion(db, it.question)!;
     const letter = q.choices[(r + saved) % q.choices.length]!.label;
-    const id = saveAnnotation(db, {question: it.question, explanation: it.explanation, annotator, letters: q.type === 'e2e_effect' ? [letter, letter] : [letter], seconds: 1});
+    const id = saveAnnotation(db, {
+      question: it.question,
+      explanation: it.explanation,
+      annotator,
+      letters: q.type === 'e2e_effect' ? [letter, letter] : [letter],
+      seconds: 1,
+    });
     setRationale(db, id, `${annotator} round ${r}`);
     saved += 1;
   }

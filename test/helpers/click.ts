@@ -37,7 +37,11 @@ export function findClick(): string | null {
 export const hasFix = (click: string) => readFileSync(join(click, 'parser.py'), 'utf8').includes(FIX);
 
 /** The buggy and fixed trees under `dir` (each: click/ and tests/test_cli.py). */
-export function clickTrees(click: string, dir: string, names: [string, string] = ['buggy', 'fixed']): {buggy: string; fixed: string; parser: string} {
+export function clickTrees(
+  click: string,
+  dir: string,
+  names: [string, string] = ['buggy', 'fixed'],
+): {buggy: string; fixed: string; parser: string} {
   const [buggy, fixed] = names.map(n => join(dir, n)) as [string, string];
   for (const tree of [buggy, fixed]) {
     cpSync(click, join(tree, 'click'), {recursive: true, filter: src => !src.includes('__pycache__')});

@@ -14,7 +14,9 @@ export function importInto(db: Db, paths: string[], options: Partial<ImportOptio
 
 /** Every row of every table, for "the database is exactly as it was" assertions. */
 export function snapshot(db: Db): Record<string, unknown[]> {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {name: string}[];
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all() as {name: string}[];
   return Object.fromEntries(tables.map(({name}) => [name, db.prepare(`SELECT * FROM "${name}"`).all()]));
 }
 
@@ -32,7 +34,8 @@ export async function questionsDb(path?: string): Promise<{db: Db; path: string}
   const dir = join(SAMPLES, '..', 'questions');
   const file = path ?? join(tempDir(), 'questions.db');
   const db = openDb(file);
-  for (const line of readFileSync(join(dir, 'demo-questions.jsonl'), 'utf8').split('\n').filter(Boolean)) insertQuestion(db, validateQuestion(JSON.parse(line)));
+  for (const line of readFileSync(join(dir, 'demo-questions.jsonl'), 'utf8').split('\n').filter(Boolean))
+    insertQuestion(db, validateQuestion(JSON.parse(line)));
   for (const line of readFileSync(join(dir, 'demo-explanations.jsonl'), 'utf8').split('\n').filter(Boolean)) {
     const e = JSON.parse(line) as {instance: string; agent: string; text: string};
     ensureExplanation(db, {instance: e.instance, agent: e.agent, kind: 'original', text: e.text, source: 'test'});

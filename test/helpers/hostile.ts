@@ -11,10 +11,33 @@ import {ROOT} from './paths.js';
 export const BIN = join(ROOT, 'bin', 'deltalens.js');
 
 /** The real interpreter (not a pyenv shim, which needs the real HOME). */
-export const PYTHON = execFileSync(process.env.DELTALENS_PYTHON ?? 'python3', ['-c', 'import sys; print(sys.executable)'], {encoding: 'utf8'}).trim();
+export const PYTHON = execFileSync(
+  process.env.DELTALENS_PYTHON ?? 'python3',
+  ['-c', 'import sys; print(sys.executable)'],
+  {encoding: 'utf8'},
+).trim();
 
 export function hasBwrap(): boolean {
-  return spawnSync(process.env.DELTALENS_BWRAP ?? 'bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--', '/usr/bin/true']).status === 0;
+  return (
+    spawnSync(process.env.DELTALENS_BWRAP ?? 'bwrap', [
+      '--unshare-all',
+      '--die-with-parent',
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      '--symlink',
+      'usr/lib',
+      '/lib',
+      '--symlink',
+      'usr/lib64',
+      '/lib64',
+      '--symlink',
+      'usr/bin',
+      '/bin',
+      '--',
+      '/usr/bin/true',
+    ]).status === 0
+  );
 }
 
 export function git(repo: string, ...args: string[]): string {
@@ -30,7 +53,7 @@ export function git(repo: string, ...args: string[]): string {
 export function hostileRepo(dir: string, o: {db: string; home: string; mark: string; body?: string}): string {
   const repo = join(dir, 'repo');
   mkdirSync(join(repo, 'tests'), {recursive: true});
-  writeFileSync(join(repo, 'important.txt'), 'the user\'s own file\n');
+  writeFileSync(join(repo, 'important.txt'), "the user's own file\n");
   writeFileSync(join(repo, 'lib.py'), 'def f():\n    return 1\n');
   const body =
     o.body ??
@@ -131,7 +154,9 @@ export async function noProcessesLeft(text: string, ms = 10_000): Promise<string
 
 /** deltalens' own folders in a TMPDIR (the records folder of live runs included). */
 export function leftovers(tmp: string): string[] {
-  return existsSync(tmp) ? readdirSync(tmp).filter(name => name.startsWith('deltalens-') || name.startsWith('deltatrace-')) : [];
+  return existsSync(tmp)
+    ? readdirSync(tmp).filter(name => name.startsWith('deltalens-') || name.startsWith('deltatrace-'))
+    : [];
 }
 
 export interface Cli {
@@ -143,7 +168,10 @@ export interface Cli {
 
 /** Starts deltalens in the background with its own TMPDIR and HOME. */
 export function startCli(args: string[], env: Record<string, string>): Cli {
-  const child = spawn(process.execPath, [BIN, ...args], {env: {...process.env, NO_COLOR: '1', ...env}, stdio: ['ignore', 'pipe', 'pipe']});
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: {...process.env, NO_COLOR: '1', ...env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const cli: Cli = {child, stdout: '', stderr: '', done: null as never};
   child.stdout!.on('data', d => (cli.stdout += d));
   child.stderr!.on('data', d => (cli.stderr += d));
@@ -151,7 +179,13 @@ export function startCli(args: string[], env: Record<string, string>): Cli {
   return cli;
 }
 
-export function runCli(args: string[], env: Record<string, string>): {code: number | null; stdout: string; stderr: string} {
-  const r = spawnSync(process.execPath, [BIN, ...args], {env: {...process.env, NO_COLOR: '1', ...env}, encoding: 'utf8'});
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+): {code: number | null; stdout: string; stderr: string} {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    env: {...process.env, NO_COLOR: '1', ...env},
+    encoding: 'utf8',
+  });
   return {code: r.status, stdout: r.stdout, stderr: r.stderr};
 }

@@ -33,14 +33,18 @@ export function makeImage(root: string, testbed: string): string {
   for (const link of ['bin', 'lib', 'lib64', 'sbin']) symlinkSync(`usr/${link}`, join(root, link));
   mkdirSync(join(root, 'usr', 'lib64'), {recursive: true});
   const stdlib = `/usr/lib/python${py.version}`;
-  cpSync(stdlib, join(root, stdlib), {recursive: true, filter: src => !src.includes('__pycache__') && !src.includes('/test/') && !src.includes('site-packages')});
+  cpSync(stdlib, join(root, stdlib), {
+    recursive: true,
+    filter: src => !src.includes('__pycache__') && !src.includes('/test/') && !src.includes('site-packages'),
+  });
   const target = `/usr/bin/python${py.version}`;
   copyFileSync(py.exe, join(root, target));
   execFileSync('chmod', ['755', join(root, target)]);
   symlinkSync(`python${py.version}`, join(root, 'usr', 'bin', 'python3'));
   const libs = new Set<string>(libsOf(py.exe));
   const dynload = join(stdlib, 'lib-dynload');
-  if (existsSync(dynload)) for (const so of readdirSync(dynload)) for (const lib of libsOf(join(dynload, so))) libs.add(lib);
+  if (existsSync(dynload))
+    for (const so of readdirSync(dynload)) for (const lib of libsOf(join(dynload, so))) libs.add(lib);
   for (const lib of libs) {
     // merged /usr: /lib/x86_64-linux-gnu/libc.so.6 lives in /usr/lib/…
     const dest = join(root, lib.replace(/^\/lib(64)?\//, '/usr/lib$1/'));

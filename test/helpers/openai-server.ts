@@ -37,16 +37,37 @@ export async function startOpenAiServer(script: (call: Call) => Reply) {
       if ('malformed' in reply) {
         res.writeHead(200, {'content-type': 'application/json'}).end(reply.malformed);
       } else if ('status' in reply) {
-        res.writeHead(reply.status, {'content-type': 'application/json', ...reply.headers}).end(reply.body ?? JSON.stringify({error: {message: `scripted ${reply.status}`}}));
+        res
+          .writeHead(reply.status, {'content-type': 'application/json', ...reply.headers})
+          .end(reply.body ?? JSON.stringify({error: {message: `scripted ${reply.status}`}}));
       } else {
         const tools = 'toolCalls' in reply;
         const message = tools
-          ? {role: 'assistant', content: reply.content ?? null, tool_calls: reply.toolCalls.map((c, i) => ({id: `call-${call.index}-${i}`, type: 'function', function: c}))}
+          ? {
+              role: 'assistant',
+              content: reply.content ?? null,
+              tool_calls: reply.toolCalls.map((c, i) => ({
+                id: `call-${call.index}-${i}`,
+                type: 'function',
+                function: c,
+              })),
+            }
           : {role: 'assistant', content: reply.answer};
-        const usage = tools ? {prompt_tokens: 100, completion_tokens: 20, total_tokens: reply.tokens ?? 120} : {prompt_tokens: 10, completion_tokens: 1, total_tokens: reply.tokens ?? 11};
-        res.writeHead(200, {'content-type': 'application/json'}).end(
-          JSON.stringify({id: `cmpl-${call.index}`, object: 'chat.completion', created: 0, model: String(body['model' as keyof typeof body] ?? 'm'), choices: [{index: 0, message, finish_reason: tools ? 'tool_calls' : 'stop'}], usage}),
-        );
+        const usage = tools
+          ? {prompt_tokens: 100, completion_tokens: 20, total_tokens: reply.tokens ?? 120}
+          : {prompt_tokens: 10, completion_tokens: 1, total_tokens: reply.tokens ?? 11};
+        res
+          .writeHead(200, {'content-type': 'application/json'})
+          .end(
+            JSON.stringify({
+              id: `cmpl-${call.index}`,
+              object: 'chat.completion',
+              created: 0,
+              model: String(body['model' as keyof typeof body] ?? 'm'),
+              choices: [{index: 0, message, finish_reason: tools ? 'tool_calls' : 'stop'}],
+              usage,
+            }),
+          );
       }
     });
   });

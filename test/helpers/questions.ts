@@ -4,7 +4,10 @@ import {insertQuestion} from '../../source/store/questions.js';
 
 /** An end-to-end intent question on the demo durations bug ("1h30m" is 5400 seconds; the bug
  * keeps only the last unit, 1800), stored in `db`. */
-export function insertDurationsQuestion(db: Db, o: {id: string; correct?: string; wrong?: string; test?: string}): void {
+export function insertDurationsQuestion(
+  db: Db,
+  o: {id: string; correct?: string; wrong?: string; test?: string},
+): void {
   insertQuestion(
     db,
     validateQuestion({
@@ -25,7 +28,9 @@ export function insertDurationsQuestion(db: Db, o: {id: string; correct?: string
 
 /** questions build options for the demo durations bug (its gold patch, the test that reproduces
  * it, sandbox 'prefer' for our own project); `o` overrides. */
-export async function durationsBuild(o: Partial<import('../../source/services/question-build.js').BuildOptions> = {}): Promise<import('../../source/services/question-build.js').BuildOptions> {
+export async function durationsBuild(
+  o: Partial<import('../../source/services/question-build.js').BuildOptions> = {},
+): Promise<import('../../source/services/question-build.js').BuildOptions> {
   const {join} = await import('node:path');
   const {PROJECTS_DIR} = await import('../../source/services/demo.js');
   const P = join(PROJECTS_DIR, 'durations');

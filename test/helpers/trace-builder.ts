@@ -19,16 +19,25 @@ export class TraceDsl {
     const fid = ++this.fid;
     const parent = this.stack.at(-1);
     this.records.push({
-      t: 'call', seq: ++this.seq, fid, parent: parent?.fid ?? null, fn, file, def: defLine,
-      ...(parent?.line != null ? {call_line: parent.line} : {}), locals: args,
+      t: 'call',
+      seq: ++this.seq,
+      fid,
+      parent: parent?.fid ?? null,
+      fn,
+      file,
+      def: defLine,
+      ...(parent?.line != null ? {call_line: parent.line} : {}),
+      locals: args,
     });
     this.stack.push({fid, line: null});
     body(this);
     this.stack.pop();
     const line = end.line ?? this.lastLine.get(fid) ?? defLine;
     if (end.exc) this.records.push({t: 'exception', seq: ++this.seq, fid, line, exc: end.exc, locals: {}});
-    else if ('yield' in end) this.records.push({t: 'return', seq: ++this.seq, fid, line, kind: 'yield', value: end.yield, locals: {}});
-    else this.records.push({t: 'return', seq: ++this.seq, fid, line, kind: 'return', value: end.ret ?? null, locals: {}});
+    else if ('yield' in end)
+      this.records.push({t: 'return', seq: ++this.seq, fid, line, kind: 'yield', value: end.yield, locals: {}});
+    else
+      this.records.push({t: 'return', seq: ++this.seq, fid, line, kind: 'return', value: end.ret ?? null, locals: {}});
     return this;
   }
 
@@ -43,10 +52,19 @@ export class TraceDsl {
     return this;
   }
 
-  build(status: 'passed' | 'failed' = 'passed', opts: {end?: boolean; truncated?: boolean; exc?: string} = {}): MemoryTrace {
+  build(
+    status: 'passed' | 'failed' = 'passed',
+    opts: {end?: boolean; truncated?: boolean; exc?: string} = {},
+  ): MemoryTrace {
     const recs = [...this.records];
     if (opts.truncated) recs.push({t: 'truncated', reason: 'max-events', limit: this.seq});
-    recs.push({t: 'outcome', status, tests: [{nodeid: 't.py::test', outcome: status, ...(opts.exc ? {exc_type: opts.exc, message: 'boom', line: 3} : {})}]});
+    recs.push({
+      t: 'outcome',
+      status,
+      tests: [
+        {nodeid: 't.py::test', outcome: status, ...(opts.exc ? {exc_type: opts.exc, message: 'boom', line: 3} : {})},
+      ],
+    });
     if (opts.end !== false) recs.push({t: 'end', events: this.seq});
     return new MemoryTrace(recs);
   }

@@ -2,7 +2,15 @@ import {render} from 'ink-testing-library';
 import {App, type AppProps} from '../../source/ui/app.js';
 import {NO_COLOR_THEME} from '../../source/ui/theme.js';
 
-export const KEYS = {enter: '\r', escape: '\x1b', down: '\x1b[B', up: '\x1b[A', pageDown: '\x1b[6~', backspace: '\x7f', ctrlC: '\x03'};
+export const KEYS = {
+  enter: '\r',
+  escape: '\x1b',
+  down: '\x1b[B',
+  up: '\x1b[A',
+  pageDown: '\x1b[6~',
+  backspace: '\x7f',
+  ctrlC: '\x03',
+};
 
 export function renderApp(props: Omit<AppProps, 'theme'> & Partial<Pick<AppProps, 'theme'>>) {
   const instance = render(<App theme={NO_COLOR_THEME} {...props} />);

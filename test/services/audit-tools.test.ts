@@ -42,7 +42,9 @@ describe('the audit tools, on the demo durations bug with the wrong agent patch'
   }, 60_000);
 
   it('read_file and write_file act only inside the audit tree', () => {
-    expect(tools.readFile('durations/parse.py')).toMatchObject({content: expect.stringContaining('def parse_duration')});
+    expect(tools.readFile('durations/parse.py')).toMatchObject({
+      content: expect.stringContaining('def parse_duration'),
+    });
     expect(tools.writeFile('notes/check.txt', 'x')).toEqual({written: 'notes/check.txt', bytes: 1});
     expect(tools.writeFile('../escape.txt', 'x')).toMatchObject({error: expect.stringContaining('outside')});
     expect(tools.writeFile('/etc/passwd', 'x')).toMatchObject({error: expect.stringContaining('outside')});
@@ -56,7 +58,9 @@ describe('the audit tools, on the demo durations bug with the wrong agent patch'
     expect(tools.revertPatch()).toEqual({reverted: true});
     expect((tools.readFile('durations/parse.py') as {content: string}).content).toBe(before);
     // a later test of the model's that cannot even be imported does not hide the chains of the first
-    expect(await tools.diffExecution('from durations.nowhere import x\n\n\ndef test_broken():\n    assert x\n')).toMatchObject({before: {outcome: 'error'}, after: {outcome: 'error'}});
+    expect(
+      await tools.diffExecution('from durations.nowhere import x\n\n\ndef test_broken():\n    assert x\n'),
+    ).toMatchObject({before: {outcome: 'error'}, after: {outcome: 'error'}});
     // the same test run again: traced once, its chain not listed twice
     await tools.diffExecution(TEST);
     const g = await tools.callGraph('parse_duration');
@@ -72,7 +76,10 @@ describe('the audit tools, on the demo durations bug with the wrong agent patch'
     if ('error' in h) throw new Error(h.error);
     expect(h.chains[0]!.chain.map(f => f.split(' ')[0])).toEqual(['_tokens', 'parse_duration', 'test_compound']);
     // each caller with the line it made the call from
-    expect(h.chains[0]!.chain.slice(0, 2)).toEqual(['_tokens (durations/parse.py)', 'parse_duration (durations/parse.py:17)']);
+    expect(h.chains[0]!.chain.slice(0, 2)).toEqual([
+      '_tokens (durations/parse.py)',
+      'parse_duration (durations/parse.py:17)',
+    ]);
     expect(h).toMatchObject({distinct_chains: 1, callers_total: 1});
     // a function no test reaches: only its static callers, and the answer says so
     const f = await tools.callGraph('format_duration');
@@ -86,11 +93,17 @@ describe('the audit tools, on the demo durations bug with the wrong agent patch'
     if ('error' in again) throw new Error(again.error);
     expect(again.delta).toMatchObject({function: 'parse_duration', file: 'durations/parse.py'});
     // the name as a delta point gives it (a nested function's qualified name) is understood
-    expect(await tools.callGraph('parse_duration.<locals>.nothing')).toMatchObject({chains: [], how: expect.stringContaining('no function of that name')});
+    expect(await tools.callGraph('parse_duration.<locals>.nothing')).toMatchObject({
+      chains: [],
+      how: expect.stringContaining('no function of that name'),
+    });
   }, 60_000);
 
   it('bash runs in the tree, confined, and a runaway command is cut at its time limit', async () => {
-    expect(await tools.bash('ls durations')).toMatchObject({outcome: 'passed', stdout: expect.stringContaining('parse.py')});
+    expect(await tools.bash('ls durations')).toMatchObject({
+      outcome: 'passed',
+      stdout: expect.stringContaining('parse.py'),
+    });
     const t0 = Date.now();
     const r = await tools.bash('while true; do :; done');
     expect(r).toMatchObject({outcome: 'timeout'});

@@ -1,7 +1,14 @@
 import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {AuditInputError, continueAudit, DEFAULT_BUDGETS, runAudit, type AuditInputs, type AuditRunOptions} from '../../source/services/audit.js';
+import {
+  AuditInputError,
+  continueAudit,
+  DEFAULT_BUDGETS,
+  runAudit,
+  type AuditInputs,
+  type AuditRunOptions,
+} from '../../source/services/audit.js';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import type {Db} from '../../source/store/db.js';
 import {auditMessages} from '../../source/store/audits.js';
@@ -14,8 +21,10 @@ import {freshDb} from '../helpers/db.js';
 import {startOpenAiServer, type Call, type Reply} from '../helpers/openai-server.js';
 
 const P = join(PROJECTS_DIR, 'durations');
-const TEST = 'from durations.parse import parse_duration\n\n\ndef test_compound():\n    assert parse_duration("1h30m") == 5400\n';
-const REFINED = 'Revised: the explanation says the patch fixes compound durations, but diff_execution shows test_compound still failing after the patch (AssertionError), with the first difference in parse_duration line 21.';
+const TEST =
+  'from durations.parse import parse_duration\n\n\ndef test_compound():\n    assert parse_duration("1h30m") == 5400\n';
+const REFINED =
+  'Revised: the explanation says the patch fixes compound durations, but diff_execution shows test_compound still failing after the patch (AssertionError), with the first difference in parse_duration line 21.';
 
 const inputs: AuditInputs = {
   instance: 'demo__durations-1',
@@ -56,7 +65,12 @@ describe('the audit agent, with a local server playing the auditing model', () =
       {toolCalls: [{name: 'inspect_call_graph', arguments: '{"function": "parse_duration"}'}]},
       {toolCalls: [{name: 'write_file', arguments: '{"path": "../../escape.txt", "content": "x"}'}]},
       {toolCalls: [{name: 'bash', arguments: '{"command": "while true; do :; done"}'}]},
-      {toolCalls: [{name: 'diff_execution', arguments: '{test_code: oops'}, {name: 'teleport', arguments: '{}'}]},
+      {
+        toolCalls: [
+          {name: 'diff_execution', arguments: '{test_code: oops'},
+          {name: 'teleport', arguments: '{}'},
+        ],
+      },
       {answer: REFINED},
     ];
     const base = server.calls.length;
@@ -65,8 +79,14 @@ describe('the audit agent, with a local server playing the auditing model', () =
     expect(a).toMatchObject({status: 'done', refined: REFINED, tool_calls: 6, original: inputs.explanation});
     const results = auditMessages(db, a.id).filter(m => m.role === 'tool');
     const diff = JSON.parse(results[0]!.content!);
-    expect(diff).toMatchObject({before: {outcome: 'failed'}, after: {outcome: 'failed'}, delta: {function: 'parse_duration'}});
-    expect(JSON.parse(results[1]!.content!).callers.map((c: {file: string}) => c.file)).toContain('tests/test_parse.py');
+    expect(diff).toMatchObject({
+      before: {outcome: 'failed'},
+      after: {outcome: 'failed'},
+      delta: {function: 'parse_duration'},
+    });
+    expect(JSON.parse(results[1]!.content!).callers.map((c: {file: string}) => c.file)).toContain(
+      'tests/test_parse.py',
+    );
     expect(JSON.parse(results[2]!.content!)).toMatchObject({error: expect.stringContaining('outside')});
     expect(JSON.parse(results[3]!.content!)).toMatchObject({outcome: 'timeout'});
     expect(JSON.parse(results[4]!.content!)).toMatchObject({error: expect.stringContaining('not JSON')});
@@ -77,17 +97,27 @@ describe('the audit agent, with a local server playing the auditing model', () =
     expect(first.messages[1]!.content).toContain(inputs.explanation);
     expect(findExplanation(db, 'demo__durations-1', 'demo-agent-wrong', 'audited')).toMatchObject({text: REFINED});
     // scored like any explanation, and the report compares it with the original
-    insertDurationsQuestion(db, {id: 'q-effect', correct: 'still fails after the patch', wrong: 'passes after the patch'});
+    insertDurationsQuestion(db, {
+      id: 'q-effect',
+      correct: 'still fails after the patch',
+      wrong: 'passes after the patch',
+    });
     // the explanation it was given is kept as the agent's original, to be scored and compared
-    expect(findExplanation(db, 'demo__durations-1', 'demo-agent-wrong', 'original')).toMatchObject({text: inputs.explanation});
+    expect(findExplanation(db, 'demo__durations-1', 'demo-agent-wrong', 'original')).toMatchObject({
+      text: inputs.explanation,
+    });
     await scoreExplanations(db, {model: lexicalModel(), samples: 1, concurrency: 1, kinds: ['original', 'audited']});
     const report = buildReport(db, {model: 'lexical'});
     expect(report.agents.find(x => x.agent === 'demo-agent-wrong' && x.explanations === 'audited')).toBeDefined();
   }, 120_000);
 
   it('another explanation given under an agent whose original is stored is refused, naming the stored one; the same one is audited again', async () => {
-    await expect(runAudit(db, {...inputs, explanation: 'Something else entirely.'}, options())).rejects.toThrow(AuditInputError);
-    await expect(runAudit(db, {...inputs, explanation: 'Something else entirely.'}, options())).rejects.toThrow(/another original explanation of demo__durations-1 by demo-agent-wrong is stored \(explanation #\d+\)/);
+    await expect(runAudit(db, {...inputs, explanation: 'Something else entirely.'}, options())).rejects.toThrow(
+      AuditInputError,
+    );
+    await expect(runAudit(db, {...inputs, explanation: 'Something else entirely.'}, options())).rejects.toThrow(
+      /another original explanation of demo__durations-1 by demo-agent-wrong is stored \(explanation #\d+\)/,
+    );
     script = () => ({answer: REFINED});
     expect(await runAudit(db, inputs, options())).toMatchObject({status: 'done'});
   }, 60_000);
@@ -95,9 +125,20 @@ describe('the audit agent, with a local server playing the auditing model', () =
   it('a model that never stops is ended by its budget, incomplete and never saved as done; the same call thrice gets an error', async () => {
     const base = server.calls.length;
     script = () => ({toolCalls: [{name: 'read_file', arguments: '{"path": "durations/parse.py"}'}]});
-    const a = await runAudit(db, {...inputs, agent: 'budget-test'}, options({budgets: {...DEFAULT_BUDGETS, maxToolCalls: 4}}));
-    expect(a).toMatchObject({status: 'incomplete', refined: null, tool_calls: 4, reason: expect.stringContaining('budget of 4 tool calls')});
-    const results = auditMessages(db, a.id).filter(m => m.role === 'tool').map(m => JSON.parse(m.content!));
+    const a = await runAudit(
+      db,
+      {...inputs, agent: 'budget-test'},
+      options({budgets: {...DEFAULT_BUDGETS, maxToolCalls: 4}}),
+    );
+    expect(a).toMatchObject({
+      status: 'incomplete',
+      refined: null,
+      tool_calls: 4,
+      reason: expect.stringContaining('budget of 4 tool calls'),
+    });
+    const results = auditMessages(db, a.id)
+      .filter(m => m.role === 'tool')
+      .map(m => JSON.parse(m.content!));
     expect(results[2]).toMatchObject({error: expect.stringContaining('made 3 times')});
     expect(server.calls.length - base).toBe(4);
     expect(findExplanation(db, 'demo__durations-1', 'budget-test', 'audited')).toBeNull();
@@ -105,8 +146,17 @@ describe('the audit agent, with a local server playing the auditing model', () =
 
   it('a 429 with Retry-After and a 500 are retried, as score retries them', async () => {
     const base = server.calls.length;
-    script = call => (call.index - base === 0 ? {status: 429, headers: {'retry-after': '0'}} : call.index - base === 1 ? {status: 500} : {answer: REFINED});
-    const a = await runAudit(db, {...inputs, agent: 'retry-test'}, options({model: {name: 'auditor', baseURL: server.url, apiKey: 'k', maxRetries: 3}}));
+    script = call =>
+      call.index - base === 0
+        ? {status: 429, headers: {'retry-after': '0'}}
+        : call.index - base === 1
+          ? {status: 500}
+          : {answer: REFINED};
+    const a = await runAudit(
+      db,
+      {...inputs, agent: 'retry-test'},
+      options({model: {name: 'auditor', baseURL: server.url, apiKey: 'k', maxRetries: 3}}),
+    );
     expect(a).toMatchObject({status: 'done', refined: REFINED});
     expect(server.calls.length - base).toBe(3);
   }, 60_000);
@@ -114,8 +164,15 @@ describe('the audit agent, with a local server playing the auditing model', () =
   it('an interrupted audit keeps its transcript and resumes to the end', async () => {
     const base = server.calls.length;
     const stop = new AbortController();
-    script = call => (call.index - base === 0 ? {toolCalls: [{name: 'read_file', arguments: '{"path": "durations/parse.py"}'}]} : {answer: REFINED});
-    const first = await runAudit(db, {...inputs, agent: 'resume-test'}, options({signal: stop.signal, onEvent: e => e.kind === 'tool' && stop.abort()}));
+    script = call =>
+      call.index - base === 0
+        ? {toolCalls: [{name: 'read_file', arguments: '{"path": "durations/parse.py"}'}]}
+        : {answer: REFINED};
+    const first = await runAudit(
+      db,
+      {...inputs, agent: 'resume-test'},
+      options({signal: stop.signal, onEvent: e => e.kind === 'tool' && stop.abort()}),
+    );
     expect(first).toMatchObject({status: 'incomplete', reason: expect.stringContaining('interrupted')});
     expect(auditMessages(db, first.id).filter(m => m.role === 'tool')).toHaveLength(1);
     const resumed = await continueAudit(db, first.id, options());
@@ -132,7 +189,11 @@ describe('tool calls that go wrong do not end the audit', () => {
     const steps: Reply[] = [
       {toolCalls: [{name: 'write_file', arguments: '{"path": "durations", "content": "x"}'}]},
       {toolCalls: [{name: 'write_file', arguments: '{"path": "durations/parse.py/sub.py", "content": "x"}'}]},
-      {toolCalls: [{name: 'bash', arguments: '{"command": "truncate -s 1500M big.txt && rm -rf tests && ln -s /usr tests"}'}]},
+      {
+        toolCalls: [
+          {name: 'bash', arguments: '{"command": "truncate -s 1500M big.txt && rm -rf tests && ln -s /usr tests"}'},
+        ],
+      },
       {toolCalls: [{name: 'read_file', arguments: '{"path": "big.txt"}'}]},
       {toolCalls: [{name: 'revert_patch', arguments: '{}'}]},
       {toolCalls: [{name: 'read_file', arguments: '{"path": "tests/test_parse.py"}'}]},
@@ -142,7 +203,9 @@ describe('tool calls that go wrong do not end the audit', () => {
     script = call => steps[call.index - base] ?? {answer: REFINED};
     const a = await runAudit(db, {...inputs, agent: 'bad-calls'}, options());
     expect(a).toMatchObject({status: 'done', refined: REFINED, tool_calls: 6});
-    const raw = auditMessages(db, a.id).filter(m => m.role === 'tool').map(m => m.content!);
+    const raw = auditMessages(db, a.id)
+      .filter(m => m.role === 'tool')
+      .map(m => m.content!);
     // a long result is cut to the transcript's cap (so no longer JSON): the read's first part
     expect(raw[3]).toMatch(/^\{"content":"(\\u0000)+/);
     const results = raw.map((c, i) => (i === 3 ? null : JSON.parse(c)));
@@ -150,18 +213,29 @@ describe('tool calls that go wrong do not end the audit', () => {
     expect(results[1]).toMatchObject({error: expect.stringContaining('durations/parse.py is not a folder')});
     expect(results[4]).toEqual({reverted: true});
     expect(results[5]).toMatchObject({content: expect.stringContaining('def test_compound_duration')});
-    expect(auditMessages(db, a.id).map(m => m.content ?? '').join('\n')).not.toMatch(/deltalens-(audit|ws)-/);
+    expect(
+      auditMessages(db, a.id)
+        .map(m => m.content ?? '')
+        .join('\n'),
+    ).not.toMatch(/deltalens-(audit|ws)-/);
   }, 120_000);
 
   it('--max-seconds stops a tool call that is still running: incomplete with the budget named, within moments', async () => {
     const db = freshDb().db;
     const base = server.calls.length;
-    script = call => (call.index - base === 0 ? {toolCalls: [{name: 'bash', arguments: '{"command": "sleep 60"}'}]} : {answer: REFINED});
+    script = call =>
+      call.index - base === 0 ? {toolCalls: [{name: 'bash', arguments: '{"command": "sleep 60"}'}]} : {answer: REFINED};
     const started = Date.now();
-    const a = await runAudit(db, {...inputs, agent: 'slow-tool'}, options({toolTimeoutS: 120, budgets: {...DEFAULT_BUDGETS, maxSeconds: 3}}));
+    const a = await runAudit(
+      db,
+      {...inputs, agent: 'slow-tool'},
+      options({toolTimeoutS: 120, budgets: {...DEFAULT_BUDGETS, maxSeconds: 3}}),
+    );
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(a).toMatchObject({status: 'incomplete', reason: expect.stringContaining('budget of 3 s')});
-    expect(JSON.parse(auditMessages(db, a.id).filter(m => m.role === 'tool')[0]!.content!)).toMatchObject({error: expect.stringContaining('time budget')});
+    expect(JSON.parse(auditMessages(db, a.id).filter(m => m.role === 'tool')[0]!.content!)).toMatchObject({
+      error: expect.stringContaining('time budget'),
+    });
   }, 60_000);
 
   it('resumed after a kill -9 during a tool call, the unanswered call is answered "interrupted" (the server sees a result for every call)', async () => {
@@ -174,10 +248,37 @@ describe('tool calls that go wrong do not end the audit', () => {
     writeFileSync(join(dir, 'patch.diff'), inputs.patch);
     writeFileSync(join(dir, 'explanation.txt'), inputs.explanation);
     const base = server.calls.length;
-    script = call => (call.index - base === 0 ? {toolCalls: [{name: 'read_file', arguments: '{"path": "durations/parse.py"}'}, {name: 'bash', arguments: '{"command": "sleep 100"}'}]} : {answer: REFINED});
-    const cli = (args: string[]) => spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), ...args], {cwd: dir, env: {...process.env, OPENAI_API_KEY: 'k', NO_COLOR: '1'}});
+    script = call =>
+      call.index - base === 0
+        ? {
+            toolCalls: [
+              {name: 'read_file', arguments: '{"path": "durations/parse.py"}'},
+              {name: 'bash', arguments: '{"command": "sleep 100"}'},
+            ],
+          }
+        : {answer: REFINED};
+    const cli = (args: string[]) =>
+      spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), ...args], {
+        cwd: dir,
+        env: {...process.env, OPENAI_API_KEY: 'k', NO_COLOR: '1'},
+      });
     const db = join(dir, 'a.db');
-    const first = cli(['audit', '--buggy-dir', join(P, 'repo'), '--patch', 'patch.diff', '--explanation', 'explanation.txt', '--model', 'auditor', '--base-url', server.url, '--no-sandbox', '--db', db]);
+    const first = cli([
+      'audit',
+      '--buggy-dir',
+      join(P, 'repo'),
+      '--patch',
+      'patch.diff',
+      '--explanation',
+      'explanation.txt',
+      '--model',
+      'auditor',
+      '--base-url',
+      server.url,
+      '--no-sandbox',
+      '--db',
+      db,
+    ]);
     // killed while the second call (sleep 100) runs: the first call's answer is stored, the second's is not
     const toolRows = () => {
       try {
@@ -197,7 +298,19 @@ describe('tool calls that go wrong do not end the audit', () => {
     first.kill('SIGKILL');
     await new Promise(r => first.on('close', r));
     expect(toolRows()).toBe(1);
-    const resumed = cli(['audit', '--resume', '1', '--model', 'auditor', '--base-url', server.url, '--no-sandbox', '--db', db, '--json']);
+    const resumed = cli([
+      'audit',
+      '--resume',
+      '1',
+      '--model',
+      'auditor',
+      '--base-url',
+      server.url,
+      '--no-sandbox',
+      '--db',
+      db,
+      '--json',
+    ]);
     let out = '';
     resumed.stdout.on('data', d => (out += d));
     const code = await new Promise(r => resumed.on('close', r));
@@ -222,28 +335,85 @@ describe('deltalens audit from the command line', () => {
     writeFileSync(join(dir, 'patch.diff'), inputs.patch);
     writeFileSync(join(dir, 'explanation.txt'), inputs.explanation);
     const base = server.calls.length;
-    script = call => (call.index - base === 0 ? {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: TEST})}]} : {answer: REFINED});
+    script = call =>
+      call.index - base === 0
+        ? {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: TEST})}]}
+        : {answer: REFINED};
     // spawned (not spawnSync): the scripted server answers from this process
     const run = (args: string[]) =>
       new Promise<{code: number | null; stdout: string; stderr: string}>(done => {
-        const c = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), ...args], {cwd: dir, env: {...process.env, OPENAI_API_KEY: 'k', NO_COLOR: '1'}});
+        const c = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), ...args], {
+          cwd: dir,
+          env: {...process.env, OPENAI_API_KEY: 'k', NO_COLOR: '1'},
+        });
         let stdout = '';
         let stderr = '';
         c.stdout.on('data', d => (stdout += d));
         c.stderr.on('data', d => (stderr += d));
         c.on('close', code => done({code, stdout, stderr}));
       });
-    const r = await run(['audit', '--buggy-dir', join(P, 'repo'), '--patch', 'patch.diff', '--explanation', 'explanation.txt', '--model', 'auditor', '--base-url', server.url, '--instance', 'demo__durations-1', '--agent', 'cli-agent', '--json', '--db', 'a.db']);
+    const r = await run([
+      'audit',
+      '--buggy-dir',
+      join(P, 'repo'),
+      '--patch',
+      'patch.diff',
+      '--explanation',
+      'explanation.txt',
+      '--model',
+      'auditor',
+      '--base-url',
+      server.url,
+      '--instance',
+      'demo__durations-1',
+      '--agent',
+      'cli-agent',
+      '--json',
+      '--db',
+      'a.db',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout).audit;
-    expect(j).toMatchObject({status: 'done', original: inputs.explanation, refined: REFINED, tokens: {in: 110, out: 21}, cost: null, requirements: null});
-    expect(j.tool_calls[0]).toMatchObject({tool: 'diff_execution', arguments: {test_code: TEST}, result: {before: {exit_code: 1, outcome: 'failed'}, after: {exit_code: 1, outcome: 'failed'}, delta: {function: 'parse_duration'}}});
+    expect(j).toMatchObject({
+      status: 'done',
+      original: inputs.explanation,
+      refined: REFINED,
+      tokens: {in: 110, out: 21},
+      cost: null,
+      requirements: null,
+    });
+    expect(j.tool_calls[0]).toMatchObject({
+      tool: 'diff_execution',
+      arguments: {test_code: TEST},
+      result: {
+        before: {exit_code: 1, outcome: 'failed'},
+        after: {exit_code: 1, outcome: 'failed'},
+        delta: {function: 'parse_duration'},
+      },
+    });
     const list = JSON.parse((await run(['audit', 'list', '--json', '--db', 'a.db'])).stdout);
     expect(list.map((a: {status: string}) => a.status)).toEqual(['done']);
     for (const [args, message] of [
       [['audit', '--db', 'a.db'], 'needs --model'],
       [['audit', '--model', 'm', '--db', 'a.db'], 'needs --buggy-dir'],
-      [['audit', '--model', 'm', '--max-cost', '1', '--buggy-dir', '.', '--patch', 'patch.diff', '--explanation', 'explanation.txt', '--db', 'a.db'], 'needs --price-in'],
+      [
+        [
+          'audit',
+          '--model',
+          'm',
+          '--max-cost',
+          '1',
+          '--buggy-dir',
+          '.',
+          '--patch',
+          'patch.diff',
+          '--explanation',
+          'explanation.txt',
+          '--db',
+          'a.db',
+        ],
+        'needs --price-in',
+      ],
       [['audit', 'show', '99', '--db', 'a.db'], 'no audit 99'],
     ] as [string[], string][]) {
       const e = await run(args);
@@ -264,16 +434,39 @@ describe('deltalens audit RUN --repo CLONE', () => {
     const dir = mkdtempSync(join(tmpdir(), 'deltalens-test-audit-repo-'));
     const clone = join(dir, 'clone');
     cpSync(join(P, 'repo'), clone, {recursive: true});
-    const git = (...args: string[]) => execFileSync('git', args, {cwd: clone, encoding: 'utf8', env: {...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t'}}).trim();
+    const git = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: clone,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@t',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@t',
+        },
+      }).trim();
     git('init', '-q');
     git('add', '-A');
     git('commit', '-qm', 'base');
-    const record = {repo: 'demo/durations', instance_id: 'demo__durations-1', base_commit: git('rev-parse', 'HEAD'), patch: readFileSync(join(P, 'patches', 'gold.diff'), 'utf8'), test_patch: '', problem_statement: inputs.issue, FAIL_TO_PASS: JSON.stringify(['tests/test_parse.py::test_compound_duration']), PASS_TO_PASS: '[]'};
+    const record = {
+      repo: 'demo/durations',
+      instance_id: 'demo__durations-1',
+      base_commit: git('rev-parse', 'HEAD'),
+      patch: readFileSync(join(P, 'patches', 'gold.diff'), 'utf8'),
+      test_patch: '',
+      problem_statement: inputs.issue,
+      FAIL_TO_PASS: JSON.stringify(['tests/test_parse.py::test_compound_duration']),
+      PASS_TO_PASS: '[]',
+    };
     writeFileSync(join(dir, 'rows.json'), JSON.stringify([record]));
     const cache = join(dir, 'cache');
     const run = (args: string[]) =>
       new Promise<{code: number | null; stdout: string; stderr: string}>(done => {
-        const c = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), ...args], {cwd: dir, env: {...process.env, OPENAI_API_KEY: 'k', NO_COLOR: '1', XDG_CACHE_HOME: cache}});
+        const c = spawn(process.execPath, [join(ROOT, 'bin', 'deltalens.js'), ...args], {
+          cwd: dir,
+          env: {...process.env, OPENAI_API_KEY: 'k', NO_COLOR: '1', XDG_CACHE_HOME: cache},
+        });
         let stdout = '';
         let stderr = '';
         c.stdout.on('data', d => (stdout += d));
@@ -281,10 +474,28 @@ describe('deltalens audit RUN --repo CLONE', () => {
         c.on('close', code => done({code, stdout, stderr}));
       });
     expect((await run(['instances', 'import', 'rows.json', '--db', 'r.db'])).code).toBe(0);
-    expect((await run(['import', join(SAMPLES, 'demo-runs', 'demo-misfix', 'demo__durations-1.traj.json'), '--db', 'r.db'])).code).toBe(0);
+    expect(
+      (await run(['import', join(SAMPLES, 'demo-runs', 'demo-misfix', 'demo__durations-1.traj.json'), '--db', 'r.db']))
+        .code,
+    ).toBe(0);
     const base = server.calls.length;
-    script = call => (call.index - base === 0 ? {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: TEST})}]} : {answer: REFINED});
-    const r = await run(['audit', '1', '--repo', clone, '--model', 'auditor', '--base-url', server.url, '--json', '--db', 'r.db']);
+    script = call =>
+      call.index - base === 0
+        ? {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: TEST})}]}
+        : {answer: REFINED};
+    const r = await run([
+      'audit',
+      '1',
+      '--repo',
+      clone,
+      '--model',
+      'auditor',
+      '--base-url',
+      server.url,
+      '--json',
+      '--db',
+      'r.db',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout).audit;
     expect(j.status).toBe('done');
@@ -299,7 +510,10 @@ describe("DeskCheck's requirement audit before the audit", () => {
     const db = freshDb().db;
     const base = server.calls.length;
     const replies: Reply[] = [
-      {answer: '```json\n["parse_duration sums every unit of a compound duration", "the output format is pleasant"]\n```'},
+      {
+        answer:
+          '```json\n["parse_duration sums every unit of a compound duration", "the output format is pleasant"]\n```',
+      },
       {answer: `Here is a test:\n\`\`\`python\n${TEST}\`\`\``},
       {answer: 'NOT CHECKABLE: "pleasant" is not something a test can decide.'},
       {answer: REFINED},
@@ -308,8 +522,18 @@ describe("DeskCheck's requirement audit before the audit", () => {
     const a = await runAudit(db, {...inputs, agent: 'requirements-test', requirements: true}, options());
     expect(a.status).toBe('done');
     expect(a.requirements).toEqual([
-      {requirement: 'parse_duration sums every unit of a compound duration', verdict: 'violated', test: TEST, detail: expect.stringContaining('fails after the patch')},
-      {requirement: 'the output format is pleasant', verdict: 'not checkable', test: null, detail: expect.stringContaining('NOT CHECKABLE')},
+      {
+        requirement: 'parse_duration sums every unit of a compound duration',
+        verdict: 'violated',
+        test: TEST,
+        detail: expect.stringContaining('fails after the patch'),
+      },
+      {
+        requirement: 'the output format is pleasant',
+        verdict: 'not checkable',
+        test: null,
+        detail: expect.stringContaining('NOT CHECKABLE'),
+      },
     ]);
     expect(a.tool_calls).toBe(1);
     // the audit's model saw the table

@@ -31,7 +31,8 @@ describe('the demo in two parts', () => {
 
   it('a live process building the rest: "finishing", with how far it is; gone or failed midway: "interrupted" (built anew)', () => {
     const build = stamp().build;
-    const write = (f: object) => writeFileSync(demo.FINISHING, JSON.stringify({build, done: 3, total: 24, message: 'tracing', ...f}));
+    const write = (f: object) =>
+      writeFileSync(demo.FINISHING, JSON.stringify({build, done: 3, total: 24, message: 'tracing', ...f}));
     write(selfIdentity());
     expect(demo.demoState()).toMatchObject({kind: 'finishing', progress: {done: 3, total: 24, pid: process.pid}});
     expect(demo.demoBuildStatus(process.pid)).toMatchObject({state: 'running', text: 'demo build 3/24: tracing'});
@@ -50,9 +51,15 @@ describe('the demo in two parts', () => {
   });
 
   it('finishDemo refuses while another process builds the rest, and when there is no quick part of these sources', async () => {
-    writeFileSync(demo.FINISHING, JSON.stringify({...selfIdentity(), build: stamp().build, done: 0, total: 24, message: 'x'}));
+    writeFileSync(
+      demo.FINISHING,
+      JSON.stringify({...selfIdentity(), build: stamp().build, done: 0, total: 24, message: 'x'}),
+    );
     expect(await demo.finishDemo()).toEqual({status: 'busy', pid: process.pid});
     writeFileSync(`${demo.DEMO_DB}.stamp`, JSON.stringify({...stamp(), fingerprint: '0'.repeat(64)}));
-    expect(await demo.finishDemo()).toMatchObject({status: 'not-needed', why: 'the quick part of the demo is not built'});
+    expect(await demo.finishDemo()).toMatchObject({
+      status: 'not-needed',
+      why: 'the quick part of the demo is not built',
+    });
   });
 });

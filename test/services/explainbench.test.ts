@@ -22,7 +22,9 @@ describe('ExplainBench import', () => {
     expect(r.questions).toEqual({e2e_intent: 5, e2e_effect: 25, local_intent: 5, local_effect: 40});
     expect(r.answers).toBe(1150);
     expect(r.unparseable).toBe(0);
-    expect(r.skipped).toEqual(['dataset/ground_truths/local_effect__rq3_v1.json: no dataset/context/local_effect__rq3_v1.json']);
+    expect(r.skipped).toEqual([
+      'dataset/ground_truths/local_effect__rq3_v1.json: no dataset/context/local_effect__rq3_v1.json',
+    ]);
     const q = listQuestions(db, {type: 'e2e_effect', instance: 'sympy__sympy-20801'}).find(x => x.agent === MINI)!;
     // mini-SWE-agent's patch leaves the test failing at line 10 before and after
     expect(q.answer).toEqual(['B', 'B']);
@@ -53,7 +55,12 @@ describe('ExplainBench import', () => {
     const {db} = freshDb();
     importExplainBench(db, SAMPLE);
     // mini-SWE-agent, end-to-end effect, from the published raw booleans: per run, the share correct
-    const raw = JSON.parse(readFileSync(join(SAMPLE, 'results', 'evaluation', 'e2e_effect', `${MINI}__openai-gpt-5-mini-2025-08-07.json`), 'utf8')).raw as Record<string, boolean[]>;
+    const raw = JSON.parse(
+      readFileSync(
+        join(SAMPLE, 'results', 'evaluation', 'e2e_effect', `${MINI}__openai-gpt-5-mini-2025-08-07.json`),
+        'utf8',
+      ),
+    ).raw as Record<string, boolean[]>;
     const perRun = [0, 1, 2, 3, 4].map(s => Object.values(raw).filter(v => v[s]).length / 5);
     const byHand = perRun.reduce((a, b) => a + b, 0) / 5;
     const agent = buildReport(db).agents.find(a => a.agent === MINI && a.explanations === 'original')!;
@@ -63,12 +70,15 @@ describe('ExplainBench import', () => {
     expect(scores!.sExp).toBeCloseTo(agent.s_exp!, 3);
   });
 
-  it('the published statistics reproduce the paper\'s Table 3 and Table 6', () => {
+  it("the published statistics reproduce the paper's Table 3 and Table 6", () => {
     const {db} = freshDb();
     importExplainBench(db, SAMPLE);
     const pub = buildReport(db).published;
     const row = (agent: string, kind: string) => pub.find(p => p.agent.includes(agent) && p.explanations === kind)!;
-    const t = (p: (typeof pub)[number]) => [p.types.e2e_intent, p.types.e2e_effect, p.types.local_intent, p.types.local_effect, p.s_exp].map(x => Number(x!.toFixed(3)));
+    const t = (p: (typeof pub)[number]) =>
+      [p.types.e2e_intent, p.types.e2e_effect, p.types.local_intent, p.types.local_effect, p.s_exp].map(x =>
+        Number(x!.toFixed(3)),
+      );
     // Table 3 (refact, Lingxi, OpenHands, trae-agent, mini-SWE-agent)
     expect(t(row('Refact', 'original'))).toEqual([0.723, 0.818, 0.355, 0.49, 0.596]);
     expect(t(row('Lingxi', 'original'))).toEqual([0.704, 0.805, 0.368, 0.492, 0.592]);
@@ -91,7 +101,9 @@ describe('ExplainBench import', () => {
     const {db} = freshDb();
     const before = snapshot(db);
     expect(() => importExplainBench(db, join(dir, 'eb'))).toThrow(ExplainBenchError);
-    expect(() => importExplainBench(db, join(dir, 'eb'))).toThrow(/local_intent.json sympy__sympy-20801: "answer" Z is not a choice/);
+    expect(() => importExplainBench(db, join(dir, 'eb'))).toThrow(
+      /local_intent.json sympy__sympy-20801: "answer" Z is not a choice/,
+    );
     expect(snapshot(db)).toEqual(before);
   });
 });

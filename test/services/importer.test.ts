@@ -1,4 +1,13 @@
-import {copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, truncateSync, writeFileSync} from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import {join, relative} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {countTrajectories, getSteps, getTrajectory, listTrajectories} from '../../source/store/trajectories.js';
@@ -16,7 +25,10 @@ describe('importing every real trajectory file', () => {
   const {db} = freshDb();
   const report = importInto(db, [DATA]);
   const byPath = new Map(report.added.map(a => [relative(DATA, a.path), a]));
-  const multiResults = JSON.parse(readFileSync(join(DATA, 'mini-swe-agent-multi', 'results.json'), 'utf8')) as Record<string, {resolved: string[]; unresolved: string[]}>;
+  const multiResults = JSON.parse(readFileSync(join(DATA, 'mini-swe-agent-multi', 'results.json'), 'utf8')) as Record<
+    string,
+    {resolved: string[]; unresolved: string[]}
+  >;
 
   it('fails on nothing', () => {
     expect(report.failed).toEqual([]);
@@ -35,10 +47,14 @@ describe('importing every real trajectory file', () => {
     expect(files).toHaveLength(24);
     const multiAdded = [...byPath.keys()].filter(path => path.startsWith('mini-swe-agent-multi/'));
     expect(multiAdded).toHaveLength(23);
-    const duplicate = report.skipped.find(s => s.path.endsWith('results-baseline-truncated-16k/django__django-11099.traj.json'));
+    const duplicate = report.skipped.find(s =>
+      s.path.endsWith('results-baseline-truncated-16k/django__django-11099.traj.json'),
+    );
     expect(duplicate?.existing).toBe(byPath.get('mini-swe-agent/django__django-11099.traj.json')?.id);
     // and says what that does: the configuration has one run fewer, and how to count it under both
-    expect(duplicate?.reason).toMatch(/^byte-identical to run #\d+ of mini-swe-agent 1\.17\.0: not imported again as results-baseline-truncated-16k, which has one run fewer \(import with --identical both to count it under both\)$/);
+    expect(duplicate?.reason).toMatch(
+      /^byte-identical to run #\d+ of mini-swe-agent 1\.17\.0: not imported again as results-baseline-truncated-16k, which has one run fewer \(import with --identical both to count it under both\)$/,
+    );
   });
 
   it('--identical both counts the byte-identical run under its configuration too; importing again changes nothing', () => {
@@ -47,7 +63,9 @@ describe('importing every real trajectory file', () => {
     const config = () => countTrajectories(other, {agent: 'results-baseline-truncated-16k'});
     expect(config()).toBe(3);
     const both = importInto(other, [DATA], {identical: 'both'});
-    expect(both.added.map(a => `${a.agent} ${relative(DATA, a.path)}`)).toEqual(['results-baseline-truncated-16k mini-swe-agent-multi/results-baseline-truncated-16k/django__django-11099.traj.json']);
+    expect(both.added.map(a => `${a.agent} ${relative(DATA, a.path)}`)).toEqual([
+      'results-baseline-truncated-16k mini-swe-agent-multi/results-baseline-truncated-16k/django__django-11099.traj.json',
+    ]);
     expect(config()).toBe(4);
     expect(importInto(other, [DATA], {identical: 'both'}).added).toEqual([]);
   });
@@ -57,7 +75,11 @@ describe('importing every real trajectory file', () => {
       if (!path.startsWith('mini-swe-agent-multi/')) continue;
       const run = path.split('/')[1]!;
       expect(added.agent).toBe(run);
-      const expected = multiResults[run]!.resolved.includes(added.instance) ? true : multiResults[run]!.unresolved.includes(added.instance) ? false : null;
+      const expected = multiResults[run]!.resolved.includes(added.instance)
+        ? true
+        : multiResults[run]!.unresolved.includes(added.instance)
+          ? false
+          : null;
       expect(added.resolved, path).toBe(expected);
       expect(added.resolvedSource).toBe(join(DATA, 'mini-swe-agent-multi', 'results.json'));
     }
@@ -79,9 +101,13 @@ describe('importing every real trajectory file', () => {
   });
 
   it('fills the instance record from the SWE-bench instance file', () => {
-    const row = db.prepare('SELECT repo, base_commit, fail_to_pass FROM instance WHERE id = ?').get('django__django-11099') as Record<string, string>;
+    const row = db
+      .prepare('SELECT repo, base_commit, fail_to_pass FROM instance WHERE id = ?')
+      .get('django__django-11099') as Record<string, string>;
     expect(row['repo']).toBe('django/django');
-    expect(JSON.parse(row['fail_to_pass']!)).toContain('test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)');
+    expect(JSON.parse(row['fail_to_pass']!)).toContain(
+      'test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)',
+    );
   });
 
   it('skips what is not a trajectory, saying why, without failing', () => {
@@ -132,7 +158,9 @@ describe('bad input leaves the database exactly as it was', () => {
     const {db, before} = setup();
     const report = importInto(db, [MINI], {format: 'swe-agent'});
     expect(report.failed[0]!.jsonPath).toBe('$.trajectory');
-    expect(report.failed[0]!.error).toMatch(/\$\.trajectory: required array is missing \(this file looks like mini-swe-agent/);
+    expect(report.failed[0]!.error).toMatch(
+      /\$\.trajectory: required array is missing \(this file looks like mini-swe-agent/,
+    );
     expect(snapshot(db)).toEqual(before);
   });
 
@@ -161,7 +189,10 @@ describe('bad input leaves the database exactly as it was', () => {
     const bytes = readFileSync(MINI);
     const lineStart = bytes.indexOf('\n', 2000) + 1;
     const bad = join(dir, 'latin1.traj.json');
-    writeFileSync(bad, Buffer.concat([bytes.subarray(0, lineStart + 10), Buffer.from([0xe9, 0x20]), bytes.subarray(lineStart + 10)]));
+    writeFileSync(
+      bad,
+      Buffer.concat([bytes.subarray(0, lineStart + 10), Buffer.from([0xe9, 0x20]), bytes.subarray(lineStart + 10)]),
+    );
     const report = importInto(db, [bad]);
     const expectedLine = bytes.subarray(0, lineStart).toString('utf8').split('\n').length;
     expect(report.failed[0]!.error).toMatch(/invalid UTF-8 byte 0xe9/);
@@ -237,11 +268,18 @@ describe('SWE-bench experiments run folder and harness summaries', () => {
     mkdirSync(join(run, 'trajs'), {recursive: true});
     mkdirSync(join(run, 'logs', 'pydicom__pydicom-1458'), {recursive: true});
     copyFileSync(SWE, join(run, 'trajs', 'pydicom__pydicom-1458.traj'));
-    writeFileSync(join(run, 'logs', 'pydicom__pydicom-1458', 'report.json'), JSON.stringify({'pydicom__pydicom-1458': {resolved: true}}));
+    writeFileSync(
+      join(run, 'logs', 'pydicom__pydicom-1458', 'report.json'),
+      JSON.stringify({'pydicom__pydicom-1458': {resolved: true}}),
+    );
     const report = importInto(db, [run], {format: 'swe-bench-run'});
     expect(report.failed).toEqual([]);
     expect(report.added).toHaveLength(1);
-    expect(report.added[0]).toMatchObject({agent: '20240101_swe-agent_gpt4', resolved: true, instance: 'pydicom__pydicom-1458'});
+    expect(report.added[0]).toMatchObject({
+      agent: '20240101_swe-agent_gpt4',
+      resolved: true,
+      instance: 'pydicom__pydicom-1458',
+    });
     expect(getTrajectory(db, report.added[0]!.id)!.meta['tool']).toBe('swe-agent');
   });
 
@@ -250,7 +288,10 @@ describe('SWE-bench experiments run folder and harness summaries', () => {
     const dir = tempDir();
     cpSync(join(SAMPLES, 'mini-swe-agent'), dir, {recursive: true});
     const summary = join(tempDir(), 'gpt.run1.json');
-    writeFileSync(summary, JSON.stringify({schema_version: 2, resolved_ids: [], unresolved_ids: ['django__django-11099']}));
+    writeFileSync(
+      summary,
+      JSON.stringify({schema_version: 2, resolved_ids: [], unresolved_ids: ['django__django-11099']}),
+    );
     const report = importInto(db, [dir], {results: [summary], agent: 'my-run'});
     expect(report.added[0]).toMatchObject({resolved: false, resolvedSource: summary, agent: 'my-run'});
     expect(listTrajectories(db, {agent: 'my-run', resolved: false})).toHaveLength(1);

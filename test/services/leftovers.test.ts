@@ -11,7 +11,7 @@ afterAll(() => {
   else process.env.TMPDIR = saved;
 });
 
-describe('the record of a run\'s throw-away folders', () => {
+describe("the record of a run's throw-away folders", () => {
   it('is written again when another run removed the records folder under it (two deltalens at once)', () => {
     process.env.TMPDIR = tempDir();
     const records = join(tmpdir(), `deltalens-runs-${process.getuid?.() ?? 'user'}`);

@@ -6,11 +6,15 @@ import {freshDb, importInto} from '../helpers/db.js';
 import {ROOT, SAMPLES} from '../helpers/files.js';
 
 describe('scopes from the real tracer on a real checkout', () => {
-  it('places the demo runs\' first edits of graphs/topo.py in topo_sort.<locals>.visit (deltatrace scopes, ast only)', async () => {
+  it("places the demo runs' first edits of graphs/topo.py in topo_sort.<locals>.visit (deltatrace scopes, ast only)", async () => {
     const {db} = freshDb();
     importInto(db, [join(SAMPLES, 'demo-runs')]);
     const {runs} = loadLensRuns(db, 'demo__graphs-1');
-    const r = await resolveScopes(db, runs, new Map([['demo__graphs-1', join(ROOT, 'sample-data', 'projects', 'graphs', 'repo')]]));
+    const r = await resolveScopes(
+      db,
+      runs,
+      new Map([['demo__graphs-1', join(ROOT, 'sample-data', 'projects', 'graphs', 'repo')]]),
+    );
     expect(r.problems).toEqual([]);
     const methodical = runs.find(x => x.agent === 'demo-methodical')!;
     const edit = methodical.steps.find(s => s.stage === 'I')!;
@@ -29,11 +33,17 @@ describe('the explorer shows the reference the run was scored against', () => {
     const {ptaLines} = await import('../../source/ui/pta-lines.js');
     const {db} = freshDb();
     importInto(db, [join(SAMPLES, 'demo-runs')]);
-    const built = await runLensBuildWithSources(db, {instance: 'demo__graphs-1'}, new Map([['demo__graphs-1', join(ROOT, 'sample-data', 'projects', 'graphs', 'repo')]]));
+    const built = await runLensBuildWithSources(
+      db,
+      {instance: 'demo__graphs-1'},
+      new Map([['demo__graphs-1', join(ROOT, 'sample-data', 'projects', 'graphs', 'repo')]]),
+    );
     expect(built.scopes.states).toBeGreaterThanOrEqual(7);
     const hasty = built.runs.find(r => r.agent === 'demo-hasty')!;
     const view = storeData(db, 'test.db').pta(hasty.trajectory)!;
-    const text = ptaLines(view, 200).map(l => l.text).join('\n');
+    const text = ptaLines(view, 200)
+      .map(l => l.text)
+      .join('\n');
     expect(text).toContain('edit graphs/topo.py:topo_sort.<locals>.visit');
   });
 });

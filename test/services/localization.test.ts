@@ -12,7 +12,13 @@ const patch = (name: string) => readFileSync(join(PROJECTS_DIR, 'durations', 'pa
 // deltatrace scopes on the durations checkout: _tokens 8–10, parse_duration 13–24 (parse.py);
 // format_duration 4–13 (format.py)
 const SCOPES = new Map([
-  ['durations/parse.py', [{qualname: '_tokens', kind: 'function' as const, start: 8, end: 10}, {qualname: 'parse_duration', kind: 'function' as const, start: 13, end: 24}]],
+  [
+    'durations/parse.py',
+    [
+      {qualname: '_tokens', kind: 'function' as const, start: 8, end: 10},
+      {qualname: 'parse_duration', kind: 'function' as const, start: 13, end: 24},
+    ],
+  ],
   ['durations/format.py', [{qualname: 'format_duration', kind: 'function' as const, start: 4, end: 13}]],
 ]);
 
@@ -21,7 +27,8 @@ describe('localization against the gold patch', () => {
     expect(diffTouches(patch('gold'))).toEqual(new Map([['durations/parse.py', [21]]]));
     // format.py: line 13 removed, the three added lines follow line 12 / 13
     expect(diffTouches(patch('agent-ineffective'))).toEqual(new Map([['durations/format.py', [13]]]));
-    const created = 'diff --git a/new.py b/new.py\nnew file mode 100644\n--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n';
+    const created =
+      'diff --git a/new.py b/new.py\nnew file mode 100644\n--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n';
     expect(diffTouches(created)).toEqual(new Map([['new.py', [1]]]));
   });
 
@@ -38,7 +45,15 @@ describe('localization against the gold patch', () => {
     expect(prf(new Set(), gold)).toMatchObject({precision: null, recall: 0, f1: 0});
     expect(prf(two, new Set())).toMatchObject({precision: null, recall: null, f1: null});
     // a line outside every function is the file's module level; a file without scopes is reported
-    expect([...functionsTouched(new Map([['durations/parse.py', [2]], ['README.md', [1]]]), SCOPES).functions]).toEqual(['durations/parse.py::<module>']);
+    expect([
+      ...functionsTouched(
+        new Map([
+          ['durations/parse.py', [2]],
+          ['README.md', [1]],
+        ]),
+        SCOPES,
+      ).functions,
+    ]).toEqual(['durations/parse.py::<module>']);
     expect(functionsTouched(new Map([['README.md', [1]]]), SCOPES).unknownFiles).toEqual(['README.md']);
   });
 });
@@ -48,7 +63,18 @@ describe('localization of the demo runs (real checkouts, deltatrace scopes)', ()
     const {db} = freshDb();
     importInto(db, [join(SAMPLES, 'demo-runs')]);
     for (const p of demoProjects()) {
-      upsertInstance(db, {id: p.instance, repo: null, baseCommit: null, problemStatement: null, goldPatch: readFileSync(join(p.dir, 'patches', 'gold.diff'), 'utf8'), testPatch: null, failToPass: null, passToPass: null, difficulty: null, sourcePath: null});
+      upsertInstance(db, {
+        id: p.instance,
+        repo: null,
+        baseCommit: null,
+        problemStatement: null,
+        goldPatch: readFileSync(join(p.dir, 'patches', 'gold.diff'), 'utf8'),
+        testPatch: null,
+        failToPass: null,
+        passToPass: null,
+        difficulty: null,
+        sourcePath: null,
+      });
     }
     const r = await localizationReport(db, new Map(demoCheckouts().map(c => [c.instance, c.dir] as const)));
     expect(r.runs).toHaveLength(24);

@@ -75,12 +75,19 @@ describe('nondeterminism', () => {
     expect(r.nondeterministic).toEqual([]);
     const header = getTrace(db, r.buggy.trace)!.header as {seed?: number};
     expect(header.seed).toBe(0);
-    expect(db.prepare("SELECT json_extract(workspace, '$.seed') FROM trace_pair WHERE id = ?").pluck().get(r.pair)).toBe(0);
+    expect(
+      db.prepare("SELECT json_extract(workspace, '$.seed') FROM trace_pair WHERE id = ?").pluck().get(r.pair),
+    ).toBe(0);
   }, 120_000);
 
   it('without the seed, the same program parts in the shuffling code instead (the control)', async () => {
     const {db} = freshDb();
-    const r = await tracePair(db, project(SHUFFLING, TEST), {...base, test: 'tests/test_it.py::test_it', seed: null, reruns: false});
+    const r = await tracePair(db, project(SHUFFLING, TEST), {
+      ...base,
+      test: 'tests/test_it.py::test_it',
+      seed: null,
+      reruns: false,
+    });
     expect(r.delta.status).toBe('found');
     expect(r.delta.function).not.toBe('scale');
   }, 120_000);
@@ -91,7 +98,11 @@ describe('nondeterminism', () => {
       side === 'buggy'
         ? `def facts():\n    kb = {}\n    kb["positive"] = True\n    kb["zero"] = False\n    return kb\n`
         : `def facts():\n    kb = {}\n    kb["zero"] = False\n    kb["positive"] = True\n    return kb\n`;
-    const r = await tracePair(db, project(lib, 'import lib\n\n\ndef test_it():\n    kb = lib.facts()\n    assert kb["positive"]\n'), {...base, test: 'tests/test_it.py::test_it'});
+    const r = await tracePair(
+      db,
+      project(lib, 'import lib\n\n\ndef test_it():\n    kb = lib.facts()\n    assert kb["positive"]\n'),
+      {...base, test: 'tests/test_it.py::test_it'},
+    );
     expect(r.delta.status).toBe('none');
   }, 120_000);
 
@@ -101,11 +112,16 @@ describe('nondeterminism', () => {
     expect(r.confirmation).toBe('at the delta point');
     expect(r.delta).toMatchObject({status: 'found', function: 'scale'});
     // the confirming runs record values only on the delta's path: far fewer than run 1
-    const recorded = (trace: number) => db.prepare("SELECT count(*) FROM frame WHERE trace = ? AND args IS NOT NULL").pluck().get(trace) as number;
+    const recorded = (trace: number) =>
+      db.prepare('SELECT count(*) FROM frame WHERE trace = ? AND args IS NOT NULL').pluck().get(trace) as number;
     expect(recorded(r.buggy.rerun!)).toBeLessThan(recorded(r.buggy.trace));
 
-    const same = (side: 'buggy' | 'patched') => `def f(x):\n    return x + 1\n\n\ndef g(x):\n    return x${side === 'buggy' ? '' : ' '}\n`;
-    const none = await tracePair(db, project(same, 'import lib\n\n\ndef test_it():\n    assert lib.f(1) == 2\n'), {...base, test: 'tests/test_it.py::test_it'});
+    const same = (side: 'buggy' | 'patched') =>
+      `def f(x):\n    return x + 1\n\n\ndef g(x):\n    return x${side === 'buggy' ? '' : ' '}\n`;
+    const none = await tracePair(db, project(same, 'import lib\n\n\ndef test_it():\n    assert lib.f(1) == 2\n'), {
+      ...base,
+      test: 'tests/test_it.py::test_it',
+    });
     expect(none.delta.status).toBe('none');
     expect(none.confirmation).toBe('not needed');
     expect(none.buggy.rerun).toBeNull();
@@ -115,7 +131,8 @@ describe('nondeterminism', () => {
     const {db} = freshDb();
     const lib = (side: 'buggy' | 'patched') =>
       `import os\n\n\ndef token():\n    return os.urandom(8).hex()\n\n\ndef bump(x):\n    return x + ${side === 'buggy' ? 1 : 2}\n`;
-    const test = 'import lib\n\n\ndef test_it():\n    t = lib.token()\n    n = lib.bump(1)\n    assert len(t) == 16 and n > 0\n';
+    const test =
+      'import lib\n\n\ndef test_it():\n    t = lib.token()\n    n = lib.bump(1)\n    assert len(t) == 16 and n > 0\n';
     const r = await tracePair(db, project(lib, test), {...base, test: 'tests/test_it.py::test_it'});
     // by default one targeted round: the token varies, so the re-runs record values everywhere
     expect(r.confirmation).toBe('everywhere (the difference varied between runs at the delta point)');
@@ -126,7 +143,11 @@ describe('nondeterminism', () => {
     expect(two.delta).toMatchObject({status: 'found', function: 'bump'});
     expect(r.delta.ignoredNondeterministic).toBeGreaterThan(0);
     // without the second runs the random token is taken for the delta (the control)
-    const control = await tracePair(db, project(lib, test), {...base, test: 'tests/test_it.py::test_it', reruns: false});
+    const control = await tracePair(db, project(lib, test), {
+      ...base,
+      test: 'tests/test_it.py::test_it',
+      reruns: false,
+    });
     expect(control.confirmation).toBe('off');
     expect(control.delta.function).not.toBe('bump');
   }, 120_000);
@@ -148,7 +169,12 @@ describe('nondeterminism', () => {
       collectNondeterminism(t(pair.buggyTrace), t(pair.buggyRerun), new LineMap(null)),
       collectNondeterminism(t(pair.patchedTrace), t(pair.patchedRerun), new LineMap(null)),
     );
-    const again = extractDelta({buggy: t(pair.buggyTrace), patched: t(pair.patchedTrace), map: new LineMap(pair.changes), nondeterminism: nondet});
+    const again = extractDelta({
+      buggy: t(pair.buggyTrace),
+      patched: t(pair.patchedTrace),
+      map: new LineMap(pair.changes),
+      nondeterminism: nondet,
+    });
     expect([again.function, again.seqB, again.seqP]).toEqual([r.delta.function, r.delta.seqB, r.delta.seqP]);
   }, 180_000);
 
@@ -157,7 +183,8 @@ describe('nondeterminism', () => {
     // each run of a side counts itself in a file of its tree (the test runs in it), and takes the other branch
     const lib = (side: 'buggy' | 'patched') =>
       `import os\n\n\ndef runs():\n    n = int(open("count.txt").read()) if os.path.exists("count.txt") else 0\n    with open("count.txt", "w") as fh:\n        fh.write(str(n + 1))\n    return n\n\n\ndef even():\n    return 0\n\n\ndef odd():\n    return 1\n\n\ndef bump(x):\n    return x + ${side === 'buggy' ? 1 : 2}\n`;
-    const test = 'import lib\n\n\ndef test_it():\n    k = lib.even() if lib.runs() % 2 == 0 else lib.odd()\n    n = lib.bump(1)\n    assert n > 0 and k in (0, 1)\n';
+    const test =
+      'import lib\n\n\ndef test_it():\n    k = lib.even() if lib.runs() % 2 == 0 else lib.odd()\n    n = lib.bump(1)\n    assert n > 0 and k in (0, 1)\n';
     const r = await tracePair(db, project(lib, test), {...base, test: 'tests/test_it.py::test_it'});
     expect(r.values).toMatchObject({mode: 'all'});
     expect(r.confirmation).toBe('everywhere (control flow varied between runs)');

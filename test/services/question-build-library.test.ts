@@ -14,10 +14,14 @@ import {tempDir} from '../helpers/files.js';
 const click = findClick();
 
 describe.skipIf(!click || !hasFix(click))('questions build on a real library (click)', () => {
-  it('builds all four types: the asserted output, the outcomes, and _split_opt\'s return value at the delta', async () => {
+  it("builds all four types: the asserted output, the outcomes, and _split_opt's return value at the delta", async () => {
     const dir = tempDir();
     const {buggy, fixed, parser} = clickTrees(click!, dir);
-    const diff = spawnSync('diff', ['-u', '--label', 'a/click/parser.py', '--label', 'b/click/parser.py', parser, join(fixed, 'click', 'parser.py')], {encoding: 'utf8'}).stdout;
+    const diff = spawnSync(
+      'diff',
+      ['-u', '--label', 'a/click/parser.py', '--label', 'b/click/parser.py', parser, join(fixed, 'click', 'parser.py')],
+      {encoding: 'utf8'},
+    ).stdout;
     writeFileSync(join(dir, 'fix.diff'), diff);
     const r = await buildQuestions(freshDb().db, {
       instance: 'click__split-opt',
@@ -37,7 +41,10 @@ describe.skipIf(!click || !hasFix(click))('questions build on a real library (cl
       return q.answer.map(l => q.choices.find(c => c.label === l)!.text);
     };
     expect(key('e2e_intent')).toEqual(['"hello ada\\nhello ada\\n"']);
-    expect(key('e2e_effect')).toEqual(['The test failed at line 13 with exception: AssertionError.', 'The test passed.']);
+    expect(key('e2e_effect')).toEqual([
+      'The test failed at line 13 with exception: AssertionError.',
+      'The test passed.',
+    ]);
     expect(key('local_intent')).toEqual(['_split_opt(opt)']);
     expect(key('local_effect')).toEqual(['_split_opt(opt)']);
   }, 240_000);

@@ -3,7 +3,15 @@ import {join} from 'node:path';
 import {beforeAll, describe, expect, it} from 'vitest';
 import {validateQuestion} from '../../source/core/questions/model.js';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
-import {buildQuestions, notReturnedYet, outcomeText, parametersOf, testFunctionContext, type BuildOptions, type BuildResult} from '../../source/services/question-build.js';
+import {
+  buildQuestions,
+  notReturnedYet,
+  outcomeText,
+  parametersOf,
+  testFunctionContext,
+  type BuildOptions,
+  type BuildResult,
+} from '../../source/services/question-build.js';
 import type {Db} from '../../source/store/db.js';
 import {getQuestion, listExclusions, questionProvenance} from '../../source/store/questions.js';
 import {freshDb} from '../helpers/db.js';
@@ -35,8 +43,22 @@ let built: BuildResult;
 const broken = join(tempDir(), 'broken.diff');
 beforeAll(async () => {
   db = freshDb().db;
-  writeFileSync(broken, 'diff --git a/durations/nope.py b/durations/nope.py\n--- a/durations/nope.py\n+++ b/durations/nope.py\n@@ -1,1 +1,1 @@\n-x = 1\n+x = 2\n');
-  built = await buildQuestions(db, options({types: ['e2e_intent', 'e2e_effect', 'local_intent', 'local_effect'], agentPatches: [{name: 'gold-as-agent', file: patch('gold')}, {name: 'ineffective', file: patch('agent-ineffective')}, {name: 'wrong', file: patch('agent-wrong')}, {name: 'broken', file: broken}]}));
+  writeFileSync(
+    broken,
+    'diff --git a/durations/nope.py b/durations/nope.py\n--- a/durations/nope.py\n+++ b/durations/nope.py\n@@ -1,1 +1,1 @@\n-x = 1\n+x = 2\n',
+  );
+  built = await buildQuestions(
+    db,
+    options({
+      types: ['e2e_intent', 'e2e_effect', 'local_intent', 'local_effect'],
+      agentPatches: [
+        {name: 'gold-as-agent', file: patch('gold')},
+        {name: 'ineffective', file: patch('agent-ineffective')},
+        {name: 'wrong', file: patch('agent-wrong')},
+        {name: 'broken', file: broken},
+      ],
+    }),
+  );
 }, 300_000);
 
 const byId = (id: string) => built.questions.find(b => b.question.id === id)!;
@@ -50,7 +72,13 @@ describe('questions build on the demo durations bug (real tests, run in the sand
     const b = byId('demo__durations-1/built/e2e_intent');
     expect(keyTexts(b.question.id)).toEqual(['5400']);
     expect(b.question.context.test).toContain('11:     assert parse_duration("1h30m") == [[MASKED]]');
-    const candidates = b.provenance.candidates as {text: string; kept: boolean; reason: string; buggy: {status: string}; fixed: {status: string}}[];
+    const candidates = b.provenance.candidates as {
+      text: string;
+      kept: boolean;
+      reason: string;
+      buggy: {status: string};
+      fixed: {status: string};
+    }[];
     const float = candidates.find(c => c.text === '5400.0')!;
     expect(float).toMatchObject({kept: false, buggy: {status: 'failed'}, fixed: {status: 'passed'}});
     expect(float.reason).toContain('also a correct answer');
@@ -69,7 +97,9 @@ describe('questions build on the demo durations bug (real tests, run in the sand
     expect(keyTexts('demo__durations-1/built/e2e_effect/ineffective')).toEqual([fail, fail]);
     expect(keyTexts('demo__durations-1/built/e2e_effect/wrong')).toEqual([fail, fail]);
     // "passed" is offered even when it is nobody's outcome
-    expect(byId('demo__durations-1/built/e2e_effect/wrong').question.choices.map(c => c.text)).toContain('The test passed.');
+    expect(byId('demo__durations-1/built/e2e_effect/wrong').question.choices.map(c => c.text)).toContain(
+      'The test passed.',
+    );
   });
 
   it('local intent: the delta point of the fix, candidates evaluated on both versions, the changed one chosen by Eq. 2', () => {
@@ -77,12 +107,27 @@ describe('questions build on the demo durations bug (real tests, run in the sand
     // before line 21 and after its first run the two versions agree (1h: 3600 both); after its
     // second run the buggy total is 1800 and the fixed 5400
     expect(keyTexts(b.question.id)).toEqual(['total']);
-    expect(b.question.context).toMatchObject({line: 'total = amount * UNIT_SECONDS[unit] (line 21)', timing: 'after', execution: 'the 2nd time the line runs', inputs: "{'text': '1h30m'}"});
+    expect(b.question.context).toMatchObject({
+      line: 'total = amount * UNIT_SECONDS[unit] (line 21)',
+      timing: 'after',
+      execution: 'the 2nd time the line runs',
+      inputs: "{'text': '1h30m'}",
+    });
     expect(String(b.question.context.function)).toMatch(/^def parse_duration\(text\):[\s\S]*return total$/);
-    const candidates = b.provenance.candidates as {text: string; changed: boolean; buggy: {value?: unknown}; patched: {value?: unknown}}[];
-    expect(candidates.find(c => c.text === 'total')).toMatchObject({changed: true, buggy: {value: 1800}, patched: {value: 5400}});
+    const candidates = b.provenance.candidates as {
+      text: string;
+      changed: boolean;
+      buggy: {value?: unknown};
+      patched: {value?: unknown};
+    }[];
+    expect(candidates.find(c => c.text === 'total')).toMatchObject({
+      changed: true,
+      buggy: {value: 1800},
+      patched: {value: 5400},
+    });
     // every distractor was evaluated and did not change
-    for (const c of b.question.choices.filter(x => x.role === 'distractor')) expect(candidates.find(x => x.text === c.text)!.changed).toBe(false);
+    for (const c of b.question.choices.filter(x => x.role === 'distractor'))
+      expect(candidates.find(x => x.text === c.text)!.changed).toBe(false);
     expect(b.provenance.attempts).toEqual([
       {timing: 'before', hit: {buggy: 1, patched: 1}, changed: 0, candidates: 11},
       {timing: 'after', hit: {buggy: 1, patched: 1}, changed: 0, candidates: 11},
@@ -99,18 +144,30 @@ describe('questions build on the demo durations bug (real tests, run in the sand
 
   it('a patch that does not apply is excluded with the reason; the rest is built', () => {
     expect(built.excluded).toEqual([
-      expect.objectContaining({stage: 'e2e_effect', agent: 'broken', reason: expect.stringContaining('does not apply')}),
-      expect.objectContaining({stage: 'local_effect', agent: 'broken', reason: expect.stringContaining('does not apply')}),
+      expect.objectContaining({
+        stage: 'e2e_effect',
+        agent: 'broken',
+        reason: expect.stringContaining('does not apply'),
+      }),
+      expect.objectContaining({
+        stage: 'local_effect',
+        agent: 'broken',
+        reason: expect.stringContaining('does not apply'),
+      }),
     ]);
     expect(built.questions).toHaveLength(8);
     // kept in the store for the instance screen and show instance
-    expect(listExclusions(db, 'demo__durations-1').map(e => [e.stage, e.agent, e.reason.includes('does not apply')]).sort()).toEqual([
+    expect(
+      listExclusions(db, 'demo__durations-1')
+        .map(e => [e.stage, e.agent, e.reason.includes('does not apply')])
+        .sort(),
+    ).toEqual([
       ['e2e_effect', 'broken', true],
       ['local_effect', 'broken', true],
     ]);
   });
 
-  it('stores every question whole, valid, with its provenance and each choice\'s validation', () => {
+  it("stores every question whole, valid, with its provenance and each choice's validation", () => {
     for (const b of built.questions) {
       const q = getQuestion(db, b.question.id)!;
       expect(validateQuestion(q)).toEqual(q);
@@ -133,9 +190,17 @@ describe('questions build on the demo durations bug (real tests, run in the sand
   it('a test that does not reproduce the bug excludes the instance, saying why', async () => {
     const r = await buildQuestions(db, options({test: 'tests/test_parse.py::test_single_unit', types: ['e2e_intent']}));
     expect(r.questions).toEqual([]);
-    expect(r.excluded).toEqual([{instance: 'demo__durations-1', stage: 'instance', reason: 'not bug-reproducing: the test passes on the buggy version'}]);
+    expect(r.excluded).toEqual([
+      {
+        instance: 'demo__durations-1',
+        stage: 'instance',
+        reason: 'not bug-reproducing: the test passes on the buggy version',
+      },
+    ]);
     const missing = await buildQuestions(db, options({test: 'tests/test_parse.py::test_nope', types: ['e2e_intent']}));
-    expect(missing.excluded[0]!.reason).toMatch(/^not bug-reproducing: the test does not run on either version \(no test ran/);
+    expect(missing.excluded[0]!.reason).toMatch(
+      /^not bug-reproducing: the test does not run on either version \(no test ran/,
+    );
     expect(outcomeText({status: 'error', line: null, exception: null})).toContain('could not run');
     // the store keeps the latest reason; a build whose test reproduces the bug clears it
     expect(listExclusions(db, 'demo__durations-1').find(e => e.stage === 'instance')!.reason).toMatch(/no test ran/);
@@ -147,16 +212,34 @@ describe('questions build on the demo durations bug (real tests, run in the sand
 describe('local questions where the function returns (or raises) differently', () => {
   it('the call itself is the changed candidate: its return value, read after the last line; an exception on one side only is a change', async () => {
     const local = freshDb().db;
-    const project = (name: string, test: string) => options({instance: `demo__${name}-1`, buggyDir: join(PROJECTS_DIR, name, 'repo'), goldPatch: join(PROJECTS_DIR, name, 'patches', 'gold.diff'), test, types: ['local_intent']});
-    const ledger = await buildQuestions(local, project('ledger', 'tests/test_account.py::test_small_deposits_keep_every_cent'));
+    const project = (name: string, test: string) =>
+      options({
+        instance: `demo__${name}-1`,
+        buggyDir: join(PROJECTS_DIR, name, 'repo'),
+        goldPatch: join(PROJECTS_DIR, name, 'patches', 'gold.diff'),
+        test,
+        types: ['local_intent'],
+      });
+    const ledger = await buildQuestions(
+      local,
+      project('ledger', 'tests/test_account.py::test_small_deposits_keep_every_cent'),
+    );
     const lq = ledger.questions[0]!;
     expect(lq.question.choices.find(c => c.label === lq.question.answer[0])!.text).toBe('to_cents(amount)');
-    const lc = (lq.provenance.candidates as {text: string; buggy: {value?: unknown}; patched: {value?: unknown}}[]).find(c => c.text === 'to_cents(amount)')!;
+    const lc = (
+      lq.provenance.candidates as {text: string; buggy: {value?: unknown}; patched: {value?: unknown}}[]
+    ).find(c => c.text === 'to_cents(amount)')!;
     expect([lc.buggy.value, lc.patched.value]).toEqual([28, 29]);
     const graphs = await buildQuestions(local, project('graphs', 'tests/test_topo.py::test_cycle_is_reported'));
     const gq = graphs.questions[0]!;
     expect(gq.question.choices.find(c => c.label === gq.question.answer[0])!.text).toBe('visit(node)');
-    const gc = (gq.provenance.candidates as {text: string; buggy: {value?: unknown; error?: unknown}; patched: {error?: {type: string}}}[]).find(c => c.text === 'visit(node)')!;
+    const gc = (
+      gq.provenance.candidates as {
+        text: string;
+        buggy: {value?: unknown; error?: unknown};
+        patched: {error?: {type: string}};
+      }[]
+    ).find(c => c.text === 'visit(node)')!;
     expect(gc.buggy).toMatchObject({value: null});
     expect(gc.patched.error).toBeDefined();
   }, 120_000);
@@ -169,23 +252,57 @@ describe('local questions where the function returns (or raises) differently', (
       mkdirSync(join(dir, 'shop'), {recursive: true});
       mkdirSync(join(dir, 'tests'), {recursive: true});
       writeFileSync(join(dir, 'shop', '__init__.py'), '');
-      writeFileSync(join(dir, 'shop', 'prices.py'), `PRICES = ${table}\n\n\ndef total():\n    return sum(PRICES.values())\n`);
-      writeFileSync(join(dir, 'tests', 'test_prices.py'), 'from shop.prices import total\n\n\ndef test_total():\n    assert total() == 7\n');
+      writeFileSync(
+        join(dir, 'shop', 'prices.py'),
+        `PRICES = ${table}\n\n\ndef total():\n    return sum(PRICES.values())\n`,
+      );
+      writeFileSync(
+        join(dir, 'tests', 'test_prices.py'),
+        'from shop.prices import total\n\n\ndef test_total():\n    assert total() == 7\n',
+      );
       return dir;
     };
     const buggy = tree('buggy', "{'pen': 2, 'ink': 4}");
     const fixed = tree('fixed', "{'pen': 3, 'ink': 4}");
-    const r = await buildQuestions(local, options({instance: 'demo__prices-1', buggyDir: buggy, fixedDir: fixed, goldPatch: undefined, test: 'tests/test_prices.py::test_total', types: ['local_intent']}));
+    const r = await buildQuestions(
+      local,
+      options({
+        instance: 'demo__prices-1',
+        buggyDir: buggy,
+        fixedDir: fixed,
+        goldPatch: undefined,
+        test: 'tests/test_prices.py::test_total',
+        types: ['local_intent'],
+      }),
+    );
     expect(r.excluded).toEqual([]);
     const q = r.questions[0]!;
     const key = q.question.choices.find(c => c.label === q.question.answer[0])!.text;
-    const candidates = q.provenance.candidates as {text: string; changed: boolean; usable: boolean; scoped?: boolean; buggy: {value?: unknown}; patched: {value?: unknown}}[];
+    const candidates = q.provenance.candidates as {
+      text: string;
+      changed: boolean;
+      usable: boolean;
+      scoped?: boolean;
+      buggy: {value?: unknown};
+      patched: {value?: unknown};
+    }[];
     // the key and every distractor were evaluated on both versions: the key changed, the others did not
     expect(candidates.find(c => c.text === key)!.changed).toBe(true);
-    for (const c of q.question.choices.filter(x => x.role === 'distractor')) expect(candidates.find(x => x.text === c.text)).toMatchObject({changed: false, usable: true});
+    for (const c of q.question.choices.filter(x => x.role === 'distractor'))
+      expect(candidates.find(x => x.text === c.text)).toMatchObject({changed: false, usable: true});
     // the parts of the line: its sum changed (6 → 7), the table's length did not
-    expect(candidates.find(c => c.text === 'sum(PRICES.values())')).toMatchObject({changed: true, scoped: true, buggy: {value: 6}, patched: {value: 7}});
-    expect(candidates.find(c => c.text === 'len(PRICES)')).toMatchObject({changed: false, usable: true, buggy: {value: 2}, patched: {value: 2}});
+    expect(candidates.find(c => c.text === 'sum(PRICES.values())')).toMatchObject({
+      changed: true,
+      scoped: true,
+      buggy: {value: 6},
+      patched: {value: 7},
+    });
+    expect(candidates.find(c => c.text === 'len(PRICES)')).toMatchObject({
+      changed: false,
+      usable: true,
+      buggy: {value: 2},
+      patched: {value: 2},
+    });
     expect(q.question.choices.some(c => c.text === 'len(PRICES)')).toBe(true);
   }, 120_000);
 
@@ -197,70 +314,116 @@ describe('local questions where the function returns (or raises) differently', (
       mkdirSync(join(dir, 'modular'), {recursive: true});
       mkdirSync(join(dir, 'tests'), {recursive: true});
       writeFileSync(join(dir, 'modular', '__init__.py'), '');
-      writeFileSync(join(dir, 'modular', 'roots.py'), [
-        'def is_residue(a, p):',
-        '    return pow(a, (p - 1) // 2, p) == 1',
-        '',
-        '',
-        'def is_zero(a, p):',
-        '    return a % p == 0',
-        '',
-        '',
-        'def roots(a, p):',
-        '    a = int(a)',
-        ...guard,
-        '    if not is_residue(a, p):',
-        '        return None',
-        '    return [x for x in range(p) if (x * x - a) % p == 0]',
-        '',
-      ].join('\n'));
-      writeFileSync(join(dir, 'tests', 'test_roots.py'), 'from modular.roots import roots\n\n\ndef test_zero():\n    assert roots(0, 5) == [0]\n');
+      writeFileSync(
+        join(dir, 'modular', 'roots.py'),
+        [
+          'def is_residue(a, p):',
+          '    return pow(a, (p - 1) // 2, p) == 1',
+          '',
+          '',
+          'def is_zero(a, p):',
+          '    return a % p == 0',
+          '',
+          '',
+          'def roots(a, p):',
+          '    a = int(a)',
+          ...guard,
+          '    if not is_residue(a, p):',
+          '        return None',
+          '    return [x for x in range(p) if (x * x - a) % p == 0]',
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(
+        join(dir, 'tests', 'test_roots.py'),
+        'from modular.roots import roots\n\n\ndef test_zero():\n    assert roots(0, 5) == [0]\n',
+      );
       return dir;
     };
     const buggy = tree('buggy', []);
     const fixed = tree('fixed', ['    if is_zero(a, p):', '        return [0]']);
-    const r = await buildQuestions(local, options({instance: 'demo__roots-1', buggyDir: buggy, fixedDir: fixed, goldPatch: undefined, test: 'tests/test_roots.py::test_zero', types: ['local_intent']}));
+    const r = await buildQuestions(
+      local,
+      options({
+        instance: 'demo__roots-1',
+        buggyDir: buggy,
+        fixedDir: fixed,
+        goldPatch: undefined,
+        test: 'tests/test_roots.py::test_zero',
+        types: ['local_intent'],
+      }),
+    );
     expect(r.excluded).toEqual([]);
     const q = r.questions[0]!;
     // the delta is where the sides call different functions: the point is in roots, not in a callee
     expect(String(q.question.context.function)).toMatch(/^def roots\(a, p\):/);
-    expect(q.question.context).toMatchObject({line: 'The return statement in the provided function', timing: 'after', call: 'the call in which if not is_residue(a, p): (line 11) runs', inputs: "{'a': 0, 'p': 5}"});
+    expect(q.question.context).toMatchObject({
+      line: 'The return statement in the provided function',
+      timing: 'after',
+      call: 'the call in which if not is_residue(a, p): (line 11) runs',
+      inputs: "{'a': 0, 'p': 5}",
+    });
     const attempts = q.provenance.attempts as {timing: string; changed: number; note?: string}[];
     // nothing near the line tells the sides apart: before and after it the names agree
     expect(attempts.map(a => a.timing)).toEqual(['before', 'after', 'after', 'return']);
     expect(attempts[2]!.note).toMatch(/^not reached/);
-    const candidates = q.provenance.candidates as {text: string; changed: boolean; buggy: {value?: unknown}; patched: {value?: unknown}}[];
-    expect(candidates.find(c => c.text === 'roots(a, p)')).toMatchObject({changed: true, buggy: {value: null}, patched: {value: [0]}});
-    expect(candidates.find(c => c.text === 'p')).toMatchObject({changed: false, buggy: {value: 5}, patched: {value: 5}});
+    const candidates = q.provenance.candidates as {
+      text: string;
+      changed: boolean;
+      buggy: {value?: unknown};
+      patched: {value?: unknown};
+    }[];
+    expect(candidates.find(c => c.text === 'roots(a, p)')).toMatchObject({
+      changed: true,
+      buggy: {value: null},
+      patched: {value: [0]},
+    });
+    expect(candidates.find(c => c.text === 'p')).toMatchObject({
+      changed: false,
+      buggy: {value: 5},
+      patched: {value: 5},
+    });
     expect(q.question.choices.find(c => c.label === q.question.answer[0])!.text).toBe('roots(a, p)');
   }, 120_000);
 
-  it("an ExplainBench-style property-based script (hypothesis, its test called at module level) as the test: the call moved under __main__ so pytest can import it, the failing example found once, recorded, and the delta traced and evaluated on it", async () => {
+  it('an ExplainBench-style property-based script (hypothesis, its test called at module level) as the test: the call moved under __main__ so pytest can import it, the failing example found once, recorded, and the delta traced and evaluated on it', async () => {
     const local = freshDb().db;
     const pbt = join(tempDir(), 'pbt.py');
-    writeFileSync(pbt, [
-      'from hypothesis import given, strategies as st',
-      'from durations import parse_duration',
-      '',
-      '',
-      '@given(st.integers(min_value=1, max_value=9), st.integers(min_value=1, max_value=59))',
-      'def test_0a1b2c3d(hours, minutes):',
-      '    assert parse_duration("%dh%dm" % (hours, minutes)) == hours * 3600 + minutes * 60',
-      '',
-      '',
-      'test_0a1b2c3d()',
-      '',
-    ].join('\n'));
-    const r = await buildQuestions(local, options({instance: 'demo__durations-pbt', pbt, test: 'unused', types: ['e2e_intent', 'local_intent']}));
+    writeFileSync(
+      pbt,
+      [
+        'from hypothesis import given, strategies as st',
+        'from durations import parse_duration',
+        '',
+        '',
+        '@given(st.integers(min_value=1, max_value=9), st.integers(min_value=1, max_value=59))',
+        'def test_0a1b2c3d(hours, minutes):',
+        '    assert parse_duration("%dh%dm" % (hours, minutes)) == hours * 3600 + minutes * 60',
+        '',
+        '',
+        'test_0a1b2c3d()',
+        '',
+      ].join('\n'),
+    );
+    const r = await buildQuestions(
+      local,
+      options({instance: 'demo__durations-pbt', pbt, test: 'unused', types: ['e2e_intent', 'local_intent']}),
+    );
     expect(r.excluded).toEqual([]);
     expect(r.questions.map(q => q.question.type).sort()).toEqual(['e2e_intent', 'local_intent']);
-    const prov = r.questions[0]!.provenance as {test: string; hypothesis: {search: string; falsifying: string | null; test_runs: string; traced_and_evaluated_on: string}; test_validation: {buggy: {status: string}[]; fixed: {status: string}[]}};
+    const prov = r.questions[0]!.provenance as {
+      test: string;
+      hypothesis: {search: string; falsifying: string | null; test_runs: string; traced_and_evaluated_on: string};
+      test_validation: {buggy: {status: string}[]; fixed: {status: string}[]};
+    };
     expect(prov.test).toBe('test_deltalens_pbt.py::test_0a1b2c3d');
     // run while pytest imported the file, the module-level call would have failed the buggy side's collection
     expect(r.questions[0]!.provenance.build).toMatchObject({pbt_module_calls_moved: [10]});
     // the masked test is numbered as the file is, its decorators included
     const eq = r.questions.find(q => q.question.type === 'e2e_intent')!;
-    expect(String(eq.question.context.test)).toMatch(/^5: @given\(.*\n6: def test_0a1b2c3d\(hours, minutes\):\n7: {5}assert parse_duration\(.*\) == \[\[MASKED\]\]$/);
+    expect(String(eq.question.context.test)).toMatch(
+      /^5: @given\(.*\n6: def test_0a1b2c3d\(hours, minutes\):\n7: {5}assert parse_duration\(.*\) == \[\[MASKED\]\]$/,
+    );
     // the search found the smallest failing example: one hour, one minute (hypothesis shrinks to it)
     expect(prov.hypothesis.search).toBe('a failing example found');
     expect(prov.hypothesis.falsifying).toMatch(/hours=1,[^\n]*\n\s*minutes=1,/);
@@ -269,15 +432,21 @@ describe('local questions where the function returns (or raises) differently', (
     expect(prov.test_validation.fixed.map(x => x.status)).toEqual(['passed', 'passed']);
     // the local question is asked at the example's values: "1h1m" → 60 before the fix, 3660 after
     const lq = r.questions.find(q => q.question.type === 'local_intent')!;
-    const total = (lq.provenance.candidates as {text: string; buggy: {value?: unknown}; patched: {value?: unknown}}[]).find(c => c.text === 'total')!;
+    const total = (
+      lq.provenance.candidates as {text: string; buggy: {value?: unknown}; patched: {value?: unknown}}[]
+    ).find(c => c.text === 'total')!;
     expect([total.buggy.value, total.patched.value]).toEqual([60, 3660]);
     expect(String(lq.question.context.inputs)).toContain("'text': '1h1m'");
     // the question screen says on which example it was built
-    const shown = provenanceLines({provenance: lq.provenance, validations: {}}, lq.question, 200).map(l => l.text).join('\n');
-    expect(shown).toContain('hypothesis: the failing example test_0a1b2c3d( hours=1, minutes=1, ); the test\'s runs: the same derandomized examples on both sides; traced and evaluated on the failing example only');
+    const shown = provenanceLines({provenance: lq.provenance, validations: {}}, lq.question, 200)
+      .map(l => l.text)
+      .join('\n');
+    expect(shown).toContain(
+      "hypothesis: the failing example test_0a1b2c3d( hours=1, minutes=1, ); the test's runs: the same derandomized examples on both sides; traced and evaluated on the failing example only",
+    );
   }, 240_000);
 
-  it('a fix that adds its test to a test file that was there: every side runs the fix\'s test (the buggy tree and each agent\'s), as SWE-bench applies the test patch', async () => {
+  it("a fix that adds its test to a test file that was there: every side runs the fix's test (the buggy tree and each agent's), as SWE-bench applies the test patch", async () => {
     const local = freshDb().db;
     const root = tempDir();
     const oldTests = 'from calc.ops import double\n\n\ndef test_type():\n    assert isinstance(double(2), int)\n';
@@ -294,11 +463,29 @@ describe('local questions where the function returns (or raises) differently', (
     const fixed = tree('fixed', '2 * x', `${oldTests}\n\ndef test_double():\n    assert double(2) == 4\n`);
     const diff = (name: string, to: string) => {
       const file = join(root, `${name}.diff`);
-      writeFileSync(file, `--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -1,2 +1,2 @@\n def double(x):\n-    return x + x + 1\n+    return ${to}\n`);
+      writeFileSync(
+        file,
+        `--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -1,2 +1,2 @@\n def double(x):\n-    return x + x + 1\n+    return ${to}\n`,
+      );
       return file;
     };
     const seen: {done: number; total: number}[] = [];
-    const r = await buildQuestions(local, options({instance: 'demo__calc-1', buggyDir: buggy, fixedDir: fixed, goldPatch: undefined, test: 'tests/test_ops.py::test_double', types: ['e2e_effect'], agentPatches: [{name: 'right', file: diff('right', 'x * 2')}, {name: 'wrong', file: diff('wrong', 'x + x + 2')}], onProgress: (_s, _d, parts) => seen.push(parts)}));
+    const r = await buildQuestions(
+      local,
+      options({
+        instance: 'demo__calc-1',
+        buggyDir: buggy,
+        fixedDir: fixed,
+        goldPatch: undefined,
+        test: 'tests/test_ops.py::test_double',
+        types: ['e2e_effect'],
+        agentPatches: [
+          {name: 'right', file: diff('right', 'x * 2')},
+          {name: 'wrong', file: diff('wrong', 'x + x + 2')},
+        ],
+        onProgress: (_s, _d, parts) => seen.push(parts),
+      }),
+    );
     // its parts: the trees, the validation runs, one per agent patch — counted up in order
     expect(new Set(seen.map(p => p.total))).toEqual(new Set([4]));
     expect(seen.map(p => p.done)).toEqual([...seen.map(p => p.done)].sort((a, b) => a - b));
@@ -319,13 +506,29 @@ describe('local questions where the function returns (or raises) differently', (
     expect(r.questions[0]!.provenance.build).toMatchObject({test_text: expect.stringContaining('def test_double():')});
   }, 120_000);
 
-  it('the value a call returns is read only where the call returns: at another point it is not evaluable, never a change (the demo ledger\'s correct patch)', async () => {
+  it("the value a call returns is read only where the call returns: at another point it is not evaluable, never a change (the demo ledger's correct patch)", async () => {
     const local = freshDb().db;
     const L = join(PROJECTS_DIR, 'ledger');
-    const r = await buildQuestions(local, options({instance: 'demo__ledger-1', buggyDir: join(L, 'repo'), goldPatch: join(L, 'patches', 'gold.diff'), test: 'tests/test_account.py::test_small_deposits_keep_every_cent', types: ['local_intent', 'local_effect'], agentPatches: [{name: 'correct', file: join(L, 'patches', 'agent-correct.diff')}]}));
+    const r = await buildQuestions(
+      local,
+      options({
+        instance: 'demo__ledger-1',
+        buggyDir: join(L, 'repo'),
+        goldPatch: join(L, 'patches', 'gold.diff'),
+        test: 'tests/test_account.py::test_small_deposits_keep_every_cent',
+        types: ['local_intent', 'local_effect'],
+        agentPatches: [{name: 'correct', file: join(L, 'patches', 'agent-correct.diff')}],
+      }),
+    );
     expect(r.questions.length).toBeGreaterThan(0);
     for (const q of r.questions) {
-      const candidates = q.provenance.candidates as {expr?: string; changed: boolean; usable: boolean; buggy: {error?: {type: string; message?: string}}; patched: {error?: {type: string; message?: string}}}[];
+      const candidates = q.provenance.candidates as {
+        expr?: string;
+        changed: boolean;
+        usable: boolean;
+        buggy: {error?: {type: string; message?: string}};
+        patched: {error?: {type: string; message?: string}};
+      }[];
       for (const c of candidates.filter(x => x.expr === '__return__')) {
         const notYet = [c.buggy, c.patched].some(side => side.error && notReturnedYet(side.error));
         if (notYet) expect(c).toMatchObject({changed: false, usable: false});
@@ -334,15 +537,42 @@ describe('local questions where the function returns (or raises) differently', (
   }, 240_000);
 
   it('the test function shown for an end-to-end effect question: its decorators (over several lines too) and only it', () => {
-    const text = ['import pytest', '', 'def helper():', '    return 1', '', '', '@pytest.mark.slow', '@pytest.mark.parametrize(', '    "x", [1, 2],', ')', 'def test_x(x):', '    assert x', '', 'def test_y():', '    assert 0', ''].join('\n');
-    expect(testFunctionContext(text, 'test_x')).toBe('7: @pytest.mark.slow\n8: @pytest.mark.parametrize(\n9:     "x", [1, 2],\n10: )\n11: def test_x(x):\n12:     assert x');
+    const text = [
+      'import pytest',
+      '',
+      'def helper():',
+      '    return 1',
+      '',
+      '',
+      '@pytest.mark.slow',
+      '@pytest.mark.parametrize(',
+      '    "x", [1, 2],',
+      ')',
+      'def test_x(x):',
+      '    assert x',
+      '',
+      'def test_y():',
+      '    assert 0',
+      '',
+    ].join('\n');
+    expect(testFunctionContext(text, 'test_x')).toBe(
+      '7: @pytest.mark.slow\n8: @pytest.mark.parametrize(\n9:     "x", [1, 2],\n10: )\n11: def test_x(x):\n12:     assert x',
+    );
     expect(testFunctionContext(text, 'test_y')).toBe('14: def test_y():\n15:     assert 0');
-    expect(testFunctionContext('class TestA:\n    @staticmethod\n    def test_m():\n        assert 1\n', 'TestA::test_m')).toBe('2:     @staticmethod\n3:     def test_m():\n4:         assert 1');
+    expect(
+      testFunctionContext('class TestA:\n    @staticmethod\n    def test_m():\n        assert 1\n', 'TestA::test_m'),
+    ).toBe('2:     @staticmethod\n3:     def test_m():\n4:         assert 1');
   });
 
   it('reads the parameters of a one-line def', () => {
     expect(parametersOf('    def visit(node):')).toEqual(['node']);
-    expect(parametersOf('def f(self, a: int = 1, *args, b=2, **kw) -> None:')).toEqual(['self', 'a', 'args', 'b', 'kw']);
+    expect(parametersOf('def f(self, a: int = 1, *args, b=2, **kw) -> None:')).toEqual([
+      'self',
+      'a',
+      'args',
+      'b',
+      'kw',
+    ]);
     expect(parametersOf('def g(')).toBeNull();
   });
 });

@@ -10,7 +10,14 @@ import {ReviewError, reviewQuestion} from '../../source/services/question-review
 import {buildReport} from '../../source/services/report.js';
 import {scoreExplanations} from '../../source/services/scoring.js';
 import type {Db} from '../../source/store/db.js';
-import {ensureExplanation, getQuestion, listAnswers, listReviews, questionProvenance, rejectedQuestions} from '../../source/store/questions.js';
+import {
+  ensureExplanation,
+  getQuestion,
+  listAnswers,
+  listReviews,
+  questionProvenance,
+  rejectedQuestions,
+} from '../../source/store/questions.js';
 import {freshDb} from '../helpers/db.js';
 import {durationsBuild, insertDurationsQuestion} from '../helpers/questions.js';
 
@@ -40,10 +47,22 @@ beforeAll(async () => {
 }, 300_000);
 
 const reviewer = 'ana';
-const edit = (id: string, change: (doc: {question: string; choices: {label: string; text: string; role: string}[]; answer: string | string[]; note: string}) => void): Promise<EditResult> => {
+const edit = (
+  id: string,
+  change: (doc: {
+    question: string;
+    choices: {label: string; text: string; role: string}[];
+    answer: string | string[];
+    note: string;
+  }) => void,
+): Promise<EditResult> => {
   const doc = JSON.parse(editDocument(getQuestion(db, id)!));
   change(doc);
-  return saveEditedQuestion(db, id, JSON.stringify(doc), {python: process.env.DELTALENS_PYTHON ?? 'python3', sandbox: 'prefer', reviewer});
+  return saveEditedQuestion(db, id, JSON.stringify(doc), {
+    python: process.env.DELTALENS_PYTHON ?? 'python3',
+    sandbox: 'prefer',
+    reviewer,
+  });
 };
 const setText = (from: string, to: string) => (doc: {choices: {text: string}[]}) => {
   const c = doc.choices.find(x => x.text === from);
@@ -60,7 +79,11 @@ describe('editing a built question: changed choices are validated by running the
     const distractor = before!.choices.find(c => c.role === 'distractor')!;
     const r = await edit(ID.intent, setText(distractor.text, '5400.0'));
     expect(r.saved).toBe(false);
-    expect(check(r, distractor.label)).toMatchObject({status: 'invalid', reason: expect.stringContaining('also a correct answer'), evidence: {buggy: {status: 'failed'}, fixed: {status: 'passed'}}});
+    expect(check(r, distractor.label)).toMatchObject({
+      status: 'invalid',
+      reason: expect.stringContaining('also a correct answer'),
+      evidence: {buggy: {status: 'failed'}, fixed: {status: 'passed'}},
+    });
     expect(r.problems[0]).toContain('5400.0');
     expect(getQuestion(db, ID.intent)).toEqual(before);
     expect(listReviews(db, ID.intent)).toEqual([]);
@@ -74,7 +97,10 @@ describe('editing a built question: changed choices are validated by running the
       doc.note = 'the buggy answer is a better distractor';
     });
     expect(r.saved).toBe(true);
-    expect(check(r, distractor.label)).toMatchObject({status: 'valid', evidence: {buggy: {status: 'passed'}, fixed: {status: 'failed', line: 11}}});
+    expect(check(r, distractor.label)).toMatchObject({
+      status: 'valid',
+      evidence: {buggy: {status: 'passed'}, fixed: {status: 'failed', line: 11}},
+    });
     expect(r.checks.filter(c => c.status === 'unchanged')).toHaveLength(4);
     expect(texts(getQuestion(db, ID.intent))).toContain('1800');
     const review = listReviews(db, ID.intent).at(-1)!;
@@ -86,16 +112,25 @@ describe('editing a built question: changed choices are validated by running the
   it('end-to-end intent: a key the test does not turn from failing to passing is refused', async () => {
     const r = await edit(ID.intent, setText('5400', '5400 + 1'));
     expect(r.saved).toBe(false);
-    expect(check(r, r.question.answer[0]!)).toMatchObject({status: 'invalid', reason: expect.stringContaining('does not fail-before-and-pass-after')});
+    expect(check(r, r.question.answer[0]!)).toMatchObject({
+      status: 'invalid',
+      reason: expect.stringContaining('does not fail-before-and-pass-after'),
+    });
   }, 60_000);
 
-  it('local intent: evaluated at the question\'s point on both versions — a changing distractor is refused, an unchanged one saved', async () => {
+  it("local intent: evaluated at the question's point on both versions — a changing distractor is refused, an unchanged one saved", async () => {
     const changing = await edit(ID.local, setText('text', 'total * 3'));
     expect(changing.saved).toBe(false);
-    expect(check(changing, labelOf(ID.local, 'text'))).toMatchObject({status: 'invalid', evidence: {buggy: {value: 5400}, patched: {value: 16200}}});
+    expect(check(changing, labelOf(ID.local, 'text'))).toMatchObject({
+      status: 'invalid',
+      evidence: {buggy: {value: 5400}, patched: {value: 16200}},
+    });
     const same = await edit(ID.local, setText('text', 'len(text)'));
     expect(same.saved).toBe(true);
-    expect(check(same, labelOf(ID.local, 'len(text)'))).toMatchObject({status: 'valid', evidence: {buggy: {value: 5}, patched: {value: 5}}});
+    expect(check(same, labelOf(ID.local, 'len(text)'))).toMatchObject({
+      status: 'valid',
+      evidence: {buggy: {value: 5}, patched: {value: 5}},
+    });
     // the key moved to an expression that keeps its value: refused
     const moved = await edit(ID.local, doc => {
       const key = doc.choices.find(c => c.role === 'correct')!;
@@ -124,25 +159,41 @@ describe('editing a built question: changed choices are validated by running the
 
   it('end-to-end effect: checked against the stored runs — the key must be what the test did, a distractor what it never did', async () => {
     const passed = await edit(ID.effect, doc => {
-      doc.answer = [doc.choices.find(c => c.role === 'correct')!.label, doc.choices.find(c => c.text === 'The test passed.')!.label];
+      doc.answer = [
+        doc.choices.find(c => c.role === 'correct')!.label,
+        doc.choices.find(c => c.text === 'The test passed.')!.label,
+      ];
     });
     expect(passed.saved).toBe(false);
     expect(passed.problems[0]).toContain('after the patch');
-    const reworded = await edit(ID.effect, setText('The test passed.', 'The test failed at line 11 with exception: KeyError.'));
+    const reworded = await edit(
+      ID.effect,
+      setText('The test passed.', 'The test failed at line 11 with exception: KeyError.'),
+    );
     expect(reworded.saved).toBe(true);
     expect(reworded.ran).toBe(false);
   });
 
   it('the context cannot change, an unknown field is named, a fixed choice text stays fixed', async () => {
-    await expect(edit(ID.local, doc => Object.assign(doc, {context: {line: 'x'}}))).rejects.toThrow(/context cannot be edited/);
+    await expect(edit(ID.local, doc => Object.assign(doc, {context: {line: 'x'}}))).rejects.toThrow(
+      /context cannot be edited/,
+    );
     await expect(edit(ID.local, doc => Object.assign(doc, {key: 'A'}))).rejects.toThrow(QuestionError);
-    await expect(edit(ID.local, setText('Explanation insufficient to answer.', 'Not enough.'))).rejects.toMatchObject({field: expect.stringMatching(/^choices\[\d\]\.text$/)});
+    await expect(edit(ID.local, setText('Explanation insufficient to answer.', 'Not enough.'))).rejects.toMatchObject({
+      field: expect.stringMatching(/^choices\[\d\]\.text$/),
+    });
   });
 });
 
 describe('accepting and rejecting built questions', () => {
   it('a rejected question leaves scoring and the report (which says so); accepting it again brings it back', async () => {
-    ensureExplanation(db, {instance: 'demo__durations-1', agent: 'wrong', kind: 'original', text: 'total keeps only the last unit', source: 'test'});
+    ensureExplanation(db, {
+      instance: 'demo__durations-1',
+      agent: 'wrong',
+      kind: 'original',
+      text: 'total keeps only the last unit',
+      source: 'test',
+    });
     reviewQuestion(db, ID.local, 'rejected', reviewer, 'too easy');
     expect(rejectedQuestions(db)).toEqual(new Set([ID.local]));
     await scoreExplanations(db, {model: lexicalModel(), samples: 1, concurrency: 1, kinds: ['original']});

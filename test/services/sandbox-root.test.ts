@@ -7,7 +7,17 @@
  * links, FIFOs, folders and huge files left in the trees.
  */
 import {spawnSync} from 'node:child_process';
-import {copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {AuditTools} from '../../source/services/audit-tools.js';
@@ -22,7 +32,10 @@ import {durationsBuild} from '../helpers/questions.js';
 
 const BWRAP = hasBwrap();
 const ROOT_USER = process.getuid?.() === 0;
-if (BWRAP && !ROOT_USER) console.warn('sandbox-as-root tests run as a normal user here: the capability checks still run, the host writes they guard against need root');
+if (BWRAP && !ROOT_USER)
+  console.warn(
+    'sandbox-as-root tests run as a normal user here: the capability checks still run, the host writes they guard against need root',
+  );
 const ATTACK = join(ROOT, 'test', 'fixtures', 'sandbox_attack.py');
 const DURATIONS = join(PROJECTS_DIR, 'durations');
 
@@ -87,15 +100,41 @@ describe.skipIf(!BWRAP)('the sandbox holds whoever runs deltalens', () => {
     mkdirSync(join(repo, 'tests'), {recursive: true});
     copyFileSync(ATTACK, join(repo, 'sandbox_attack.py'));
     writeFileSync(join(repo, 'lib.py'), 'def f():\n    return 1\n');
-    writeFileSync(join(repo, 'tests', 'test_lib.py'), 'import lib\n\n\ndef test_f():\n    assert getattr(lib, "ESCAPED", []) == []\n    assert lib.f() == 2\n');
+    writeFileSync(
+      join(repo, 'tests', 'test_lib.py'),
+      'import lib\n\n\ndef test_f():\n    assert getattr(lib, "ESCAPED", []) == []\n    assert lib.f() == 2\n',
+    );
     git(repo, 'init', '-q');
     git(repo, 'add', '.');
     git(repo, 'commit', '-qm', 'buggy');
     const mark = markOf('trace');
     // three lines of a patched module: the attack runs when the test imports it
-    writeFileSync(join(repo, 'lib.py'), `import sandbox_attack\nESCAPED = sandbox_attack.attack(${JSON.stringify(mark)})\n\n\ndef f():\n    return 2\n`);
+    writeFileSync(
+      join(repo, 'lib.py'),
+      `import sandbox_attack\nESCAPED = sandbox_attack.attack(${JSON.stringify(mark)})\n\n\ndef f():\n    return 2\n`,
+    );
     git(repo, 'commit', '-qam', 'hostile fix');
-    const r = runCli(['trace', '--repo', repo, '--buggy', 'HEAD~1', '--patched', 'HEAD', '--test', 'tests/test_lib.py::test_f', '--db', join(dir, 'db.sqlite'), '--python', PYTHON, '--no-plugins', '--json', '--no-rerun'], {TMPDIR: dir});
+    const r = runCli(
+      [
+        'trace',
+        '--repo',
+        repo,
+        '--buggy',
+        'HEAD~1',
+        '--patched',
+        'HEAD',
+        '--test',
+        'tests/test_lib.py::test_f',
+        '--db',
+        join(dir, 'db.sqlite'),
+        '--python',
+        PYTHON,
+        '--no-plugins',
+        '--json',
+        '--no-rerun',
+      ],
+      {TMPDIR: dir},
+    );
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as {sandbox: string; patched_outcome: {status: string}};
     expect(out.sandbox).toMatch(/^bwrap/);
@@ -138,18 +177,22 @@ describe.skipIf(!BWRAP)('the audit tools against what a run leaves in the trees'
   it('write_file through a dangling link writes the tree, not the host', async () => {
     const target = join(host, 'created-through-link.txt');
     await tools.bash(`ln -s ${target} dangling && ln -s ${host} hostdir`);
-    const w = tools.writeFile('dangling', 'the model\'s content');
+    const w = tools.writeFile('dangling', "the model's content");
     // the link itself is replaced by a file of the tree
     expect(w).toEqual({written: 'dangling', bytes: 19});
     expect(existsSync(target)).toBe(false);
-    expect(tools.readFile('dangling')).toEqual({content: 'the model\'s content', truncated: false});
+    expect(tools.readFile('dangling')).toEqual({content: "the model's content", truncated: false});
     // a folder that is a link is never gone through
-    expect(tools.writeFile('hostdir/x.txt', 'x')).toMatchObject({error: expect.stringContaining('leads through a link')});
-    expect(tools.readFile('hostdir/victim.txt')).toMatchObject({error: expect.stringContaining('leads through a link')});
+    expect(tools.writeFile('hostdir/x.txt', 'x')).toMatchObject({
+      error: expect.stringContaining('leads through a link'),
+    });
+    expect(tools.readFile('hostdir/victim.txt')).toMatchObject({
+      error: expect.stringContaining('leads through a link'),
+    });
     expect(existsSync(join(host, 'x.txt'))).toBe(false);
   }, 60_000);
 
-  it('a test that swaps the audit\'s test files for links to host files: the next diff_execution and inspect_call_graph write the trees only', async () => {
+  it("a test that swaps the audit's test files for links to host files: the next diff_execution and inspect_call_graph write the trees only", async () => {
     const swap = `import os\n\n\ndef test_swap():\n    here = os.path.dirname(os.path.abspath(__file__))\n    for name in ["test_deltalens_audit.py", "test_deltalens_audit_cg1.py", "test_deltalens_audit_cg2.py"]:\n        p = os.path.join(here, name)\n        if os.path.lexists(p):\n            os.remove(p)\n        os.symlink(${JSON.stringify(victim)}, p)\n`;
     const first = await tools.diffExecution(swap);
     expect(first).toMatchObject({before: {outcome: 'passed'}, after: {outcome: 'passed'}});
@@ -171,7 +214,9 @@ describe.skipIf(!BWRAP)('the audit tools against what a run leaves in the trees'
 
   it('write_file on a folder, under a file, a huge read_file and revert_patch after a folder became a link answer the model, never throw', async () => {
     expect(tools.writeFile('durations', 'x')).toMatchObject({error: 'durations is a folder'});
-    expect(tools.writeFile('durations/parse.py/sub.py', 'x')).toMatchObject({error: expect.stringContaining('is not a folder')});
+    expect(tools.writeFile('durations/parse.py/sub.py', 'x')).toMatchObject({
+      error: expect.stringContaining('is not a folder'),
+    });
     await tools.bash('truncate -s 1500M huge.txt');
     const before = process.memoryUsage().rss;
     const started = Date.now();
@@ -183,7 +228,9 @@ describe.skipIf(!BWRAP)('the audit tools against what a run leaves in the trees'
     await tools.bash(`rm -rf durations && ln -s ${host} durations`);
     expect(tools.revertPatch()).toEqual({reverted: true});
     expect(lstatSync(join(tools.work, 'durations')).isDirectory()).toBe(true);
-    expect(tools.readFile('durations/parse.py')).toMatchObject({content: expect.stringContaining('def parse_duration')});
+    expect(tools.readFile('durations/parse.py')).toMatchObject({
+      content: expect.stringContaining('def parse_duration'),
+    });
     expect(existsSync(join(host, 'parse.py'))).toBe(false);
   }, 60_000);
 });
@@ -209,7 +256,12 @@ describe.skipIf(!BWRAP)('questions build with hostile code', () => {
     ];
     const init = readFileSync(join(DURATIONS, 'repo', 'durations', '__init__.py'), 'utf8').split('\n');
     if (init.at(-1) === '') init.pop();
-    hostile.push(`@@ -1,${init.length} +1,${init.length + 2} @@`, ...init.map(l => ` ${l}`), '+from durations import evil as _evil', `+_evil.attack(${JSON.stringify(mark)})`);
+    hostile.push(
+      `@@ -1,${init.length} +1,${init.length + 2} @@`,
+      ...init.map(l => ` ${l}`),
+      '+from durations import evil as _evil',
+      `+_evil.attack(${JSON.stringify(mark)})`,
+    );
     writeFileSync(join(dir, 'hostile.diff'), `${hostile.join('\n')}\n`);
     // the PBT: fails on the buggy version, passes on the fixed one; run with a candidate in place
     // of its expected value, it replaces itself by a link to a host file (every later test the
@@ -219,10 +271,21 @@ describe.skipIf(!BWRAP)('questions build with hostile code', () => {
       `import os\nfrom durations.parse import parse_duration\n\n\ndef test_pbt():\n    me = os.path.abspath(__file__)\n    if "== 5400\\n" not in open(me).read():\n        os.remove(me)\n        os.symlink(${JSON.stringify(victim)}, me)\n    assert parse_duration("1h30m") == 5400\n`,
     );
     const {db} = freshDb();
-    const r = await buildQuestions(db, await durationsBuild({sandbox: 'require', pbt: join(dir, 'pbt.py'), agentPatches: [{name: 'hostile', file: join(dir, 'hostile.diff')}], types: ['e2e_intent', 'e2e_effect']}));
+    const r = await buildQuestions(
+      db,
+      await durationsBuild({
+        sandbox: 'require',
+        pbt: join(dir, 'pbt.py'),
+        agentPatches: [{name: 'hostile', file: join(dir, 'hostile.diff')}],
+        types: ['e2e_intent', 'e2e_effect'],
+      }),
+    );
     expect(readFileSync(victim, 'utf8')).toBe('the host file\n');
     expect(await escapes(mark)).toEqual([]);
     // the build went on: the candidates were written into the trees, not through the link
-    expect(r.questions.map(q => q.question.type).sort(), JSON.stringify(r.excluded)).toEqual(['e2e_effect', 'e2e_intent']);
+    expect(r.questions.map(q => q.question.type).sort(), JSON.stringify(r.excluded)).toEqual([
+      'e2e_effect',
+      'e2e_intent',
+    ]);
   }, 300_000);
 });

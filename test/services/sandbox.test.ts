@@ -9,17 +9,30 @@ import {afterAll, describe, expect, it} from 'vitest';
 import {openDb} from '../../source/store/db.js';
 import {importInto, snapshot} from '../helpers/db.js';
 import {tempDir, SAMPLES} from '../helpers/files.js';
-import {hasBwrap, hostileRepo, leftovers, noProcessesLeft, processesMentioning, PYTHON, runCli, startCli, treeHash} from '../helpers/hostile.js';
+import {
+  hasBwrap,
+  hostileRepo,
+  leftovers,
+  noProcessesLeft,
+  processesMentioning,
+  PYTHON,
+  runCli,
+  startCli,
+  treeHash,
+} from '../helpers/hostile.js';
 
 const BWRAP = hasBwrap();
 if (!BWRAP) {
-  console.warn('sandbox tests skipped: bwrap (bubblewrap) is not installed here or cannot make namespaces (apt-get install -y bubblewrap; .ci/run installs it)');
+  console.warn(
+    'sandbox tests skipped: bwrap (bubblewrap) is not installed here or cannot make namespaces (apt-get install -y bubblewrap; .ci/run installs it)',
+  );
 }
 
 const marks: string[] = [];
 afterAll(() => {
   // whatever a failed assertion or the unconfined control run left running
-  for (const mark of marks) for (const line of processesMentioning(mark)) process.kill(Number(line.split(/\s+/)[0]), 'SIGKILL');
+  for (const mark of marks)
+    for (const line of processesMentioning(mark)) process.kill(Number(line.split(/\s+/)[0]), 'SIGKILL');
 });
 
 /** A store with something in it (a real trajectory), a private TMPDIR and HOME, a marker. */
@@ -39,7 +52,19 @@ function setting(name: string) {
   return {dir, tmp, home, db, before, mark, env: {TMPDIR: tmp, HOME: home}};
 }
 
-const TRACE_TABLES = new Set(['trace', 'frame', 'trace_step', 'trace_chunk', 'trace_source', 'source_text', 'trace_pair', 'delta', 'program_version', 'test', 'instance']);
+const TRACE_TABLES = new Set([
+  'trace',
+  'frame',
+  'trace_step',
+  'trace_chunk',
+  'trace_source',
+  'source_text',
+  'trace_pair',
+  'delta',
+  'program_version',
+  'test',
+  'instance',
+]);
 
 function rowsOutsideTraces(db: string): Record<string, unknown[]> {
   const store = openDb(db, {mode: 'read'});
@@ -51,7 +76,24 @@ function rowsOutsideTraces(db: string): Record<string, unknown[]> {
 }
 
 function traceArgs(repo: string, db: string, extra: string[] = []): string[] {
-  return ['trace', '--repo', repo, '--buggy', 'HEAD~1', '--patched', 'HEAD', '--test', 'tests/test_hostile.py::test_hostile', '--db', db, '--python', PYTHON, '--no-plugins', '--json', ...extra];
+  return [
+    'trace',
+    '--repo',
+    repo,
+    '--buggy',
+    'HEAD~1',
+    '--patched',
+    'HEAD',
+    '--test',
+    'tests/test_hostile.py::test_hostile',
+    '--db',
+    db,
+    '--python',
+    PYTHON,
+    '--no-plugins',
+    '--json',
+    ...extra,
+  ];
 }
 
 describe.skipIf(!BWRAP)('a hostile patch inside the sandbox', () => {
@@ -61,18 +103,28 @@ describe.skipIf(!BWRAP)('a hostile patch inside the sandbox', () => {
     const files = treeHash(repo);
     const r = runCli(traceArgs(repo, s.db), s.env);
     expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as {status: string; patched_outcome: unknown; sandbox: string; traces: {buggy: number; patched: number}};
+    const out = JSON.parse(r.stdout) as {
+      status: string;
+      patched_outcome: unknown;
+      sandbox: string;
+      traces: {buggy: number; patched: number};
+    };
     expect(out.sandbox).toMatch(/^bwrap /);
     // the hostile test ran to its end on the patched side (every attempt was made) and passed
     const store = openDb(s.db, {mode: 'read'});
-    const patched = store.prepare("SELECT outcome, sandbox FROM trace WHERE side = 'patched' AND run = 1").get() as {outcome: string; sandbox: string};
+    const patched = store.prepare("SELECT outcome, sandbox FROM trace WHERE side = 'patched' AND run = 1").get() as {
+      outcome: string;
+      sandbox: string;
+    };
     store.close();
     expect(JSON.parse(patched.outcome)).toMatchObject({status: 'passed'});
     expect(patched.sandbox).toMatch(/^bwrap /);
 
     expect(treeHash(repo)).toEqual(files);
     expect(existsSync(join(repo, 'important.txt'))).toBe(true);
-    expect(rowsOutsideTraces(s.db)).toEqual(Object.fromEntries(Object.entries(s.before).filter(([t]) => !TRACE_TABLES.has(t))));
+    expect(rowsOutsideTraces(s.db)).toEqual(
+      Object.fromEntries(Object.entries(s.before).filter(([t]) => !TRACE_TABLES.has(t))),
+    );
     expect(existsSync(`/tmp/escape-${s.mark}`)).toBe(false);
     expect(existsSync(join(s.home, `escape-${s.mark}`))).toBe(false);
     expect(await noProcessesLeft(s.mark)).toEqual([]);
@@ -90,7 +142,9 @@ describe.skipIf(!BWRAP)('a hostile patch inside the sandbox', () => {
       expect(existsSync(join(repo, 'important.txt'))).toBe(false);
       expect(readFileSync(join(repo, '.git', 'description'), 'utf8')).toBe('hostile');
       const store = openDb(s.db, {mode: 'read'});
-      expect(new Set(store.prepare("SELECT name FROM agent WHERE model = 'hostile'").pluck().all())).toEqual(new Set(['cmdline', 'path']));
+      expect(new Set(store.prepare("SELECT name FROM agent WHERE model = 'hostile'").pluck().all())).toEqual(
+        new Set(['cmdline', 'path']),
+      );
       expect(store.prepare('SELECT DISTINCT sandbox FROM trace').pluck().all()).toEqual(['none (--no-sandbox)']);
       store.close();
       expect(existsSync(`/tmp/escape-${s.mark}`)).toBe(true);
@@ -109,7 +163,12 @@ describe.skipIf(!BWRAP)('a hostile patch inside the sandbox', () => {
     const started = Date.now();
     const r = runCli(traceArgs(repo, s.db, ['--timeout', '8', '--no-rerun']), s.env);
     expect(Date.now() - started).toBeLessThan(90_000);
-    const out = JSON.parse(r.stdout) as {status: string; reason: string; function: string; trace_status: {buggy: string; patched: string}};
+    const out = JSON.parse(r.stdout) as {
+      status: string;
+      reason: string;
+      function: string;
+      trace_status: {buggy: string; patched: string};
+    };
     expect(out.trace_status).toEqual({buggy: 'timeout', patched: 'timeout'});
     // the patch changes f's result, which the loop reaches at once: found before the cut, or
     // "incomplete" (never ∅) if nothing differed yet
@@ -146,7 +205,8 @@ describe.skipIf(!BWRAP)('deltalens killed mid-trace', () => {
           store.close();
         }
       };
-      while (Date.now() < deadline && !(processesMentioning(s.mark).length && writing())) await new Promise(resolve => setTimeout(resolve, 100));
+      while (Date.now() < deadline && !(processesMentioning(s.mark).length && writing()))
+        await new Promise(resolve => setTimeout(resolve, 100));
       expect(processesMentioning(s.mark).length, cli.stderr).toBeGreaterThan(0);
       expect(leftovers(s.tmp).some(name => name.startsWith('deltalens-ws-'))).toBe(true);
       cli.child.kill(signal);
@@ -157,7 +217,9 @@ describe.skipIf(!BWRAP)('deltalens killed mid-trace', () => {
         expect(await noProcessesLeft(s.mark)).toEqual([]);
         const next = runCli(['traces', '--db', s.db], s.env);
         expect(next.code).toBe(0);
-        expect(next.stderr).toMatch(/removed what a killed deltalens run left behind: 2 temporary folder\(s\), 2 unfinished trace\(s\)/);
+        expect(next.stderr).toMatch(
+          /removed what a killed deltalens run left behind: 2 temporary folder\(s\), 2 unfinished trace\(s\)/,
+        );
       } else {
         expect(end.code).toBe(signal === 'SIGINT' ? 130 : 143);
         expect(cli.stderr).toContain('nothing of this run was kept');

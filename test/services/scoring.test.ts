@@ -44,7 +44,13 @@ function setup(): Db {
   const {db} = freshDb();
   insertQuestion(db, INTENT);
   insertQuestion(db, EFFECT);
-  ensureExplanation(db, {instance: 'i1', agent: 'agent-x', kind: 'original', text: 'Durations now add up: total == 5400 for 1h30m; parts are summed.', source: 'test'});
+  ensureExplanation(db, {
+    instance: 'i1',
+    agent: 'agent-x',
+    kind: 'original',
+    text: 'Durations now add up: total == 5400 for 1h30m; parts are summed.',
+    source: 'test',
+  });
   return db;
 }
 
@@ -57,7 +63,9 @@ afterEach(async () => {
 /** A "model" that knows the right answer to the intent question and always says "no effect" to the effect one. */
 function scripted(prompt: string): string {
   if (!prompt.includes('Durations now add up')) return letterOf(prompt, 'insufficient'); // a blank explanation
-  return prompt.includes('Which expression changes?') ? letterOf(prompt, 'no effect') : letterOf(prompt, 'total == 5400');
+  return prompt.includes('Which expression changes?')
+    ? letterOf(prompt, 'no effect')
+    : letterOf(prompt, 'total == 5400');
 }
 
 describe('score against a local OpenAI-compatible server', () => {
@@ -65,19 +73,42 @@ describe('score against a local OpenAI-compatible server', () => {
     const server = await startOpenAiServer(call => ({answer: scripted(call.prompt), tokens: 42}));
     close = server.close;
     const db = setup();
-    const model = openAiModel({model: 'test-model', baseURL: server.url, apiKey: 'k', temperature: 1, reasoningEffort: 'medium'});
+    const model = openAiModel({
+      model: 'test-model',
+      baseURL: server.url,
+      apiKey: 'k',
+      temperature: 1,
+      reasoningEffort: 'medium',
+    });
     const r = await scoreExplanations(db, {model, samples: 5, concurrency: 3, kinds: ['original']});
     expect(r).toMatchObject({total: 10, done: 10, failed: 0, cached: 0});
     expect(server.calls).toHaveLength(10);
     expect(server.calls[0]!.body).toMatchObject({model: 'test-model', temperature: 1, reasoning_effort: 'medium'});
     // the option order differs between samples (seeded), "insufficient"/"no effect" stay last
-    const orders = new Set(listAnswers(db).filter(a => a.question === 'q-intent').map(a => JSON.stringify(db.prepare('SELECT permutation FROM qa_answer WHERE question = ? AND sample = ?').pluck().get(a.question, a.sample))));
+    const orders = new Set(
+      listAnswers(db)
+        .filter(a => a.question === 'q-intent')
+        .map(a =>
+          JSON.stringify(
+            db
+              .prepare('SELECT permutation FROM qa_answer WHERE question = ? AND sample = ?')
+              .pluck()
+              .get(a.question, a.sample),
+          ),
+        ),
+    );
     expect(orders.size).toBeGreaterThan(1);
     for (const o of orders) expect(JSON.parse(JSON.parse(o)).at(-1)).toBe('D');
     const answers = listAnswers(db, 'test-model');
-    expect(answers.filter(a => a.question === 'q-intent').every(a => a.verdict === 'correct' && a.letters?.[0] === 'A')).toBe(true);
-    expect(answers.filter(a => a.question === 'q-effect').every(a => a.verdict === 'misaligned' && a.letters?.[0] === 'C')).toBe(true);
-    const stored = db.prepare('SELECT prompt_hash, raw, latency_ms, tokens, seed FROM qa_answer LIMIT 1').get() as Record<string, unknown>;
+    expect(
+      answers.filter(a => a.question === 'q-intent').every(a => a.verdict === 'correct' && a.letters?.[0] === 'A'),
+    ).toBe(true);
+    expect(
+      answers.filter(a => a.question === 'q-effect').every(a => a.verdict === 'misaligned' && a.letters?.[0] === 'C'),
+    ).toBe(true);
+    const stored = db
+      .prepare('SELECT prompt_hash, raw, latency_ms, tokens, seed FROM qa_answer LIMIT 1')
+      .get() as Record<string, unknown>;
     expect(stored).toMatchObject({tokens: 42, prompt_hash: expect.stringMatching(/^[0-9a-f]{64}$/)});
     // by hand: intent 1.0 in every run, local effect 0.0 → S_exp 0.5 ± 0; local effect all misaligned
     const agent = buildReport(db, {model: 'test-model'}).agents[0]!;
@@ -145,7 +176,12 @@ describe('score against a local OpenAI-compatible server', () => {
     close = server.close;
     const db = setup();
     const t0 = Date.now();
-    await scoreExplanations(db, {model: openAiModel({model: 'm', baseURL: server.url, apiKey: 'k'}), samples: 4, concurrency: 8, kinds: ['original']});
+    await scoreExplanations(db, {
+      model: openAiModel({model: 'm', baseURL: server.url, apiKey: 'k'}),
+      samples: 4,
+      concurrency: 8,
+      kinds: ['original'],
+    });
     expect(Date.now() - t0).toBeLessThan(8 * 200); // 8 calls of 200 ms, not one after another
   });
 });
@@ -171,9 +207,19 @@ describe('the lexical baseline and the blank explanation', () => {
     const {db} = freshDb();
     insertQuestion(db, INTENT);
     ensureExplanation(db, {instance: 'i1', agent: 'a', kind: 'original', text: 'total becomes 5400', source: 'test'});
-    ensureExplanation(db, {instance: 'audit', agent: 'audited-agent', kind: 'original', text: 'It fixes the bug.', source: 'test'});
+    ensureExplanation(db, {
+      instance: 'audit',
+      agent: 'audited-agent',
+      kind: 'original',
+      text: 'It fixes the bug.',
+      source: 'test',
+    });
     const r = await scoreExplanations(db, {model: lexicalModel(), samples: 1, concurrency: 1, kinds: ['original']});
-    expect(r).toMatchObject({done: 1, explanations: 2, withoutQuestions: [{instance: 'audit', agent: 'audited-agent', kind: 'original'}]});
+    expect(r).toMatchObject({
+      done: 1,
+      explanations: 2,
+      withoutQuestions: [{instance: 'audit', agent: 'audited-agent', kind: 'original'}],
+    });
   });
 
   it('the same seed gives the same order; another seed another', () => {
@@ -189,7 +235,12 @@ describe('the QA client is bounded', () => {
     const slow = await startOpenAiServer(call => ({answer: scripted(call.prompt), delayMs: 3000}));
     const db = setup();
     try {
-      const r = await scoreExplanations(db, {model: openAiModel({model: 'm', baseURL: slow.url, apiKey: 'k', timeoutMs: 300, maxRetries: 0}), samples: 2, concurrency: 4, kinds: ['original']});
+      const r = await scoreExplanations(db, {
+        model: openAiModel({model: 'm', baseURL: slow.url, apiKey: 'k', timeoutMs: 300, maxRetries: 0}),
+        samples: 2,
+        concurrency: 4,
+        kinds: ['original'],
+      });
       expect(r.failed).toBe(4);
       expect(r.errors[0]).toMatch(/timed out/i);
       expect(listAnswers(db, 'm')).toHaveLength(0);
@@ -198,21 +249,42 @@ describe('the QA client is bounded', () => {
     }
     const fast = await startOpenAiServer(call => ({answer: scripted(call.prompt)}));
     close = fast.close;
-    const again = await scoreExplanations(db, {model: openAiModel({model: 'm', baseURL: fast.url, apiKey: 'k'}), samples: 2, concurrency: 4, kinds: ['original']});
+    const again = await scoreExplanations(db, {
+      model: openAiModel({model: 'm', baseURL: fast.url, apiKey: 'k'}),
+      samples: 2,
+      concurrency: 4,
+      kinds: ['original'],
+    });
     expect(again).toMatchObject({done: 4, failed: 0});
   });
 
   it('a huge answer is stored cut, with a marker; a huge response body is refused', async () => {
-    const server = await startOpenAiServer(call => (call.index === 0 ? {answer: `${scripted(call.prompt)} ${'because '.repeat(20_000)}`} : {malformed: `{"x": "${'y'.repeat(9 * 1024 * 1024)}"}`}));
+    const server = await startOpenAiServer(call =>
+      call.index === 0
+        ? {answer: `${scripted(call.prompt)} ${'because '.repeat(20_000)}`}
+        : {malformed: `{"x": "${'y'.repeat(9 * 1024 * 1024)}"}`},
+    );
     close = server.close;
     const db = setup();
-    const r = await scoreExplanations(db, {model: openAiModel({model: 'm', baseURL: server.url, apiKey: 'k', maxRetries: 0}), samples: 1, concurrency: 1, kinds: ['original'], question: 'q-intent'});
+    const r = await scoreExplanations(db, {
+      model: openAiModel({model: 'm', baseURL: server.url, apiKey: 'k', maxRetries: 0}),
+      samples: 1,
+      concurrency: 1,
+      kinds: ['original'],
+      question: 'q-intent',
+    });
     expect(r.done).toBe(1);
     const stored = listAnswers(db, 'm')[0]!;
     expect(stored.raw!.length).toBeLessThan(33 * 1024);
     expect(stored.raw).toMatch(/\[… answer truncated by deltalens: 160\d\d\d characters in all, 32768 kept\]$/);
     expect(stored.verdict).toBe('correct');
-    const big = await scoreExplanations(db, {model: openAiModel({model: 'm2', baseURL: server.url, apiKey: 'k', maxRetries: 0}), samples: 1, concurrency: 1, kinds: ['original'], question: 'q-intent'});
+    const big = await scoreExplanations(db, {
+      model: openAiModel({model: 'm2', baseURL: server.url, apiKey: 'k', maxRetries: 0}),
+      samples: 1,
+      concurrency: 1,
+      kinds: ['original'],
+      question: 'q-intent',
+    });
     expect(big.failed).toBe(1);
     expect(big.errors[0]).toMatch(/over 8388608 bytes/);
   });
@@ -225,7 +297,13 @@ describe('a busy database', () => {
     const {db, path} = freshDb();
     insertQuestion(db, INTENT);
     insertQuestion(db, EFFECT);
-    ensureExplanation(db, {instance: 'i1', agent: 'agent-x', kind: 'original', text: 'Durations now add up: total == 5400 for 1h30m; parts are summed.', source: 'test'});
+    ensureExplanation(db, {
+      instance: 'i1',
+      agent: 'agent-x',
+      kind: 'original',
+      text: 'Durations now add up: total == 5400 for 1h30m; parts are summed.',
+      source: 'test',
+    });
     db.pragma('busy_timeout = 100'); // this connection gives up quickly...
     const other = openDb(path);
     other.exec('BEGIN IMMEDIATE'); // ...while another holds the write lock for a second and a half

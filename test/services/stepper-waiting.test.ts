@@ -16,13 +16,17 @@ describe('the stepper side that waits', () => {
   it('waits in the caller at the call line once its callee returned', async () => {
     const {db} = freshDb();
     const dir = join(PROJECTS_DIR, 'durations');
-    const r = await tracePair(db, {kind: 'patch', repo: join(dir, 'repo'), patch: join(dir, 'patches', 'agent-correct.diff'), copy: true}, {
-      python: PY,
-      pytestPlugins: false,
-      sandbox: 'prefer',
-      test: 'tests/test_parse.py::test_compound_duration',
-      values: 'all',
-    });
+    const r = await tracePair(
+      db,
+      {kind: 'patch', repo: join(dir, 'repo'), patch: join(dir, 'patches', 'agent-correct.diff'), copy: true},
+      {
+        python: PY,
+        pytestPlugins: false,
+        sandbox: 'prefer',
+        test: 'tests/test_parse.py::test_compound_duration',
+        values: 'all',
+      },
+    );
     const model = openStepper(db, r.pair);
     if ('error' in model) throw new Error(model.error);
     let checked = 0;
@@ -32,7 +36,10 @@ describe('the stepper side that waits', () => {
         const v = model.view(i, which);
         if (!v.present || !v.waiting) continue;
         // the side's last item ended a frame that has a caller: it waits in that caller
-        const last = model.rows.slice(0, i).reverse().find(x => x[which])?.[which];
+        const last = model.rows
+          .slice(0, i)
+          .reverse()
+          .find(x => x[which])?.[which];
         if (last && (last.kind === 'return' || last.kind === 'exception') && v.stack.length > 0 && last.fn !== v.fn) {
           expect(v.kind).toBe('line');
           expect(v.stack[0]!.fn).toBe(v.fn);
@@ -51,13 +58,17 @@ describe('the stepper side that waits', () => {
   it('says what a row holds in words that agree with its values: a row that ends a call shows what it returns; a side that waits elsewhere is not compared', async () => {
     const {db} = freshDb();
     const dir = join(PROJECTS_DIR, 'ledger');
-    const r = await tracePair(db, {kind: 'patch', repo: join(dir, 'repo'), patch: join(dir, 'patches', 'agent-correct.diff'), copy: true}, {
-      python: PY,
-      pytestPlugins: false,
-      sandbox: 'prefer',
-      test: 'tests/test_account.py::test_small_deposits_keep_every_cent',
-      values: 'all',
-    });
+    const r = await tracePair(
+      db,
+      {kind: 'patch', repo: join(dir, 'repo'), patch: join(dir, 'patches', 'agent-correct.diff'), copy: true},
+      {
+        python: PY,
+        pytestPlugins: false,
+        sandbox: 'prefer',
+        test: 'tests/test_account.py::test_small_deposits_keep_every_cent',
+        values: 'all',
+      },
+    );
     const model = openStepper(db, r.pair);
     if ('error' in model) throw new Error(model.error);
     const results = model.rows.map((_, i) => [model.view(i, 'b').result, model.view(i, 'p').result]);

@@ -21,13 +21,22 @@ const project = (name: string) => join(PROJECTS_DIR, name);
 describe('tracePair on the demo projects', () => {
   it('gold patch: a delta inside the fixed function, test failing before and passing after', async () => {
     const {db} = freshDb();
-    const r = await tracePair(db, {kind: 'patch', repo: join(project('durations'), 'repo'), patch: join(project('durations'), 'patches', 'gold.diff'), copy: true}, {
-      ...fast,
-      python: PY,
-      test: 'tests/test_parse.py::test_compound_duration',
-      instance: 'demo__durations-1',
-      label: 'gold',
-    });
+    const r = await tracePair(
+      db,
+      {
+        kind: 'patch',
+        repo: join(project('durations'), 'repo'),
+        patch: join(project('durations'), 'patches', 'gold.diff'),
+        copy: true,
+      },
+      {
+        ...fast,
+        python: PY,
+        test: 'tests/test_parse.py::test_compound_duration',
+        instance: 'demo__durations-1',
+        label: 'gold',
+      },
+    );
     expect(r.changes.functions.map(f => `${f.file}:${f.qualname}`)).toEqual(['durations/parse.py:parse_duration']);
     expect(r.delta).toMatchObject({status: 'found', function: 'parse_duration', file: 'durations/parse.py', line: 21});
     expect(r.delta.buggyOutcome).toMatchObject({kind: 'return', value: '1800'});
@@ -39,11 +48,13 @@ describe('tracePair on the demo projects', () => {
     // stored: the pair, four traces, frames and steps in SQLite; the trees are gone
     expect(listPairs(db)).toHaveLength(1);
     expect(db.prepare('SELECT count(*) FROM trace').pluck().get()).toBe(4);
-    expect(db.prepare('SELECT sum(n) FROM trace_chunk WHERE trace = ?').pluck().get(r.buggy.trace)).toBe(r.buggy.summary.events);
+    expect(db.prepare('SELECT sum(n) FROM trace_chunk WHERE trace = ?').pluck().get(r.buggy.trace)).toBe(
+      r.buggy.summary.events,
+    );
     expect(existsSync(r.workspace.buggy)).toBe(false);
   });
 
-  it("a tree where pytest already ran (its rewritten bytecode names the old path) still has its test traced", async () => {
+  it('a tree where pytest already ran (its rewritten bytecode names the old path) still has its test traced', async () => {
     const tree = join(tempDir(), 'repo');
     cpSync(join(project('durations'), 'repo'), tree, {recursive: true});
     const env: NodeJS.ProcessEnv = {...process.env};
@@ -52,7 +63,17 @@ describe('tracePair on the demo projects', () => {
     const cached = execFileSync('find', [tree, '-name', '*-pytest-*.pyc'], {encoding: 'utf8'});
     expect(cached).toContain('test_parse');
     const {db} = freshDb();
-    const r = await tracePair(db, {kind: 'patch', repo: tree, patch: join(project('durations'), 'patches', 'gold.diff'), copy: true}, {...fast, python: PY, test: 'tests/test_parse.py::test_compound_duration', instance: 'demo__durations-1', label: 'gold'});
+    const r = await tracePair(
+      db,
+      {kind: 'patch', repo: tree, patch: join(project('durations'), 'patches', 'gold.diff'), copy: true},
+      {
+        ...fast,
+        python: PY,
+        test: 'tests/test_parse.py::test_compound_duration',
+        instance: 'demo__durations-1',
+        label: 'gold',
+      },
+    );
     const frames = db.prepare('SELECT function FROM frame WHERE trace = ?').pluck().all(r.buggy.trace);
     expect(frames).toContain('test_compound_duration');
     expect(r.delta).toMatchObject({status: 'found', function: 'parse_duration', line: 21});
@@ -60,7 +81,12 @@ describe('tracePair on the demo projects', () => {
 
   it('an ineffective patch (a function the test never calls) gives ∅ with equal outcomes, with and without focus', async () => {
     const {db} = freshDb();
-    const spec = {kind: 'patch' as const, repo: join(project('ledger'), 'repo'), patch: join(project('ledger'), 'patches', 'agent-ineffective.diff'), copy: true};
+    const spec = {
+      kind: 'patch' as const,
+      repo: join(project('ledger'), 'repo'),
+      patch: join(project('ledger'), 'patches', 'agent-ineffective.diff'),
+      copy: true,
+    };
     const test = 'tests/test_account.py::test_small_deposits_keep_every_cent';
     const focused = await tracePair(db, spec, {...fast, python: PY, test, reruns: false});
     expect(focused.delta).toMatchObject({status: 'none', kind: null});
@@ -75,12 +101,21 @@ describe('tracePair on the demo projects', () => {
 
   it('a wrong patch: a delta, and the test still fails on the patched side', async () => {
     const {db} = freshDb();
-    const r = await tracePair(db, {kind: 'patch', repo: join(project('graphs'), 'repo'), patch: join(project('graphs'), 'patches', 'agent-wrong.diff'), copy: true}, {
-      ...fast,
-      python: PY,
-      test: 'tests/test_topo.py::test_cycle_is_reported',
-      reruns: false,
-    });
+    const r = await tracePair(
+      db,
+      {
+        kind: 'patch',
+        repo: join(project('graphs'), 'repo'),
+        patch: join(project('graphs'), 'patches', 'agent-wrong.diff'),
+        copy: true,
+      },
+      {
+        ...fast,
+        python: PY,
+        test: 'tests/test_topo.py::test_cycle_is_reported',
+        reruns: false,
+      },
+    );
     expect(r.delta).toMatchObject({status: 'found', kind: 'outcome', function: 'topo_sort.<locals>.visit'});
     expect(r.delta.patchedOutcome).toMatchObject({kind: 'exception', exception: {type: 'ValueError'}});
     expect(r.patched.summary.outcome?.status).toBe('failed');
@@ -89,18 +124,26 @@ describe('tracePair on the demo projects', () => {
 
 describe('a real library under pytest', () => {
   const click = findClick();
-  it.skipIf(!click)('click with its option-prefix fix undone: the delta is inside the function the fix touches', async () => {
-    const {buggy, fixed: patched, parser} = clickTrees(click!, tempDir(), ['buggy', 'patched']);
-    const {db} = freshDb();
-    const r = await tracePair(db, {kind: 'dirs', buggyDir: buggy, patchedDir: patched}, {...fast, python: PY, test: CLICK_TEST});
-    expect(r.changes.functions.map(f => f.qualname)).toEqual(['_split_opt']);
-    expect(r.buggy.summary.outcome?.status).toBe('failed');
-    expect(r.patched.summary.outcome?.status).toBe('passed');
-    expect(r.delta).toMatchObject({status: 'found', function: '_split_opt', file: 'click/parser.py'});
-    expect(r.buggy.summary.frames).toBeGreaterThan(5);
-    // ready directories are left alone
-    expect(existsSync(parser)).toBe(true);
-  }, 120_000);
+  it.skipIf(!click)(
+    'click with its option-prefix fix undone: the delta is inside the function the fix touches',
+    async () => {
+      const {buggy, fixed: patched, parser} = clickTrees(click!, tempDir(), ['buggy', 'patched']);
+      const {db} = freshDb();
+      const r = await tracePair(
+        db,
+        {kind: 'dirs', buggyDir: buggy, patchedDir: patched},
+        {...fast, python: PY, test: CLICK_TEST},
+      );
+      expect(r.changes.functions.map(f => f.qualname)).toEqual(['_split_opt']);
+      expect(r.buggy.summary.outcome?.status).toBe('failed');
+      expect(r.patched.summary.outcome?.status).toBe('passed');
+      expect(r.delta).toMatchObject({status: 'found', function: '_split_opt', file: 'click/parser.py'});
+      expect(r.buggy.summary.frames).toBeGreaterThan(5);
+      // ready directories are left alone
+      expect(existsSync(parser)).toBe(true);
+    },
+    120_000,
+  );
 });
 
 describe('how a trace is stored', () => {
@@ -109,13 +152,27 @@ describe('how a trace is stored', () => {
     for (const side of ['buggy', 'patched']) {
       mkdirSync(join(dir, side, 'tests'), {recursive: true});
       // 30 parts in, 30 words out: well over the 256 characters from which a value is deflated
-      writeFileSync(join(dir, side, 'lib.py'), `def words(parts):\n    return [p + "-word-%05d" % i for i, p in enumerate(parts)]${side === 'buggy' ? '[:-1]' : ''}\n`);
-      writeFileSync(join(dir, side, 'tests', 'test_it.py'), 'from lib import words\n\n\ndef test_it():\n    assert len(words(["part%03d" % i for i in range(30)])) == 30\n');
+      writeFileSync(
+        join(dir, side, 'lib.py'),
+        `def words(parts):\n    return [p + "-word-%05d" % i for i, p in enumerate(parts)]${side === 'buggy' ? '[:-1]' : ''}\n`,
+      );
+      writeFileSync(
+        join(dir, side, 'tests', 'test_it.py'),
+        'from lib import words\n\n\ndef test_it():\n    assert len(words(["part%03d" % i for i in range(30)])) == 30\n',
+      );
     }
     const {db} = freshDb();
-    const r = await tracePair(db, {kind: 'dirs', buggyDir: join(dir, 'buggy'), patchedDir: join(dir, 'patched')}, {...fast, python: PY, test: 'tests/test_it.py::test_it', reruns: false});
+    const r = await tracePair(
+      db,
+      {kind: 'dirs', buggyDir: join(dir, 'buggy'), patchedDir: join(dir, 'patched')},
+      {...fast, python: PY, test: 'tests/test_it.py::test_it', reruns: false},
+    );
     expect(r.delta).toMatchObject({status: 'found', kind: 'outcome', function: 'words'});
-    const blobs = (column: string) => db.prepare(`SELECT count(*) FROM frame WHERE trace = ? AND typeof(${column}) = 'blob'`).pluck().get(r.buggy.trace) as number;
+    const blobs = (column: string) =>
+      db
+        .prepare(`SELECT count(*) FROM frame WHERE trace = ? AND typeof(${column}) = 'blob'`)
+        .pluck()
+        .get(r.buggy.trace) as number;
     expect(blobs('args')).toBeGreaterThan(0);
     expect(blobs('outcome')).toBeGreaterThan(0);
     // read back whole: the patched result holds all 30 items, the buggy one 29
@@ -136,9 +193,14 @@ describe('what can go wrong', () => {
     return {kind: 'dirs' as const, buggyDir: join(dir, 'buggy'), patchedDir: join(dir, 'patched')};
   };
 
-  it('a test id that does not exist: incomplete, with pytest\'s reason; never ∅', async () => {
+  it("a test id that does not exist: incomplete, with pytest's reason; never ∅", async () => {
     const {db} = freshDb();
-    const r = await tracePair(db, tiny('    assert f() == 2'), {...fast, python: PY, test: 'tests/test_it.py::test_missing', reruns: false});
+    const r = await tracePair(db, tiny('    assert f() == 2'), {
+      ...fast,
+      python: PY,
+      test: 'tests/test_it.py::test_missing',
+      reruns: false,
+    });
     expect(r.delta.status).toBe('incomplete');
     expect(r.delta.reason).toMatch(/no test ran/);
     expect(getTrace(db, r.buggy.trace)?.status).toBe('error');
@@ -147,24 +209,52 @@ describe('what can go wrong', () => {
   it('a test that never ends is stopped at the timeout and stored as timed out: incomplete, or a difference found before the cut', async () => {
     const {db} = freshDb();
     const started = Date.now();
-    const r = await tracePair(db, tiny('    while True:\n        pass'), {...fast, python: PY, test: 'tests/test_it.py::test_it', reruns: false, limits: {timeoutS: 4}});
+    const r = await tracePair(db, tiny('    while True:\n        pass'), {
+      ...fast,
+      python: PY,
+      test: 'tests/test_it.py::test_it',
+      reruns: false,
+      limits: {timeoutS: 4},
+    });
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(r.buggy.summary.status).toBe('timeout');
     expect(r.delta.status).toBe('incomplete');
     expect(r.delta.reason).toMatch(/timeout/);
     // the changed function ran (and returned differently) before the loop: that is the delta
-    const early = await tracePair(db, tiny('    f()\n    while True:\n        pass'), {...fast, python: PY, test: 'tests/test_it.py::test_it', reruns: false, limits: {timeoutS: 4}});
+    const early = await tracePair(db, tiny('    f()\n    while True:\n        pass'), {
+      ...fast,
+      python: PY,
+      test: 'tests/test_it.py::test_it',
+      reruns: false,
+      limits: {timeoutS: 4},
+    });
     expect(early.buggy.summary.status).toBe('timeout');
-    expect(early.delta).toMatchObject({status: 'found', kind: 'outcome', function: 'f', buggyOutcome: {value: '1'}, patchedOutcome: {value: '2'}});
+    expect(early.delta).toMatchObject({
+      status: 'found',
+      kind: 'outcome',
+      function: 'f',
+      buggyOutcome: {value: '1'},
+      patchedOutcome: {value: '2'},
+    });
   });
 
   it('a missing Python is a clear error', async () => {
     const {db} = freshDb();
-    await expect(tracePair(db, tiny('    pass'), {python: '/nonexistent/python3', test: 'tests/test_it.py::test_it'})).rejects.toThrow(/cannot run \/nonexistent\/python3/);
+    await expect(
+      tracePair(db, tiny('    pass'), {python: '/nonexistent/python3', test: 'tests/test_it.py::test_it'}),
+    ).rejects.toThrow(/cannot run \/nonexistent\/python3/);
   });
 
   it('the traced program gets an allowlisted environment: no keys, tokens, database URLs or proxies; --pass-env lets one through', async () => {
-    const secrets = {OPENAI_API_KEY: 'sk-secret', MY_SERVICE_TOKEN: 'tok', DATABASE_URL: 'postgres://u:p@h/db', MYSQL_PWD: 'pw', GITHUB_PAT: 'ghp_x', HTTPS_PROXY: 'http://u:p@proxy:8080', PROJECT_SETTING: 'wanted'};
+    const secrets = {
+      OPENAI_API_KEY: 'sk-secret',
+      MY_SERVICE_TOKEN: 'tok',
+      DATABASE_URL: 'postgres://u:p@h/db',
+      MYSQL_PWD: 'pw',
+      GITHUB_PAT: 'ghp_x',
+      HTTPS_PROXY: 'http://u:p@proxy:8080',
+      PROJECT_SETTING: 'wanted',
+    };
     Object.assign(process.env, secrets);
     try {
       const {db} = freshDb();
@@ -175,7 +265,13 @@ describe('what can go wrong', () => {
         '    assert os.environ.get("PROJECT_SETTING") == "wanted"',
         '    assert f() == 2',
       ].join('\n');
-      const r = await tracePair(db, tiny(body), {...fast, python: PY, test: 'tests/test_it.py::test_it', reruns: false, passEnv: ['PROJECT_SETTING']});
+      const r = await tracePair(db, tiny(body), {
+        ...fast,
+        python: PY,
+        test: 'tests/test_it.py::test_it',
+        reruns: false,
+        passEnv: ['PROJECT_SETTING'],
+      });
       expect(r.patched.summary.outcome).toMatchObject({status: 'passed'});
       expect(r.buggy.summary.outcome?.tests[0]?.message ?? '').not.toMatch(/leaked/);
     } finally {
@@ -185,7 +281,8 @@ describe('what can go wrong', () => {
 
   it('two git revisions become plain exported trees: no worktree registered, no .git pointing back, removed afterwards', async () => {
     const repo = tempDir();
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], {cwd: repo, encoding: 'utf8'});
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], {cwd: repo, encoding: 'utf8'});
     mkdirSync(join(repo, 'tests'));
     writeFileSync(join(repo, 'lib.py'), 'def f(x):\n    y = x * 2\n    return y\n');
     writeFileSync(join(repo, 'tests', 'test_it.py'), 'from lib import f\n\ndef test_it():\n    assert f(3) == 7\n');
@@ -195,7 +292,11 @@ describe('what can go wrong', () => {
     writeFileSync(join(repo, 'lib.py'), 'def f(x):\n    y = x * 2 + 1\n    return y\n');
     git('commit', '-qam', 'fixed');
     const {db} = freshDb();
-    const r = await tracePair(db, {kind: 'revs', repo, buggy: 'HEAD~1', patched: 'HEAD'}, {...fast, python: PY, test: 'tests/test_it.py::test_it'});
+    const r = await tracePair(
+      db,
+      {kind: 'revs', repo, buggy: 'HEAD~1', patched: 'HEAD'},
+      {...fast, python: PY, test: 'tests/test_it.py::test_it'},
+    );
     expect(r.delta).toMatchObject({status: 'found', function: 'f'});
     expect(r.buggy.summary.outcome?.status).toBe('failed');
     expect(r.patched.summary.outcome?.status).toBe('passed');

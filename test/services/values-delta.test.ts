@@ -28,7 +28,12 @@ const CASES: [string, string, string, string][] = [
   ['path', 'import pathlib', 'pathlib.PurePosixPath("a/b")', 'pathlib.PurePosixPath("a/c")'],
   ['enum', 'import enum\nclass Color(enum.Enum):\n    RED = 1\n    GREEN = 2', 'Color.RED', 'Color.GREEN'],
   ['deque', 'import collections', 'collections.deque([1, 2])', 'collections.deque([2, 1])'],
-  ['ordereddict', 'import collections', 'collections.OrderedDict([("a", 1), ("b", 2)])', 'collections.OrderedDict([("b", 2), ("a", 1)])'],
+  [
+    'ordereddict',
+    'import collections',
+    'collections.OrderedDict([("a", 1), ("b", 2)])',
+    'collections.OrderedDict([("b", 2), ("a", 1)])',
+  ],
   ['defaultdict', 'import collections', 'collections.defaultdict(list, a=[1])', 'collections.defaultdict(list, a=[2])'],
   ['counter', 'import collections', 'collections.Counter("aab")', 'collections.Counter("abb")'],
   ['range', '', 'range(3)', 'range(4)'],
@@ -57,10 +62,14 @@ function project(): {buggy: string; patched: string} {
   const dir = tempDir();
   for (const side of ['buggy', 'patched'] as const) {
     mkdirSync(join(dir, side, 'tests'), {recursive: true});
-    const lib = CASES.map(([name, imports, b, p]) => `${imports}\n\n\ndef make_${name}():\n    return ${side === 'buggy' ? b : p}\n`).join('\n\n');
+    const lib = CASES.map(
+      ([name, imports, b, p]) => `${imports}\n\n\ndef make_${name}():\n    return ${side === 'buggy' ? b : p}\n`,
+    ).join('\n\n');
     writeFileSync(join(dir, side, 'lib.py'), lib);
     // each test passes on both sides: only the value tells them apart
-    const tests = CASES.map(([name]) => `def test_${name}():\n    value = lib.make_${name}()\n    assert value is not None\n`).join('\n\n');
+    const tests = CASES.map(
+      ([name]) => `def test_${name}():\n    value = lib.make_${name}()\n    assert value is not None\n`,
+    ).join('\n\n');
     writeFileSync(join(dir, side, 'tests', 'test_values.py'), `import lib\n\n\n${tests}`);
   }
   return {buggy: join(dir, 'buggy'), patched: join(dir, 'patched')};
@@ -75,20 +84,26 @@ describe('a fix that changes only a value', () => {
     const worker = async () => {
       for (let c = queue.shift(); c; c = queue.shift()) {
         const [name] = c;
-        const r = await tracePair(db, {kind: 'dirs', buggyDir: buggy, patchedDir: patched}, {
-          python: PY,
-          test: `tests/test_values.py::test_${name}`,
-          pytestPlugins: false,
-          reruns: false,
-          sandbox: 'prefer',
-        });
+        const r = await tracePair(
+          db,
+          {kind: 'dirs', buggyDir: buggy, patchedDir: patched},
+          {
+            python: PY,
+            test: `tests/test_values.py::test_${name}`,
+            pytestPlugins: false,
+            reruns: false,
+            sandbox: 'prefer',
+          },
+        );
         expect(r.buggy.summary.outcome?.status, name).toBe('passed');
         expect(r.patched.summary.outcome?.status, name).toBe('passed');
         results.push({name, status: r.delta.status, kind: r.delta.kind, fn: r.delta.function});
       }
     };
     await Promise.all([worker(), worker()]);
-    const wrong = results.filter(r => r.status !== 'found' || !(r.fn === `make_${r.name}` || r.fn === `test_${r.name}`));
+    const wrong = results.filter(
+      r => r.status !== 'found' || !(r.fn === `make_${r.name}` || r.fn === `test_${r.name}`),
+    );
     expect(wrong).toEqual([]);
     expect(results).toHaveLength(CASES.length);
   }, 600_000);

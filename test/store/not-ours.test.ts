@@ -36,15 +36,24 @@ describe('a file that is not a deltalens store', () => {
   it("another application's SQLite database is refused unchanged: no tables added, no WAL switch, no -wal file", () => {
     const file = join(tempDir(), 'app.db');
     const other = new Database(file);
-    other.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE orders (id INTEGER); INSERT INTO users (name) VALUES ('ada')");
+    other.exec(
+      "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE orders (id INTEGER); INSERT INTO users (name) VALUES ('ada')",
+    );
     other.close();
     const before = hash(file);
     expect(journalByte(file)).toBe(1);
-    for (const args of [['import', join(SAMPLES, 'openhands'), '--db', file], ['trajectories', '--db', file], ['score', '--db', file], ['trace', '--test', 't', '--buggy-dir', '.', '--patched-dir', '.', '--db', file]]) {
+    for (const args of [
+      ['import', join(SAMPLES, 'openhands'), '--db', file],
+      ['trajectories', '--db', file],
+      ['score', '--db', file],
+      ['trace', '--test', 't', '--buggy-dir', '.', '--patched-dir', '.', '--db', file],
+    ]) {
       const r = run(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
-      expect(r.stderr).toMatch(/is not a deltalens database \(it holds 2 other tables: orders, users\); deltalens will not change it/);
+      expect(r.stderr).toMatch(
+        /is not a deltalens database \(it holds 2 other tables: orders, users\); deltalens will not change it/,
+      );
     }
     expect(hash(file)).toBe(before);
     expect(journalByte(file)).toBe(1);
@@ -71,9 +80,15 @@ describe('a file that is not a deltalens store', () => {
   it('a text file, a folder and a mistyped name: one line each, exit 2, nothing created', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'notes.db'), 'not sqlite\n');
-    expect(run(['trajectories', '--db', join(dir, 'notes.db')])).toMatchObject({code: 2, stderr: expect.stringMatching(/notes\.db is not a SQLite database; deltalens will not change it\n$/)});
+    expect(run(['trajectories', '--db', join(dir, 'notes.db')])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/notes\.db is not a SQLite database; deltalens will not change it\n$/),
+    });
     expect(readFileSync(join(dir, 'notes.db'), 'utf8')).toBe('not sqlite\n');
-    expect(run(['import', join(SAMPLES, 'openhands'), '--db', dir])).toMatchObject({code: 2, stderr: expect.stringMatching(/is a folder, not a database file/)});
+    expect(run(['import', join(SAMPLES, 'openhands'), '--db', dir])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/is a folder, not a database file/),
+    });
     const reads = [
       ['trajectories'],
       ['show', 'trajectory', '1'],
@@ -113,25 +128,38 @@ describe('a file that is not a deltalens store', () => {
 describe('a read-only store', () => {
   const root = process.getuid?.() === 0;
   const setpriv = spawnSync('setpriv', ['--version']).status === 0;
-  it.skipIf(root && !setpriv)('is listed and shown by someone who cannot write it or its folder (opened read-only, nothing written)', () => {
-    const dir = join(tempDir(), 'shared');
-    mkdirSync(dir);
-    const file = join(dir, 'store.db');
-    copyFileSync(storeWithRuns(), file);
-    chmodSync(file, 0o444);
-    chmodSync(dir, 0o555);
-    chmodSync(join(dir, '..'), 0o755);
-    const before = hash(file);
-    // root writes whatever the modes say: the reader is "nobody"
-    const as = root ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath] : [process.execPath];
-    const r = spawnSync(as[0]!, [...as.slice(1), BIN, 'trajectories', '--json', '--db', file], {encoding: 'utf8', cwd: '/', env: {...process.env, HOME: '/nonexistent'}});
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout).total).toBe(1);
-    const show = spawnSync(as[0]!, [...as.slice(1), BIN, 'show', 'trajectory', '1', '--db', file], {encoding: 'utf8', cwd: '/', env: {...process.env, HOME: '/nonexistent'}});
-    expect(show.status).toBe(0);
-    expect(show.stdout).toContain('django__django-11099');
-    expect(hash(file)).toBe(before);
-    chmodSync(dir, 0o755);
-  });
+  it.skipIf(root && !setpriv)(
+    'is listed and shown by someone who cannot write it or its folder (opened read-only, nothing written)',
+    () => {
+      const dir = join(tempDir(), 'shared');
+      mkdirSync(dir);
+      const file = join(dir, 'store.db');
+      copyFileSync(storeWithRuns(), file);
+      chmodSync(file, 0o444);
+      chmodSync(dir, 0o555);
+      chmodSync(join(dir, '..'), 0o755);
+      const before = hash(file);
+      // root writes whatever the modes say: the reader is "nobody"
+      const as = root
+        ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath]
+        : [process.execPath];
+      const r = spawnSync(as[0]!, [...as.slice(1), BIN, 'trajectories', '--json', '--db', file], {
+        encoding: 'utf8',
+        cwd: '/',
+        env: {...process.env, HOME: '/nonexistent'},
+      });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout).total).toBe(1);
+      const show = spawnSync(as[0]!, [...as.slice(1), BIN, 'show', 'trajectory', '1', '--db', file], {
+        encoding: 'utf8',
+        cwd: '/',
+        env: {...process.env, HOME: '/nonexistent'},
+      });
+      expect(show.status).toBe(0);
+      expect(show.stdout).toContain('django__django-11099');
+      expect(hash(file)).toBe(before);
+      chmodSync(dir, 0o755);
+    },
+  );
 });

@@ -3,7 +3,15 @@ import {describe, expect, it} from 'vitest';
 import {parseQueue} from '../../source/core/questions/annotation.js';
 import type {QuestionType} from '../../source/core/questions/model.js';
 import {blindItem, conflicts, sessionQueue} from '../../source/services/annotation.js';
-import {deleteAnnotation, listAdjudications, listAnnotations, saveAdjudication, saveAnnotation, setAdjudicationNote, setRationale} from '../../source/store/annotations.js';
+import {
+  deleteAnnotation,
+  listAdjudications,
+  listAnnotations,
+  saveAdjudication,
+  saveAnnotation,
+  setAdjudicationNote,
+  setRationale,
+} from '../../source/store/annotations.js';
 import type {Db} from '../../source/store/db.js';
 import {getQuestion, listAnswers} from '../../source/store/questions.js';
 import {AnnotateApp} from '../../source/ui/screens/annotate/screen.js';
@@ -22,7 +30,8 @@ function session(db: Db, annotator: string, queue = 'all', seed = 0, type?: Ques
         label: 'test.db',
         queue: items,
         view: item => blindItem(db, item),
-        save: (item, letters, seconds) => saveAnnotation(db, {question: item.question, explanation: item.explanation, annotator, letters, seconds}),
+        save: (item, letters, seconds) =>
+          saveAnnotation(db, {question: item.question, explanation: item.explanation, annotator, letters, seconds}),
         setRationale: (id, text) => setRationale(db, id, text),
         remove: id => void deleteAnnotation(db, id),
         now: () => clock,
@@ -51,12 +60,18 @@ function session(db: Db, annotator: string, queue = 'all', seed = 0, type?: Ques
 }
 
 describe('annotate: blind labelling', () => {
-  it('shows one item without the key, model answers or anyone else\'s label; a letter saves at once; the rationale follows; u undoes', async () => {
+  it("shows one item without the key, model answers or anyone else's label; a letter saves at once; the rationale follows; u undoes", async () => {
     const {db} = await questionsDb();
     // someone else labelled the first item, with a telling rationale
     const first = sessionQueue(db, {annotator: 'ann', queue: {kind: 'all'}, seed: 0})[0]!;
     const q = getQuestion(db, first.question)!;
-    saveAnnotation(db, {question: first.question, explanation: first.explanation, annotator: 'bo', letters: [q.choices[1]!.label, ...(q.type === 'e2e_effect' ? ['A'] : [])], rationale: 'SECRET-RATIONALE-OF-BO'});
+    saveAnnotation(db, {
+      question: first.question,
+      explanation: first.explanation,
+      annotator: 'bo',
+      letters: [q.choices[1]!.label, ...(q.type === 'e2e_effect' ? ['A'] : [])],
+      rationale: 'SECRET-RATIONALE-OF-BO',
+    });
     const s = session(db, 'ann');
     let f = await s.ready();
     expect(s.items[0]).toEqual(first);
@@ -79,7 +94,13 @@ describe('annotate: blind labelling', () => {
     expect(f).toContain(`saved ${letters.join(' → ')}. Rationale`);
     let mine = listAnnotations(db, {annotator: 'ann'});
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({question: first.question, explanation: first.explanation, letters, rationale: null, seconds: 12.5});
+    expect(mine[0]).toMatchObject({
+      question: first.question,
+      explanation: first.explanation,
+      letters,
+      rationale: null,
+      seconds: 12.5,
+    });
     for (const c of 'the explanation names 5400') await s.press(c);
     f = await s.press('\r');
     expect(listAnnotations(db, {annotator: 'ann'})[0]!.rationale).toBe('the explanation names 5400');
@@ -147,7 +168,12 @@ describe('annotate: blind labelling', () => {
     expect(a).toEqual(b);
     expect(new Set(a.map(i => i.type)).size).toBeGreaterThan(1);
     const q = getQuestion(db, a[0]!.question)!;
-    saveAnnotation(db, {question: a[0]!.question, explanation: a[0]!.explanation, annotator: 'ann', letters: q.type === 'e2e_effect' ? ['A', 'A'] : ['A']});
+    saveAnnotation(db, {
+      question: a[0]!.question,
+      explanation: a[0]!.explanation,
+      annotator: 'ann',
+      letters: q.type === 'e2e_effect' ? ['A', 'A'] : ['A'],
+    });
     expect(sessionQueue(db, {annotator: 'ann', queue: {kind: 'sample', n: 6}, seed: 11})).toEqual(a.slice(1));
   });
 });
@@ -155,7 +181,9 @@ describe('annotate: blind labelling', () => {
 describe('adjudicate', () => {
   it('shows every label with its rationale and the model answers, hides the key until v, stores the final answer and the note', async () => {
     const {db} = await questionsDb();
-    const item = sessionQueue(db, {annotator: 'x', queue: {kind: 'all'}, seed: 0, type: undefined}).find(i => getQuestion(db, i.question)!.type === 'e2e_intent')!;
+    const item = sessionQueue(db, {annotator: 'x', queue: {kind: 'all'}, seed: 0, type: undefined}).find(
+      i => getQuestion(db, i.question)!.type === 'e2e_intent',
+    )!;
     saveAnnotation(db, {...item, annotator: 'ann', letters: ['A'], rationale: 'it says 5400'});
     saveAnnotation(db, {...item, annotator: 'bo', letters: ['B'], rationale: 'it says 1800'});
     const items = conflicts(db);
@@ -168,7 +196,8 @@ describe('adjudicate', () => {
           label: 'test.db',
           items,
           view: i => blindItem(db, i),
-          save: (i, letters) => saveAdjudication(db, {question: i.question, explanation: i.explanation, adjudicator: 'cy', letters}),
+          save: (i, letters) =>
+            saveAdjudication(db, {question: i.question, explanation: i.explanation, adjudicator: 'cy', letters}),
           setNote: (i, note) => setAdjudicationNote(db, i.question, i.explanation, note),
         }}
       />,
@@ -176,7 +205,8 @@ describe('adjudicate', () => {
     const wait = async (key?: string) => {
       const before = app.lastFrame();
       if (key) app.stdin.write(key);
-      for (let i = 0; i < 200 && (key ? app.lastFrame() === before : !app.lastFrame()); i += 1) await new Promise(r => setTimeout(r, 5));
+      for (let i = 0; i < 200 && (key ? app.lastFrame() === before : !app.lastFrame()); i += 1)
+        await new Promise(r => setTimeout(r, 5));
       return app.lastFrame() ?? '';
     };
     await wait();
@@ -190,7 +220,15 @@ describe('adjudicate', () => {
     f = await wait('v');
     expect(f).toContain('Answer key: A');
     f = await wait('a');
-    expect(listAdjudications(db)).toEqual([expect.objectContaining({question: item.question, explanation: item.explanation, adjudicator: 'cy', letters: ['A'], note: null})]);
+    expect(listAdjudications(db)).toEqual([
+      expect.objectContaining({
+        question: item.question,
+        explanation: item.explanation,
+        adjudicator: 'cy',
+        letters: ['A'],
+        note: null,
+      }),
+    ]);
     for (const c of 'both read it; A') await wait(c);
     f = await wait('\r');
     expect(listAdjudications(db)[0]!.note).toBe('both read it; A');

@@ -10,14 +10,19 @@ import {SAMPLES} from '../helpers/files.js';
 import {startOpenAiServer} from '../helpers/openai-server.js';
 import {KEYS, renderApp} from '../helpers/ui.js';
 
-const TEST = 'from durations import parse_duration\n\n\ndef test_compound():\n    assert parse_duration("1h30m") == 5400\n';
+const TEST =
+  'from durations import parse_duration\n\n\ndef test_compound():\n    assert parse_duration("1h30m") == 5400\n';
 let db: Db;
 let run: number;
 let server: Awaited<ReturnType<typeof startOpenAiServer>>;
 // a model whose every answer runs a test that does not end (the explorer's tool limit is 120 s)
 let slow: Awaited<ReturnType<typeof startOpenAiServer>>;
 const SLOW_TEST = 'import time\n\n\ndef test_waits():\n    time.sleep(100)\n';
-const saved = {model: process.env.DELTALENS_AUDIT_MODEL, key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL};
+const saved = {
+  model: process.env.DELTALENS_AUDIT_MODEL,
+  key: process.env.OPENAI_API_KEY,
+  url: process.env.OPENAI_BASE_URL,
+};
 function freshRun(): {db: Db; run: number} {
   const {db} = freshDb();
   importInto(db, [join(SAMPLES, 'demo-runs', 'demo-misfix')]);
@@ -39,13 +44,23 @@ async function slowAuditRunning(model: string) {
 beforeAll(async () => {
   ({db, run} = freshRun());
   let n = 0;
-  server = await startOpenAiServer(() => (n++ === 0 ? {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: TEST})}]} : {answer: 'Revised: the test still fails after this patch.'}));
-  slow = await startOpenAiServer(() => ({toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: SLOW_TEST})}]}));
+  server = await startOpenAiServer(() =>
+    n++ === 0
+      ? {toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: TEST})}]}
+      : {answer: 'Revised: the test still fails after this patch.'},
+  );
+  slow = await startOpenAiServer(() => ({
+    toolCalls: [{name: 'diff_execution', arguments: JSON.stringify({test_code: SLOW_TEST})}],
+  }));
 });
 afterAll(async () => {
   await server?.close();
   await slow?.close();
-  for (const [k, v] of [['DELTALENS_AUDIT_MODEL', saved.model], ['OPENAI_API_KEY', saved.key], ['OPENAI_BASE_URL', saved.url]] as const) {
+  for (const [k, v] of [
+    ['DELTALENS_AUDIT_MODEL', saved.model],
+    ['OPENAI_API_KEY', saved.key],
+    ['OPENAI_BASE_URL', saved.url],
+  ] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
@@ -63,7 +78,10 @@ describe('audits in the explorer', () => {
 
   it('a starts an audit with the model, shows its progress, then the audit: explanations, new text, the transcript with the test the model wrote', async () => {
     Object.assign(process.env, {DELTALENS_AUDIT_MODEL: 'auditor', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.url});
-    const app = renderApp({data: storeData(db, 'test.db', {noSandbox: false}), initial: {stack: [trajectoryScreen(run)]}});
+    const app = renderApp({
+      data: storeData(db, 'test.db', {noSandbox: false}),
+      initial: {stack: [trajectoryScreen(run)]},
+    });
     await app.ready();
     await app.press('a', {expectChange: false});
     let frame = await app.until('Audit #1', 60_000);
@@ -93,7 +111,10 @@ describe('audits in the explorer', () => {
     expect(db.prepare("SELECT COUNT(*) AS n FROM audit WHERE model = 'slow-auditor'").get()).toEqual({n: 1});
     expect(quit()).toBe(false);
     const id = Number(/Audit #(\d+)/.exec(shown)![1]);
-    expect(getAudit(db, id)).toMatchObject({status: 'incomplete', reason: expect.stringContaining('interrupted (Ctrl+C)')});
+    expect(getAudit(db, id)).toMatchObject({
+      status: 'incomplete',
+      reason: expect.stringContaining('interrupted (Ctrl+C)'),
+    });
     // the interrupted call has its answer in the transcript (a resumed audit sends every call back)
     const last = auditMessages(db, id).at(-1)!;
     expect(last).toMatchObject({role: 'tool', tool: 'diff_execution'});

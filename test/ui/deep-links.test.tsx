@@ -35,9 +35,12 @@ describe('deep links', () => {
     expect(() => resolveLink(db, {pair: 5})).toThrow('no traced pair #5');
   });
 
-  it('--question ID opens the question with an agent\'s explanation; an unknown one is said', async () => {
+  it("--question ID opens the question with an agent's explanation; an unknown one is said", async () => {
     const {db} = await questionsDb();
-    const q = db.prepare("SELECT id FROM question WHERE type = 'e2e_intent' ORDER BY id LIMIT 1").pluck().get() as string;
+    const q = db
+      .prepare("SELECT id FROM question WHERE type = 'e2e_intent' ORDER BY id LIMIT 1")
+      .pluck()
+      .get() as string;
     const link = resolveLink(db, {question: q})!;
     expect(link).toMatchObject({kind: 'question', question: q, explanations: 'original'});
     const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: linkStack(link)}});
@@ -50,10 +53,16 @@ describe('deep links', () => {
     expect(() => resolveLink(db, {question: q, agent: 'nobody'})).toThrow(/nobody has no explanation for/);
   });
 
-  it('--pair N: Esc closes the stepper\'s summary first, then lands on the pairs list with pair N selected', async () => {
+  it("--pair N: Esc closes the stepper's summary first, then lands on the pairs list with pair N selected", async () => {
     const {db} = freshDb();
     const dir = join(TRACES_DIR, 'sympy__sympy-20801');
-    for (const label of ['one', 'two', 'three']) importTracePair(db, join(dir, 'buggy.jsonl'), join(dir, 'fixed.jsonl'), {instance: 'sympy__sympy-20801', label, test: 'reproduction test', options: ['match-by-text']});
+    for (const label of ['one', 'two', 'three'])
+      importTracePair(db, join(dir, 'buggy.jsonl'), join(dir, 'fixed.jsonl'), {
+        instance: 'sympy__sympy-20801',
+        label,
+        test: 'reproduction test',
+        options: ['match-by-text'],
+      });
     const link = resolveLink(db, {pair: 3})!;
     expect(link).toEqual({kind: 'pair', pair: 3, index: 2});
     const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: linkStack(link)}});

@@ -149,7 +149,7 @@ describe('explorer', () => {
     expect(second.onQuit).toHaveBeenCalledTimes(1);
   });
 
-  it('y copies what is under the cursor: a run\'s file on the list, the step\'s command on the timeline', async () => {
+  it("y copies what is under the cursor: a run's file on the list, the step's command on the timeline", async () => {
     const {db} = freshDb();
     importInto(db, [join(SAMPLES, 'swe-agent')]);
     const copied: string[] = [];

@@ -15,7 +15,10 @@ describe('find in a text view', () => {
     const {db} = freshDb();
     importInto(db, [join(SAMPLES, 'swe-agent')]);
     const t = listTrajectories(db, {})[0]!;
-    const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: [{kind: 'trajectory', id: t.id, tab: 'patch', steps: {cursor: 0, top: 0}, scroll: 0}]}});
+    const app = renderApp({
+      data: storeData(db, 'test.db'),
+      initial: {stack: [{kind: 'trajectory', id: t.id, tab: 'patch', steps: {cursor: 0, top: 0}, scroll: 0}]},
+    });
     await app.ready();
     let frame = await app.press('/');
     expect(frame).toContain('find: ▏');
@@ -26,7 +29,12 @@ describe('find in a text view', () => {
     const lines = Number(first![2]);
     expect(lines).toBeGreaterThan(0);
     // the matching line is on screen
-    expect(frame.split('\n').slice(2, -1).some(l => l.includes('required_elements'))).toBe(true);
+    expect(
+      frame
+        .split('\n')
+        .slice(2, -1)
+        .some(l => l.includes('required_elements')),
+    ).toBe(true);
     expect(lines).toBeGreaterThan(1);
     frame = await app.press('n');
     const second = Number(frame.match(/at line (\d+)/)![1]);
@@ -43,7 +51,15 @@ describe('find in a text view', () => {
     const {db} = freshDb();
     importInto(db, [join(SAMPLES, 'swe-agent')]);
     const t = listTrajectories(db, {})[0]!;
-    const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: [{kind: 'trajectory', id: t.id, tab: 'steps', steps: {cursor: 0, top: 0}, scroll: 0}, {kind: 'step', id: t.id, idx: 0, scroll: 0}]}});
+    const app = renderApp({
+      data: storeData(db, 'test.db'),
+      initial: {
+        stack: [
+          {kind: 'trajectory', id: t.id, tab: 'steps', steps: {cursor: 0, top: 0}, scroll: 0},
+          {kind: 'step', id: t.id, idx: 0, scroll: 0},
+        ],
+      },
+    });
     let frame = await app.ready();
     expect(frame).toContain('step 1 of');
     await app.press('/');

@@ -32,7 +32,7 @@ describe('syntax highlighting of one line', () => {
     expect(highlightLine('def f(): pass', 'plain', true)).toBe('def f(): pass');
   });
 
-  it('text that looks like markup is text: only highlight.js\'s own spans become colours', () => {
+  it("text that looks like markup is text: only highlight.js's own spans become colours", () => {
     const line = 'x = "<span class=\\"hljs-keyword\\">&amp;</span>"';
     expect(plain(highlightLine(line, 'python', true))).toBe(line);
     expect(htmlToAnsi('a &lt;b&gt; &amp; &quot;c&quot; &#x27;d&#x27;')).toBe('a <b> & "c" \'d\'');

@@ -17,11 +17,33 @@ describe('the explorer over hostile text', () => {
     const file = join(tempDir(), 'evil.jsonl');
     const lines: unknown[] = [];
     for (const n of [1, 2, 3]) {
-      lines.push({type: 'trajectory', instance: `evil__inst-1${HOSTILE}`, agent: `agent${n}${HOSTILE}`, model: `model${HOSTILE}`});
-      lines.push({type: 'step', thought: `look${HOSTILE}`, tool: `bash${HOSTILE}`, action: `cat evil.py ${HOSTILE}`, observation: `line one${HOSTILE}`});
+      lines.push({
+        type: 'trajectory',
+        instance: `evil__inst-1${HOSTILE}`,
+        agent: `agent${n}${HOSTILE}`,
+        model: `model${HOSTILE}`,
+      });
+      lines.push({
+        type: 'step',
+        thought: `look${HOSTILE}`,
+        tool: `bash${HOSTILE}`,
+        action: `cat evil.py ${HOSTILE}`,
+        observation: `line one${HOSTILE}`,
+      });
       lines.push({type: 'step', thought: 'edit', tool: 'bash', action: `sed -i s/a/b/ evil.py`, observation: HOSTILE});
-      lines.push({type: 'step', thought: 'test', tool: 'bash', action: 'python -m pytest tests/test_evil.py', observation: '1 passed'});
-      lines.push({type: 'end', patch: `diff --git a/evil.py b/evil.py\n+${HOSTILE}\n`, explanation: `Fixed${HOSTILE}`, resolved: true});
+      lines.push({
+        type: 'step',
+        thought: 'test',
+        tool: 'bash',
+        action: 'python -m pytest tests/test_evil.py',
+        observation: '1 passed',
+      });
+      lines.push({
+        type: 'end',
+        patch: `diff --git a/evil.py b/evil.py\n+${HOSTILE}\n`,
+        explanation: `Fixed${HOSTILE}`,
+        resolved: true,
+      });
     }
     writeFileSync(file, lines.map(l => JSON.stringify(l)).join('\n'));
     importInto(db, [file]);
@@ -77,7 +99,9 @@ describe('a huge step', () => {
     let frame = await app.press(KEYS.enter);
     expect(frame).toMatch(/Observation · 2\d\d\.\dM chars/);
     frame = await app.press('G');
-    expect(frame).toMatch(/… 2\d\d\.\dM more characters not shown here \(deltalens show trajectory ID --json has all of it\)/);
+    expect(frame).toMatch(
+      /… 2\d\d\.\dM more characters not shown here \(deltalens show trajectory ID --json has all of it\)/,
+    );
     app.unmount();
   }, 120_000);
 });

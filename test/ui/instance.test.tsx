@@ -20,11 +20,22 @@ describe('the instance screen', () => {
   it('shows the record, its tests and runs; T and t cross to its runs and pairs; I opens it from a run', async () => {
     const {db} = freshDb();
     const dir = tempDir();
-    writeFileSync(join(dir, 'row.json'), readFileSync(join(SHARED, 'swe-bench-instances', 'django__django-11099.json'), 'utf8'));
-    writeFileSync(join(dir, 'preds.jsonl'), `${JSON.stringify({instance_id: 'django__django-11099', model_name_or_path: 'agent-x', model_patch: 'diff --git a/x b/x\n'})}\n`);
+    writeFileSync(
+      join(dir, 'row.json'),
+      readFileSync(join(SHARED, 'swe-bench-instances', 'django__django-11099.json'), 'utf8'),
+    );
+    writeFileSync(
+      join(dir, 'preds.jsonl'),
+      `${JSON.stringify({instance_id: 'django__django-11099', model_name_or_path: 'agent-x', model_patch: 'diff --git a/x b/x\n'})}\n`,
+    );
     importInstances(db, join(dir, 'row.json'));
     importInstances(db, join(dir, 'preds.jsonl'));
-    noteExclusion(db, {instance: 'django__django-11099', stage: 'local_intent', reason: 'no point near the delta (UsernameValidator line 12) where some candidates change and others keep their value'});
+    noteExclusion(db, {
+      instance: 'django__django-11099',
+      stage: 'local_intent',
+      reason:
+        'no point near the delta (UsernameValidator line 12) where some candidates change and others keep their value',
+    });
     const link = resolveLink(db, {instance: 'django__django-11099'})!;
     const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: linkStack(link)}});
     let frame = await app.ready();
@@ -35,9 +46,13 @@ describe('the instance screen', () => {
     // what questions build did not build, and why
     const all = storeData(db, 'test.db').instance('django__django-11099')!;
     expect(all.exclusions.map(e => [e.stage, e.agent])).toEqual([['local_intent', null]]);
-    const text = instanceLines(all, 100).map(l => l.text).join('\n');
+    const text = instanceLines(all, 100)
+      .map(l => l.text)
+      .join('\n');
     expect(text).toContain('Not built (1) — the latest questions build said why');
-    expect(text).toMatch(/local_intent, \d{4}-\d\d-\d\d \d\d:\d\d: no point near the delta \(UsernameValidator line 12\)/);
+    expect(text).toMatch(
+      /local_intent, \d{4}-\d\d-\d\d \d\d:\d\d: no point near the delta \(UsernameValidator line 12\)/,
+    );
     frame = await app.press('t');
     expect(frame).toContain('no traced pairs of django__django-11099');
     frame = await app.press('T');

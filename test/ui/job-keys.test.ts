@@ -10,7 +10,9 @@ describe('Ctrl+C while the explorer runs a job', () => {
     const first = reduce(s, ctrlC);
     expect(first.state.quitting).toBe(false);
     expect(first.intents.map(i => i.intent)).toEqual([{kind: 'cancelJobs'}]);
-    expect(first.state.status?.text).toBe('stopping the audit: what is done is kept, marked incomplete (Ctrl+C again quits)');
+    expect(first.state.status?.text).toBe(
+      'stopping the audit: what is done is kept, marked incomplete (Ctrl+C again quits)',
+    );
     s = first.state;
     const second = reduce(s, ctrlC);
     expect(second.state.quitting).toBe(true);
@@ -19,7 +21,11 @@ describe('Ctrl+C while the explorer runs a job', () => {
 
   it('quits at once when nothing runs, or once the job has ended', () => {
     expect(reduce(initialState(), ctrlC).state.quitting).toBe(true);
-    const ended = reduce(reduce(initialState(), {type: 'job', label: 'audit', change: 1}).state, {type: 'job', label: 'audit', change: -1}).state;
+    const ended = reduce(reduce(initialState(), {type: 'job', label: 'audit', change: 1}).state, {
+      type: 'job',
+      label: 'audit',
+      change: -1,
+    }).state;
     expect(reduce(ended, ctrlC).state.quitting).toBe(true);
   });
 

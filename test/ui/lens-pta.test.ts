@@ -11,10 +11,27 @@ import type {PtaView} from '../../source/services/lens.js';
 
 const read = (path: string): ActionState => ({kind: 'read', files: [{path}]}) as ActionState;
 let next = 0;
-const node = (state: ActionState | null, children: PtaNode[] = []): PtaNode => ({id: next++, state, support: 1, runs: ['1'], children});
+const node = (state: ActionState | null, children: PtaNode[] = []): PtaNode => ({
+  id: next++,
+  state,
+  support: 1,
+  runs: ['1'],
+  children,
+});
 
 function view(root: PtaNode, path: number[], leftAt: number | null, states: ActionState[]): PtaView {
-  return {trajectory: 9, instance: 'x', agent: 'a', resolved: true, root, refRuns: [1, 2], excluded: [], path: new Set(path), leftAt, states: states.map((state, idx) => ({idx, state}))};
+  return {
+    trajectory: 9,
+    instance: 'x',
+    agent: 'a',
+    resolved: true,
+    root,
+    refRuns: [1, 2],
+    excluded: [],
+    path: new Set(path),
+    leftAt,
+    states: states.map((state, idx) => ({idx, state})),
+  };
 }
 
 describe('the PTA view marks where the run leaves', () => {

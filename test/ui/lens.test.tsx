@@ -30,7 +30,9 @@ describe('explorer: process lens', () => {
     const frame = await openRun(app, 'brute-force');
     expect(frame).toMatch(/intent EIVIVVVIVO/);
     // what decides first; a lens line too long for the screen wraps to a second line
-    expect(frame.replace(/\n/g, ' ')).toMatch(/\[Lucky C2 brute-force convergence\] Q \d+\.\d · ◆ leaves its reference at \d+ · waste: regression cycles 2–8; blind retries 5–7/);
+    expect(frame.replace(/\n/g, ' ')).toMatch(
+      /\[Lucky C2 brute-force convergence\] Q \d+\.\d · ◆ leaves its reference at \d+ · waste: regression cycles 2–8; blind retries 5–7/,
+    );
     // the step where it leaves the reference is marked ◆
     expect(frame).toMatch(/3 V ◆ bash\s+python -m pytest tests -q/);
     // step rows: ~ marks waste steps
@@ -47,7 +49,9 @@ describe('explorer: process lens', () => {
   it('an unverified pass is C1 and says so', async () => {
     const {app} = explorer();
     const frame = await openRun(app, 'hasty');
-    expect(frame.replace(/\n/g, ' ')).toMatch(/\[Lucky C1 minimal & unverified\] Q \d+\.\d · ◆ leaves its reference at 3 · waste: no final verification 2/);
+    expect(frame.replace(/\n/g, ' ')).toMatch(
+      /\[Lucky C1 minimal & unverified\] Q \d+\.\d · ◆ leaves its reference at 3 · waste: no final verification 2/,
+    );
   });
 
   it('P shows the reference tree without the run, its path and where it leaves', async () => {
@@ -56,7 +60,9 @@ describe('explorer: process lens', () => {
     const self = listTrajectories(db, {text: 'brute-force'})[0]!.id;
     const frame = await app.press('P');
     expect(frame).toContain(`PTA reference · trajectory #${self}`);
-    expect(frame.replace(/\s+/g, ' ')).toMatch(/a prefix tree built from 5 passing run\(s\) (#\d+ ){5}— never the run itself/);
+    expect(frame.replace(/\s+/g, ' ')).toMatch(
+      /a prefix tree built from 5 passing run\(s\) (#\d+ ){5}— never the run itself/,
+    );
     expect(frame).toMatch(/root {2}×5/);
     expect(frame).toMatch(/▶ read durations\/parse\.py {2}×\d/);
     expect(frame).toMatch(new RegExp(`◆ #${self} leaves here at step \\d+`));
@@ -66,12 +72,14 @@ describe('explorer: process lens', () => {
     for (const line of nodes) expect(line).not.toMatch(new RegExp(`#${self}(\\s|$)`));
     // D: the DAG view merges agreeing suffixes; the second visit to a shared node is one line
     const dag = await app.press('D');
-    expect(dag.replace(/\s+/g, ' ')).toContain('a DAG (the prefix tree with agreeing suffixes merged) built from 5 passing run(s)');
+    expect(dag.replace(/\s+/g, ' ')).toContain(
+      'a DAG (the prefix tree with agreeing suffixes merged) built from 5 passing run(s)',
+    );
     expect(dag).toMatch(/↳ joins [a-z-]+ .+ ×\d+ \(shown above\)/);
     expect(await app.press('D')).not.toContain('↳ joins');
   });
 
-  it('the list shows each run\'s tier and quality: L Lucky, S Solid, I Ideal, · scored without a tier', async () => {
+  it("the list shows each run's tier and quality: L Lucky, S Solid, I Ideal, · scored without a tier", async () => {
     const {app} = explorer();
     await app.ready();
     await app.press('/');
@@ -92,7 +100,7 @@ describe('explorer: process lens', () => {
     expect(frame).toMatch(/threshold \d+(\.\d)? \(calibrated on 17 passing and 7 failing/);
   });
 
-  it('c then a stage key stores a person\'s correction; the timeline shows it; x takes it back', async () => {
+  it("c then a stage key stores a person's correction; the timeline shows it; x takes it back", async () => {
     const {db, app} = explorer();
     await openRun(app, 'brute-force');
     let frame = await app.press('j');
@@ -103,7 +111,9 @@ describe('explorer: process lens', () => {
     expect(frame).toMatch(/intent EVVIVVVIVO/);
     expect(frame).toMatch(/2 V\*~ bash/);
     const id = listTrajectories(db, {text: 'brute-force'})[0]!.id;
-    expect(db.prepare('SELECT annotator, stage FROM stage_annotation WHERE trajectory = ? AND idx = 1').get(id)).toEqual({annotator: 'ann', stage: 'V'});
+    expect(
+      db.prepare('SELECT annotator, stage FROM stage_annotation WHERE trajectory = ? AND idx = 1').get(id),
+    ).toEqual({annotator: 'ann', stage: 'V'});
     // the labeller's own label is kept
     expect(db.prepare('SELECT intent_stage FROM step WHERE trajectory = ? AND idx = 1').pluck().get(id)).toBe('I');
     await app.press('c');
@@ -129,7 +139,11 @@ describe('explorer: process lens', () => {
     for (let i = 0; i < 6; i++) frame = await app.press('s');
     expect(frame).toMatch(/lens↑/);
     frame = await app.press('S');
-    const qualities = frame.split('\n').map(l => /L (\d+)\s*$/.exec(l)?.[1]).filter(Boolean).map(Number);
+    const qualities = frame
+      .split('\n')
+      .map(l => /L (\d+)\s*$/.exec(l)?.[1])
+      .filter(Boolean)
+      .map(Number);
     expect(qualities).toEqual([...qualities].sort((a, b) => b - a));
     await app.press(KEYS.escape);
     await app.press('/');

@@ -19,10 +19,23 @@ async function explorer() {
   importInto(db, [join(SAMPLES, 'demo-runs')]);
   runLensBuild(db, {});
   insertDurationsQuestion(db, {id: 'demo/q1'});
-  for (const agent of ['demo-hasty', 'only-explained']) ensureExplanation(db, {instance: 'demo__durations-1', agent, kind: 'original', text: `${agent}: it now returns 5400.`, source: 'test'});
+  for (const agent of ['demo-hasty', 'only-explained'])
+    ensureExplanation(db, {
+      instance: 'demo__durations-1',
+      agent,
+      kind: 'original',
+      text: `${agent}: it now returns 5400.`,
+      source: 'test',
+    });
   await scoreExplanations(db, {model: lexicalModel(), samples: 1, concurrency: 1, kinds: ['original']});
   // an options-only run is stored under "lexical [choices only]": a way of asking, not a model
-  await scoreExplanations(db, {model: lexicalModel(), samples: 1, concurrency: 1, kinds: ['original'], choicesOnly: true});
+  await scoreExplanations(db, {
+    model: lexicalModel(),
+    samples: 1,
+    concurrency: 1,
+    kinds: ['original'],
+    choicesOnly: true,
+  });
   return {db, app: renderApp({data: storeData(db, 'test.db')})};
 }
 
@@ -86,7 +99,7 @@ describe('explorer: pickers', () => {
 });
 
 describe('explorer: cross-links', () => {
-  it('T on a leaderboard row opens the agent\'s runs; Esc comes back to the row', async () => {
+  it("T on a leaderboard row opens the agent's runs; Esc comes back to the row", async () => {
     const {db, app} = await explorer();
     await app.ready();
     await onBoardRow(app, 'demo-hasty');
@@ -124,7 +137,7 @@ describe('explorer: cross-links', () => {
     app.unmount();
   });
 
-  it('the rankings have a cursor on the agents; T (or Enter) opens the selected agent\'s runs', async () => {
+  it("the rankings have a cursor on the agents; T (or Enter) opens the selected agent's runs", async () => {
     const {db, app} = await explorer();
     await app.ready();
     let frame = await app.press('R');
@@ -148,7 +161,8 @@ describe('explorer: help', () => {
     expect(groups[1]!.title).toBe('Everywhere');
     expect(groups.filter(g => g.title === 'Everywhere')).toHaveLength(1);
     const ids = groups.flatMap(g => g.bindings.map(b => b.id));
-    for (const id of ['down', 'up', 'pageDown', 'back', 'help', 'copy']) expect(ids.filter(x => x === id)).toHaveLength(1);
+    for (const id of ['down', 'up', 'pageDown', 'back', 'help', 'copy'])
+      expect(ids.filter(x => x === id)).toHaveLength(1);
     // and on screen
     const {app} = await explorer();
     await app.ready();

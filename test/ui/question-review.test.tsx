@@ -15,10 +15,20 @@ import {KEYS, renderApp} from '../helpers/ui.js';
 const P = join(PROJECTS_DIR, 'durations');
 const ID = 'demo__durations-1/built/e2e_effect/wrong';
 let db: Db;
-const saved = {EDITOR: process.env.EDITOR, VISUAL: process.env.VISUAL, DELTALENS_ANNOTATOR: process.env.DELTALENS_ANNOTATOR};
+const saved = {
+  EDITOR: process.env.EDITOR,
+  VISUAL: process.env.VISUAL,
+  DELTALENS_ANNOTATOR: process.env.DELTALENS_ANNOTATOR,
+};
 beforeAll(async () => {
   db = freshDb().db;
-  await buildQuestions(db, await durationsBuild({agentPatches: [{name: 'wrong', file: join(P, 'patches', 'agent-wrong.diff')}], types: ['e2e_effect']}));
+  await buildQuestions(
+    db,
+    await durationsBuild({
+      agentPatches: [{name: 'wrong', file: join(P, 'patches', 'agent-wrong.diff')}],
+      types: ['e2e_effect'],
+    }),
+  );
   insertDurationsQuestion(db, {id: 'hand-written'});
   // an "editor" that makes "The test passed." the answer after the patch, then (second time)
   // rewords that distractor instead
@@ -55,7 +65,10 @@ const texts = () => getQuestion(db, ID)!.choices.map(c => c.text);
 
 describe('reviewing a built question on its screen', () => {
   it('E edits it in $EDITOR: a refused edit changes nothing and comes back to be fixed; X rejects with a note, A accepts', async () => {
-    const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: [questionScreen(ID, 'wrong', 'original')]}});
+    const app = renderApp({
+      data: storeData(db, 'test.db'),
+      initial: {stack: [questionScreen(ID, 'wrong', 'original')]},
+    });
     await app.ready();
     let frame = await app.press('G');
     expect(frame).toContain('Review: not reviewed yet (A accept · X reject · E edit)');
@@ -84,7 +97,10 @@ describe('reviewing a built question on its screen', () => {
   });
 
   it('a question not built here is not reviewed on its screen (f flags it)', async () => {
-    const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: [questionScreen('hand-written', 'nobody', 'original')]}});
+    const app = renderApp({
+      data: storeData(db, 'test.db'),
+      initial: {stack: [questionScreen('hand-written', 'nobody', 'original')]},
+    });
     await app.ready();
     const frame = await app.press('A');
     expect(frame).toContain('only questions made by questions build are accepted, rejected or edited here');

@@ -17,7 +17,7 @@ beforeAll(() => {
 });
 
 describe('code reasoning in the explorer', () => {
-  it('the step list shows each step\'s families and a reasoning line under the timeline; r and R go between reasoning steps; the step shows its marks', async () => {
+  it("the step list shows each step's families and a reasoning line under the timeline; r and R go between reasoning steps; the step shows its marks", async () => {
     const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: [trajectoryScreen(run)]}});
     let frame = await app.ready();
     expect(frame).toContain('reason ··BBD···D');
@@ -56,7 +56,13 @@ describe('marked spans', () => {
     const lines = markedBlock(text, 20, [[start, start + '`total` becomes 1800'.length]]);
     const marked = lines.filter(l => l.marks).map(l => l.marks!.map(([a, b]) => l.text.slice(a, b)).join('|'));
     expect(marked.join('|').replace(/\|/g, '')).toBe('`total` becomes 1800');
-    expect(lines.map(l => l.text)).toEqual(['First line.', '', 'Then `total` becomes', ' 1800 on the second ', 'unit of the input.']);
+    expect(lines.map(l => l.text)).toEqual([
+      'First line.',
+      '',
+      'Then `total` becomes',
+      ' 1800 on the second ',
+      'unit of the input.',
+    ]);
     expect(lines[2]!.marks).toEqual([[5, 20]]);
     expect(lines[3]!.marks).toEqual([[0, 5]]);
   });

@@ -15,8 +15,19 @@ let db: Db;
 const saved = {EDITOR: process.env.EDITOR, VISUAL: process.env.VISUAL};
 beforeAll(async () => {
   db = freshDb().db;
-  insertDurationsQuestion(db, {id: 'demo/q1', correct: '5400 seconds total', wrong: '1800 seconds total', test: 'def test():\n    assert parse_duration("1h30m") == [[MASKED]]'});
-  ensureExplanation(db, {instance: 'demo__durations-1', agent: 'agent-x', kind: 'original', text: 'It now returns 5400 seconds total for 1h30m.', source: 'test'});
+  insertDurationsQuestion(db, {
+    id: 'demo/q1',
+    correct: '5400 seconds total',
+    wrong: '1800 seconds total',
+    test: 'def test():\n    assert parse_duration("1h30m") == [[MASKED]]',
+  });
+  ensureExplanation(db, {
+    instance: 'demo__durations-1',
+    agent: 'agent-x',
+    kind: 'original',
+    text: 'It now returns 5400 seconds total for 1h30m.',
+    source: 'test',
+  });
   await scoreExplanations(db, {model: lexicalModel(), samples: 3, concurrency: 1, kinds: ['original']});
   // an "editor" that rewrites the explanation without asking
   const editor = join(tempDir(), 'fake-editor.sh');
@@ -31,7 +42,7 @@ afterAll(() => {
 });
 
 describe('leaderboard and question screens', () => {
-  it('leaderboard → an agent\'s questions → the question: key, prompt, live re-score, a custom explanation', async () => {
+  it("leaderboard → an agent's questions → the question: key, prompt, live re-score, a custom explanation", async () => {
     const app = renderApp({data: storeData(db, 'test.db')});
     await app.ready();
     let frame = await app.press('l');
@@ -90,7 +101,11 @@ describe('question review and agreement in the explorer', () => {
     for (const c of 'two readings') await app.press(c);
     await app.press(KEYS.enter);
     frame = await app.until('flagged ambiguous with a note as author-ann');
-    expect(db.prepare('SELECT author, verdict, note FROM question_flag WHERE question = ?').get('demo/q1')).toEqual({author: 'author-ann', verdict: 'ambiguous', note: 'two readings'});
+    expect(db.prepare('SELECT author, verdict, note FROM question_flag WHERE question = ?').get('demo/q1')).toEqual({
+      author: 'author-ann',
+      verdict: 'ambiguous',
+      note: 'two readings',
+    });
     frame = await app.press('G');
     expect(frame).toContain('author-ann: ambiguous — two readings');
     // back to the list, then the agreement screen
@@ -107,7 +122,21 @@ describe('what the leaderboard and the question screen must not hide or repeat',
   it('v hides every trace of the key; the first m moves off the model on screen; r with everything stored offers R, which asks again', async () => {
     // a second model, sorting after the baseline: the leaderboard shows it first (non-baseline default)
     const explanation = db.prepare("SELECT id FROM explanation WHERE kind = 'original'").pluck().get() as number;
-    insertAnswer(db, {question: 'demo/q1', explanation, model: 'zz-model', sample: 0, promptHash: 'h', raw: 'B', letters: ['B'], verdict: 'misaligned', latencyMs: null, tokens: null, origin: 'imported', permutation: ['B', 'A', 'C'], seed: null});
+    insertAnswer(db, {
+      question: 'demo/q1',
+      explanation,
+      model: 'zz-model',
+      sample: 0,
+      promptHash: 'h',
+      raw: 'B',
+      letters: ['B'],
+      verdict: 'misaligned',
+      latencyMs: null,
+      tokens: null,
+      origin: 'imported',
+      permutation: ['B', 'A', 'C'],
+      seed: null,
+    });
     const app = renderApp({data: storeData(db, 'test.db')});
     await app.ready();
     let frame = await app.press('l');
@@ -121,7 +150,8 @@ describe('what the leaderboard and the question screen must not hide or repeat',
     frame = await app.press(KEYS.enter);
     expect(frame).toContain('Question · demo/q1');
     frame = await app.press('v');
-    for (const role of ['[correct]', '[distractor]', '[insufficient]', '✓', 'correct']) expect(frame).not.toContain(role);
+    for (const role of ['[correct]', '[distractor]', '[insufficient]', '✓', 'correct'])
+      expect(frame).not.toContain(role);
     expect(frame).toContain('verdicts hidden');
     await app.press('v');
     const until = async (text: string) => {
@@ -129,13 +159,18 @@ describe('what the leaderboard and the question screen must not hide or repeat',
       while (!app.frame().includes(text) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20));
       return app.frame();
     };
-    const before = db.prepare("SELECT count(*) FROM qa_answer WHERE model = 'lexical' AND question = 'demo/q1'").pluck().get() as number;
+    const before = db
+      .prepare("SELECT count(*) FROM qa_answer WHERE model = 'lexical' AND question = 'demo/q1'")
+      .pluck()
+      .get() as number;
     await app.press('r');
     frame = await until('R asks the model 5 more times');
     expect(frame).toContain('samples are already stored');
     await app.press('R');
     frame = await until('5 new answers');
-    expect(db.prepare("SELECT count(*) FROM qa_answer WHERE model = 'lexical' AND question = 'demo/q1'").pluck().get()).toBe(before + 5);
+    expect(
+      db.prepare("SELECT count(*) FROM qa_answer WHERE model = 'lexical' AND question = 'demo/q1'").pluck().get(),
+    ).toBe(before + 5);
     app.unmount();
   });
 });

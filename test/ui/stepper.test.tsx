@@ -15,15 +15,24 @@ let db: Db;
 beforeAll(async () => {
   db = freshDb().db;
   for (const label of ['gold', 'agent-ineffective']) {
-    await tracePair(db, {kind: 'patch', repo: join(PROJECTS_DIR, 'durations', 'repo'), patch: join(PROJECTS_DIR, 'durations', 'patches', `${label}.diff`), copy: true}, {
-      python: process.env.DELTALENS_PYTHON ?? 'python3',
-      test: 'tests/test_parse.py::test_compound_duration',
-      instance: 'demo__durations-1',
-      label,
-      pytestPlugins: false,
-      reruns: false,
-      sandbox: 'prefer', // our own demo project
-    });
+    await tracePair(
+      db,
+      {
+        kind: 'patch',
+        repo: join(PROJECTS_DIR, 'durations', 'repo'),
+        patch: join(PROJECTS_DIR, 'durations', 'patches', `${label}.diff`),
+        copy: true,
+      },
+      {
+        python: process.env.DELTALENS_PYTHON ?? 'python3',
+        test: 'tests/test_parse.py::test_compound_duration',
+        instance: 'demo__durations-1',
+        label,
+        pytestPlugins: false,
+        reruns: false,
+        sandbox: 'prefer', // our own demo project
+      },
+    );
   }
 }, 60_000);
 
@@ -112,10 +121,13 @@ describe('trace stepper', () => {
     app.unmount();
   });
 
-  it('t on a run whose own patch was never traced shows its instance\'s pairs, and says so', async () => {
+  it("t on a run whose own patch was never traced shows its instance's pairs, and says so", async () => {
     const dir = tempDir();
     const file = join(dir, 'run.jsonl');
-    writeFileSync(file, `${[{type: 'trajectory', instance: 'demo__durations-1', agent: 'agent-y'}, {type: 'step', tool: 'bash', action: 'ls'}, {type: 'end'}].map(x => JSON.stringify(x)).join('\n')}\n`);
+    writeFileSync(
+      file,
+      `${[{type: 'trajectory', instance: 'demo__durations-1', agent: 'agent-y'}, {type: 'step', tool: 'bash', action: 'ls'}, {type: 'end'}].map(x => JSON.stringify(x)).join('\n')}\n`,
+    );
     importInto(db, [file]);
     const app = renderApp({data: storeData(db, 'test.db')});
     await app.ready();
@@ -128,8 +140,32 @@ describe('trace stepper', () => {
 
   it('t on a question opens the traced pairs of its instance', async () => {
     insertDurationsQuestion(db, {id: 'demo/qt'});
-    ensureExplanation(db, {instance: 'demo__durations-1', agent: 'agent-q', kind: 'original', text: 'It returns 5400.', source: 'test'});
-    const app = renderApp({data: storeData(db, 'test.db'), initial: {stack: [{kind: 'board', model: null, list: {cursor: 0, top: 0}}, {kind: 'question', id: 'demo/qt', agent: 'agent-q', explanations: 'original', model: null, scroll: 0, showKey: true, showPrompt: false, explanationId: null}]}});
+    ensureExplanation(db, {
+      instance: 'demo__durations-1',
+      agent: 'agent-q',
+      kind: 'original',
+      text: 'It returns 5400.',
+      source: 'test',
+    });
+    const app = renderApp({
+      data: storeData(db, 'test.db'),
+      initial: {
+        stack: [
+          {kind: 'board', model: null, list: {cursor: 0, top: 0}},
+          {
+            kind: 'question',
+            id: 'demo/qt',
+            agent: 'agent-q',
+            explanations: 'original',
+            model: null,
+            scroll: 0,
+            showKey: true,
+            showPrompt: false,
+            explanationId: null,
+          },
+        ],
+      },
+    });
     let frame = await app.ready();
     expect(frame).toContain('Question · demo/qt');
     frame = await app.press('t');
@@ -138,25 +174,40 @@ describe('trace stepper', () => {
     app.unmount();
   });
 
-  it('opens the traced pairs of a trajectory\'s patch from the trajectory (t)', async () => {
+  it("opens the traced pairs of a trajectory's patch from the trajectory (t)", async () => {
     const {db: own} = freshDb();
     const dir = tempDir();
     const file = join(dir, 'run.jsonl');
     const patch = readFileSync(join(PROJECTS_DIR, 'durations', 'patches', 'agent-wrong.diff'), 'utf8');
     writeFileSync(
       file,
-      `${[{type: 'trajectory', instance: 'demo__durations-1', agent: 'agent-x'}, {type: 'step', tool: 'bash', action: 'edit'}, {type: 'end', patch}].map(x => JSON.stringify(x)).join('\n')}\n`,
+      `${[
+        {type: 'trajectory', instance: 'demo__durations-1', agent: 'agent-x'},
+        {type: 'step', tool: 'bash', action: 'edit'},
+        {type: 'end', patch},
+      ]
+        .map(x => JSON.stringify(x))
+        .join('\n')}\n`,
     );
     importInto(own, [file]);
-    await tracePair(own, {kind: 'patch', repo: join(PROJECTS_DIR, 'durations', 'repo'), patch: join(PROJECTS_DIR, 'durations', 'patches', 'agent-wrong.diff'), copy: true}, {
-      python: process.env.DELTALENS_PYTHON ?? 'python3',
-      test: 'tests/test_parse.py::test_compound_duration',
-      trajectory: 1,
-      label: 'agent-x patch',
-      pytestPlugins: false,
-      reruns: false,
-      sandbox: 'prefer', // our own demo project
-    });
+    await tracePair(
+      own,
+      {
+        kind: 'patch',
+        repo: join(PROJECTS_DIR, 'durations', 'repo'),
+        patch: join(PROJECTS_DIR, 'durations', 'patches', 'agent-wrong.diff'),
+        copy: true,
+      },
+      {
+        python: process.env.DELTALENS_PYTHON ?? 'python3',
+        test: 'tests/test_parse.py::test_compound_duration',
+        trajectory: 1,
+        label: 'agent-x patch',
+        pytestPlugins: false,
+        reruns: false,
+        sandbox: 'prefer', // our own demo project
+      },
+    );
     const app = renderApp({data: storeData(own, 'test.db')});
     await app.ready();
     await app.press(KEYS.enter);

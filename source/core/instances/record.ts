@@ -46,7 +46,8 @@ export type RowKind = 'instance' | 'prediction';
 export function rowKind(value: unknown): RowKind | null {
   if (!isObject(value)) return null;
   if ('model_patch' in value || 'model_name_or_path' in value) return 'prediction';
-  if ('instance_id' in value && ('base_commit' in value || 'FAIL_TO_PASS' in value || 'test_patch' in value)) return 'instance';
+  if ('instance_id' in value && ('base_commit' in value || 'FAIL_TO_PASS' in value || 'test_patch' in value))
+    return 'instance';
   return null;
 }
 
@@ -58,14 +59,20 @@ function where(index: number, row: JsonObject): string {
   return `row ${index + 1}${id}`;
 }
 
-function text(row: JsonObject, key: string, at: string, o: {required: boolean; pattern?: RegExp; what?: string}): string | null {
+function text(
+  row: JsonObject,
+  key: string,
+  at: string,
+  o: {required: boolean; pattern?: RegExp; what?: string},
+): string | null {
   const value = row[key];
   if (value === undefined || value === null) {
     if (o.required) throw new RecordError(`${at}: ${key}: required, missing`);
     return null;
   }
   if (typeof value !== 'string') throw new RecordError(`${at}: ${key}: expected a string, found ${typeName(value)}`);
-  if (o.pattern && !o.pattern.test(value)) throw new RecordError(`${at}: ${key}: "${value.slice(0, 60)}" is not ${o.what}`);
+  if (o.pattern && !o.pattern.test(value))
+    throw new RecordError(`${at}: ${key}: "${value.slice(0, 60)}" is not ${o.what}`);
   return value;
 }
 
@@ -84,7 +91,8 @@ function tests(row: JsonObject, key: string, at: string, required: boolean): str
       throw new RecordError(`${at}: ${key}: expected a JSON-encoded list of test ids, found text that is not JSON`);
     }
   }
-  if (!Array.isArray(list)) throw new RecordError(`${at}: ${key}: expected a list of test ids, found ${typeName(list)}`);
+  if (!Array.isArray(list))
+    throw new RecordError(`${at}: ${key}: expected a list of test ids, found ${typeName(list)}`);
   const bad = list.findIndex(item => typeof item !== 'string' || !item.trim());
   if (bad >= 0) throw new RecordError(`${at}: ${key}[${bad}]: expected a test id, found ${typeName(list[bad])}`);
   return list as string[];
@@ -100,15 +108,24 @@ export function instanceRow(value: unknown, index: number): InstanceRow {
   // checked in the dataset's field order, so the first problem said is the first in the row
   const id = text(value, 'instance_id', at, {required: true, pattern: /^\S+$/, what: 'an instance id (no spaces)'})!;
   const repo = text(value, 'repo', at, {required: true, pattern: REPO, what: 'owner/name'})!;
-  const baseCommit = text(value, 'base_commit', at, {required: true, pattern: COMMIT, what: 'a commit (7–40 hex digits)'})!;
+  const baseCommit = text(value, 'base_commit', at, {
+    required: true,
+    pattern: COMMIT,
+    what: 'a commit (7–40 hex digits)',
+  })!;
   const goldPatch = text(value, 'patch', at, {required: true})!;
   const testPatch = text(value, 'test_patch', at, {required: true})!;
   const problemStatement = text(value, 'problem_statement', at, {required: true})!;
   const hintsText = text(value, 'hints_text', at, {required: false});
   const createdAt = text(value, 'created_at', at, {required: false});
-  const environmentSetupCommit = text(value, 'environment_setup_commit', at, {required: false, pattern: COMMIT, what: 'a commit (7–40 hex digits)'});
+  const environmentSetupCommit = text(value, 'environment_setup_commit', at, {
+    required: false,
+    pattern: COMMIT,
+    what: 'a commit (7–40 hex digits)',
+  });
   const failToPass = tests(value, 'FAIL_TO_PASS', at, true);
-  if (!failToPass.length) throw new RecordError(`${at}: FAIL_TO_PASS: empty (an instance has at least one test that fails before the fix)`);
+  if (!failToPass.length)
+    throw new RecordError(`${at}: FAIL_TO_PASS: empty (an instance has at least one test that fails before the fix)`);
   const passToPass = tests(value, 'PASS_TO_PASS', at, false);
   return {
     id,
@@ -132,7 +149,8 @@ export function predictionRow(value: unknown, index: number): PredictionRow {
   const at = where(index, value);
   const patch = value['model_patch'];
   // the harness writes null or "" for a run that produced no patch
-  if (patch !== undefined && patch !== null && typeof patch !== 'string') throw new RecordError(`${at}: model_patch: expected a string, found ${typeName(patch)}`);
+  if (patch !== undefined && patch !== null && typeof patch !== 'string')
+    throw new RecordError(`${at}: model_patch: expected a string, found ${typeName(patch)}`);
   return {
     instance: text(value, 'instance_id', at, {required: true, pattern: /^\S+$/, what: 'an instance id (no spaces)'})!,
     model: text(value, 'model_name_or_path', at, {required: true})!,
@@ -160,7 +178,8 @@ export function rowsOf(textOfFile: string): unknown[] {
     if (isObject(doc)) {
       if (rowKind(doc)) return [doc];
       const values = Object.entries(doc);
-      if (values.length && values.every(([, v]) => isObject(v))) return values.map(([id, v]) => ({instance_id: id, ...(v as JsonObject)}));
+      if (values.length && values.every(([, v]) => isObject(v)))
+        return values.map(([id, v]) => ({instance_id: id, ...(v as JsonObject)}));
       throw new RecordError('a JSON object that is neither a row nor rows keyed by instance id');
     }
   }

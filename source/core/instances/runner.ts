@@ -33,16 +33,35 @@ export function testRun(repo: string | null, testId: string, definedIn: (name: s
   const id = testId.trim();
   const unittestId = UNITTEST_ID.exec(id);
   if (repo === 'django/django') {
-    if (!unittestId && !/^[\w.]+$/.test(id)) throw new TestIdError(`"${id}" is not a Django test id (test_x (module.Class), or module.Class.test_x)`);
-    return {mode: 'django', target: id, how: 'tests/runtests.py --settings=test_sqlite --parallel 1, as SWE-bench runs Django'};
+    if (!unittestId && !/^[\w.]+$/.test(id))
+      throw new TestIdError(`"${id}" is not a Django test id (test_x (module.Class), or module.Class.test_x)`);
+    return {
+      mode: 'django',
+      target: id,
+      how: 'tests/runtests.py --settings=test_sqlite --parallel 1, as SWE-bench runs Django',
+    };
   }
   if (unittestId) return {mode: 'unittest', target: id, how: 'unittest'};
-  if (id.includes('::') || id.endsWith('.py')) return {mode: id.endsWith('.py') && !id.includes('::') && !/(^|\/)test_[^/]*\.py$/.test(id) ? 'script' : 'pytest', target: id, how: id.includes('::') ? 'pytest' : 'a script (its exit code the verdict)'};
+  if (id.includes('::') || id.endsWith('.py'))
+    return {
+      mode: id.endsWith('.py') && !id.includes('::') && !/(^|\/)test_[^/]*\.py$/.test(id) ? 'script' : 'pytest',
+      target: id,
+      how: id.includes('::') ? 'pytest' : 'a script (its exit code the verdict)',
+    };
   if (/^test\w*$/.test(id)) {
     const files = definedIn(id);
     if (!files.length) throw new TestIdError(`no file the test patch touches defines ${id} (give --test FILE::${id})`);
-    if (files.length > 1) throw new TestIdError(`${id} is defined in ${files.length} files the test patch touches (${files.join(', ')}): give --test FILE::${id}`);
-    return {mode: 'function', target: `${files[0]}::${id}`, how: `${files[0]}'s ${id} called as sympy's bin/test calls it`};
+    if (files.length > 1)
+      throw new TestIdError(
+        `${id} is defined in ${files.length} files the test patch touches (${files.join(', ')}): give --test FILE::${id}`,
+      );
+    return {
+      mode: 'function',
+      target: `${files[0]}::${id}`,
+      how: `${files[0]}'s ${id} called as sympy's bin/test calls it`,
+    };
   }
-  throw new TestIdError(`"${id}" is not a test id deltalens can run (a pytest node id, "test_x (module.Class)", or a test function's name)`);
+  throw new TestIdError(
+    `"${id}" is not a test id deltalens can run (a pytest node id, "test_x (module.Class)", or a test function's name)`,
+  );
 }

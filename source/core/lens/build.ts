@@ -62,7 +62,13 @@ export interface RunScore {
   waste: Waste[];
   /** the step where the run leaves its reference's tree (null: never) */
   divergence: number | null;
-  reference: {runs: number[]; excluded_lucky: number[]; best_path: number; key_states: string[]; missing_key_states: string[]};
+  reference: {
+    runs: number[];
+    excluded_lucky: number[];
+    best_path: number;
+    key_states: string[];
+    missing_key_states: string[];
+  };
 }
 
 export interface AgentRanking {
@@ -132,7 +138,15 @@ function prepareTask(instance: string, runs: LensRun[]): Task {
     });
     covers.set(r.id, set);
   }
-  return {instance, runs, passing, seq, clusters, covers, profiles: new Map(runs.map(r => [r.id, profile(r.steps.map(s => s.stage))]))};
+  return {
+    instance,
+    runs,
+    passing,
+    seq,
+    clusters,
+    covers,
+    profiles: new Map(runs.map(r => [r.id, profile(r.steps.map(s => s.stage))])),
+  };
 }
 
 function median(xs: number[]): number {
@@ -143,7 +157,11 @@ function median(xs: number[]): number {
 }
 
 /** The reference runs of one run: the task's passing runs but itself and the excluded (kept if nothing else is left). */
-function referenceRuns(passing: LensRun[], runId: number, excluded: Set<number>): {runs: LensRun[]; excludedLucky: number[]} {
+function referenceRuns(
+  passing: LensRun[],
+  runId: number,
+  excluded: Set<number>,
+): {runs: LensRun[]; excludedLucky: number[]} {
   const others = passing.filter(r => r.id !== runId);
   const kept = others.filter(r => !excluded.has(r.id));
   if (!kept.length) return {runs: others, excludedLucky: []};
@@ -151,10 +169,17 @@ function referenceRuns(passing: LensRun[], runId: number, excluded: Set<number>)
 }
 
 /** The PTA a run is scored against (leave-one-out, without the excluded runs). */
-export function referenceTree(task: {runs: LensRun[]}, runId: number, excluded: Set<number> = new Set()): {root: PtaNode; runs: number[]} {
+export function referenceTree(
+  task: {runs: LensRun[]},
+  runId: number,
+  excluded: Set<number> = new Set(),
+): {root: PtaNode; runs: number[]} {
   const passing = task.runs.filter(r => r.resolved === true);
   const ref = referenceRuns(passing, runId, excluded).runs;
-  return {root: buildPta(ref.map(r => ({id: String(r.id), states: referenceSteps(r.steps).map(s => s.state)}))), runs: ref.map(r => r.id)};
+  return {
+    root: buildPta(ref.map(r => ({id: String(r.id), states: referenceSteps(r.steps).map(s => s.state)}))),
+    runs: ref.map(r => r.id),
+  };
 }
 
 interface Scored {
@@ -176,7 +201,9 @@ function scoreRun(task: Task, run: LensRun, excluded: Set<number>): Scored {
   const div = divergence(root, states);
 
   const need = Math.ceil(refs.length / 2);
-  const key = task.clusters.map((c, i) => ({c, i})).filter(({i}) => refs.filter(r => task.covers.get(r.id)!.has(i)).length >= need);
+  const key = task.clusters
+    .map((c, i) => ({c, i}))
+    .filter(({i}) => refs.filter(r => task.covers.get(r.id)!.has(i)).length >= need);
   const own = task.covers.get(run.id)!;
   const missing = key.filter(({i}) => !own.has(i));
   const cov = key.length ? Math.round((1000 * (key.length - missing.length)) / key.length) / 1000 : 1;
@@ -214,7 +241,8 @@ function scoreRun(task: Task, run: LensRun, excluded: Set<number>): Scored {
 
 export function buildLens(all: LensRun[], options: LensOptions = {}): LensResult {
   const minPassing = options.minPassing ?? 2;
-  if (minPassing < 2) throw new RangeError('min-passing must be at least 2: a run is scored against the other passing runs');
+  if (minPassing < 2)
+    throw new RangeError('min-passing must be at least 2: a run is scored against the other passing runs');
   const runs = options.instance ? all.filter(r => r.instance === options.instance) : all;
   const byInstance = new Map<string, LensRun[]>();
   for (const r of runs) {
@@ -229,7 +257,12 @@ export function buildLens(all: LensRun[], options: LensOptions = {}): LensResult
     const passing = list.filter(r => r.resolved === true).length;
     if (passing < minPassing) {
       const unknown = list.filter(r => r.resolved === null).length;
-      skipped.push({instance, runs: list.length, passing, reason: `${passing} passing run${passing === 1 ? '' : 's'}${unknown ? ` (${unknown} without a resolved status)` : ''}; needs at least ${minPassing}`});
+      skipped.push({
+        instance,
+        runs: list.length,
+        passing,
+        reason: `${passing} passing run${passing === 1 ? '' : 's'}${unknown ? ` (${unknown} without a resolved status)` : ''}; needs at least ${minPassing}`,
+      });
     } else tasks.push(prepareTask(instance, list));
   }
 
@@ -241,8 +274,19 @@ export function buildLens(all: LensRun[], options: LensOptions = {}): LensResult
     const scored = tasks.flatMap(t => t.runs.map(r => scoreRun(t, r, excluded)));
     const base =
       options.threshold !== undefined
-        ? {value: options.threshold, calibrated: false, balanced_accuracy: null, passing: 0, failing: 0, note: `fixed by --threshold ${options.threshold}`}
-        : calibrateThreshold(scored.filter(s => s.run.resolved !== null).map(s => ({quality: s.quality, resolved: s.run.resolved === true})));
+        ? {
+            value: options.threshold,
+            calibrated: false,
+            balanced_accuracy: null,
+            passing: 0,
+            failing: 0,
+            note: `fixed by --threshold ${options.threshold}`,
+          }
+        : calibrateThreshold(
+            scored
+              .filter(s => s.run.resolved !== null)
+              .map(s => ({quality: s.quality, resolved: s.run.resolved === true})),
+          );
     threshold = {...base, ideal: idealCut(base.value)};
     scores = scored.map(s => {
       const t = s.run.resolved === true ? tier(s.quality, s.waste, threshold.value) : null;
@@ -266,7 +310,12 @@ export function buildLens(all: LensRun[], options: LensOptions = {}): LensResult
     excluded = lucky;
   }
   return {
-    options: {min_passing: minPassing, exclude_lucky: Boolean(options.excludeLucky), instance: options.instance ?? null, fixed_threshold: options.threshold ?? null},
+    options: {
+      min_passing: minPassing,
+      exclude_lucky: Boolean(options.excludeLucky),
+      instance: options.instance ?? null,
+      fixed_threshold: options.threshold ?? null,
+    },
     threshold,
     runs: scores,
     skipped,
@@ -293,7 +342,9 @@ function rankAgents(runs: LensRun[], scores: RunScore[]): AgentRanking[] {
       resolved,
       pass_rate: known.length ? round3(resolved / known.length) : null,
       scored: scored.length,
-      mean_quality: scored.length ? Math.round((10 * scored.reduce((sum, s) => sum + s.quality, 0)) / scored.length) / 10 : null,
+      mean_quality: scored.length
+        ? Math.round((10 * scored.reduce((sum, s) => sum + s.quality, 0)) / scored.length) / 10
+        : null,
       passing_scored: passingScored.length,
       lucky,
       lucky_rate: passingScored.length ? round3(lucky / passingScored.length) : null,
@@ -307,7 +358,12 @@ function rankAgents(runs: LensRun[], scores: RunScore[]): AgentRanking[] {
       const qr = qualityRanks[i] ?? null;
       return {...r, pass_rank: pr, quality_rank: qr, shift: pr !== null && qr !== null ? pr - qr : null};
     })
-    .sort((a, b) => (a.quality_rank ?? Infinity) - (b.quality_rank ?? Infinity) || (a.pass_rank ?? Infinity) - (b.pass_rank ?? Infinity) || a.agent.localeCompare(b.agent));
+    .sort(
+      (a, b) =>
+        (a.quality_rank ?? Infinity) - (b.quality_rank ?? Infinity) ||
+        (a.pass_rank ?? Infinity) - (b.pass_rank ?? Infinity) ||
+        a.agent.localeCompare(b.agent),
+    );
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;

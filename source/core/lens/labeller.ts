@@ -24,7 +24,8 @@ export const RULES = {
   'other-shell': '7 other shell: git diff after an edit → V, clean-up → O, else E',
 } as const;
 
-const isSourceEdit = (s: ActionState) => (s.kind === 'edit' || s.kind === 'create') && s.files.length > 0 && s.files.some(f => !isTestRelated(f.path));
+const isSourceEdit = (s: ActionState) =>
+  (s.kind === 'edit' || s.kind === 'create') && s.files.length > 0 && s.files.some(f => !isTestRelated(f.path));
 
 /**
  * Labels steps one at a time, in order: every rule looks only at the past (whether a source
@@ -44,10 +45,14 @@ export class Labeller {
     if (s.kind === 'submit') return {stage: 'O', rule: 'submit', inputs: base};
     if (s.kind === 'think') return {stage: 'O', rule: 'think', inputs: base};
     if (isSourceEdit(s)) return {stage: 'I', rule: 'source-edit', inputs: {...base, file_class: 'source'}};
-    if (s.kind === 'read' || s.kind === 'search' || s.kind === 'list') return {stage: 'E', rule: 'explore', inputs: {...base, group: s.group}};
-    if (s.kind === 'edit' || s.kind === 'create') return {stage: after ? 'V' : 'E', rule: 'test-write', inputs: {...base, file_class: 'test'}};
-    if (s.kind === 'run-test' || s.kind === 'run-script') return {stage: after ? 'V' : 'E', rule: 'run', inputs: {...base, group: s.group}};
-    if (s.group === 'vcs' && /git\s+diff/.test(s.command ?? '') && after) return {stage: 'V', rule: 'other-shell', inputs: {...base, group: s.group}};
+    if (s.kind === 'read' || s.kind === 'search' || s.kind === 'list')
+      return {stage: 'E', rule: 'explore', inputs: {...base, group: s.group}};
+    if (s.kind === 'edit' || s.kind === 'create')
+      return {stage: after ? 'V' : 'E', rule: 'test-write', inputs: {...base, file_class: 'test'}};
+    if (s.kind === 'run-test' || s.kind === 'run-script')
+      return {stage: after ? 'V' : 'E', rule: 'run', inputs: {...base, group: s.group}};
+    if (s.group === 'vcs' && /git\s+diff/.test(s.command ?? '') && after)
+      return {stage: 'V', rule: 'other-shell', inputs: {...base, group: s.group}};
     if (s.group === 'cleanup') return {stage: 'O', rule: 'other-shell', inputs: {...base, group: s.group}};
     return {stage: 'E', rule: 'other-shell', inputs: {...base, group: s.group}};
   }

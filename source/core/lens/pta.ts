@@ -23,7 +23,8 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return inter / (a.size + b.size - inter);
 }
 
-const family = (s: ActionState) => (s.kind === 'run-test' || s.kind === 'run-script' ? 'run' : s.kind === 'create' ? 'edit' : s.kind);
+const family = (s: ActionState) =>
+  s.kind === 'run-test' || s.kind === 'run-script' ? 'run' : s.kind === 'create' ? 'edit' : s.kind;
 
 /**
  * Two states are equivalent when they are the same family of action (read, search, list,
@@ -62,9 +63,12 @@ export function equivalent(a: ActionState, b: ActionState): Equivalence {
   if (a.command !== undefined && b.command !== undefined) {
     if (a.group !== b.group) return NO;
     const j = jaccard(tokens(a.command), tokens(b.command));
-    return j > 0.5 ? {match: true, rule: 'command', confidence: round2(0.7 + (0.15 * (j - 0.5)) / 0.5)} : {match: false, rule: 'none', confidence: 0};
+    return j > 0.5
+      ? {match: true, rule: 'command', confidence: round2(0.7 + (0.15 * (j - 0.5)) / 0.5)}
+      : {match: false, rule: 'none', confidence: 0};
   }
-  if (!a.files.length && !b.files.length && a.command === undefined && b.command === undefined) return {match: true, rule: 'same-kind', confidence: 0.5};
+  if (!a.files.length && !b.files.length && a.command === undefined && b.command === undefined)
+    return {match: true, rule: 'same-kind', confidence: 0.5};
   return NO;
 }
 
@@ -157,13 +161,20 @@ export function toDag(root: PtaNode): PtaNode {
     return v;
   };
   h(root);
-  const byHeight = [...height.keys()].filter(n => n !== root).sort((a, b) => height.get(a)! - height.get(b)! || a.id - b.id);
+  const byHeight = [...height.keys()]
+    .filter(n => n !== root)
+    .sort((a, b) => height.get(a)! - height.get(b)! || a.id - b.id);
   const mergedOf = new Map<PtaNode, PtaNode>();
   const classes: {node: PtaNode; childIds: string}[] = [];
   for (const n of byHeight) {
     const children = uniqueById(n.children.map(c => mergedOf.get(c)!));
-    const childIds = children.map(c => c.id).sort((x, y) => x - y).join(',');
-    const same = classes.find(c => c.childIds === childIds && c.node.state && n.state && equivalent(c.node.state, n.state).match);
+    const childIds = children
+      .map(c => c.id)
+      .sort((x, y) => x - y)
+      .join(',');
+    const same = classes.find(
+      c => c.childIds === childIds && c.node.state && n.state && equivalent(c.node.state, n.state).match,
+    );
     if (same) {
       same.node.support += n.support;
       append(same.node.runs, n.runs);

@@ -26,7 +26,14 @@ const WEIGHTS: Signals = {coherence: 0.25, alignment: 0.25, coverage: 0.25, temp
 
 export function quality(s: Signals): number {
   const total = WEIGHTS.coherence + WEIGHTS.alignment + WEIGHTS.coverage + WEIGHTS.temporal;
-  return round1((100 * (WEIGHTS.coherence * s.coherence + WEIGHTS.alignment * s.alignment + WEIGHTS.coverage * s.coverage + WEIGHTS.temporal * s.temporal)) / total);
+  return round1(
+    (100 *
+      (WEIGHTS.coherence * s.coherence +
+        WEIGHTS.alignment * s.alignment +
+        WEIGHTS.coverage * s.coverage +
+        WEIGHTS.temporal * s.temporal)) /
+      total,
+  );
 }
 
 const RANK: Record<Stage, number> = {E: 0, I: 1, V: 2, O: -1};
@@ -115,7 +122,12 @@ export function temporal(stages: Stage[], reference: (number[] | null)[]): numbe
   return ds.length ? round3(1 - ds.reduce((x, y) => x + y, 0) / ds.length) : 0;
 }
 
-type WasteSignal = 'regression-cycles' | 'blind-retries' | 'missing-final-verification' | 'excessive-exploration' | 'temporal-disorder';
+type WasteSignal =
+  | 'regression-cycles'
+  | 'blind-retries'
+  | 'missing-final-verification'
+  | 'excessive-exploration'
+  | 'temporal-disorder';
 
 export interface Waste {
   signal: WasteSignal;
@@ -129,7 +141,8 @@ export interface Waste {
 const WASTE_LIMITS = {regressionCycles: 2, blindRetries: 3, exploreFactor: 2, exploreMargin: 5, disorder: 0.25};
 
 const isSourceEdit = (s: LensStep) => s.stage === 'I';
-const isRun = (s: LensStep) => s.state.kind === 'run-test' || s.state.kind === 'run-script' || s.state.alsoRuns !== undefined;
+const isRun = (s: LensStep) =>
+  s.state.kind === 'run-test' || s.state.kind === 'run-script' || s.state.alsoRuns !== undefined;
 
 /**
  * Waste signals of one run. `referenceExploration` is the median number of E steps in the
@@ -151,7 +164,11 @@ export function wasteSignals(steps: LensStep[], referenceExploration: number | n
     }
   });
   if (cycles.length >= WASTE_LIMITS.regressionCycles) {
-    out.push({signal: 'regression-cycles', steps: uniq(cycles.flat()), detail: `${cycles.length} times the same code was edited again after verifying it`});
+    out.push({
+      signal: 'regression-cycles',
+      steps: uniq(cycles.flat()),
+      detail: `${cycles.length} times the same code was edited again after verifying it`,
+    });
   }
 
   // blind retries: the same command ≥ 3 times with no edit in between
@@ -173,19 +190,32 @@ export function wasteSignals(steps: LensStep[], referenceExploration: number | n
   }
   flush();
   if (clusters.length) {
-    out.push({signal: 'blind-retries', steps: uniq(clusters.flat()), detail: clusters.map(c => `${c.length}× the same command with no edit between (steps ${c.map(i => i + 1).join(', ')})`).join('; ')});
+    out.push({
+      signal: 'blind-retries',
+      steps: uniq(clusters.flat()),
+      detail: clusters
+        .map(c => `${c.length}× the same command with no edit between (steps ${c.map(i => i + 1).join(', ')})`)
+        .join('; '),
+    });
   }
 
   // missing final verification: no test or script run after the last source edit (nor by it)
   const lastEdit = steps.map(isSourceEdit).lastIndexOf(true);
   if (lastEdit >= 0 && !steps.slice(lastEdit).some(isRun)) {
-    out.push({signal: 'missing-final-verification', steps: [steps[lastEdit]!.idx], detail: `no test or script ran at or after the last source edit (step ${steps[lastEdit]!.idx + 1})`});
+    out.push({
+      signal: 'missing-final-verification',
+      steps: [steps[lastEdit]!.idx],
+      detail: `no test or script ran at or after the last source edit (step ${steps[lastEdit]!.idx + 1})`,
+    });
   }
 
   // excessive exploration: more E steps than max(2 × the reference median, median + 5)
   if (referenceExploration !== null) {
     const explore = steps.filter(s => s.stage === 'E');
-    const limit = Math.max(WASTE_LIMITS.exploreFactor * referenceExploration, referenceExploration + WASTE_LIMITS.exploreMargin);
+    const limit = Math.max(
+      WASTE_LIMITS.exploreFactor * referenceExploration,
+      referenceExploration + WASTE_LIMITS.exploreMargin,
+    );
     if (explore.length > limit) {
       out.push({
         signal: 'excessive-exploration',
@@ -199,7 +229,11 @@ export function wasteSignals(steps: LensStep[], referenceExploration: number | n
   const d = disorder(steps.map(s => s.stage));
   if (d.ratio > WASTE_LIMITS.disorder) {
     const eiv = steps.filter(s => s.stage !== 'O');
-    out.push({signal: 'temporal-disorder', steps: d.late.map(i => eiv[i]!.idx), detail: `${Math.round(d.ratio * 100)} % of stage pairs out of E→I→V order`});
+    out.push({
+      signal: 'temporal-disorder',
+      steps: d.late.map(i => eiv[i]!.idx),
+      detail: `${Math.round(d.ratio * 100)} % of stage pairs out of E→I→V order`,
+    });
   }
   return out;
 }
@@ -239,7 +273,12 @@ export function idealCut(threshold: number): number {
 }
 
 /** Waste that makes a pass Lucky whatever its quality (the behaviours AgentLens names); excessive exploration only costs Ideal. */
-const LUCKY_SIGNALS: WasteSignal[] = ['regression-cycles', 'blind-retries', 'missing-final-verification', 'temporal-disorder'];
+const LUCKY_SIGNALS: WasteSignal[] = [
+  'regression-cycles',
+  'blind-retries',
+  'missing-final-verification',
+  'temporal-disorder',
+];
 
 /**
  * The tier of a passing run: Lucky when its quality is below the threshold (it scores like a
@@ -292,21 +331,41 @@ export function mechanism(input: MechanismInput): Mechanism {
   const w = (s: WasteSignal) => input.waste.find(x => x.signal === s);
   const unverified = w('missing-final-verification');
   if (unverified) {
-    return make('C1', [unverified.detail, `${input.steps.length} steps; the reference runs' median is ${input.referenceLength}`], unverified.steps);
+    return make(
+      'C1',
+      [unverified.detail, `${input.steps.length} steps; the reference runs' median is ${input.referenceLength}`],
+      unverified.steps,
+    );
   }
   const brute = [w('regression-cycles'), w('blind-retries')].filter((x): x is Waste => Boolean(x));
-  if (brute.length) return make('C2', brute.map(b => b.detail), uniq(brute.flatMap(b => b.steps)));
+  if (brute.length)
+    return make(
+      'C2',
+      brute.map(b => b.detail),
+      uniq(brute.flatMap(b => b.steps)),
+    );
   const covered = input.keyEdits.filter(k => k.covered).length;
   if (input.keyEdits.length && covered < input.keyEdits.length / 2) {
     const missing = input.keyEdits.filter(k => !k.covered).map(k => describeState(k.state));
-    return make('C3', [`edits ${covered} of the reference's ${input.keyEdits.length} key implementation states`, `not edited: ${missing.join(', ')}`], []);
+    return make(
+      'C3',
+      [
+        `edits ${covered} of the reference's ${input.keyEdits.length} key implementation states`,
+        `not edited: ${missing.join(', ')}`,
+      ],
+      [],
+    );
   }
   const explore = w('excessive-exploration');
   if (explore) return make('C4', [explore.detail], explore.steps);
   const at = input.divergence;
   return make(
     'C5',
-    [...input.waste.map(x => x.detail), at === null ? 'follows the reference' : `leaves the reference at step ${at + 1}`, `structural alignment ${input.signals.alignment}, coverage ${input.signals.coverage}`],
+    [
+      ...input.waste.map(x => x.detail),
+      at === null ? 'follows the reference' : `leaves the reference at step ${at + 1}`,
+      `structural alignment ${input.signals.alignment}, coverage ${input.signals.coverage}`,
+    ],
     [...new Set([...input.waste.flatMap(x => x.steps), ...(at === null ? [] : [at])])].sort((a, b) => a - b),
   );
 }
@@ -317,7 +376,9 @@ function make(id: MechanismId, evidence: string[], steps: number[]): Mechanism {
 
 /** One line for a state: kind and target. */
 export function describeState(s: ActionState): string {
-  const files = s.files.map(f => `${f.path}${f.scope ? `:${f.scope}` : ''}${f.lines ? `:${f.lines[0]}-${f.lines[1]}` : ''}`).join(' ');
+  const files = s.files
+    .map(f => `${f.path}${f.scope ? `:${f.scope}` : ''}${f.lines ? `:${f.lines[0]}-${f.lines[1]}` : ''}`)
+    .join(' ');
   const target = files || (s.command ? s.command.slice(0, 60) : '');
   return target ? `${s.kind} ${target}` : s.kind;
 }
@@ -356,7 +417,11 @@ export function calibrateThreshold(runs: {quality: number; resolved: boolean}[])
     };
   }
   const values = [...new Set(runs.map(r => r.quality))].sort((a, b) => a - b);
-  const candidates = [values[0]!, ...values.slice(1).map((v, i) => round1((v + values[i]!) / 2)), values[values.length - 1]! + 0.1];
+  const candidates = [
+    values[0]!,
+    ...values.slice(1).map((v, i) => round1((v + values[i]!) / 2)),
+    values[values.length - 1]! + 0.1,
+  ];
   let best = {value: candidates[0]!, ba: -1};
   for (const t of candidates) {
     const tpr = runs.filter(r => r.resolved && r.quality >= t).length / passing;
@@ -364,7 +429,14 @@ export function calibrateThreshold(runs: {quality: number; resolved: boolean}[])
     const ba = (tpr + tnr) / 2;
     if (ba > best.ba + 1e-12) best = {value: t, ba};
   }
-  return {value: round1(best.value), calibrated: true, balanced_accuracy: round3(best.ba), passing, failing, note: `calibrated on ${passing} passing and ${failing} failing scored runs`};
+  return {
+    value: round1(best.value),
+    calibrated: true,
+    balanced_accuracy: round3(best.ba),
+    passing,
+    failing,
+    note: `calibrated on ${passing} passing and ${failing} failing scored runs`,
+  };
 }
 
 const uniq = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b);

@@ -38,7 +38,10 @@ function findLine(source: string, needle: string): number | null {
 function pyString(literal: string): string | null {
   const m = /^(?:[rRbBuU]{0,2})(['"])((?:\\.|(?!\1).)*)\1/.exec(literal);
   if (!m) return null;
-  return m[2]!.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\(['"\\])/g, '$1');
+  return m[2]!
+    .replace(/\\n/g, '\n')
+    .replace(/\\t/g, '\t')
+    .replace(/\\(['"\\])/g, '$1');
 }
 
 /**
@@ -79,13 +82,19 @@ export function locateEdit(actionText: string, source: string): [number, number]
  * The state with a scope on each file it can place: by the file's line range, or for an edit
  * without one by locating the text it replaces. `sources` gives each file's scopes and text.
  */
-export function withScopes(state: ActionState, actionText: string | null, sources: Map<string, {scopes: Scope[]; text: string}>): ActionState {
+export function withScopes(
+  state: ActionState,
+  actionText: string | null,
+  sources: Map<string, {scopes: Scope[]; text: string}>,
+): ActionState {
   if (!state.files.length) return state;
   let changed = false;
   const files = state.files.map(f => {
     const src = sources.get(f.path);
     if (!src) return f;
-    const range = f.lines ?? ((state.kind === 'edit' || state.kind === 'create') && actionText ? locateEdit(actionText, src.text) : null);
+    const range =
+      f.lines ??
+      ((state.kind === 'edit' || state.kind === 'create') && actionText ? locateEdit(actionText, src.text) : null);
     const scope = range ? scopeAt(src.scopes, range) : null;
     if (!scope) return f;
     changed = true;

@@ -5,7 +5,17 @@
  * the run has open).
  */
 
-type StateKind = 'read' | 'search' | 'list' | 'edit' | 'create' | 'run-test' | 'run-script' | 'other-shell' | 'think' | 'submit';
+type StateKind =
+  | 'read'
+  | 'search'
+  | 'list'
+  | 'edit'
+  | 'create'
+  | 'run-test'
+  | 'run-script'
+  | 'other-shell'
+  | 'think'
+  | 'submit';
 
 type CommandGroup = 'search' | 'read' | 'list' | 'test' | 'script' | 'install' | 'vcs' | 'cleanup' | 'edit' | 'other';
 
@@ -40,24 +50,34 @@ function normalize(cmd: string): string {
 }
 
 function clean(path: string): string {
-  return path.replace(/^['"]|['"]$/g, '').replace(/^\/(workspace|testbed|repo)\//, '').replace(/^\.\//, '');
+  return path
+    .replace(/^['"]|['"]$/g, '')
+    .replace(/^\/(workspace|testbed|repo)\//, '')
+    .replace(/^\.\//, '');
 }
 
-const TEST_CMD = /(^|[\s;&|(])(pytest|py\.test|tox|nox)\b|python[0-9.]*\s+-m\s+(pytest|unittest)\b|runtests\.py|manage\.py\s+test\b|\bbin\/test\b|\bmake\s+test\b/;
+const TEST_CMD =
+  /(^|[\s;&|(])(pytest|py\.test|tox|nox)\b|python[0-9.]*\s+-m\s+(pytest|unittest)\b|runtests\.py|manage\.py\s+test\b|\bbin\/test\b|\bmake\s+test\b/;
 
 /** Files a shell command writes: sed -i, redirection, tee, heredocs, a Python heredoc that writes. */
 function writtenFiles(cmd: string): string[] {
   const out = new Set<string>();
   // redirections and tee count only outside heredoc bodies and quoted strings (`print("a -> b")`)
   const bare = withoutHeredocs(cmd).replace(/'[^'\n]*'|"(?:[^"\\\n]|\\.)*"/g, "''");
-  for (const m of withoutHeredocs(cmd).matchAll(/\bsed\s+(?:-[a-zA-Z]*i[a-zA-Z]*|--in-place)(?:\S*)?\s+(?:-e\s+)?(?:'[^']*'|"[^"]*"|\S+)\s+([^\s;&|]+)/g)) out.add(clean(m[1]!));
+  for (const m of withoutHeredocs(cmd).matchAll(
+    /\bsed\s+(?:-[a-zA-Z]*i[a-zA-Z]*|--in-place)(?:\S*)?\s+(?:-e\s+)?(?:'[^']*'|"[^"]*"|\S+)\s+([^\s;&|]+)/g,
+  ))
+    out.add(clean(m[1]!));
   for (const m of bare.matchAll(/(?:^|[^>2&-])>{1,2}\s*([^\s;&|<>]+)/g)) {
     const p = clean(m[1]!);
     if (!/^&/.test(p) && !/^\d$/.test(p)) out.add(p);
   }
   for (const m of bare.matchAll(/\btee\s+(?:-a\s+)?([^\s;&|]+)/g)) out.add(clean(m[1]!));
   // mv/cp onto a file: the destination is written (`awk … > /tmp/x && mv /tmp/x src/a.py`)
-  for (const m of bare.matchAll(/(?:^|[\s;&|(])(?:mv|cp)\s+(?:-\w+\s+)*[^\s;&|]+\s+([^\s;&|]+\.\w+)(?=\s*(?:$|[;&|)]))/gm)) out.add(clean(m[1]!));
+  for (const m of bare.matchAll(
+    /(?:^|[\s;&|(])(?:mv|cp)\s+(?:-\w+\s+)*[^\s;&|]+\s+([^\s;&|]+\.\w+)(?=\s*(?:$|[;&|)]))/gm,
+  ))
+    out.add(clean(m[1]!));
   // perl -pi / -i in place: the file arguments of that command
   for (const segment of bare.split(/&&|\|\||;|\|/)) {
     if (/^\s*perl\b/.test(segment) && /\s-[a-zA-Z0-9]*i\b/.test(segment)) {
@@ -65,7 +85,8 @@ function writtenFiles(cmd: string): string[] {
       for (const f of files) out.add(clean(f));
     }
   }
-  if (/python[0-9.]*\s+-\s*<</.test(cmd) || /python[0-9.]*\s+-c\b/.test(cmd)) for (const f of pythonWrites(cmd)) out.add(clean(f));
+  if (/python[0-9.]*\s+-\s*<</.test(cmd) || /python[0-9.]*\s+-c\b/.test(cmd))
+    for (const f of pythonWrites(cmd)) out.add(clean(f));
   // a patch applied from a heredoc (`git apply <<'PATCH'`, `patch -p1 <<EOF`): the files it names
   if (/(?:^|[\s;&|(])(?:git\s+apply|patch)\b[^\n]*<</.test(cmd)) for (const f of patchedFiles(cmd)) out.add(clean(f));
   // scratch files outside the project are not edits of it
@@ -81,16 +102,20 @@ function writtenFiles(cmd: string): string[] {
 function pythonWrites(cmd: string): string[] {
   const out = new Set<string>();
   const names = new Map<string, string>();
-  for (const m of cmd.matchAll(/^[ \t]*([A-Za-z_]\w*)\s*=\s*(?:(?:pathlib\.)?Path\(\s*)?['"]([^'"\n]+)['"]\s*\)?[ \t]*(?:#.*)?$/gm)) names.set(m[1]!, m[2]!);
-  const target = (arg: string) => /^['"]/.test(arg) ? arg.slice(1, -1) : names.get(arg) ?? null;
+  for (const m of cmd.matchAll(
+    /^[ \t]*([A-Za-z_]\w*)\s*=\s*(?:(?:pathlib\.)?Path\(\s*)?['"]([^'"\n]+)['"]\s*\)?[ \t]*(?:#.*)?$/gm,
+  ))
+    names.set(m[1]!, m[2]!);
+  const target = (arg: string) => (/^['"]/.test(arg) ? arg.slice(1, -1) : (names.get(arg) ?? null));
   const ARG = String.raw`('[^'\n]+'|"[^"\n]+"|[A-Za-z_]\w*)`;
   const opens = new RegExp(String.raw`\b(?:io\.|codecs\.)?open\(\s*${ARG}\s*,\s*(?:mode\s*=\s*)?['"][rb+]*[wax]`, 'g');
   const pathWrites = new RegExp(String.raw`\b(?:pathlib\.)?Path\(\s*${ARG}\s*\)\s*\.\s*write_(?:text|bytes)\(`, 'g');
   const nameWrites = /\b([A-Za-z_]\w*)\s*\.\s*write_(?:text|bytes)\(/g;
-  for (const re of [opens, pathWrites]) for (const m of cmd.matchAll(re)) {
-    const t = target(m[1]!);
-    if (t) out.add(t);
-  }
+  for (const re of [opens, pathWrites])
+    for (const m of cmd.matchAll(re)) {
+      const t = target(m[1]!);
+      if (t) out.add(t);
+    }
   for (const m of cmd.matchAll(nameWrites)) {
     const t = names.get(m[1]!);
     if (t) out.add(t);
@@ -111,7 +136,9 @@ function patchedFiles(cmd: string): string[] {
 function readFiles(cmd: string): FileTarget[] {
   const out: FileTarget[] = [];
   const range = /sed\s+-n\s+['"]?(\d+),(\d+)p/.exec(cmd);
-  for (const m of cmd.matchAll(/\b(?:cat|nl(?:\s+-ba)?|head(?:\s+-n\s*\d+)?|tail(?:\s+-n\s*\d+)?|less|more|view)\s+([^\s|;&<>]+\.\w+)/g)) {
+  for (const m of cmd.matchAll(
+    /\b(?:cat|nl(?:\s+-ba)?|head(?:\s+-n\s*\d+)?|tail(?:\s+-n\s*\d+)?|less|more|view)\s+([^\s|;&<>]+\.\w+)/g,
+  )) {
     out.push({path: clean(m[1]!), ...(range ? {lines: [Number(range[1]), Number(range[2])] as [number, number]} : {})});
   }
   if (!out.length) {
@@ -126,7 +153,20 @@ function withoutHeredocs(cmd: string): string {
   return cmd.replace(/<<-?\s*(['"]?)(\w+)\1([^\n]*)\n[\s\S]*?\n\s*\2\b/g, '<<$2$3');
 }
 
-const EDIT_ONLY_MODULES = new Set(['pathlib', 're', 'os', 'sys', 'io', 'textwrap', 'shutil', 'json', 'fileinput', 'difflib', 'ast', 'codecs']);
+const EDIT_ONLY_MODULES = new Set([
+  'pathlib',
+  're',
+  'os',
+  'sys',
+  'io',
+  'textwrap',
+  'shutil',
+  'json',
+  'fileinput',
+  'difflib',
+  'ast',
+  'codecs',
+]);
 
 /**
  * Whether a command that writes files also runs something: a test command, a `python x.py` in
@@ -137,10 +177,15 @@ function alsoRuns(cmd: string): 'test' | 'script' | null {
   const outside = withoutHeredocs(cmd);
   if (TEST_CMD.test(outside)) return 'test';
   if (/(&&|;|\|\||\n)\s*python[0-9.]*\s+[^\s-][^\s]*\.py\b/.test(outside)) return 'script';
-  const heredoc = /python[0-9.]*\s+-\s*<<-?\s*'?(\w+)'?\n([\s\S]*?)\n\1\b/.exec(cmd)?.[2] ?? /python[0-9.]*\s+-c\s+(['"])([\s\S]*?)\1/.exec(cmd)?.[2];
+  const heredoc =
+    /python[0-9.]*\s+-\s*<<-?\s*'?(\w+)'?\n([\s\S]*?)\n\1\b/.exec(cmd)?.[2] ??
+    /python[0-9.]*\s+-c\s+(['"])([\s\S]*?)\1/.exec(cmd)?.[2];
   if (heredoc) {
-    const modules = [...heredoc.matchAll(/^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))/gm)].map(m => (m[1] ?? m[2])!.split('.')[0]!);
-    if (modules.some(m => !EDIT_ONLY_MODULES.has(m))) return TEST_CMD.test(heredoc) || modules.includes('pytest') ? 'test' : 'script';
+    const modules = [...heredoc.matchAll(/^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))/gm)].map(
+      m => (m[1] ?? m[2])!.split('.')[0]!,
+    );
+    if (modules.some(m => !EDIT_ONLY_MODULES.has(m)))
+      return TEST_CMD.test(heredoc) || modules.includes('pytest') ? 'test' : 'script';
   }
   return null;
 }
@@ -156,25 +201,43 @@ export function shellState(cmd: string): ActionState {
     const runs = alsoRuns(cmd);
     // data written to run the program with (`printf … > templates/x.html && python3 - <<'PY' …`)
     // sets up a run: the command is the run, not an edit of the code
-    if (runs && writes.every(isDataFile)) return {kind: runs === 'test' ? 'run-test' : 'run-script', files: writes.map(path => ({path})), command, group: runs === 'test' ? 'test' : 'script'};
-    return {kind: 'edit', files: writes.map(path => ({path})), command, group: 'edit', ...(runs ? {alsoRuns: runs} : {})};
+    if (runs && writes.every(isDataFile))
+      return {
+        kind: runs === 'test' ? 'run-test' : 'run-script',
+        files: writes.map(path => ({path})),
+        command,
+        group: runs === 'test' ? 'test' : 'script',
+      };
+    return {
+      kind: 'edit',
+      files: writes.map(path => ({path})),
+      command,
+      group: 'edit',
+      ...(runs ? {alsoRuns: runs} : {}),
+    };
   }
   if (TEST_CMD.test(cmd)) return {kind: 'run-test', files: [], command, group: 'test'};
   if (/(^|[\s;&|(])python[0-9.]*\s+(-\s*<<|-c\b|[^\s-][^\s]*\.py\b)/.test(cmd)) {
     const script = /python[0-9.]*\s+([^\s-][^\s]*\.py)\b/.exec(cmd);
     return {kind: 'run-script', files: script ? [{path: clean(script[1]!)}] : [], command, group: 'script'};
   }
-  if (/(^|[\s;&|(])(grep|rg|ag|ack|git\s+grep)\b|\bfind\s+\S+.*-(i?name|path|regex)\b/.test(cmd)) return {kind: 'search', files: [], command, group: 'search'};
+  if (/(^|[\s;&|(])(grep|rg|ag|ack|git\s+grep)\b|\bfind\s+\S+.*-(i?name|path|regex)\b/.test(cmd))
+    return {kind: 'search', files: [], command, group: 'search'};
   const reads = readFiles(cmd);
-  if (reads.length || /(^|[\s;&|(])(cat|nl|head|tail|sed\s+-n|less|more)\b/.test(cmd)) return {kind: 'read', files: reads, command, group: 'read'};
+  if (reads.length || /(^|[\s;&|(])(cat|nl|head|tail|sed\s+-n|less|more)\b/.test(cmd))
+    return {kind: 'read', files: reads, command, group: 'read'};
   if (/(^|[\s;&|(])(ls|tree|find|pwd)\b/.test(cmd)) return {kind: 'list', files: [], command, group: 'list'};
-  if (/\b(pip|pip3|conda|apt(-get)?|npm)\s+install\b|setup\.py\s+(develop|install)/.test(cmd)) return {kind: 'other-shell', files: [], command, group: 'install'};
-  if (/(^|[\s;&|(])rm\s|git\s+(checkout\s+--|stash|clean|reset)/.test(cmd)) return {kind: 'other-shell', files: [], command, group: 'cleanup'};
-  if (/(^|[\s;&|(])git\s+(diff|status|log|show|add|commit|apply)\b/.test(cmd)) return {kind: 'other-shell', files: [], command, group: 'vcs'};
+  if (/\b(pip|pip3|conda|apt(-get)?|npm)\s+install\b|setup\.py\s+(develop|install)/.test(cmd))
+    return {kind: 'other-shell', files: [], command, group: 'install'};
+  if (/(^|[\s;&|(])rm\s|git\s+(checkout\s+--|stash|clean|reset)/.test(cmd))
+    return {kind: 'other-shell', files: [], command, group: 'cleanup'};
+  if (/(^|[\s;&|(])git\s+(diff|status|log|show|add|commit|apply)\b/.test(cmd))
+    return {kind: 'other-shell', files: [], command, group: 'vcs'};
   return {kind: 'other-shell', files: [], command, group: 'other'};
 }
 
-const arg = (args: Record<string, unknown> | null, key: string) => (args && typeof args[key] === 'string' ? (args[key] as string) : null);
+const arg = (args: Record<string, unknown> | null, key: string) =>
+  args && typeof args[key] === 'string' ? (args[key] as string) : null;
 
 /** States for a run's steps in order (SWE-agent's `edit` applies to the file last opened). */
 export function extractStates(steps: StepInput[]): ActionState[] {
@@ -190,13 +253,34 @@ export function stateExtractor(): (step: StepInput) => ActionState {
     const text = step.actionText ?? arg(step.args, 'command') ?? '';
     if (!tool && !text.trim()) return {kind: 'think', files: []};
     if (tool === 'submit' || tool === 'finish' || tool === 'agentfinishaction') return {kind: 'submit', files: []};
-    if (tool === 'think' || tool === 'agentthinkaction' || tool === 'delegate' || tool === 'message') return {kind: 'think', files: []};
-    if (tool === 'str_replace_editor' || tool === 'edit_file' || tool === 'read' || tool === 'write' || tool === 'file_editor') {
-      const path = clean(arg(step.args, 'path') ?? /(?:view|create|edit|str_replace|insert)\s+(\S+)/.exec(text)?.[1] ?? '');
+    if (tool === 'think' || tool === 'agentthinkaction' || tool === 'delegate' || tool === 'message')
+      return {kind: 'think', files: []};
+    if (
+      tool === 'str_replace_editor' ||
+      tool === 'edit_file' ||
+      tool === 'read' ||
+      tool === 'write' ||
+      tool === 'file_editor'
+    ) {
+      const path = clean(
+        arg(step.args, 'path') ?? /(?:view|create|edit|str_replace|insert)\s+(\S+)/.exec(text)?.[1] ?? '',
+      );
       const command = arg(step.args, 'command') ?? arg(step.args, 'action') ?? (tool === 'read' ? 'view' : '');
       const range = step.args?.view_range;
       if (command === 'view' || command === 'read') {
-        return {kind: 'read', files: path ? [{path, ...(Array.isArray(range) && range.length === 2 ? {lines: [Number(range[0]), Number(range[1])] as [number, number]} : {})}] : []};
+        return {
+          kind: 'read',
+          files: path
+            ? [
+                {
+                  path,
+                  ...(Array.isArray(range) && range.length === 2
+                    ? {lines: [Number(range[0]), Number(range[1])] as [number, number]}
+                    : {}),
+                },
+              ]
+            : [],
+        };
       }
       if (command === 'create' || tool === 'write') return {kind: 'create', files: path ? [{path}] : []};
       return {kind: 'edit', files: path ? [{path}] : []};
@@ -205,7 +289,12 @@ export function stateExtractor(): (step: StepInput) => ActionState {
     if (tool === 'open' || tool === 'goto' || tool === 'scroll_up' || tool === 'scroll_down') {
       const m = /^open\s+("[^"]+"|\S+)(?:\s+(\d+))?/.exec(text);
       if (m) openFile = clean(m[1]!);
-      return {kind: 'read', files: openFile ? [{path: openFile, ...(m?.[2] ? {lines: [Number(m[2]), Number(m[2]) + 100] as [number, number]} : {})}] : []};
+      return {
+        kind: 'read',
+        files: openFile
+          ? [{path: openFile, ...(m?.[2] ? {lines: [Number(m[2]), Number(m[2]) + 100] as [number, number]} : {})}]
+          : [],
+      };
     }
     if (tool === 'create') {
       const m = /^create\s+(\S+)/.exec(text);
@@ -214,9 +303,15 @@ export function stateExtractor(): (step: StepInput) => ActionState {
     }
     if (tool === 'edit') {
       const m = /^edit\s+(\d+):(\d+)/.exec(text);
-      return {kind: 'edit', files: openFile ? [{path: openFile, ...(m ? {lines: [Number(m[1]), Number(m[2])] as [number, number]} : {})}] : []};
+      return {
+        kind: 'edit',
+        files: openFile
+          ? [{path: openFile, ...(m ? {lines: [Number(m[1]), Number(m[2])] as [number, number]} : {})}]
+          : [],
+      };
     }
-    if (tool === 'find_file' || tool === 'search_dir' || tool === 'search_file') return {kind: 'search', files: [], command: normalize(text), group: 'search'};
+    if (tool === 'find_file' || tool === 'search_dir' || tool === 'search_file')
+      return {kind: 'search', files: [], command: normalize(text), group: 'search'};
     return shellState(text);
   };
 }

@@ -54,13 +54,17 @@ export function stratifiedSample(items: AnnotationItem[], n: number, seed: numbe
   const exact = types.map(t => (take * byType.get(t)!.length) / total);
   const alloc = exact.map(Math.floor);
   const order = types.map((_, i) => i).sort((a, b) => exact[b]! - alloc[b]! - (exact[a]! - alloc[a]!) || a - b);
-  for (let k = 0, left = take - alloc.reduce((x, y) => x + y, 0); left > 0; k += 1, left -= 1) alloc[order[k % order.length]!]! += 1;
+  for (let k = 0, left = take - alloc.reduce((x, y) => x + y, 0); left > 0; k += 1, left -= 1)
+    alloc[order[k % order.length]!]! += 1;
   const picked = types.flatMap((t, i) => shuffle(byType.get(t)!, seed + i + 1).slice(0, alloc[i]));
   return shuffle(picked, seed);
 }
 
 function sortItems(items: AnnotationItem[]): AnnotationItem[] {
-  return [...items].sort((a, b) => a.instance.localeCompare(b.instance) || a.question.localeCompare(b.question) || a.explanation - b.explanation);
+  return [...items].sort(
+    (a, b) =>
+      a.instance.localeCompare(b.instance) || a.question.localeCompare(b.question) || a.explanation - b.explanation,
+  );
 }
 
 /** The most frequent label, or null when there is none or a tie. */
@@ -92,12 +96,23 @@ export function isDisagreement(l: ItemLabels): boolean {
  * whose labels disagree (isDisagreement); sample:N — a stratified seeded sample (the same N
  * items for everyone with the same seed).
  */
-export function buildQueue(items: AnnotationItem[], labels: Map<string, ItemLabels>, queue: Queue, annotator: string, seed: number): AnnotationItem[] {
+export function buildQueue(
+  items: AnnotationItem[],
+  labels: Map<string, ItemLabels>,
+  queue: Queue,
+  annotator: string,
+  seed: number,
+): AnnotationItem[] {
   const mine = (it: AnnotationItem) => labels.get(itemKey(it))?.human.some(h => h.annotator === annotator) ?? false;
   let chosen: AnnotationItem[];
   if (queue.kind === 'sample') chosen = stratifiedSample(items, queue.n, seed);
   else {
-    const base = queue.kind === 'all' ? items : queue.kind === 'unlabelled' ? items.filter(it => !labels.get(itemKey(it))?.human.length) : items.filter(it => labels.has(itemKey(it)) && isDisagreement(labels.get(itemKey(it))!));
+    const base =
+      queue.kind === 'all'
+        ? items
+        : queue.kind === 'unlabelled'
+          ? items.filter(it => !labels.get(itemKey(it))?.human.length)
+          : items.filter(it => labels.has(itemKey(it)) && isDisagreement(labels.get(itemKey(it))!));
     chosen = shuffle(sortItems(base), seed);
   }
   return chosen.filter(it => !mine(it));
@@ -130,14 +145,41 @@ interface AutoFlagInput {
 export function autoFlags(q: AutoFlagInput): AutoFlag[] {
   const out: AutoFlag[] = [];
   const blank = q.blank.filter(b => b.correct);
-  if (blank.length) out.push({question: q.question, reason: 'blank-answers', evidence: `right from a blank explanation: ${blank.map(b => b.model).join(', ')}`});
-  if (q.lexical.length >= 2 && q.lexical.every(l => l.correct)) out.push({question: q.question, reason: 'lexical-everywhere', evidence: `lexical is right on all ${q.lexical.length} explanations`});
+  if (blank.length)
+    out.push({
+      question: q.question,
+      reason: 'blank-answers',
+      evidence: `right from a blank explanation: ${blank.map(b => b.model).join(', ')}`,
+    });
+  if (q.lexical.length >= 2 && q.lexical.every(l => l.correct))
+    out.push({
+      question: q.question,
+      reason: 'lexical-everywhere',
+      evidence: `lexical is right on all ${q.lexical.length} explanations`,
+    });
   const against = q.items.filter(i => i.samples.length && i.human.length && i.samples.every(s => !i.human.includes(s)));
-  if (against.length) out.push({question: q.question, reason: 'model-vs-humans', evidence: against.map(i => `explanation #${i.explanation}: ${i.model} said ${[...new Set(i.samples)].join('/')}, people said ${[...new Set(i.human)].join('/')}`).join('; ')});
+  if (against.length)
+    out.push({
+      question: q.question,
+      reason: 'model-vs-humans',
+      evidence: against
+        .map(
+          i =>
+            `explanation #${i.explanation}: ${i.model} said ${[...new Set(i.samples)].join('/')}, people said ${[...new Set(i.human)].join('/')}`,
+        )
+        .join('; '),
+    });
   return out;
 }
 
-export const FLAG_VERDICTS = ['valid', 'ambiguous', 'wrong-key', 'guessable', 'leaks-answer', 'broken-context'] as const;
+export const FLAG_VERDICTS = [
+  'valid',
+  'ambiguous',
+  'wrong-key',
+  'guessable',
+  'leaks-answer',
+  'broken-context',
+] as const;
 export type FlagVerdict = (typeof FLAG_VERDICTS)[number];
 export const FLAG_TEXT: Record<FlagVerdict, string> = {
   valid: 'valid',

@@ -19,7 +19,8 @@ function fromJson(raw: string): string[] | null | undefined {
   if (typeof v === 'string') return [v];
   if (typeof v !== 'object' || v === null) return null;
   const o = v as Record<string, unknown>;
-  if (typeof o.before_selection === 'string' && typeof o.after_selection === 'string') return [o.before_selection, o.after_selection];
+  if (typeof o.before_selection === 'string' && typeof o.after_selection === 'string')
+    return [o.before_selection, o.after_selection];
   if (typeof o.selection === 'string') return [o.selection];
   if (Array.isArray(o.answer) && o.answer.every(x => typeof x === 'string')) return o.answer as string[];
   if (typeof o.answer === 'string') return [o.answer];
@@ -51,7 +52,8 @@ export function parseAnswer(raw: string, type: QuestionType, labels: string[]): 
     const m = new RegExp(`^(?:answer\\s*[:：]?\\s*)?${LETTER}(?:[.):\\s]|$)`, 'i').exec(text);
     return ok(m ? [m[1]!] : null);
   }
-  const labelled = /before(?:\s+the\s+patch)?\W{0,3}([A-Za-z])\b[\s\S]*?after(?:\s+the\s+patch)?\W{0,3}([A-Za-z])\b/i.exec(text);
+  const labelled =
+    /before(?:\s+the\s+patch)?\W{0,3}([A-Za-z])\b[\s\S]*?after(?:\s+the\s+patch)?\W{0,3}([A-Za-z])\b/i.exec(text);
   if (labelled) return ok([labelled[1]!, labelled[2]!]);
   const pair = new RegExp(`^${LETTER}\\s*(?:[,;/&]|and|\\s)\\s*${LETTER}\\W*$`, 'i').exec(text);
   return ok(pair ? [pair[1]!, pair[2]!] : null);

@@ -57,14 +57,21 @@ function lineText(line: unknown): string | null {
   return normalText(line.replace(/\s*\(line \d+\)\s*$/, ''));
 }
 
-const optionTexts = (choices: Choice[]) => choices.filter(c => c.role === 'correct' || c.role === 'distractor').map(c => normalText(c.text));
-const keyTexts = (q: Question) => q.answer.map(l => normalText(q.choices.find(c => c.label === l)?.text ?? `(no choice ${l})`));
+const optionTexts = (choices: Choice[]) =>
+  choices.filter(c => c.role === 'correct' || c.role === 'distractor').map(c => normalText(c.text));
+const keyTexts = (q: Question) =>
+  q.answer.map(l => normalText(q.choices.find(c => c.label === l)?.text ?? `(no choice ${l})`));
 
 function pointOf(q: Question): PointSide {
-  return {function: definedFunction(q.context.function), line: lineText(q.context.line), timing: typeof q.context.timing === 'string' ? q.context.timing : null};
+  return {
+    function: definedFunction(q.context.function),
+    line: lineText(q.context.line),
+    timing: typeof q.context.timing === 'string' ? q.context.timing : null,
+  };
 }
 
-const matchKey = (q: Pick<Question, 'instance' | 'type' | 'agent'>) => `${q.instance}\u0000${q.type}\u0000${isEffect(q.type) ? (q.agent ?? '') : ''}`;
+const matchKey = (q: Pick<Question, 'instance' | 'type' | 'agent'>) =>
+  `${q.instance}\u0000${q.type}\u0000${isEffect(q.type) ? (q.agent ?? '') : ''}`;
 
 export function compareQuestions(ours: Question[], theirs: Question[]): Comparison {
   const byKey = new Map<string, Question>();
@@ -75,7 +82,14 @@ export function compareQuestions(ours: Question[], theirs: Question[]): Comparis
   for (const q of ours) {
     const t = byKey.get(matchKey(q));
     if (!t) {
-      unmatched.push({id: q.id, reason: !instances.has(q.instance) ? 'the package has no question on this instance' : isEffect(q.type) ? `the package has no ${q.type} question for agent "${q.agent ?? ''}" on this instance` : `the package has no ${q.type} question on this instance`});
+      unmatched.push({
+        id: q.id,
+        reason: !instances.has(q.instance)
+          ? 'the package has no question on this instance'
+          : isEffect(q.type)
+            ? `the package has no ${q.type} question for agent "${q.agent ?? ''}" on this instance`
+            : `the package has no ${q.type} question on this instance`,
+      });
       continue;
     }
     const local = q.type === 'local_intent' || q.type === 'local_effect';
@@ -91,7 +105,16 @@ export function compareQuestions(ours: Question[], theirs: Question[]): Comparis
       agent: isEffect(q.type) ? q.agent : null,
       ours: q.id,
       theirs: t.id,
-      point: po && pt ? {ours: po, theirs: pt, same_function: po.function !== null && po.function === pt.function, same_line: po.line !== null && po.line === pt.line, same_timing: po.timing !== null && po.timing === pt.timing} : null,
+      point:
+        po && pt
+          ? {
+              ours: po,
+              theirs: pt,
+              same_function: po.function !== null && po.function === pt.function,
+              same_line: po.line !== null && po.line === pt.line,
+              same_timing: po.timing !== null && po.timing === pt.timing,
+            }
+          : null,
       key: {ours: ko, theirs: kt, same: ko.length === kt.length && ko.every((k, i) => k === kt[i])},
       choices: {ours: oo.length, theirs: ot.size, shared: [...new Set(oo.filter(x => ot.has(x)))]},
     });
@@ -101,13 +124,16 @@ export function compareQuestions(ours: Question[], theirs: Question[]): Comparis
       const of = rows.filter(r => r.type === type);
       const local = type === 'local_intent' || type === 'local_effect';
       const shares = of.filter(r => r.choices.theirs > 0).map(r => r.choices.shared.length / r.choices.theirs);
-      return [type, {
-        compared: of.length,
-        same_key: of.filter(r => r.key.same).length,
-        same_function: local ? of.filter(r => r.point?.same_function).length : null,
-        same_line: local ? of.filter(r => r.point?.same_line).length : null,
-        shared_choices: shares.length ? shares.reduce((a, b) => a + b, 0) / shares.length : null,
-      } satisfies TypeTotals];
+      return [
+        type,
+        {
+          compared: of.length,
+          same_key: of.filter(r => r.key.same).length,
+          same_function: local ? of.filter(r => r.point?.same_function).length : null,
+          same_line: local ? of.filter(r => r.point?.same_line).length : null,
+          shared_choices: shares.length ? shares.reduce((a, b) => a + b, 0) / shares.length : null,
+        } satisfies TypeTotals,
+      ];
     }),
   ) as Record<QuestionType, TypeTotals>;
   return {rows, totals, unmatched};

@@ -31,16 +31,46 @@ export function parseEditDocument(text: string, q: Question): {question: Questio
   } catch (error) {
     throw new QuestionError(`the edit is not JSON: ${(error as Error).message}`, '(document)');
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new QuestionError('the edit is a JSON object', '(document)');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new QuestionError('the edit is a JSON object', '(document)');
   const doc = raw as Record<string, unknown>;
-  for (const k of Object.keys(doc)) if (!['question', 'choices', 'answer', 'note', 'context'].includes(k)) throw new QuestionError(`unknown field "${k}" (question, choices, answer, note; context is shown, not edited)`, k);
-  if (doc.context !== undefined && JSON.stringify(doc.context) !== JSON.stringify(q.context)) throw new QuestionError('the context cannot be edited (it is what the choices were validated against): build the question again to change it', 'context');
-  if (doc.note !== undefined && typeof doc.note !== 'string') throw new QuestionError('"note" must be a string', 'note');
-  const question = validateQuestion({id: q.id, instance: q.instance, type: q.type, ...(q.trajectory !== null ? {trajectory: q.trajectory} : {}), ...(q.agent !== null ? {agent: q.agent} : {}), context: q.context, question: doc.question, choices: doc.choices, answer: doc.answer});
+  for (const k of Object.keys(doc))
+    if (!['question', 'choices', 'answer', 'note', 'context'].includes(k))
+      throw new QuestionError(
+        `unknown field "${k}" (question, choices, answer, note; context is shown, not edited)`,
+        k,
+      );
+  if (doc.context !== undefined && JSON.stringify(doc.context) !== JSON.stringify(q.context))
+    throw new QuestionError(
+      'the context cannot be edited (it is what the choices were validated against): build the question again to change it',
+      'context',
+    );
+  if (doc.note !== undefined && typeof doc.note !== 'string')
+    throw new QuestionError('"note" must be a string', 'note');
+  const question = validateQuestion({
+    id: q.id,
+    instance: q.instance,
+    type: q.type,
+    ...(q.trajectory !== null ? {trajectory: q.trajectory} : {}),
+    ...(q.agent !== null ? {agent: q.agent} : {}),
+    context: q.context,
+    question: doc.question,
+    choices: doc.choices,
+    answer: doc.answer,
+  });
   for (const [i, c] of question.choices.entries()) {
-    if (c.text.length > MAX_CHOICE_CHARS) throw new QuestionError(`choice ${c.label} is ${c.text.length.toLocaleString('en-US')} characters; a choice holds at most ${MAX_CHOICE_CHARS.toLocaleString('en-US')}`, `choices[${i}].text`);
-    if (c.role === 'insufficient' && c.text !== INSUFFICIENT_TEXT) throw new QuestionError(`the "insufficient" choice's text is fixed: "${INSUFFICIENT_TEXT}"`, `choices[${i}].text`);
-    if (c.role === 'no_effect' && c.text !== NO_EFFECT_TEXT) throw new QuestionError(`the "no_effect" choice's text is fixed: "${NO_EFFECT_TEXT}"`, `choices[${i}].text`);
+    if (c.text.length > MAX_CHOICE_CHARS)
+      throw new QuestionError(
+        `choice ${c.label} is ${c.text.length.toLocaleString('en-US')} characters; a choice holds at most ${MAX_CHOICE_CHARS.toLocaleString('en-US')}`,
+        `choices[${i}].text`,
+      );
+    if (c.role === 'insufficient' && c.text !== INSUFFICIENT_TEXT)
+      throw new QuestionError(
+        `the "insufficient" choice's text is fixed: "${INSUFFICIENT_TEXT}"`,
+        `choices[${i}].text`,
+      );
+    if (c.role === 'no_effect' && c.text !== NO_EFFECT_TEXT)
+      throw new QuestionError(`the "no_effect" choice's text is fixed: "${NO_EFFECT_TEXT}"`, `choices[${i}].text`);
   }
   const texts = question.choices.map(c => c.text.trim());
   const twice = texts.findIndex((t, i) => texts.indexOf(t) !== i);

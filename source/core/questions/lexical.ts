@@ -14,7 +14,9 @@
  *   fix/fixed/resolve/pass, else the same as "before".
  */
 
-const STOP = new Set('a an and are as at be by for from in is it of on or that the this to was were with which what when'.split(' '));
+const STOP = new Set(
+  'a an and are as at be by for from in is it of on or that the this to was were with which what when'.split(' '),
+);
 
 export function words(text: string): string[] {
   return (text.toLowerCase().match(/[a-z0-9_]+/g) ?? []).filter(w => !STOP.has(w));
@@ -25,7 +27,10 @@ export function lexicalAnswer(prompt: string): string {
   const end = prompt.indexOf('*** Explanation End ***');
   const explanation = start >= 0 && end > start ? prompt.slice(start + 25, end) : '';
   const qAt = prompt.lastIndexOf('Question:');
-  const options = [...prompt.slice(Math.max(qAt , 0)).matchAll(/^([A-Z])\. (.*)$/gm)].map(m => ({label: m[1]!, text: m[2]!}));
+  const options = [...prompt.slice(Math.max(qAt, 0)).matchAll(/^([A-Z])\. (.*)$/gm)].map(m => ({
+    label: m[1]!,
+    text: m[2]!,
+  }));
   if (!options.length) return '';
   const insufficient = options.find(o => /insufficient|cannot be answered/i.test(o.text)) ?? options.at(-1)!;
   const vocab = new Set(words(explanation));

@@ -64,20 +64,27 @@ export function validateQuestion(raw: unknown): Question {
   const id = str('id')!;
   const instance = str('instance')!;
   const type = str('type')! as QuestionType;
-  if (!QUESTION_TYPES.includes(type)) throw new QuestionError(`"type" must be one of ${QUESTION_TYPES.join(', ')} (got "${type}")`, 'type');
+  if (!QUESTION_TYPES.includes(type))
+    throw new QuestionError(`"type" must be one of ${QUESTION_TYPES.join(', ')} (got "${type}")`, 'type');
   const trajectory = raw.trajectory ?? null;
-  if (trajectory !== null && !(typeof trajectory === 'number' && Number.isInteger(trajectory))) throw new QuestionError('"trajectory" must be a run id (integer)', 'trajectory');
+  if (trajectory !== null && !(typeof trajectory === 'number' && Number.isInteger(trajectory)))
+    throw new QuestionError('"trajectory" must be a run id (integer)', 'trajectory');
   const agent = str('agent', true);
-  if (isEffect(type) && trajectory === null && agent === null) throw new QuestionError(`a ${type} question needs "trajectory" or "agent" (whose patch it is about)`, 'trajectory');
+  if (isEffect(type) && trajectory === null && agent === null)
+    throw new QuestionError(`a ${type} question needs "trajectory" or "agent" (whose patch it is about)`, 'trajectory');
   if (!isObj(raw.context)) throw new QuestionError('"context" must be an object', 'context');
   const question = str('question')!;
-  if (!Array.isArray(raw.choices) || raw.choices.length < 2) throw new QuestionError('"choices" must be a list of at least two choices', 'choices');
+  if (!Array.isArray(raw.choices) || raw.choices.length < 2)
+    throw new QuestionError('"choices" must be a list of at least two choices', 'choices');
   const choices: Choice[] = raw.choices.map((c, i) => {
     const where = `choices[${i}]`;
     if (!isObj(c)) throw new QuestionError(`${where} must be an object`, where);
-    if (typeof c.label !== 'string' || !/^[A-Za-z]$/.test(c.label)) throw new QuestionError(`${where}.label must be one letter`, `${where}.label`);
-    if (typeof c.text !== 'string' || !c.text.trim()) throw new QuestionError(`${where}.text must be a non-empty string`, `${where}.text`);
-    if (!ROLES.includes(c.role as Role)) throw new QuestionError(`${where}.role must be one of ${ROLES.join(', ')}`, `${where}.role`);
+    if (typeof c.label !== 'string' || !/^[A-Za-z]$/.test(c.label))
+      throw new QuestionError(`${where}.label must be one letter`, `${where}.label`);
+    if (typeof c.text !== 'string' || !c.text.trim())
+      throw new QuestionError(`${where}.text must be a non-empty string`, `${where}.text`);
+    if (!ROLES.includes(c.role as Role))
+      throw new QuestionError(`${where}.role must be one of ${ROLES.join(', ')}`, `${where}.role`);
     return {label: c.label.toUpperCase(), text: c.text, role: c.role as Role};
   });
   const seen = new Set<string>();
@@ -86,14 +93,25 @@ export function validateQuestion(raw: unknown): Question {
     seen.add(c.label);
   }
   const count = (role: Role) => choices.filter(c => c.role === role).length;
-  if (count('insufficient') !== 1) throw new QuestionError(`every question has exactly one "insufficient" choice (found ${count('insufficient')})`, 'choices');
-  if (type === 'local_effect' && count('no_effect') !== 1) throw new QuestionError('a local_effect question has exactly one "no_effect" choice', 'choices');
-  if (type !== 'local_effect' && count('no_effect') > 0) throw new QuestionError('only local_effect questions have a "no_effect" choice', 'choices');
+  if (count('insufficient') !== 1)
+    throw new QuestionError(
+      `every question has exactly one "insufficient" choice (found ${count('insufficient')})`,
+      'choices',
+    );
+  if (type === 'local_effect' && count('no_effect') !== 1)
+    throw new QuestionError('a local_effect question has exactly one "no_effect" choice', 'choices');
+  if (type !== 'local_effect' && count('no_effect') > 0)
+    throw new QuestionError('only local_effect questions have a "no_effect" choice', 'choices');
   const answerRaw = raw.answer;
-  const answer = (Array.isArray(answerRaw) ? answerRaw : [answerRaw]).map(a => (typeof a === 'string' ? a.toUpperCase() : a));
+  const answer = (Array.isArray(answerRaw) ? answerRaw : [answerRaw]).map(a =>
+    typeof a === 'string' ? a.toUpperCase() : a,
+  );
   const want = type === 'e2e_effect' ? 2 : 1;
   if (answer.length !== want || answer.some(a => typeof a !== 'string' || !/^[A-Z]$/.test(a))) {
-    throw new QuestionError(type === 'e2e_effect' ? '"answer" must be [before, after], two letters' : '"answer" must be one letter', 'answer');
+    throw new QuestionError(
+      type === 'e2e_effect' ? '"answer" must be [before, after], two letters' : '"answer" must be one letter',
+      'answer',
+    );
   }
   for (const a of answer as string[]) {
     const c = choices.find(x => x.label === a);
@@ -102,7 +120,17 @@ export function validateQuestion(raw: unknown): Question {
       throw new QuestionError(`"answer" ${a} is a ${c.role} choice`, 'answer');
     }
   }
-  return {id, instance, type, trajectory: trajectory as number | null, agent, context: raw.context, question, choices, answer: answer as string[]};
+  return {
+    id,
+    instance,
+    type,
+    trajectory: trajectory as number | null,
+    agent,
+    context: raw.context,
+    question,
+    choices,
+    answer: answer as string[],
+  };
 }
 
 /** The interchange record (field order fixed, so export → import → export is identical). */

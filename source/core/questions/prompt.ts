@@ -36,7 +36,10 @@ export function rng(seed: number): () => number {
 /** Canonical labels in the order shown; null seed keeps the written order. */
 export function permutation(q: Question, seed: number | null): string[] {
   const free = q.choices.filter(c => c.role === 'correct' || c.role === 'distractor').map(c => c.label);
-  const last = [...q.choices.filter(c => c.role === 'no_effect'), ...q.choices.filter(c => c.role === 'insufficient')].map(c => c.label);
+  const last = [
+    ...q.choices.filter(c => c.role === 'no_effect'),
+    ...q.choices.filter(c => c.role === 'insufficient'),
+  ].map(c => c.label);
   if (seed !== null) {
     const r = rng(seed);
     for (let i = free.length - 1; i > 0; i--) {
@@ -76,7 +79,12 @@ function contextText(q: Question, choicesOnly: boolean): string {
     .concat('\n\n');
 }
 
-export function buildPrompt(q: Question, explanation: string, seed: number | null, opts: {choicesOnly?: boolean} = {}): Prompt {
+export function buildPrompt(
+  q: Question,
+  explanation: string,
+  seed: number | null,
+  opts: {choicesOnly?: boolean} = {},
+): Prompt {
   const order = permutation(q, seed);
   const toCanonical = new Map(order.map((label, i) => [LETTERS[i]!, label]));
   const toDisplay = new Map(order.map((label, i) => [label, LETTERS[i]!]));

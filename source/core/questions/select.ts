@@ -29,7 +29,9 @@ interface CorrectPick {
 
 export function pickCorrect(changed: string[], unchanged: string[], distance: Distance): CorrectPick | null {
   if (!changed.length) return null;
-  const scores = changed.map(c => (unchanged.length ? unchanged.reduce((s, u) => s + similarity(c, u, distance), 0) / unchanged.length : 0));
+  const scores = changed.map(c =>
+    unchanged.length ? unchanged.reduce((s, u) => s + similarity(c, u, distance), 0) / unchanged.length : 0,
+  );
   let index = 0;
   scores.forEach((s, i) => {
     if (s > scores[index]!) index = i;

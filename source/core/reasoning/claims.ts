@@ -22,13 +22,17 @@ const strip = (t: string) => t.replace(/^`|`$/g, '').trim();
 export function claimOf(m: {family: MarkFamily; kind: string; text: string}): Claim | null {
   const t = m.text;
   if (m.family === 'A' && ['state-value', 'state-update', 'state-initial'].includes(m.kind)) {
-    const sub = /^(`[^`\n]+`|[A-Za-z_][\w.]*)/.exec(t.trim())?.[1] ?? /\bsets?\s+(`[^`\n]+`|[A-Za-z_][\w.]*)/.exec(t)?.[1];
+    const sub =
+      /^(`[^`\n]+`|[A-Za-z_][\w.]*)/.exec(t.trim())?.[1] ?? /\bsets?\s+(`[^`\n]+`|[A-Za-z_][\w.]*)/.exec(t)?.[1];
     const value = lastValue(t);
     const name = sub ? strip(sub) : null;
     return name && IDENT.test(name) && value !== null ? {kind: 'value', name, value} : null;
   }
   if (m.family === 'E' && m.kind === 'returns-value') {
-    const callee = /(?:calling\s+)?`?([A-Za-z_][\w.]*)\s*(?:\([^`]*\))?`?\s*(?:returns|returned|will\s+return|would\s+return|yields|evaluates\s+to|produces|gives|->|=>|→)/i.exec(t)?.[1];
+    const callee =
+      /(?:calling\s+)?`?([A-Za-z_][\w.]*)\s*(?:\([^`]*\))?`?\s*(?:returns|returned|will\s+return|would\s+return|yields|evaluates\s+to|produces|gives|->|=>|→)/i.exec(
+        t,
+      )?.[1];
     const value = lastValue(t);
     return callee && value !== null ? {kind: 'return', function: callee.split('.').at(-1)!, value} : null;
   }
@@ -41,7 +45,10 @@ export function claimOf(m: {family: MarkFamily; kind: string; text: string}): Cl
 
 /** The value a span ends with, as written (backticks removed), or null. */
 function lastValue(t: string): string | null {
-  const m = /(`[^`\n]{1,80}`|'[^'\n]{0,60}'|"[^"\n]{0,60}"|-?\d+(?:\.\d+)?|\b(?:True|False|None)\b|\[[^\]\n]{0,60}\]|\{[^}\n]{0,60}\}|\([^)\n]{0,60}\)|\ban? empty (?:list|dict|dictionary|string|tuple|set)\b|\bempty\b)\s*$/.exec(t.trim());
+  const m =
+    /(`[^`\n]{1,80}`|'[^'\n]{0,60}'|"[^"\n]{0,60}"|-?\d+(?:\.\d+)?|\b(?:True|False|None)\b|\[[^\]\n]{0,60}\]|\{[^}\n]{0,60}\}|\([^)\n]{0,60}\)|\ban? empty (?:list|dict|dictionary|string|tuple|set)\b|\bempty\b)\s*$/.exec(
+      t.trim(),
+    );
   return m ? strip(m[1]!) : null;
 }
 
@@ -50,7 +57,8 @@ const norm = (s: string) => s.replace(/\s+/g, '').replace(/"/g, "'").replace(/,\
 /** Whether a recorded value (the tracer's decoded JSON) is the value a claim states. */
 export function valueMatches(claimed: string, recorded: unknown): boolean {
   const text = formatValue(recorded, 10_000);
-  if (/^(?:an? )?empty(?: (?:list|dict|dictionary|string|tuple|set))?$/.test(claimed)) return ["''", '[]', '{}', '()', 'set()'].includes(norm(text));
+  if (/^(?:an? )?empty(?: (?:list|dict|dictionary|string|tuple|set))?$/.test(claimed))
+    return ["''", '[]', '{}', '()', 'set()'].includes(norm(text));
   const n = Number(claimed);
   if (claimed.trim() !== '' && Number.isFinite(n) && typeof recorded === 'number') return n === recorded;
   if (norm(text) === norm(claimed)) return true;

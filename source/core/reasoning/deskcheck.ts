@@ -27,8 +27,22 @@ import {DESKCHECK} from './deskcheck-patterns.js';
 type DeskFamily = 'state' | 'call_dep' | 'output' | 'loop' | 'cond' | 'others';
 
 /** The artifact's families as ours: output and others are DeskCheck's "output and exceptions" (E). */
-const DESK_FAMILY: Record<DeskFamily, Exclude<MarkFamily, 'obs'>> = {state: 'A', call_dep: 'B', loop: 'C', cond: 'D', output: 'E', others: 'E'};
-const DESK_FLAG: Record<DeskFamily, string> = {state: 'has_state_strong', call_dep: 'has_call_dep', output: 'has_output_talk', loop: 'has_loop_talk', cond: 'has_cond_talk', others: 'has_others_talk'};
+const DESK_FAMILY: Record<DeskFamily, Exclude<MarkFamily, 'obs'>> = {
+  state: 'A',
+  call_dep: 'B',
+  loop: 'C',
+  cond: 'D',
+  output: 'E',
+  others: 'E',
+};
+const DESK_FLAG: Record<DeskFamily, string> = {
+  state: 'has_state_strong',
+  call_dep: 'has_call_dep',
+  output: 'has_output_talk',
+  loop: 'has_loop_talk',
+  cond: 'has_cond_talk',
+  others: 'has_others_talk',
+};
 
 interface Compiled {
   re: RegExp;
@@ -83,7 +97,14 @@ function* finditer(c: Compiled, text: string): Generator<RegExpExecArray> {
 }
 
 /** The artifact's patterns, compiled on first use (not when a module that can call them loads). */
-let compiled: {FENCE: Compiled; LINE_NUMBERED: RegExp; PR: Compiled; PROSE: Compiled; TOKENS: {c: Compiled; label: string}[]; FAMILIES: Record<DeskFamily, {c: Compiled; kind: string}[]>} | null = null;
+let compiled: {
+  FENCE: Compiled;
+  LINE_NUMBERED: RegExp;
+  PR: Compiled;
+  PROSE: Compiled;
+  TOKENS: {c: Compiled; label: string}[];
+  FAMILIES: Record<DeskFamily, {c: Compiled; kind: string}[]>;
+} | null = null;
 function tables() {
   compiled ??= {
     FENCE: compile(DESKCHECK.fence, 's'),
@@ -91,7 +112,12 @@ function tables() {
     PR: compile(DESKCHECK.pr_description, 'is'),
     PROSE: compile(DESKCHECK.prose_context, 'i'),
     TOKENS: DESKCHECK.code_tokens.map(([src, label]) => ({c: compile(src, ''), label})),
-    FAMILIES: Object.fromEntries(Object.entries(DESKCHECK.families).map(([fam, ps]) => [fam, ps.map(([src, kind]) => ({c: compile(src, 'i'), kind}))])) as Record<DeskFamily, {c: Compiled; kind: string}[]>,
+    FAMILIES: Object.fromEntries(
+      Object.entries(DESKCHECK.families).map(([fam, ps]) => [
+        fam,
+        ps.map(([src, kind]) => ({c: compile(src, 'i'), kind})),
+      ]),
+    ) as Record<DeskFamily, {c: Compiled; kind: string}[]>,
   };
   return compiled;
 }
@@ -224,7 +250,9 @@ export function deskcheckTurn(thought: string | null): DeskcheckTurn | null {
     let found = read.get(k.snippet.text);
     if (!found) {
       found = [];
-      for (const fam of Object.keys(FAMILIES) as DeskFamily[]) for (const {c, kind} of FAMILIES[fam]) for (const m of finditer(c, k.snippet.text)) found.push({fam, kind, index: m.index, length: m[0].length});
+      for (const fam of Object.keys(FAMILIES) as DeskFamily[])
+        for (const {c, kind} of FAMILIES[fam])
+          for (const m of finditer(c, k.snippet.text)) found.push({fam, kind, index: m.index, length: m[0].length});
       read.set(k.snippet.text, found);
     }
     const decision = new Set<string>();
@@ -259,8 +287,16 @@ export function deskcheckTurn(thought: string | null): DeskcheckTurn | null {
 }
 
 /** A run's decision: two distinct windows with reasoning kinds, one beyond observations. */
-export function deskcheckRun(turns: (DeskcheckTurn | null)[]): {hasCodeReasoning: boolean; reasoningSnippets: number; coreSnippets: number} {
+export function deskcheckRun(turns: (DeskcheckTurn | null)[]): {
+  hasCodeReasoning: boolean;
+  reasoningSnippets: number;
+  coreSnippets: number;
+} {
   const any = new Set(turns.flatMap(t => t?.reasoningSnippets ?? []));
   const core = new Set(turns.flatMap(t => t?.coreSnippets ?? []));
-  return {hasCodeReasoning: any.size >= D.min_reasoning_snippets && core.size >= 1, reasoningSnippets: any.size, coreSnippets: core.size};
+  return {
+    hasCodeReasoning: any.size >= D.min_reasoning_snippets && core.size >= 1,
+    reasoningSnippets: any.size,
+    coreSnippets: core.size,
+  };
 }

@@ -35,20 +35,27 @@ export function diffTouches(diff: string): Map<string, number[]> {
       old = Number(hunk[1]);
       continue;
     }
-    if (file === null || old === 0 && !line.startsWith('+')) continue;
+    if (file === null || (old === 0 && !line.startsWith('+'))) continue;
     const lines = out.get(file) ?? [];
     if (!out.has(file)) out.set(file, lines);
     if (line.startsWith('-')) lines.push(old++);
     else if (line.startsWith('+')) lines.push(Math.max(1, old - 1));
     else if (line.startsWith(' ') || line === '') old++;
   }
-  for (const [f, ls] of out) out.set(f, [...new Set(ls)].sort((a, b) => a - b));
+  for (const [f, ls] of out)
+    out.set(
+      f,
+      [...new Set(ls)].sort((a, b) => a - b),
+    );
   return out;
 }
 
 /** The functions (file::qualname; file::<module> outside any) the touched lines are in; null for
  * a file whose scopes are not known. */
-export function functionsTouched(touches: Map<string, number[]>, scopes: Map<string, Scope[]>): {functions: Set<string>; unknownFiles: string[]} {
+export function functionsTouched(
+  touches: Map<string, number[]>,
+  scopes: Map<string, Scope[]>,
+): {functions: Set<string>; unknownFiles: string[]} {
   const functions = new Set<string>();
   const unknownFiles: string[] = [];
   for (const [file, lines] of touches) {
@@ -59,7 +66,9 @@ export function functionsTouched(touches: Map<string, number[]>, scopes: Map<str
     }
     for (const l of lines) {
       let best: Scope | null = null;
-      for (const x of s) if (x.kind === 'function' && x.start <= l && l <= x.end && (!best || x.end - x.start < best.end - best.start)) best = x;
+      for (const x of s)
+        if (x.kind === 'function' && x.start <= l && l <= x.end && (!best || x.end - x.start < best.end - best.start))
+          best = x;
       functions.add(`${file}::${best?.qualname ?? '<module>'}`);
     }
   }

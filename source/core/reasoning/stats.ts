@@ -11,7 +11,18 @@ export function erfc(x: number): number {
   const r =
     t *
     Math.exp(
-      -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+      -z * z -
+        1.26551223 +
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t *
+                  (0.09678418 +
+                    t *
+                      (-0.18628806 +
+                        t *
+                          (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
     );
   return x >= 0 ? r : 2 - r;
 }
@@ -35,7 +46,12 @@ export function chiSquare2x2(a: number, b: number, c: number, d: number): ChiSqu
   const cols = [a + c, b + d];
   if (!n || rows.includes(0) || cols.includes(0)) return {chi2: null, p: null, minExpected: null, tooFew: true};
   const observed = [a, b, c, d];
-  const expected = [(rows[0]! * cols[0]!) / n, (rows[0]! * cols[1]!) / n, (rows[1]! * cols[0]!) / n, (rows[1]! * cols[1]!) / n];
+  const expected = [
+    (rows[0]! * cols[0]!) / n,
+    (rows[0]! * cols[1]!) / n,
+    (rows[1]! * cols[0]!) / n,
+    (rows[1]! * cols[1]!) / n,
+  ];
   const chi2 = observed.reduce((s, o, i) => s + (o - expected[i]!) ** 2 / expected[i]!, 0);
   const minExpected = Math.min(...expected);
   // df = 1: P(X > chi2) = erfc(sqrt(chi2 / 2))
@@ -57,7 +73,8 @@ export function patchSize(diff: string): PatchSize {
   for (const line of diff.split('\n')) {
     if (line.startsWith('diff --git ')) files++;
     else if (line.startsWith('@@')) hunks++;
-    else if ((line.startsWith('+') && !line.startsWith('+++')) || (line.startsWith('-') && !line.startsWith('---'))) lines++;
+    else if ((line.startsWith('+') && !line.startsWith('+++')) || (line.startsWith('-') && !line.startsWith('---')))
+      lines++;
   }
   if (!files) files = (diff.match(/^\+\+\+ /gm) ?? []).length;
   return {files, hunks, lines};

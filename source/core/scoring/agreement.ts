@@ -26,7 +26,8 @@ export function cohenKappa(a: string[], b: string[], categories?: string[]): Coh
   a.forEach((x, i) => {
     const r = index.get(x);
     const c = index.get(b[i]!);
-    if (r === undefined || c === undefined) throw new RangeError(`label "${r === undefined ? x : b[i]}" is not one of ${cats.join(', ')}`);
+    if (r === undefined || c === undefined)
+      throw new RangeError(`label "${r === undefined ? x : b[i]}" is not one of ${cats.join(', ')}`);
     confusion[r]![c]! += 1;
   });
   const n = a.length;

@@ -133,8 +133,14 @@ export function ranks(values: (number | null)[]): (number | null)[] {
  * Overconfidence (Table 5): among end-to-end effect answers for patches that do not resolve
  * the issue, the share predicting the test passes after the patch.
  */
-export function overconfidence(items: {question: string; resolved: boolean | null; predictsPass: boolean | null}[]): {notPassing: number; share: number | null} {
+export function overconfidence(items: {question: string; resolved: boolean | null; predictsPass: boolean | null}[]): {
+  notPassing: number;
+  share: number | null;
+} {
   const relevant = items.filter(i => i.resolved === false && i.predictsPass !== null);
   const pass = relevant.filter(i => i.predictsPass).length;
-  return {notPassing: new Set(relevant.map(i => i.question)).size, share: relevant.length ? pass / relevant.length : null};
+  return {
+    notPassing: new Set(relevant.map(i => i.question)).size,
+    share: relevant.length ? pass / relevant.length : null,
+  };
 }

@@ -25,10 +25,7 @@ export function sanitize(text: string): string {
   // a carriage return overwrites its line: keep what follows the last one (no split: a step can
   // hold hundreds of megabytes)
   if (out.includes('\r')) out = out.replace(/\r\n/g, '\n').replace(/[^\n]*\r/g, '');
-  return out
-    .replace(ESCAPES, '')
-    .replace(BIDI, '')
-    .replace(/\t/g, '    ');
+  return out.replace(ESCAPES, '').replace(BIDI, '').replace(/\t/g, '    ');
 }
 
 /** JSON text with every character a terminal could act on written as a \\u escape (JSON already

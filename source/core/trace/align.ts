@@ -64,9 +64,23 @@ export function alignTraces(buggy: TraceSource, patched: TraceSource, map: LineM
   const side = (source: TraceSource, frame: FrameInfo | null, item: Item): Side => {
     if (item.kind === 'call') {
       const callee = source.frame(item.callee);
-      return {seq: item.seq, fid: item.callee, kind: 'call', line: callee?.defLine ?? null, file: callee?.file ?? '', fn: callee?.fn ?? '?'};
+      return {
+        seq: item.seq,
+        fid: item.callee,
+        kind: 'call',
+        line: callee?.defLine ?? null,
+        file: callee?.file ?? '',
+        fn: callee?.fn ?? '?',
+      };
     }
-    return {seq: item.seq, fid: frame?.fid ?? ROOT_FID, kind: item.kind, line: item.line, file: frame?.file ?? '', fn: frame?.fn ?? '<test>'};
+    return {
+      seq: item.seq,
+      fid: frame?.fid ?? ROOT_FID,
+      kind: item.kind,
+      line: item.line,
+      file: frame?.file ?? '',
+      fn: frame?.fn ?? '<test>',
+    };
   };
 
   const push = (row: AlignedRow): boolean => {
@@ -84,7 +98,9 @@ export function alignTraces(buggy: TraceSource, patched: TraceSource, map: LineM
     if (ib.kind === 'call' && ip.kind === 'call') {
       const cb = buggy.frame(ib.callee);
       const cp = patched.frame(ip.callee);
-      return !!cb && !!cp && cb.fn === cp.fn && cb.file === cp.file && (fb === null || map.same(fb.file, ib.line, ip.line));
+      return (
+        !!cb && !!cp && cb.fn === cp.fn && cb.file === cp.file && (fb === null || map.same(fb.file, ib.line, ip.line))
+      );
     }
     return map.same(fb?.file ?? '', ib.line, ip.line);
   };
@@ -92,7 +108,16 @@ export function alignTraces(buggy: TraceSource, patched: TraceSource, map: LineM
   /** one side alone: its item, and the whole subtree below a call */
   const solo = (which: 'b' | 'p', source: TraceSource, frame: FrameInfo | null, item: Item, depth: number): boolean => {
     const s = side(source, frame, item);
-    if (!push({kind: which === 'b' ? 'buggy-only' : 'patched-only', depth, b: which === 'b' ? s : null, p: which === 'p' ? s : null, same: false})) return false;
+    if (
+      !push({
+        kind: which === 'b' ? 'buggy-only' : 'patched-only',
+        depth,
+        b: which === 'b' ? s : null,
+        p: which === 'p' ? s : null,
+        same: false,
+      })
+    )
+      return false;
     if (item.kind === 'call') {
       const callee = source.frame(item.callee);
       for (const child of allItems(source, item.callee, budget)) {
@@ -102,7 +127,8 @@ export function alignTraces(buggy: TraceSource, patched: TraceSource, map: LineM
     return true;
   };
 
-  const frameOf = (source: TraceSource, fid: number): FrameInfo | null => (fid === ROOT_FID ? null : (source.frame(fid) ?? null));
+  const frameOf = (source: TraceSource, fid: number): FrameInfo | null =>
+    fid === ROOT_FID ? null : (source.frame(fid) ?? null);
 
   const walk = (fidB: number, fidP: number, depth: number): boolean => {
     const fb = frameOf(buggy, fidB);
@@ -116,7 +142,8 @@ export function alignTraces(buggy: TraceSource, patched: TraceSource, map: LineM
       const b = ip[j];
       if (a && b && same(fb, fp, a, b)) {
         const stateSame = a.kind === 'call' || b.kind === 'call' ? true : a.hash === b.hash;
-        if (!push({kind: 'match', depth, b: side(buggy, fb, a), p: side(patched, fp, b), same: stateSame})) return false;
+        if (!push({kind: 'match', depth, b: side(buggy, fb, a), p: side(patched, fp, b), same: stateSame}))
+          return false;
         if (a.kind === 'call' && b.kind === 'call' && !walk(a.callee, b.callee, depth + 1)) return false;
         i++;
         j++;

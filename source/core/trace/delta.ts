@@ -14,7 +14,18 @@
  */
 
 import type {LineMap} from './line-map.js';
-import {recorded, ROOT_FID, stateHash, type EndState, type FrameInfo, type FrameValues, type Item, type Outcome, type StepState, type TraceSource} from './model.js';
+import {
+  recorded,
+  ROOT_FID,
+  stateHash,
+  type EndState,
+  type FrameInfo,
+  type FrameValues,
+  type Item,
+  type Outcome,
+  type StepState,
+  type TraceSource,
+} from './model.js';
 import {sameValue, type CompareOptions} from './values.js';
 
 /** The public ExplainBench code's departures from the paper, and ours beyond it, each off by default. */
@@ -24,7 +35,8 @@ export const DELTA_OPTIONS = {
   'match-by-text': 'match statements by their source text instead of the line mapping',
   'round-floats': 'compare floats rounded to 3 significant digits',
   docstrings: 'count a docstring the patch edited (and copies of it) as behaviour',
-  'identity-order': 'count the order of a sequence of classes, functions or modules as behaviour (tuple(a set of classes) is ordered by memory address, which any edit can move)',
+  'identity-order':
+    'count the order of a sequence of classes, functions or modules as behaviour (tuple(a set of classes) is ordered by memory address, which any edit can move)',
 } as const;
 export type DeltaOption = keyof typeof DELTA_OPTIONS;
 
@@ -81,7 +93,11 @@ export interface Nondeterminism {
   outcomes: Set<string>;
 }
 
-export const emptyNondeterminism = (): Nondeterminism => ({variables: new Set(), functions: new Set(), outcomes: new Set()});
+export const emptyNondeterminism = (): Nondeterminism => ({
+  variables: new Set(),
+  functions: new Set(),
+  outcomes: new Set(),
+});
 
 export function mergeNondeterminism(a: Nondeterminism, b: Nondeterminism): Nondeterminism {
   return {
@@ -152,7 +168,10 @@ function parseState(text: string): StepState {
 }
 
 /** A patched side's locals under their buggy names (a local the patch only renamed). */
-function renameKeys<T>(obj: Record<string, T> | undefined, renamed: Map<string, string> | null): Record<string, T> | undefined {
+function renameKeys<T>(
+  obj: Record<string, T> | undefined,
+  renamed: Map<string, string> | null,
+): Record<string, T> | undefined {
   if (!obj || !renamed) return obj;
   const out: Record<string, T> = {};
   for (const [k, v] of Object.entries(obj)) out[renamed.get(k) ?? k] = v;
@@ -163,7 +182,12 @@ function renameKeys<T>(obj: Record<string, T> | undefined, renamed: Map<string, 
  * Differences between two steps' changes (both applied to the same previous state).
  * `renamed`: patched name → buggy name for locals the patch only renamed.
  */
-function stateDiff(textB: string, textP: string, options: CompareOptions, renamed: Map<string, string> | null = null): VariableDiff[] {
+function stateDiff(
+  textB: string,
+  textP: string,
+  options: CompareOptions,
+  renamed: Map<string, string> | null = null,
+): VariableDiff[] {
   if (textB === textP) return [];
   const b = parseState(textB);
   const p = parseState(textP);
@@ -188,7 +212,12 @@ function stateDiff(textB: string, textP: string, options: CompareOptions, rename
   const delB = new Set(b.del ?? []);
   const delP = new Set(p.del ?? []);
   for (const name of new Set([...delB, ...delP])) {
-    if (delB.has(name) !== delP.has(name)) out.push({name, buggy: delB.has(name) ? '<deleted>' : undefined, patched: delP.has(name) ? '<deleted>' : undefined});
+    if (delB.has(name) !== delP.has(name))
+      out.push({
+        name,
+        buggy: delB.has(name) ? '<deleted>' : undefined,
+        patched: delP.has(name) ? '<deleted>' : undefined,
+      });
   }
   if (b.full && p.full) {
     for (const name of new Set([...Object.keys(b.full), ...Object.keys(p.full)])) {
@@ -200,7 +229,12 @@ function stateDiff(textB: string, textP: string, options: CompareOptions, rename
 }
 
 /** Differences between two argument snapshots (a callee's locals at entry). */
-function argsDiff(textB: string, textP: string, options: CompareOptions, renamed: Map<string, string> | null = null): VariableDiff[] {
+function argsDiff(
+  textB: string,
+  textP: string,
+  options: CompareOptions,
+  renamed: Map<string, string> | null = null,
+): VariableDiff[] {
   if (textB === textP) return [];
   const b = JSON.parse(textB) as Record<string, unknown>;
   const p = renameKeys(JSON.parse(textP) as Record<string, unknown>, renamed)!;
@@ -216,7 +250,8 @@ function endDiff(textB: string, textP: string, options: CompareOptions): Variabl
   const b = JSON.parse(textB) as EndState;
   const p = JSON.parse(textP) as EndState;
   const out: VariableDiff[] = [];
-  if (!sameValue(b.value ?? null, p.value ?? null, options)) out.push({name: '__return__', buggy: b.value ?? null, patched: p.value ?? null});
+  if (!sameValue(b.value ?? null, p.value ?? null, options))
+    out.push({name: '__return__', buggy: b.value ?? null, patched: p.value ?? null});
   const eb = b.exc ? `${b.exc.type}: ${b.exc.message ?? ''}` : undefined;
   const ep = p.exc ? `${p.exc.type}: ${p.exc.message ?? ''}` : undefined;
   if (eb !== ep) out.push({name: '__exception__', buggy: eb ?? null, patched: ep ?? null});
@@ -298,10 +333,16 @@ function walkInner(
   const assumeEqual = plan !== undefined;
   const skip = ctx.skipUnrecorded === true;
   const unrecorded = (what: string, frame: FrameInfo, line: number | null) => {
-    throw new Unrecorded(`values were not recorded where the walk compares them (${what} in ${frame.fn}${line !== null ? `:${line}` : ''}); trace again with values everywhere (--values all)`);
+    throw new Unrecorded(
+      `values were not recorded where the walk compares them (${what} in ${frame.fn}${line !== null ? `:${line}` : ''}); trace again with values everywhere (--values all)`,
+    );
   };
   const options = new Set(ctx.options ?? []);
-  const cmp: CompareOptions = {roundFloats: options.has('round-floats'), docstrings: options.has('docstrings'), identityOrder: options.has('identity-order')};
+  const cmp: CompareOptions = {
+    roundFloats: options.has('round-floats'),
+    docstrings: options.has('docstrings'),
+    identityOrder: options.has('identity-order'),
+  };
   const {buggy: B, patched: P, map} = ctx;
   const nondet = ctx.nondeterminism;
   let steps = 0;
@@ -337,7 +378,14 @@ function walkInner(
   };
 
   /** Where a pair of matched items is: the frame, both lines, both seqs. */
-  const at = (frame: FrameInfo, b: Item, p: Item) => ({function: frame.fn, file: frame.file, line: b.line, patchedLine: p.line, seqB: b.seq, seqP: p.seq});
+  const at = (frame: FrameInfo, b: Item, p: Item) => ({
+    function: frame.fn,
+    file: frame.file,
+    line: b.line,
+    patchedLine: p.line,
+    seqB: b.seq,
+    seqP: p.seq,
+  });
 
   while (stackB.length && stackP.length) {
     const cb = stackB.at(-1)!;
@@ -376,7 +424,10 @@ function walkInner(
       if (ib.kind === 'call' && calleeB && calleeP) {
         const argsMissing = calleeB.args === '' || calleeP.args === '';
         if (!assumeEqual && !skip && argsMissing) unrecorded('arguments', calleeB, calleeB.defLine);
-        const argDiffs = assumeEqual || argsMissing ? [] : filterNondet(calleeB, argsDiff(calleeB.args, calleeP.args, cmp, map.renamed(calleeB.file, calleeB.fn)));
+        const argDiffs =
+          assumeEqual || argsMissing
+            ? []
+            : filterNondet(calleeB, argsDiff(calleeB.args, calleeP.args, cmp, map.renamed(calleeB.file, calleeB.fn)));
         if (argDiffs.length) {
           const verdict = onDiff(
             {
@@ -403,7 +454,15 @@ function walkInner(
           if (!assumeEqual && !skip && resultMissing) unrecorded('a result', calleeB, calleeB.defLine);
           if (!assumeEqual && !resultMissing && !sameOutcome(calleeB.outcome, calleeP.outcome, cmp)) {
             const verdict = onDiff(
-              {status: 'found', kind: 'outcome', ...at(cb.frame, ib, ip), timing: 'after', variables: [], buggyOutcome: calleeB.outcome, patchedOutcome: calleeP.outcome},
+              {
+                status: 'found',
+                kind: 'outcome',
+                ...at(cb.frame, ib, ip),
+                timing: 'after',
+                variables: [],
+                buggyOutcome: calleeB.outcome,
+                patchedOutcome: calleeP.outcome,
+              },
               {b: cb.frame, p: cp.frame},
             );
             if (verdict === 'stop') return {stopped: true, steps, frames, ignored};
@@ -425,7 +484,12 @@ function walkInner(
       const sameHash = 'hash' in ib && 'hash' in ip && ib.hash === ip.hash;
       const diffs = sameHash
         ? []
-        : filterNondet(cb.frame, ib.kind === 'line' ? stateDiff(ib.state, ip.state, cmp, map.renamed(cb.frame.file, cb.frame.fn)) : endDiff(ib.state, ip.state, cmp));
+        : filterNondet(
+            cb.frame,
+            ib.kind === 'line'
+              ? stateDiff(ib.state, ip.state, cmp, map.renamed(cb.frame.file, cb.frame.fn))
+              : endDiff(ib.state, ip.state, cmp),
+          );
       if (diffs.length) {
         const verdict = onDiff(
           {status: 'found', kind: 'state', ...at(cb.frame, ib, ip), timing: 'after', variables: diffs},
@@ -448,7 +512,13 @@ function walkInner(
     }
     if (ob === null || op === null) {
       const side = ob === null ? 'buggy' : 'patched';
-      return {stopped: false, steps, frames, ignored, incomplete: `the ${side} frame ${(ob === null ? cb : cp).frame.fn} never ended in its trace`};
+      return {
+        stopped: false,
+        steps,
+        frames,
+        ignored,
+        incomplete: `the ${side} frame ${(ob === null ? cb : cp).frame.fn} never ended in its trace`,
+      };
     }
     // A frame whose result differs between two runs of the same program (control flow that
     // shuffles, a clock) is no evidence of a delta when it differs between the sides too.
@@ -510,20 +580,47 @@ export function extractDelta(ctx: WalkContext): DeltaResult {
     found = f;
     return 'stop';
   });
-  const base = {stepsCompared: result.steps, framesEntered: result.frames, ignoredNondeterministic: result.ignored, options};
-  const empty = {kind: null, function: null, file: null, line: null, patchedLine: null, timing: null, seqB: null, seqP: null, variables: [] as VariableDiff[]};
+  const base = {
+    stepsCompared: result.steps,
+    framesEntered: result.frames,
+    ignoredNondeterministic: result.ignored,
+    options,
+  };
+  const empty = {
+    kind: null,
+    function: null,
+    file: null,
+    line: null,
+    patchedLine: null,
+    timing: null,
+    seqB: null,
+    seqP: null,
+    variables: [] as VariableDiff[],
+  };
   // A test that did not run on one side (not found, not collected, errored or skipped in its
   // setup) leaves nothing to compare, whatever the walk found in the other side's frames.
-  const notRunSides = [ctx.buggy, ctx.patched].map((s, i) => (s.status === 'error' ? (i === 0 ? 'buggy' : 'patched') : null)).filter(Boolean);
+  const notRunSides = [ctx.buggy, ctx.patched]
+    .map((s, i) => (s.status === 'error' ? (i === 0 ? 'buggy' : 'patched') : null))
+    .filter(Boolean);
   if (notRunSides.length) {
-    return {...empty, ...base, status: 'incomplete', reason: `the test did not run on the ${notRunSides.join(' and the ')} side${notRunSides.length > 1 ? 's' : ''}`};
+    return {
+      ...empty,
+      ...base,
+      status: 'incomplete',
+      reason: `the test did not run on the ${notRunSides.join(' and the ')} side${notRunSides.length > 1 ? 's' : ''}`,
+    };
   }
   if (found) return {...found, ...base};
   const incomplete = [ctx.buggy, ctx.patched]
     .map((s, i) => (s.status === 'complete' ? null : `${i === 0 ? 'buggy' : 'patched'} trace ${s.status}`))
     .filter(Boolean);
   if (result.incomplete || incomplete.length) {
-    return {...empty, ...base, status: 'incomplete', reason: [...incomplete, result.incomplete].filter(Boolean).join('; ')};
+    return {
+      ...empty,
+      ...base,
+      status: 'incomplete',
+      reason: [...incomplete, result.incomplete].filter(Boolean).join('; '),
+    };
   }
   // Safety net beyond Algorithm 1: the root frame's items can all match (or be absent,
   // when the patch-modified functions never ran) while the test outcomes differ — the
@@ -546,9 +643,19 @@ export function extractDelta(ctx: WalkContext): DeltaResult {
   }
   const outcome = ctx.buggy.outcome?.kind ?? '?';
   if (result.steps === 0) {
-    return {...empty, ...base, status: 'none', reason: `no patch-modified function ran on either side (nothing recorded); the test ${outcome} on both`};
+    return {
+      ...empty,
+      ...base,
+      status: 'none',
+      reason: `no patch-modified function ran on either side (nothing recorded); the test ${outcome} on both`,
+    };
   }
-  return {...empty, ...base, status: 'none', reason: `both runs identical over ${result.steps} aligned steps in ${result.frames} frames; the test ${outcome} on both`};
+  return {
+    ...empty,
+    ...base,
+    status: 'none',
+    reason: `both runs identical over ${result.steps} aligned steps in ${result.frames} frames; the test ${outcome} on both`,
+  };
 }
 
 /**
@@ -668,7 +775,10 @@ export function planValues(ctx: WalkContext): ValuePlan {
  * the callee when the item is a call. Everything else is control flow only. Dense cuts as in
  * planValues.
  */
-export function confirmationPlan(source: TraceSource, points: readonly ({fid: number; callee: number | null} | null)[]): number[] {
+export function confirmationPlan(
+  source: TraceSource,
+  points: readonly ({fid: number; callee: number | null} | null)[],
+): number[] {
   const fids = new Set<number>();
   const chains = new Set<number>();
   for (const at of points) {

@@ -62,7 +62,8 @@ export function focusPlan(changes: Changes): FocusPlan {
       why = `the patch changed ${names.map(n => (n.scope ? `${n.scope}.${n.name}` : n.name)).join(', ')} at module or class level and no function reads ${names.length > 1 ? 'them' : 'it'} by name: every function of the module`;
     } else if (!names.length && !fnChanged) {
       target = `${file.file}:<module>`;
-      why = 'the patch changed this module only outside its functions, in no statement that binds a name: its body, if the test imports it';
+      why =
+        'the patch changed this module only outside its functions, in no statement that binds a name: its body, if the test imports it';
     }
     if (!target) continue;
     if (file.status !== 'added') add('buggy', target, why);

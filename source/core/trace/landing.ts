@@ -21,18 +21,32 @@ export interface Landing {
 
 const within = (fn: string, qualname: string) => fn === qualname || fn.startsWith(`${qualname}.<locals>.`);
 
-export function landing(d: Pick<DeltaResult, 'status' | 'kind' | 'function' | 'file' | 'control' | 'caller'>, changes: Changes): Landing {
+export function landing(
+  d: Pick<DeltaResult, 'status' | 'kind' | 'function' | 'file' | 'control' | 'caller'>,
+  changes: Changes,
+): Landing {
   if (d.status !== 'found' || !d.function) return {kind: 'no delta', target: null};
   // the frame itself, or — arguments that differ — the caller that passed them
-  const frames = [{fn: d.function, file: d.file, caller: undefined as string | undefined}, ...(d.caller ? [{fn: d.caller.function, file: d.caller.file, caller: d.caller.function}] : [])];
+  const frames = [
+    {fn: d.function, file: d.file, caller: undefined as string | undefined},
+    ...(d.caller ? [{fn: d.caller.function, file: d.caller.file, caller: d.caller.function}] : []),
+  ];
   for (const f of frames) {
     const changed = changes.functions.find(c => c.file === f.file && within(f.fn, c.qualname));
-    if (changed) return {kind: 'changed function', target: `${changed.file}:${changed.qualname}`, ...(f.caller ? {caller: f.caller} : {})};
+    if (changed)
+      return {
+        kind: 'changed function',
+        target: `${changed.file}:${changed.qualname}`,
+        ...(f.caller ? {caller: f.caller} : {}),
+      };
     const reader = (changes.readers ?? []).find(r => r.file === f.file && r.qualname === f.fn);
     if (reader) return {kind: 'reads a changed name', target: reader.reads, ...(f.caller ? {caller: f.caller} : {})};
   }
   const added = new Set(changes.functions.filter(f => f.sides.length === 1).map(f => f.qualname));
-  const callee = d.kind === 'outcome' ? [d.control?.patched, d.control?.buggy].find(r => r?.kind === 'call' && r.callee && added.has(r.callee)) : undefined;
+  const callee =
+    d.kind === 'outcome'
+      ? [d.control?.patched, d.control?.buggy].find(r => r?.kind === 'call' && r.callee && added.has(r.callee))
+      : undefined;
   if (callee?.callee) return {kind: 'calls an added function', target: callee.callee};
   return {kind: 'elsewhere', target: null};
 }

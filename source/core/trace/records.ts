@@ -4,7 +4,16 @@
  * writes what it returns; tests build in-memory traces with it.
  */
 
-import {ROOT_FID, stateHash, UNRECORDED, type FrameInfo, type Item, type Outcome, type TraceSource, type TraceStatus} from './model.js';
+import {
+  ROOT_FID,
+  stateHash,
+  UNRECORDED,
+  type FrameInfo,
+  type Item,
+  type Outcome,
+  type TraceSource,
+  type TraceStatus,
+} from './model.js';
 
 interface TestResult {
   nodeid: string;
@@ -69,7 +78,8 @@ export function notRun(rec: OutcomeRecord): string | null {
   if (!rec.tests.length) return 'no test ran';
   if (rec.tests.some(t => (t.phase ?? 'call') === 'call')) return null;
   const setup = rec.tests.find(t => t.outcome === 'error');
-  const why = (t: TestResult) => (t.exc_type ? ` (${t.exc_type}${t.message ? `: ${t.message.split('\n')[0]}` : ''})` : '');
+  const why = (t: TestResult) =>
+    t.exc_type ? ` (${t.exc_type}${t.message ? `: ${t.message.split('\n')[0]}` : ''})` : '';
   if (setup) return `${setup.nodeid} errored in its ${setup.phase ?? 'setup'}${why(setup)}`;
   const skipped = rec.tests[0]!;
   return `${skipped.nodeid} was ${skipped.outcome} in its ${skipped.phase ?? 'setup'}${why(skipped)}`;
@@ -144,7 +154,14 @@ export class TraceAssembler {
         this.events += 1;
         if (rec.ch === undefined) {
           // control flow only: which line ran, not what it changed
-          this.sink.step({seq: need(num(rec.seq), 'seq', rec), fid: need(num(rec.fid), 'fid', rec), kind: 'line', line: need(num(rec.line), 'line', rec), state: '', hash: UNRECORDED});
+          this.sink.step({
+            seq: need(num(rec.seq), 'seq', rec),
+            fid: need(num(rec.fid), 'fid', rec),
+            kind: 'line',
+            line: need(num(rec.line), 'line', rec),
+            state: '',
+            hash: UNRECORDED,
+          });
           return;
         }
         const state: Rec = {ch: rec.ch ?? {}};
@@ -172,7 +189,10 @@ export class TraceAssembler {
         if (rec.locals === undefined && (rec.t === 'exception' || !('value' in rec))) {
           // how the frame ended, not with what
           const exc = (rec.exc ?? {}) as {type?: string};
-          outcome = rec.t === 'return' ? {kind: rec.kind === 'yield' ? 'yield' : 'return', line, unrecorded: true} : {kind: 'exception', exception: {type: exc.type ?? '?'}, line, unrecorded: true};
+          outcome =
+            rec.t === 'return'
+              ? {kind: rec.kind === 'yield' ? 'yield' : 'return', line, unrecorded: true}
+              : {kind: 'exception', exception: {type: exc.type ?? '?'}, line, unrecorded: true};
           this.sink.step({seq, fid, kind: rec.t, line, state: '', hash: UNRECORDED});
           this.sink.frameEnd(fid, outcome, seq);
           return;
@@ -192,7 +212,12 @@ export class TraceAssembler {
         return;
       }
       case 'outcome':
-        this.outcome = {status: String(rec.status), tests: (rec.tests as TestResult[]) ?? [], exit_code: num(rec.exit_code) ?? undefined, error: rec.error as string | undefined};
+        this.outcome = {
+          status: String(rec.status),
+          tests: (rec.tests as TestResult[]) ?? [],
+          exit_code: num(rec.exit_code) ?? undefined,
+          error: rec.error as string | undefined,
+        };
         return;
       case 'truncated':
         this.truncated = rec;
@@ -272,7 +297,8 @@ export class MemoryTrace implements TraceSource {
 
   findFrame(file: string, fn: string): FrameInfo | undefined {
     let best: FrameRow | undefined;
-    for (const f of this.frames.values()) if (f.file === file && f.fn === fn && (!best || f.callSeq < best.callSeq)) best = f;
+    for (const f of this.frames.values())
+      if (f.file === file && f.fn === fn && (!best || f.callSeq < best.callSeq)) best = f;
     return best;
   }
 

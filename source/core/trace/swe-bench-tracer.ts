@@ -69,10 +69,27 @@ export class SweBenchTracerConverter {
       case 'Function': {
         const fid = this.nextFid++;
         const locals = (ev.parameters ?? {}) as Rec;
-        const frame: Frame = {fid, fn, file, seen: new Map(Object.entries(locals).map(([k, v]) => [k, JSON.stringify(v)])), lastLine: null, exc: null};
+        const frame: Frame = {
+          fid,
+          fn,
+          file,
+          seen: new Map(Object.entries(locals).map(([k, v]) => [k, JSON.stringify(v)])),
+          lastLine: null,
+          exc: null,
+        };
         this.stack.push(frame);
         return [
-          {t: 'call', seq: ++this.seq, fid, parent: top?.fid ?? null, fn, file, def: line ?? 0, ...(top?.lastLine != null ? {call_line: top.lastLine} : {}), locals},
+          {
+            t: 'call',
+            seq: ++this.seq,
+            fid,
+            parent: top?.fid ?? null,
+            fn,
+            file,
+            def: line ?? 0,
+            ...(top?.lastLine != null ? {call_line: top.lastLine} : {}),
+            locals,
+          },
         ];
       }
       case 'Line': {
@@ -92,7 +109,10 @@ export class SweBenchTracerConverter {
       }
       case 'Exception': {
         if (!top) throw new ConvertError(`an Exception event (event_id ${String(ev.event_id)}) outside any frame`);
-        top.exc = {type: String(ev.exception_type ?? '?'), ...(ev.exception_value != null ? {message: String(ev.exception_value)} : {})};
+        top.exc = {
+          type: String(ev.exception_type ?? '?'),
+          ...(ev.exception_value != null ? {message: String(ev.exception_value)} : {}),
+        };
         return [];
       }
       case 'Return': {
@@ -103,7 +123,9 @@ export class SweBenchTracerConverter {
           this.topOutcome = frame.exc ? {status: 'failed', exc: frame.exc, line} : {status: 'passed'};
         }
         if (frame.exc) return [{t: 'exception', seq: ++this.seq, fid: frame.fid, line, exc: frame.exc, locals}];
-        return [{t: 'return', seq: ++this.seq, fid: frame.fid, line, kind: 'return', value: ev.return_value ?? null, locals}];
+        return [
+          {t: 'return', seq: ++this.seq, fid: frame.fid, line, kind: 'return', value: ev.return_value ?? null, locals},
+        ];
       }
       default:
         throw new ConvertError(`unknown event_type "${String(type)}" (event_id ${String(ev.event_id)})`);
@@ -123,7 +145,15 @@ export class SweBenchTracerConverter {
     out.push({
       t: 'outcome',
       status: o?.status ?? 'error',
-      tests: o ? [{nodeid: 'entry frame', outcome: o.status, ...(o.exc ? {exc_type: o.exc.type, message: o.exc.message, line: o.line ?? null} : {})}] : [],
+      tests: o
+        ? [
+            {
+              nodeid: 'entry frame',
+              outcome: o.status,
+              ...(o.exc ? {exc_type: o.exc.type, message: o.exc.message, line: o.line ?? null} : {}),
+            },
+          ]
+        : [],
       ...(o ? {} : {error: 'the trace has no complete entry frame'}),
       inferred: 'from the entry frame: an exception leaving it is a failure',
     });

@@ -46,10 +46,12 @@ function render(v: Json): string {
   if ('$more' in v) return `…+${v.$more}`;
   if ('$ref' in v) return `<ref #${v.$ref}>`;
   if ('$str' in v) return `${pyStr(String(v.$str))}…(${v.len} chars)`;
-  if ('$doc' in v) return `${pyStr(String(v.text ?? ''))}${Number(v.len) > String(v.text ?? '').length ? '…' : ''}(docstring of ${String(v.$doc)} the patch edited, ${v.len} chars)`;
+  if ('$doc' in v)
+    return `${pyStr(String(v.text ?? ''))}${Number(v.len) > String(v.text ?? '').length ? '…' : ''}(docstring of ${String(v.$doc)} the patch edited, ${v.len} chars)`;
   if ('$int' in v) return String(v.$int) + (v.digits ? `(${v.digits} digits)` : '');
   if ('$float' in v) return v.$float === 'nan' ? 'nan' : v.$float === 'inf' ? 'inf' : '-inf';
-  if ('$bytes' in v) return `b${pyStr(String(v.$bytes))}${Number(v.len) > String(v.$bytes).length ? `…(${v.len} bytes)` : ''}`;
+  if ('$bytes' in v)
+    return `b${pyStr(String(v.$bytes))}${Number(v.len) > String(v.$bytes).length ? `…(${v.len} bytes)` : ''}`;
   if ('$complex' in v) return `complex(${(v.$complex as Json[]).map(render).join(', ')})`;
   if ('$tuple' in v) return seq(v.$tuple as Json[], '(', ')', true);
   if ('$set' in v) return (v.$set as Json[]).length ? seq(v.$set as Json[], '{', '}') : 'set()';
@@ -72,13 +74,16 @@ function render(v: Json): string {
   if ('$uuid' in v) return `UUID('${v.$uuid}')`;
   if ('$path' in v) return `${v.type ?? 'Path'}(${pyStr(String(v.$path))})`;
   if ('$enum' in v) return `${String(v.$enum).split('.').at(-1)}.${v.name ?? render(v.value ?? null)}`;
-  if ('$deque' in v) return `deque(${seq(v.$deque as Json[], '[', ']')}${v.maxlen !== undefined ? `, maxlen=${v.maxlen}` : ''})`;
+  if ('$deque' in v)
+    return `deque(${seq(v.$deque as Json[], '[', ']')}${v.maxlen !== undefined ? `, maxlen=${v.maxlen}` : ''})`;
   if ('$range' in v) return `range(${(v.$range as Json[]).map(render).join(', ')})`;
   if ('$slice' in v) return `slice(${(v.$slice as Json[]).map(render).join(', ')})`;
   if ('$array' in v) return `array('${v.$array}', ${seq(v.items as Json[], '[', ']')})`;
   if ('$pattern' in v) return `re.compile(${render(v.$pattern)}${v.flags ? `, ${v.flags}` : ''})`;
-  if ('$memoryview' in v) return `memoryview(${typeof v.$memoryview === 'string' ? v.$memoryview : render(v.$memoryview)})`;
-  if ('$ndarray' in v) return `array(${seq(v.items as Json[], '[', ']')}, dtype='${v.$ndarray}', shape=(${(v.shape as number[]).join(', ')}${(v.shape as number[]).length === 1 ? ',' : ''}))`;
+  if ('$memoryview' in v)
+    return `memoryview(${typeof v.$memoryview === 'string' ? v.$memoryview : render(v.$memoryview)})`;
+  if ('$ndarray' in v)
+    return `array(${seq(v.items as Json[], '[', ']')}, dtype='${v.$ndarray}', shape=(${(v.shape as number[]).join(', ')}${(v.shape as number[]).length === 1 ? ',' : ''}))`;
   if ('$numpy' in v) return `${render(v.value ?? null)} (${v.$numpy})`;
   if ('$fn' in v) return `<function ${v.$fn}>`;
   if ('$type' in v) return `<class ${v.$type}>`;
@@ -87,9 +92,13 @@ function render(v: Json): string {
   if ('$obj' in v) {
     const name = String(v.$obj).split('.').at(-1);
     if ('value' in v) return `${name}(${render(v.value!)})`;
-    if ('items' in v) return `${name}(${Array.isArray(v.items) && v.items.every(x => Array.isArray(x) || (isObj(x) && '$more' in x)) && /dict|Dict|Counter|KB/.test(name ?? '') ? pairs(v.items) : render(v.items!)})`;
-    const attrs = isObj(v.attrs) ? Object.entries(v.attrs).map(([k, x]) => (k === '$more' ? `…+${x}` : `${k}=${render(x)}`)) : [];
-    if ('args' in v) attrs.unshift(...((isObj(v.args) && Array.isArray(v.args.$tuple) ? v.args.$tuple : []) as Json[]).map(render));
+    if ('items' in v)
+      return `${name}(${Array.isArray(v.items) && v.items.every(x => Array.isArray(x) || (isObj(x) && '$more' in x)) && /dict|Dict|Counter|KB/.test(name ?? '') ? pairs(v.items) : render(v.items!)})`;
+    const attrs = isObj(v.attrs)
+      ? Object.entries(v.attrs).map(([k, x]) => (k === '$more' ? `…+${x}` : `${k}=${render(x)}`))
+      : [];
+    if ('args' in v)
+      attrs.unshift(...((isObj(v.args) && Array.isArray(v.args.$tuple) ? v.args.$tuple : []) as Json[]).map(render));
     return `${name}(${attrs.join(', ')})`;
   }
   return JSON.stringify(v);
@@ -115,12 +124,17 @@ export interface CompareOptions {
 }
 
 const IDENTITY_KEYS = ['$type', '$fn', '$module'];
-const identityHashed = (v: unknown): boolean => isObj(v) && Object.keys(v).length === 1 && IDENTITY_KEYS.includes(Object.keys(v)[0]!);
+const identityHashed = (v: unknown): boolean =>
+  isObj(v) && Object.keys(v).length === 1 && IDENTITY_KEYS.includes(Object.keys(v)[0]!);
 
 /** The same classes, functions or modules, in any order. */
 function sameIdentityElements(a: unknown[], b: unknown[]): boolean {
   if (a.length !== b.length || a.length < 2 || !a.every(identityHashed) || !b.every(identityHashed)) return false;
-  const key = (xs: unknown[]) => xs.map(x => JSON.stringify(x)).sort().join('\u0000');
+  const key = (xs: unknown[]) =>
+    xs
+      .map(x => JSON.stringify(x))
+      .sort()
+      .join('\u0000');
   return key(a) === key(b);
 }
 
@@ -179,7 +193,8 @@ export function firstDifference(buggy: unknown, patched: unknown, path = ''): Fi
   if (Array.isArray(buggy) && Array.isArray(patched)) {
     for (let i = 0; i < Math.max(buggy.length, patched.length); i++) {
       if (sameJson(buggy[i], patched[i])) continue;
-      if (i >= buggy.length || i >= patched.length) return {path: `${path}[${i}]`, buggy: buggy[i], patched: patched[i]};
+      if (i >= buggy.length || i >= patched.length)
+        return {path: `${path}[${i}]`, buggy: buggy[i], patched: patched[i]};
       return firstDifference(buggy[i], patched[i], `${path}[${i}]`);
     }
     return leaf;
@@ -192,7 +207,8 @@ export function firstDifference(buggy: unknown, patched: unknown, path = ''): Fi
     for (let i = 0; i < Math.max(b.length, p.length); i++) {
       const [x, y] = [b[i], p[i]];
       if (sameJson(x, y)) continue;
-      if (Array.isArray(x) && Array.isArray(y) && sameJson(x[0], y[0])) return firstDifference(x[1], y[1], `${path}[${render(x[0]!)}]`);
+      if (Array.isArray(x) && Array.isArray(y) && sameJson(x[0], y[0]))
+        return firstDifference(x[1], y[1], `${path}[${render(x[0]!)}]`);
       const key = (pair: Json | undefined) => (Array.isArray(pair) ? render(pair[0]!) : null);
       return {path: `${path}{${key(x) ?? key(y) ?? `item ${i}`}}`, buggy: x, patched: y};
     }
@@ -202,11 +218,15 @@ export function firstDifference(buggy: unknown, patched: unknown, path = ''): Fi
     if (isObj(buggy.attrs) && isObj(patched.attrs)) {
       const [b, p] = [buggy.attrs, patched.attrs];
       for (const k of [...new Set([...Object.keys(b), ...Object.keys(p)])]) {
-        if (!sameJson(b[k], p[k])) return k in b && k in p ? firstDifference(b[k], p[k], `${path}.${k}`) : {path: `${path}.${k}`, buggy: b[k], patched: p[k]};
+        if (!sameJson(b[k], p[k]))
+          return k in b && k in p
+            ? firstDifference(b[k], p[k], `${path}.${k}`)
+            : {path: `${path}.${k}`, buggy: b[k], patched: p[k]};
       }
     }
     for (const part of ['items', 'value', 'args']) {
-      if (!sameJson(buggy[part], patched[part]) && part in buggy && part in patched) return firstDifference(buggy[part], patched[part], path) ?? leaf;
+      if (!sameJson(buggy[part], patched[part]) && part in buggy && part in patched)
+        return firstDifference(buggy[part], patched[part], path) ?? leaf;
     }
   }
   return leaf;

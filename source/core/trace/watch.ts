@@ -31,7 +31,8 @@ export function planWatch(expr: string): WatchPlan | null {
     let t: RegExpExecArray | null;
     if ((t = /^\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)/.exec(rest))) path.push({attr: t[1]!});
     else if ((t = /^\s*\[\s*(-?\d+)\s*\]/.exec(rest))) path.push({index: Number(t[1])});
-    else if ((t = /^\s*\[\s*'([^'\\]*)'\s*\]/.exec(rest)) || (t = /^\s*\[\s*"([^"\\]*)"\s*\]/.exec(rest))) path.push({index: t[1]!});
+    else if ((t = /^\s*\[\s*'([^'\\]*)'\s*\]/.exec(rest)) || (t = /^\s*\[\s*"([^"\\]*)"\s*\]/.exec(rest)))
+      path.push({index: t[1]!});
     else return null;
     rest = rest.slice(t[0].length);
   }
@@ -44,7 +45,8 @@ function seqOf(v: unknown): unknown[] | null {
   if (Array.isArray(v)) return v;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    for (const key of ['$tuple', 'items', '$set', '$frozenset', '$deque']) if (Array.isArray(o[key])) return o[key] as unknown[];
+    for (const key of ['$tuple', 'items', '$set', '$frozenset', '$deque'])
+      if (Array.isArray(o[key])) return o[key] as unknown[];
   }
   return null;
 }
@@ -53,7 +55,8 @@ export function evalWatch(plan: WatchPlan, locals: Locals): WatchResult {
   if (!locals.has(plan.name)) return {error: `NameError: ${plan.name} is not a recorded local here`};
   let cur = locals.get(plan.name);
   for (const step of plan.path) {
-    if (cur && typeof cur === 'object' && '$depth' in (cur as object)) return {error: 'not recorded: deeper than the serialization depth (use a live re-run)'};
+    if (cur && typeof cur === 'object' && '$depth' in (cur as object))
+      return {error: 'not recorded: deeper than the serialization depth (use a live re-run)'};
     if ('attr' in step) {
       const attrs = (cur as {attrs?: Record<string, unknown>} | null)?.attrs;
       if (!attrs || !(step.attr in attrs)) return {error: `AttributeError or not recorded: .${step.attr}`};
@@ -63,15 +66,24 @@ export function evalWatch(plan: WatchPlan, locals: Locals): WatchResult {
       if (!items) return {error: 'not a recorded sequence'};
       const real = items.filter(x => !(x && typeof x === 'object' && '$more' in (x as object)));
       const i = step.index < 0 ? real.length + step.index : step.index;
-      if (i < 0 || i >= real.length) return {error: real.length < items.length ? 'beyond the recorded items' : 'IndexError: index out of range'};
+      if (i < 0 || i >= real.length)
+        return {error: real.length < items.length ? 'beyond the recorded items' : 'IndexError: index out of range'};
       cur = real[i];
     } else {
       // a dict, or a dict subclass ({"$obj", "items": [[k, v], …]})
       const o = cur as {$dict?: unknown[]; items?: unknown[]} | null;
-      const pairs = o?.$dict ?? (Array.isArray(o?.items) && o!.items.every(p => Array.isArray(p) || (p && typeof p === 'object' && '$more' in (p as object))) ? o!.items : undefined);
+      const pairs =
+        o?.$dict ??
+        (Array.isArray(o?.items) &&
+        o!.items.every(p => Array.isArray(p) || (p && typeof p === 'object' && '$more' in (p as object)))
+          ? o!.items
+          : undefined);
       if (!Array.isArray(pairs)) return {error: 'not a recorded dict'};
       const hit = pairs.find(p => Array.isArray(p) && p[0] === step.index) as [unknown, unknown] | undefined;
-      if (!hit) return {error: pairs.some(p => !Array.isArray(p)) ? 'key not among the recorded items' : `KeyError: '${step.index}'`};
+      if (!hit)
+        return {
+          error: pairs.some(p => !Array.isArray(p)) ? 'key not among the recorded items' : `KeyError: '${step.index}'`,
+        };
       cur = hit[1];
     }
   }

@@ -25,7 +25,8 @@ export function detectDocument(value: unknown): DocumentKind {
   if (typeof value['trajectory_format'] === 'string' && value['trajectory_format'].startsWith('mini-swe-agent')) {
     return 'mini-swe-agent';
   }
-  if (Array.isArray(value['messages']) && isObject(value['info']) && 'mini_version' in value['info']) return 'mini-swe-agent';
+  if (Array.isArray(value['messages']) && isObject(value['info']) && 'mini_version' in value['info'])
+    return 'mini-swe-agent';
   if (Array.isArray(value['trajectory']) && (isObject(value['info']) || 'history' in value || 'environment' in value)) {
     return 'swe-agent';
   }
@@ -57,7 +58,10 @@ export function describeShape(value: unknown): string {
   if (Array.isArray(value)) return `a JSON array of ${value.length} items`;
   if (isObject(value)) {
     const keys = Object.keys(value);
-    return `a JSON object with keys ${keys.slice(0, 8).map(key => JSON.stringify(key)).join(', ')}${keys.length > 8 ? ', …' : ''}`;
+    return `a JSON object with keys ${keys
+      .slice(0, 8)
+      .map(key => JSON.stringify(key))
+      .join(', ')}${keys.length > 8 ? ', …' : ''}`;
   }
   return `a JSON ${value === null ? 'null' : typeof value}`;
 }

@@ -21,7 +21,19 @@ type JsonlEvent =
   | {kind: 'step'; step: Step; line: number}
   | {kind: 'end'; header: TrajectoryHeader; line: number};
 
-const HEADER_KEYS = ['instance', 'agent', 'model', 'patch', 'explanation', 'exit_status', 'resolved', 'cost', 'tokens_in', 'tokens_out', 'meta'];
+const HEADER_KEYS = [
+  'instance',
+  'agent',
+  'model',
+  'patch',
+  'explanation',
+  'exit_status',
+  'resolved',
+  'cost',
+  'tokens_in',
+  'tokens_out',
+  'meta',
+];
 
 export class GenericJsonlReader {
   private header: TrajectoryHeader | null = null;
@@ -42,7 +54,10 @@ export class GenericJsonlReader {
       return events;
     }
     if (!this.header) {
-      throw new FormatError('the first line must be {"type": "trajectory", "instance": …, "agent": …}', {line, path: '$.type'});
+      throw new FormatError('the first line must be {"type": "trajectory", "instance": …, "agent": …}', {
+        line,
+        path: '$.type',
+      });
     }
     if (type === 'step') {
       const step = stepFrom(value, line);
@@ -55,7 +70,10 @@ export class GenericJsonlReader {
       const event = this.finish(line);
       return [event];
     }
-    throw new FormatError(`unknown line type ${JSON.stringify(type)} (expected "trajectory", "step" or "end")`, {line, path: '$.type'});
+    throw new FormatError(`unknown line type ${JSON.stringify(type)} (expected "trajectory", "step" or "end")`, {
+      line,
+      path: '$.type',
+    });
   }
 
   /** Call at end of input; returns the end event of a trajectory still open. */
@@ -116,7 +134,8 @@ function stepFrom(value: JsonObject, line: number): Step {
   const read = (key: string): string | null => {
     const field = value[key];
     if (field === undefined || field === null) return null;
-    if (typeof field !== 'string') throw new FormatError(`expected a string, found ${typeName(field)}`, {line, path: `$.${key}`});
+    if (typeof field !== 'string')
+      throw new FormatError(`expected a string, found ${typeName(field)}`, {line, path: `$.${key}`});
     return field;
   };
   const args = value['args'];

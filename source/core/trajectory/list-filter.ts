@@ -38,8 +38,10 @@ export function parseListFilter(input: string): ListFilter {
     else if (name!.toLowerCase() === 'tier' && value in TIERS) out.tier = TIERS[value];
     else if (name!.toLowerCase() === 'agent') out.agent = raw;
     else if (name!.toLowerCase() === 'instance') out.instance = raw;
-    else if (name!.toLowerCase() === 'reasoning' && (value === 'yes' || value === 'no')) out.reasoning = value === 'yes';
-    else if (name!.toLowerCase() === 'claim' && ['confirmed', 'contradicted', 'unverifiable'].includes(value)) out.claim = value as ListFilter['claim'];
+    else if (name!.toLowerCase() === 'reasoning' && (value === 'yes' || value === 'no'))
+      out.reasoning = value === 'yes';
+    else if (name!.toLowerCase() === 'claim' && ['confirmed', 'contradicted', 'unverifiable'].includes(value))
+      out.claim = value as ListFilter['claim'];
     else {
       out.unknown.push(word);
       free.push(word);

@@ -1,4 +1,13 @@
-import {arrayAt, contentText, isObject, objectAt, optionalNumber, optionalString, requiredString, type JsonObject} from './json-fields.js';
+import {
+  arrayAt,
+  contentText,
+  isObject,
+  objectAt,
+  optionalNumber,
+  optionalString,
+  requiredString,
+  type JsonObject,
+} from './json-fields.js';
 import {FormatError, type Step, type Trajectory} from './model.js';
 
 /**
@@ -36,7 +45,11 @@ export function parseMiniSweAgent(root: unknown, fallbackInstance: string): Traj
       if (toolCalls.length > 0) {
         pendingToolCalls = new Map();
         toolCalls.forEach((call, callIndex) => {
-          const step = toolCallStep(call, `${path}.tool_calls[${callIndex}]`, callIndex === 0 ? stripThoughtLabel(text) : null);
+          const step = toolCallStep(
+            call,
+            `${path}.tool_calls[${callIndex}]`,
+            callIndex === 0 ? stripThoughtLabel(text) : null,
+          );
           steps.push(step);
           const id = isObject(call) && typeof call['id'] === 'string' ? call['id'] : String(callIndex);
           pendingToolCalls.set(id, step);
@@ -47,7 +60,8 @@ export function parseMiniSweAgent(root: unknown, fallbackInstance: string): Traj
     } else if (role === 'tool') {
       const id = typeof message['tool_call_id'] === 'string' ? message['tool_call_id'] : '';
       const step = pendingToolCalls.get(id) ?? steps[steps.length - 1];
-      if (step) step.observation = appendObservation(step.observation, contentText(message['content'], `${path}.content`));
+      if (step)
+        step.observation = appendObservation(step.observation, contentText(message['content'], `${path}.content`));
     } else if (role === 'user' || role === 'exit') {
       // The first user message is the task; later ones are observations of the last action.
       const step = steps[steps.length - 1];
@@ -80,7 +94,10 @@ export function parseMiniSweAgent(root: unknown, fallbackInstance: string): Traj
       api_calls: optionalNumber(stats, 'api_calls'),
       max_context_tokens: isObject(config['agent']) ? (config['agent']['max_context_tokens'] ?? null) : null,
     },
-    notes: [...unknownRoles].map(([role, n]) => ({field: '$.messages', message: `${n} message(s) with the role ${JSON.stringify(role.length > 40 ? `${role.slice(0, 40)}…` : role)} (not system, user, assistant, tool or exit) were left out`})),
+    notes: [...unknownRoles].map(([role, n]) => ({
+      field: '$.messages',
+      message: `${n} message(s) with the role ${JSON.stringify(role.length > 40 ? `${role.slice(0, 40)}…` : role)} (not system, user, assistant, tool or exit) were left out`,
+    })),
   };
 }
 

@@ -39,7 +39,7 @@ export interface Trajectory {
 export class FormatError extends Error {
   constructor(
     message: string,
-    readonly where: { path?: string; line?: number; column?: number } = {},
+    readonly where: {path?: string; line?: number; column?: number} = {},
   ) {
     super(message);
     this.name = 'FormatError';

@@ -93,7 +93,8 @@ function actionStep(event: JsonObject): Step {
 function actionText(action: string, args: JsonObject, event: JsonObject): string {
   for (const key of ['command', 'code', 'path', 'url', 'content']) {
     const value = args[key];
-    if (typeof value === 'string' && value) return action === 'run' || action === 'run_ipython' ? value : `${action} ${value}`;
+    if (typeof value === 'string' && value)
+      return action === 'run' || action === 'run_ipython' ? value : `${action} ${value}`;
   }
   const message = nonEmpty(event['message']);
   return message ? `${action}: ${message}` : action;

@@ -26,13 +26,19 @@ export function checkRanges<T extends Numbers>(header: T): {header: T; warnings:
     const v = header[key];
     if (v === null) continue;
     if (!Number.isSafeInteger(v) || v < 0) {
-      warnings.push({field, message: `${v} is not a token count (a whole number from 0 to ${Number.MAX_SAFE_INTEGER}): not stored`});
+      warnings.push({
+        field,
+        message: `${v} is not a token count (a whole number from 0 to ${Number.MAX_SAFE_INTEGER}): not stored`,
+      });
       out[key] = null;
     }
   }
   const cost = header.cost;
   if (cost !== null && (!Number.isFinite(cost) || cost < 0 || cost > MAX_COST)) {
-    warnings.push({field: 'cost', message: `${cost} is not a cost in dollars (0 to ${MAX_COST.toLocaleString('en-US')}): not stored`});
+    warnings.push({
+      field: 'cost',
+      message: `${cost} is not a cost in dollars (0 to ${MAX_COST.toLocaleString('en-US')}): not stored`,
+    });
     out.cost = null;
   }
   return {header: out, warnings};

@@ -15,7 +15,15 @@ export interface ResolutionTable {
   byRun: Map<string, Map<string, boolean>>;
 }
 
-const UNRESOLVED_LISTS = ['unresolved_ids', 'empty_patch_ids', 'error_ids', 'unresolved', 'no_generation', 'no_logs', 'empty_patch'];
+const UNRESOLVED_LISTS = [
+  'unresolved_ids',
+  'empty_patch_ids',
+  'error_ids',
+  'unresolved',
+  'no_generation',
+  'no_logs',
+  'empty_patch',
+];
 
 export function resolutionTable(value: unknown): ResolutionTable | null {
   if (!isObject(value)) return null;

@@ -42,12 +42,19 @@ export function ScreenFrame(p: {
 }) {
   const {env} = p;
   const hints = hintText([...p.bindings, ...GLOBAL_BINDINGS], p.scope);
-  const line = env.prompt ?? (p.ownStatus ? null : env.status) ?? (env.background ? `${env.background} · ${hints}` : hints);
+  const line =
+    env.prompt ?? (p.ownStatus ? null : env.status) ?? (env.background ? `${env.background} · ${hints}` : hints);
   return (
     <>
       <Header title={p.title} source={env.data.label + (p.position ?? '')} width={env.width} theme={env.theme} />
       {p.subheader}
-      {env.overlay ? <Box flexDirection="column" height={env.bodyHeight}>{env.overlay}</Box> : p.body}
+      {env.overlay ? (
+        <Box flexDirection="column" height={env.bodyHeight}>
+          {env.overlay}
+        </Box>
+      ) : (
+        p.body
+      )}
       <StatusBar text={line} width={env.width} theme={env.theme} />
     </>
   );

@@ -10,7 +10,18 @@ import {TextView} from './text-view.js';
  * A screen that is one scrolling text (agreement, the PTA reference, the reasoning report, an
  * audit): it reports its size for the movement keys and draws the lines, or what is missing.
  */
-export function TextScreen(p: {env: Env; uid: number; scope: Scope; bindings: Binding[]; title: string; subheader: React.ReactNode; lines: DisplayLine[]; scroll: number; missing?: string | null; view?: Record<string, unknown>}) {
+export function TextScreen(p: {
+  env: Env;
+  uid: number;
+  scope: Scope;
+  bindings: Binding[];
+  title: string;
+  subheader: React.ReactNode;
+  lines: DisplayLine[];
+  scroll: number;
+  missing?: string | null;
+  view?: Record<string, unknown>;
+}) {
   const {env} = p;
   env.report({uid: p.uid, total: p.lines.length, page: env.bodyHeight, ...p.view});
   return (
@@ -20,7 +31,13 @@ export function TextScreen(p: {env: Env; uid: number; scope: Scope; bindings: Bi
       bindings={p.bindings}
       title={p.title}
       subheader={p.subheader}
-      body={p.missing ? <Text color={env.theme.bad}>{p.missing}</Text> : <TextView lines={p.lines} scroll={p.scroll} height={env.bodyHeight} theme={env.theme} />}
+      body={
+        p.missing ? (
+          <Text color={env.theme.bad}>{p.missing}</Text>
+        ) : (
+          <TextView lines={p.lines} scroll={p.scroll} height={env.bodyHeight} theme={env.theme} />
+        )
+      }
     />
   );
 }

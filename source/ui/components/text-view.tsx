@@ -7,7 +7,17 @@ import type {Theme} from '../theme.js';
 export {diffBlock, textBlock, type DisplayLine} from '../display-lines.js';
 import type {DisplayLine} from '../display-lines.js';
 
-export function TextView({lines, scroll, height, theme}: {lines: DisplayLine[]; scroll: number; height: number; theme: Theme}) {
+export function TextView({
+  lines,
+  scroll,
+  height,
+  theme,
+}: {
+  lines: DisplayLine[];
+  scroll: number;
+  height: number;
+  theme: Theme;
+}) {
   const visible = lines.slice(scroll, scroll + height);
   return (
     <Box flexDirection="column" height={height}>
@@ -27,7 +37,11 @@ function Line({line, theme}: {line: DisplayLine; theme: Theme}) {
     let at = 0;
     line.marks.forEach(([a, b], i) => {
       if (a > at) parts.push(text.slice(at, a));
-      parts.push(<Text key={i} underline bold color={theme.accent}>{text.slice(Math.max(a, at), b)}</Text>);
+      parts.push(
+        <Text key={i} underline bold color={theme.accent}>
+          {text.slice(Math.max(a, at), b)}
+        </Text>,
+      );
       at = Math.max(at, b);
     });
     if (at < text.length) parts.push(text.slice(at));
@@ -35,15 +49,35 @@ function Line({line, theme}: {line: DisplayLine; theme: Theme}) {
   }
   switch (line.role) {
     case 'heading':
-      return <Text bold color={theme.accent} wrap="truncate-end">{text}</Text>;
+      return (
+        <Text bold color={theme.accent} wrap="truncate-end">
+          {text}
+        </Text>
+      );
     case 'muted':
-      return <Text color={theme.muted} wrap="truncate-end">{text}</Text>;
+      return (
+        <Text color={theme.muted} wrap="truncate-end">
+          {text}
+        </Text>
+      );
     case 'added':
-      return <Text color={theme.added} bold={!theme.color} wrap="truncate-end">{text}</Text>;
+      return (
+        <Text color={theme.added} bold={!theme.color} wrap="truncate-end">
+          {text}
+        </Text>
+      );
     case 'removed':
-      return <Text color={theme.removed} dimColor={!theme.color} wrap="truncate-end">{text}</Text>;
+      return (
+        <Text color={theme.removed} dimColor={!theme.color} wrap="truncate-end">
+          {text}
+        </Text>
+      );
     case 'hunk':
-      return <Text color={theme.hunk} wrap="truncate-end">{text}</Text>;
+      return (
+        <Text color={theme.hunk} wrap="truncate-end">
+          {text}
+        </Text>
+      );
     default:
       return <Text wrap="truncate-end">{highlightLine(text, line.language ?? 'plain', theme.color)}</Text>;
   }

@@ -37,10 +37,39 @@ import type {ScreenDef} from './types.js';
 import {ANNOTATE_BINDINGS} from './annotate/keys.js';
 import {ADJUDICATE_BINDINGS} from './adjudicate/keys.js';
 
-export type Screen = ListScreen | TrajectoryScreen | StepScreen | PairsScreen | StepperScreen | BoardScreen | AgentQuestionsScreen | QuestionScreen | PtaScreen | RankingScreen | AgreementScreen | ReasoningScreen | AuditScreen | InstanceScreen;
+export type Screen =
+  | ListScreen
+  | TrajectoryScreen
+  | StepScreen
+  | PairsScreen
+  | StepperScreen
+  | BoardScreen
+  | AgentQuestionsScreen
+  | QuestionScreen
+  | PtaScreen
+  | RankingScreen
+  | AgreementScreen
+  | ReasoningScreen
+  | AuditScreen
+  | InstanceScreen;
 
 // biome-ignore lint/suspicious/noExplicitAny: each screen's view type is its own; the registry holds them all
-export const SCREENS: {[K in Screen['kind']]: ScreenDef<Extract<Screen, {kind: K}>, any>} = {list, trajectory, step, pairs, stepper, board, agentQuestions, question, pta, ranking, agreement, reasoning, audit, instance};
+export const SCREENS: {[K in Screen['kind']]: ScreenDef<Extract<Screen, {kind: K}>, any>} = {
+  list,
+  trajectory,
+  step,
+  pairs,
+  stepper,
+  board,
+  agentQuestions,
+  question,
+  pta,
+  ranking,
+  agreement,
+  reasoning,
+  audit,
+  instance,
+};
 
 // biome-ignore lint/suspicious/noExplicitAny: as SCREENS: the caller hands the view its screen reported
 export function defOf<S extends Screen>(screen: S): ScreenDef<S, any> {

@@ -12,14 +12,50 @@ import type {Picker} from './types.js';
  * even before the list has mounted); ink-select-input draws the list, its window and indicator.
  */
 export const PICKER_BINDINGS: Binding[] = [
-  {id: 'pickDown', label: 'down', keys: 'j, ↓', description: 'move down in the list being chosen from', scopes: ['picker'], hint: ['picker'], match: (input, key) => input === 'j' || key.downArrow},
-  {id: 'pickUp', label: 'up', keys: 'k, ↑', description: 'move up in the list being chosen from', scopes: ['picker'], hint: ['picker'], match: (input, key) => input === 'k' || key.upArrow},
-  {id: 'pickChoose', label: 'choose', keys: 'Enter, 1–9', description: 'choose the highlighted item, or the item with that number', scopes: ['picker'], hint: ['picker'], match: (input, key) => key.return || /^[1-9]$/.test(input)},
-  {id: 'pickCancel', label: 'cancel', keys: 'Esc', description: 'close the list without choosing', scopes: ['picker'], hint: ['picker'], match: (_, key) => key.escape || key.backspace || key.delete},
+  {
+    id: 'pickDown',
+    label: 'down',
+    keys: 'j, ↓',
+    description: 'move down in the list being chosen from',
+    scopes: ['picker'],
+    hint: ['picker'],
+    match: (input, key) => input === 'j' || key.downArrow,
+  },
+  {
+    id: 'pickUp',
+    label: 'up',
+    keys: 'k, ↑',
+    description: 'move up in the list being chosen from',
+    scopes: ['picker'],
+    hint: ['picker'],
+    match: (input, key) => input === 'k' || key.upArrow,
+  },
+  {
+    id: 'pickChoose',
+    label: 'choose',
+    keys: 'Enter, 1–9',
+    description: 'choose the highlighted item, or the item with that number',
+    scopes: ['picker'],
+    hint: ['picker'],
+    match: (input, key) => key.return || /^[1-9]$/.test(input),
+  },
+  {
+    id: 'pickCancel',
+    label: 'cancel',
+    keys: 'Esc',
+    description: 'close the list without choosing',
+    scopes: ['picker'],
+    hint: ['picker'],
+    match: (_, key) => key.escape || key.backspace || key.delete,
+  },
 ];
 
 /** A key on an open picker: the highlighted index after it, the value chosen, or cancel. */
-export function pickerKey(p: Picker & {index: number}, input: string, key: Key): {index: number} | {chosen: string} | {cancel: true} | null {
+export function pickerKey(
+  p: Picker & {index: number},
+  input: string,
+  key: Key,
+): {index: number} | {chosen: string} | {cancel: true} | null {
   const b = bindingFor(PICKER_BINDINGS, ['picker'], input, key);
   if (!b) return null;
   const last = p.items.length - 1;
@@ -31,11 +67,25 @@ export function pickerKey(p: Picker & {index: number}, input: string, key: Key):
   return item ? {chosen: item.value} : null;
 }
 
-export function PickerView({picker, width, height, theme}: {picker: Picker & {index: number}; width: number; height: number; theme: Theme}) {
+export function PickerView({
+  picker,
+  width,
+  height,
+  theme,
+}: {
+  picker: Picker & {index: number};
+  width: number;
+  height: number;
+  theme: Theme;
+}) {
   const limit = Math.max(1, height - 1);
   // numbers stay true only while the list does not scroll (ink-select-input counts what is shown)
   const numbered = picker.items.length <= limit;
-  const items = picker.items.map((item, i) => ({key: `${i}`, value: item.value, label: fit(`${numbered && i < 9 ? `${i + 1} ` : '  '}${oneLine(item.label, width)}`, Math.max(10, width - 4))}));
+  const items = picker.items.map((item, i) => ({
+    key: `${i}`,
+    value: item.value,
+    label: fit(`${numbered && i < 9 ? `${i + 1} ` : '  '}${oneLine(item.label, width)}`, Math.max(10, width - 4)),
+  }));
   return (
     <Box flexDirection="column" height={height}>
       <Text bold color={theme.accent} wrap="truncate-end">

@@ -33,7 +33,13 @@ export function AdjudicateApp({data, theme, onQuit}: {data: AdjudicateData; them
   const context = (index: number) => {
     const c = data.items[index];
     const v = c ? viewOf(c.item) : null;
-    return {choices: v ? v.choices.map(x => x.label) : null, need: v?.type === 'e2e_effect' ? 2 : 1, now: Date.now(), page: bodyHeight, items: data.items.length};
+    return {
+      choices: v ? v.choices.map(x => x.label) : null,
+      need: v?.type === 'e2e_effect' ? 2 : 1,
+      now: Date.now(),
+      page: bodyHeight,
+      items: data.items.length,
+    };
   };
   useKeyQueue((input, key) => {
     const r = reduceAdjudicate(ref.current, input, key, context(ref.current.index));
@@ -60,8 +66,23 @@ export function AdjudicateApp({data, theme, onQuit}: {data: AdjudicateData; them
       : `Final answer: press the letter${v?.type === 'e2e_effect' ? 's (before, after)' : ''} · ${hints}`;
   return (
     <Box flexDirection="column" width={width} height={height}>
-      <Header title={`adjudicate · ${data.adjudicator}`} source={`${data.label} · item ${Math.min(s.index + 1, data.items.length)} of ${data.items.length} · ${s.decided} decided`} width={width} theme={theme} />
-      <ItemFrame view={v} missing={false} reading={lines} fixed={fixed} scroll={scroll} height={bodyHeight} message={s.message} prompt={prompt} theme={theme} />
+      <Header
+        title={`adjudicate · ${data.adjudicator}`}
+        source={`${data.label} · item ${Math.min(s.index + 1, data.items.length)} of ${data.items.length} · ${s.decided} decided`}
+        width={width}
+        theme={theme}
+      />
+      <ItemFrame
+        view={v}
+        missing={false}
+        reading={lines}
+        fixed={fixed}
+        scroll={scroll}
+        height={bodyHeight}
+        message={s.message}
+        prompt={prompt}
+        theme={theme}
+      />
     </Box>
   );
 }

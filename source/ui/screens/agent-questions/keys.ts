@@ -19,12 +19,24 @@ export interface AgentQuestionsView extends ModelsView {
 }
 
 export const BINDINGS: Binding[] = [
-  {id: 'open', label: 'open', keys: 'Enter', description: 'the question with its context, choices, explanation and answers', scopes: ['agentQuestions'], hint: ['agentQuestions'], match: (_, key) => key.return},
+  {
+    id: 'open',
+    label: 'open',
+    keys: 'Enter',
+    description: 'the question with its context, choices, explanation and answers',
+    scopes: ['agentQuestions'],
+    hint: ['agentQuestions'],
+    match: (_, key) => key.return,
+  },
   MODEL_BINDING,
   RUNS_BINDING,
 ];
 
-export function command(s: AgentQuestionsScreen, id: string, view: AgentQuestionsView): Outcome<AgentQuestionsScreen> | null {
+export function command(
+  s: AgentQuestionsScreen,
+  id: string,
+  view: AgentQuestionsView,
+): Outcome<AgentQuestionsScreen> | null {
   if (MOVES.has(id)) return {screen: {...s, list: moveCursor(s.list, id, view)}};
   if (id === 'nextModel') return {screen: {...s, model: nextModel(s.model, view)}};
   if (id === 'runs') return agentRuns(s.agent, view.runAgents);

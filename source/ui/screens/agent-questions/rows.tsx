@@ -16,7 +16,23 @@ function shortQuestionId(id: string, type: string, agent: string): string {
   return id.replace(`/${type}/`, '/').replace(`/${agent}/`, '/').replace(/\/+$/, '');
 }
 
-export function AgentQuestionRows({rows, agent, top, cursor, width, height, theme}: {rows: AgentQuestionRow[]; agent: string; top: number; cursor: number; width: number; height: number; theme: Theme}) {
+export function AgentQuestionRows({
+  rows,
+  agent,
+  top,
+  cursor,
+  width,
+  height,
+  theme,
+}: {
+  rows: AgentQuestionRow[];
+  agent: string;
+  top: number;
+  cursor: number;
+  width: number;
+  height: number;
+  theme: Theme;
+}) {
   const idW = Math.max(20, width - 40);
   return (
     <Box flexDirection="column" height={height}>
@@ -26,11 +42,11 @@ export function AgentQuestionRows({rows, agent, top, cursor, width, height, them
         return (
           <Text key={r.question} wrap="truncate-end" {...(selected ? theme.selected : {})}>
             {selected ? '›' : ' '}
-            {pad(r.type, 13)} {pad(`${r.correct}/${r.total}`, 6, 'right')} {pad(r.verdicts, 14)} {oneLine(shortQuestionId(r.question, r.type, agent), idW)}
+            {pad(r.type, 13)} {pad(`${r.correct}/${r.total}`, 6, 'right')} {pad(r.verdicts, 14)}{' '}
+            {oneLine(shortQuestionId(r.question, r.type, agent), idW)}
           </Text>
         );
       })}
     </Box>
   );
 }
-

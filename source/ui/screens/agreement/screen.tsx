@@ -15,7 +15,9 @@ export function AgreementComponent({screen: s, env}: {screen: AgreementScreen; e
       scope="agreement"
       bindings={BINDINGS}
       title="Agreement · people's labels"
-      subheader={<Text color={theme.muted}>Cohen's κ per pair, Fleiss' κ, people vs QA models and vs adjudicated answers</Text>}
+      subheader={
+        <Text color={theme.muted}>Cohen's κ per pair, Fleiss' κ, people vs QA models and vs adjudicated answers</Text>
+      }
       lines={lines}
       scroll={s.scroll}
     />

@@ -22,7 +22,9 @@ interface AnnotateData {
 }
 
 /** The shown items, read once each (a render every second and every key would read them again). */
-export function useItemViews(read: (item: AnnotationItem) => BlindItem | null): (item: AnnotationItem) => BlindItem | null {
+export function useItemViews(
+  read: (item: AnnotationItem) => BlindItem | null,
+): (item: AnnotationItem) => BlindItem | null {
   const cache = useRef(new Map<string, BlindItem | null>());
   return item => {
     const key = keyOfItem(item);
@@ -67,14 +69,30 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
   const context = (index: number) => {
     const item = data.queue[index];
     const v = item ? viewOf(item) : null;
-    return {choices: v ? v.choices.map(c => c.label) : null, need: v?.type === 'e2e_effect' ? 2 : 1, now: now(), page: bodyHeight};
+    return {
+      choices: v ? v.choices.map(c => c.label) : null,
+      need: v?.type === 'e2e_effect' ? 2 : 1,
+      now: now(),
+      page: bodyHeight,
+    };
   };
   useKeyQueue((input, key) => {
     const before = ref.current;
     const r = reduceAnnotate(before, input, key, context(before.index));
     let next = r.state;
     for (const intent of r.intents) {
-      if (intent.kind === 'save') next = {...next, saved: [...next.saved, {id: data.save(data.queue[intent.index]!, intent.letters, intent.seconds), index: intent.index, letters: intent.letters}]};
+      if (intent.kind === 'save')
+        next = {
+          ...next,
+          saved: [
+            ...next.saved,
+            {
+              id: data.save(data.queue[intent.index]!, intent.letters, intent.seconds),
+              index: intent.index,
+              letters: intent.letters,
+            },
+          ],
+        };
       else if (intent.kind === 'rationale') data.setRationale(intent.id, intent.text);
       else data.remove(intent.id);
     }
@@ -90,11 +108,31 @@ export function AnnotateApp({data, theme, onQuit}: {data: AnnotateData; theme: T
   const scroll = Math.min(s.scroll, Math.max(0, reading.length - 1));
   const total = data.queue.length;
   const {choices, need} = context(s.index);
-  const prompt = annotatePrompt(s, {total, choices: item ? choices : null, need, hints: hintText(ANNOTATE_BINDINGS, 'annotate', ' · ')});
+  const prompt = annotatePrompt(s, {
+    total,
+    choices: item ? choices : null,
+    need,
+    hints: hintText(ANNOTATE_BINDINGS, 'annotate', ' · '),
+  });
   return (
     <Box flexDirection="column" width={width} height={height}>
-      <Header title={`annotate · ${data.annotator}`} source={`${data.label} · item ${Math.min(s.index + 1, total)} of ${total} · ${s.saved.length} labelled · ${item ? clock((now() - s.startedAt) / 1000) : ''}`} width={width} theme={theme} />
-      <ItemFrame view={view} missing={Boolean(item)} reading={reading} fixed={fixed} scroll={scroll} height={bodyHeight} message={s.message} prompt={prompt} theme={theme} />
+      <Header
+        title={`annotate · ${data.annotator}`}
+        source={`${data.label} · item ${Math.min(s.index + 1, total)} of ${total} · ${s.saved.length} labelled · ${item ? clock((now() - s.startedAt) / 1000) : ''}`}
+        width={width}
+        theme={theme}
+      />
+      <ItemFrame
+        view={view}
+        missing={Boolean(item)}
+        reading={reading}
+        fixed={fixed}
+        scroll={scroll}
+        height={bodyHeight}
+        message={s.message}
+        prompt={prompt}
+        theme={theme}
+      />
     </Box>
   );
 }

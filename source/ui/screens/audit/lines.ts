@@ -4,7 +4,12 @@ import {textBlock, type DisplayLine} from '../../display-lines.js';
 
 /** The refined explanation's lines, those not in the original marked as added. */
 function compared(original: string, refined: string, width: number): {left: DisplayLine[]; right: DisplayLine[]} {
-  const origLines = new Set(original.split('\n').map(l => l.trim()).filter(Boolean));
+  const origLines = new Set(
+    original
+      .split('\n')
+      .map(l => l.trim())
+      .filter(Boolean),
+  );
   const left = textBlock(original, width);
   const right: DisplayLine[] = [];
   for (const para of refined.split('\n')) {
@@ -18,8 +23,12 @@ function compared(original: string, refined: string, width: number): {left: Disp
 export function auditLines(a: AuditRow, messages: AuditMessage[], width: number): DisplayLine[] {
   const out: DisplayLine[] = [];
   const heading = (t: string) => out.push({text: t, role: 'heading'});
-  const text = (t: string, role?: DisplayLine['role']) => out.push(...textBlock(t, width).map(l => (role ? {...l, role} : l)));
-  text(`${a.status}${a.reason ? ` — ${a.reason}` : ''} · ${a.model}${a.model === 'offline-scripted-auditor' ? ' (the demo\'s offline scripted auditor)' : ''} · ${a.tool_calls} tool calls · ${a.tokens_in} tokens in, ${a.tokens_out} out${a.cost !== null ? ` · $${a.cost.toFixed(4)}` : ''}`, 'muted');
+  const text = (t: string, role?: DisplayLine['role']) =>
+    out.push(...textBlock(t, width).map(l => (role ? {...l, role} : l)));
+  text(
+    `${a.status}${a.reason ? ` — ${a.reason}` : ''} · ${a.model}${a.model === 'offline-scripted-auditor' ? " (the demo's offline scripted auditor)" : ''} · ${a.tool_calls} tool calls · ${a.tokens_in} tokens in, ${a.tokens_out} out${a.cost !== null ? ` · $${a.cost.toFixed(4)}` : ''}`,
+    'muted',
+  );
   out.push({text: ''});
   if (width >= 120) {
     const half = Math.floor((width - 3) / 2);
@@ -42,7 +51,11 @@ export function auditLines(a: AuditRow, messages: AuditMessage[], width: number)
   if (reqs?.length) {
     out.push({text: ''});
     heading('Requirements (DeskCheck §3.1.4–3.1.5)');
-    for (const r of reqs) text(`${r.verdict.padEnd(14)} ${r.requirement}${r.detail ? ` — ${r.detail}` : ''}`, r.verdict === 'violated' ? 'removed' : r.verdict === 'satisfied' ? 'added' : 'muted');
+    for (const r of reqs)
+      text(
+        `${r.verdict.padEnd(14)} ${r.requirement}${r.detail ? ` — ${r.detail}` : ''}`,
+        r.verdict === 'violated' ? 'removed' : r.verdict === 'satisfied' ? 'added' : 'muted',
+      );
   }
   out.push({text: ''});
   heading('Transcript');
@@ -62,7 +75,10 @@ export function auditLines(a: AuditRow, messages: AuditMessage[], width: number)
         } catch {
           args = null;
         }
-        text(`→ ${c.name}(${args && typeof args.test_code !== 'string' ? c.arguments : args ? '' : c.arguments})`, 'hunk');
+        text(
+          `→ ${c.name}(${args && typeof args.test_code !== 'string' ? c.arguments : args ? '' : c.arguments})`,
+          'hunk',
+        );
         // a test the model wrote, as Python
         if (args && typeof args.test_code === 'string') out.push(...textBlock(args.test_code, width, 'python'));
       }

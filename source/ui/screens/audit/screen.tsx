@@ -16,7 +16,11 @@ export function AuditComponent({screen: s, env}: {screen: AuditScreen; env: Env}
       scope="audit"
       bindings={BINDINGS}
       title={`Audit #${s.id}`}
-      subheader={<Text bold wrap="truncate-end">{a ? `${a.row.instance} · ${a.row.agent}` : 'not found'}</Text>}
+      subheader={
+        <Text bold wrap="truncate-end">
+          {a ? `${a.row.instance} · ${a.row.agent}` : 'not found'}
+        </Text>
+      }
       lines={lines}
       scroll={s.scroll}
       missing={a ? null : `No audit ${s.id}. Esc goes back.`}

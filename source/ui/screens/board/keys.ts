@@ -24,13 +24,38 @@ export interface BoardView extends ModelsView {
 }
 
 /** m on the screens that show one model's answers. */
-export const MODEL_BINDING: Binding = {id: 'nextModel', label: 'model', keys: 'm', description: 'the next QA model whose answers are stored', scopes: ['board', 'agentQuestions', 'question'], hint: ['board'], match: ch('m')};
+export const MODEL_BINDING: Binding = {
+  id: 'nextModel',
+  label: 'model',
+  keys: 'm',
+  description: 'the next QA model whose answers are stored',
+  scopes: ['board', 'agentQuestions', 'question'],
+  hint: ['board'],
+  match: ch('m'),
+};
 
 /** T: from an agent (or a question's instance) to its runs: the trajectory list, filtered. */
-export const RUNS_BINDING: Binding = {id: 'runs', label: 'runs', keys: 'T', description: "the trajectories behind the row: the agent's runs (leaderboard, an agent's questions, rankings) or the instance's runs (a question)", scopes: ['board', 'agentQuestions', 'question', 'ranking'], hint: ['board', 'ranking'], match: ch('T')};
+export const RUNS_BINDING: Binding = {
+  id: 'runs',
+  label: 'runs',
+  keys: 'T',
+  description:
+    "the trajectories behind the row: the agent's runs (leaderboard, an agent's questions, rankings) or the instance's runs (a question)",
+  scopes: ['board', 'agentQuestions', 'question', 'ranking'],
+  hint: ['board', 'ranking'],
+  match: ch('T'),
+};
 
 export const BINDINGS: Binding[] = [
-  {id: 'open', label: 'questions', keys: 'Enter', description: "the agent's questions, with every sample's verdict", scopes: ['board'], hint: ['board'], match: (_, key) => key.return},
+  {
+    id: 'open',
+    label: 'questions',
+    keys: 'Enter',
+    description: "the agent's questions, with every sample's verdict",
+    scopes: ['board'],
+    hint: ['board'],
+    match: (_, key) => key.return,
+  },
   MODEL_BINDING,
   RUNS_BINDING,
 ];
@@ -44,7 +69,8 @@ export function nextModel(current: string | null, view: ModelsView): string | nu
 
 /** The runs of an agent: the trajectory list filtered to it, opened on top — or why there are none. */
 export function agentRuns<S>(agent: string, runAgents: string[]): Outcome<S> {
-  if (!runAgents.includes(agent)) return {status: `no runs of ${agent} in this database: only its explanations and answers are stored`};
+  if (!runAgents.includes(agent))
+    return {status: `no runs of ${agent} in this database: only its explanations and answers are stored`};
   return {push: [listScreen(withCondition('', 'agent', agent))]};
 }
 

@@ -27,26 +27,57 @@ export function BoardHeader({width, theme}: {width: number; theme: Theme}) {
   );
 }
 
-export function BoardRows({rows, top, cursor, width, height, theme}: {rows: ReportAgent[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
+export function BoardRows({
+  rows,
+  top,
+  cursor,
+  width,
+  height,
+  theme,
+}: {
+  rows: ReportAgent[];
+  top: number;
+  cursor: number;
+  width: number;
+  height: number;
+  theme: Theme;
+}) {
   const c = columns(width - 1);
   // an agent scored on fewer question types than the best-covered one is ranked on less: marked *
   const typesOf = (a: ReportAgent) => QUESTION_TYPES.filter(t => a.types[t].score !== null).length;
   const most = Math.max(0, ...rows.map(typesOf));
   return (
     <Box flexDirection="column" height={height}>
-      {rows.length === 0 ? <Text color={theme.muted}>No answers stored for this model. `deltalens score` or `deltalens import --format explainbench DIR`.</Text> : null}
+      {rows.length === 0 ? (
+        <Text color={theme.muted}>
+          No answers stored for this model. `deltalens score` or `deltalens import --format explainbench DIR`.
+        </Text>
+      ) : null}
       {rows.slice(top, top + height).map((a, i) => {
         const selected = top + i === cursor;
         const filled = a.s_exp === null ? 0 : Math.round(a.s_exp * c.bar);
-        const shift = a.rank_shift === null ? '' : a.rank_shift > 0 ? ` ↑${a.rank_shift}` : a.rank_shift < 0 ? ` ↓${-a.rank_shift}` : ' =';
+        const shift =
+          a.rank_shift === null
+            ? ''
+            : a.rank_shift > 0
+              ? ` ↑${a.rank_shift}`
+              : a.rank_shift < 0
+                ? ` ↓${-a.rank_shift}`
+                : ' =';
         const fewer = typesOf(a) < most ? '*' : '';
         const ranks = `${fewer}#${a.rank_explanation ?? '—'}/${a.rank_efficacy === null ? '—' : `#${a.rank_efficacy}`}${shift}`;
         return (
           <Text key={`${a.agent}/${a.explanations}`} wrap="truncate-end" {...(selected ? theme.selected : {})}>
             {selected ? '›' : ' '}
             {padMiddle(`${a.agent}${a.explanations !== 'original' ? ` (${a.explanations})` : ''}`, c.agent)}{' '}
-            {QUESTION_TYPES.map(t => pad(f(a.types[t].score), 7, 'right')).join(' ')} {pad(`${f(a.s_exp)} ± ${f(a.s_exp_sem)}`, 15, 'right')}{' '}
-            {c.bar ? <Text color={selected ? undefined : theme.accent}>{'█'.repeat(filled)}{' '.repeat(Math.max(0, c.bar - filled))} </Text> : null}
+            {QUESTION_TYPES.map(t => pad(f(a.types[t].score), 7, 'right')).join(' ')}{' '}
+            {pad(`${f(a.s_exp)} ± ${f(a.s_exp_sem)}`, 15, 'right')}{' '}
+            {c.bar ? (
+              <Text color={selected ? undefined : theme.accent}>
+                {'█'.repeat(filled)}
+                {' '.repeat(Math.max(0, c.bar - filled))}{' '}
+              </Text>
+            ) : null}
             {c.efficacy ? `${pad(f(a.efficacy), 8, 'right')} ` : ''}
             {pad(ranks, 11, 'right')}
           </Text>
@@ -55,4 +86,3 @@ export function BoardRows({rows, top, cursor, width, height, theme}: {rows: Repo
     </Box>
   );
 }
-

@@ -25,7 +25,16 @@ export function BoardComponent({screen: s, env}: {screen: BoardScreen; env: Env}
   // said under the table, not in the title (where 80 columns cut it)
   const partial = typeCounts.some(n => n < Math.max(...typeCounts));
   const height = partial ? bodyHeight - 1 : bodyHeight;
-  env.report({uid: s.uid!, total: rows.length, page: height, models, shownModel, runAgents, agents: rows.map(a => ({agent: a.agent, explanations: a.explanations})), copy: () => rows[s.list.cursor]?.agent ?? null});
+  env.report({
+    uid: s.uid!,
+    total: rows.length,
+    page: height,
+    models,
+    shownModel,
+    runAgents,
+    agents: rows.map(a => ({agent: a.agent, explanations: a.explanations})),
+    copy: () => rows[s.list.cursor]?.agent ?? null,
+  });
   return (
     <ScreenFrame
       env={env}
@@ -33,12 +42,29 @@ export function BoardComponent({screen: s, env}: {screen: BoardScreen; env: Env}
       bindings={BINDINGS}
       title={`Leaderboard · ${report.model ?? 'no answers'}${report.model === 'lexical' ? ' (baseline)' : ''}`}
       subheader={<BoardHeader width={width} theme={theme} />}
-      body={rows.length || report.model ? (
-        <Box flexDirection="column" height={bodyHeight}>
-          <BoardRows rows={rows} top={s.list.top} cursor={s.list.cursor} width={width} height={height} theme={theme} />
-          {partial ? <Text color={theme.muted}>{fit('* scored on fewer question types than the others: ranked on less', width)}</Text> : null}
-        </Box>
-      ) : <Text color={theme.muted}>No answers stored. `deltalens score` or `deltalens import --format explainbench DIR`.</Text>}
+      body={
+        rows.length || report.model ? (
+          <Box flexDirection="column" height={bodyHeight}>
+            <BoardRows
+              rows={rows}
+              top={s.list.top}
+              cursor={s.list.cursor}
+              width={width}
+              height={height}
+              theme={theme}
+            />
+            {partial ? (
+              <Text color={theme.muted}>
+                {fit('* scored on fewer question types than the others: ranked on less', width)}
+              </Text>
+            ) : null}
+          </Box>
+        ) : (
+          <Text color={theme.muted}>
+            No answers stored. `deltalens score` or `deltalens import --format explainbench DIR`.
+          </Text>
+        )
+      }
     />
   );
 }

@@ -16,11 +16,22 @@ export function InstanceComponent({screen: s, env}: {screen: InstanceScreen; env
       scope="instance"
       bindings={BINDINGS}
       title={`Instance · ${s.id}`}
-      subheader={<Text wrap="truncate-end" bold>{view ? `${view.runs.length} runs · ${view.pairs.length} traced pairs · ${view.questions.length} questions` : 'not found'}</Text>}
+      subheader={
+        <Text wrap="truncate-end" bold>
+          {view
+            ? `${view.runs.length} runs · ${view.pairs.length} traced pairs · ${view.questions.length} questions`
+            : 'not found'}
+        </Text>
+      }
       lines={lines}
       scroll={s.scroll}
       missing={view ? null : `Instance ${s.id} is not in the database. Esc goes back.`}
-      view={{runs: view?.runs.length ?? 0, pairs: view?.pairs.length ?? 0} satisfies Omit<InstanceView, 'uid' | 'total' | 'page'>}
+      view={
+        {runs: view?.runs.length ?? 0, pairs: view?.pairs.length ?? 0} satisfies Omit<
+          InstanceView,
+          'uid' | 'total' | 'page'
+        >
+      }
     />
   );
 }

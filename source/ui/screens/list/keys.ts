@@ -29,17 +29,92 @@ export interface ListView extends View {
 }
 
 export const BINDINGS: Binding[] = [
-  {id: 'open', label: 'open', keys: 'Enter', description: 'open the selected trajectory', scopes: ['list'], hint: ['list'], match: (_, key) => key.return},
-  {id: 'traces', label: 'traces', keys: 't', description: 'traced patch pairs (buggy vs patched executions)', scopes: ['list'], hint: ['list'], match: ch('t')},
+  {
+    id: 'open',
+    label: 'open',
+    keys: 'Enter',
+    description: 'open the selected trajectory',
+    scopes: ['list'],
+    hint: ['list'],
+    match: (_, key) => key.return,
+  },
+  {
+    id: 'traces',
+    label: 'traces',
+    keys: 't',
+    description: 'traced patch pairs (buggy vs patched executions)',
+    scopes: ['list'],
+    hint: ['list'],
+    match: ch('t'),
+  },
   INSTANCE_BINDING,
-  {id: 'leaderboard', label: 'leaderboard', keys: 'l', description: 'explanation-score leaderboard (ExplainBench)', scopes: ['list'], hint: ['list'], match: ch('l')},
-  {id: 'rankings', label: 'rankings', keys: 'R', description: 'process-quality rankings: rank by pass rate vs rank by quality (AgentLens)', scopes: ['list'], hint: ['list'], match: ch('R')},
-  {id: 'agreement', label: 'agreement', keys: 'A', description: "agreement on people's labels: Cohen's and Fleiss' κ, people vs models", scopes: ['list'], hint: ['list'], match: ch('A')},
-  {id: 'reasoning', keys: 'D', description: 'code reasoning (DeskCheck): per agent with vs without and chi-square, families, intent phases', scopes: ['list'], match: ch('D')},
-  {id: 'filter', label: 'filter', keys: '/', description: 'filter by instance, agent or model, and resolved:yes/no/unknown, tier:lucky/solid/ideal/none, agent:NAME, instance:ID, reasoning:yes/no, claim:contradicted/confirmed/unverifiable (quote a value with spaces; Enter keeps, Esc clears)', scopes: ['list'], hint: ['list'], match: ch('/')},
-  {id: 'pickAgent', keys: 'a', description: 'filter by agent, chosen from a list of the stored agents', scopes: ['list'], match: ch('a')},
-  {id: 'pickTier', keys: 'L', description: 'filter by lens tier (Lucky, Solid, Ideal, none), chosen from a list', scopes: ['list'], match: ch('L')},
-  {id: 'sort', label: 'sort', keys: 's', description: 'sort by the next column', scopes: ['list'], hint: ['list'], match: ch('s')},
+  {
+    id: 'leaderboard',
+    label: 'leaderboard',
+    keys: 'l',
+    description: 'explanation-score leaderboard (ExplainBench)',
+    scopes: ['list'],
+    hint: ['list'],
+    match: ch('l'),
+  },
+  {
+    id: 'rankings',
+    label: 'rankings',
+    keys: 'R',
+    description: 'process-quality rankings: rank by pass rate vs rank by quality (AgentLens)',
+    scopes: ['list'],
+    hint: ['list'],
+    match: ch('R'),
+  },
+  {
+    id: 'agreement',
+    label: 'agreement',
+    keys: 'A',
+    description: "agreement on people's labels: Cohen's and Fleiss' κ, people vs models",
+    scopes: ['list'],
+    hint: ['list'],
+    match: ch('A'),
+  },
+  {
+    id: 'reasoning',
+    keys: 'D',
+    description: 'code reasoning (DeskCheck): per agent with vs without and chi-square, families, intent phases',
+    scopes: ['list'],
+    match: ch('D'),
+  },
+  {
+    id: 'filter',
+    label: 'filter',
+    keys: '/',
+    description:
+      'filter by instance, agent or model, and resolved:yes/no/unknown, tier:lucky/solid/ideal/none, agent:NAME, instance:ID, reasoning:yes/no, claim:contradicted/confirmed/unverifiable (quote a value with spaces; Enter keeps, Esc clears)',
+    scopes: ['list'],
+    hint: ['list'],
+    match: ch('/'),
+  },
+  {
+    id: 'pickAgent',
+    keys: 'a',
+    description: 'filter by agent, chosen from a list of the stored agents',
+    scopes: ['list'],
+    match: ch('a'),
+  },
+  {
+    id: 'pickTier',
+    keys: 'L',
+    description: 'filter by lens tier (Lucky, Solid, Ideal, none), chosen from a list',
+    scopes: ['list'],
+    match: ch('L'),
+  },
+  {
+    id: 'sort',
+    label: 'sort',
+    keys: 's',
+    description: 'sort by the next column',
+    scopes: ['list'],
+    hint: ['list'],
+    match: ch('s'),
+  },
   {id: 'reverse', keys: 'S', description: 'reverse the sort order', scopes: ['list'], match: ch('S')},
 ];
 
@@ -59,7 +134,9 @@ export function command(s: ListScreen, id: string, view: ListView): Outcome<List
   }
   if (id === 'open') {
     const selected = view.ids[s.cursor - view.top];
-    return selected === undefined ? {} : {push: [{kind: 'trajectory', id: selected, tab: 'steps', steps: START, scroll: 0}]};
+    return selected === undefined
+      ? {}
+      : {push: [{kind: 'trajectory', id: selected, tab: 'steps', steps: START, scroll: 0}]};
   }
   // Esc clears a kept filter before it goes back
   if (id === 'back') return s.filter ? {screen: {...s, filter: '', ...START}} : null;
@@ -71,11 +148,28 @@ export function command(s: ListScreen, id: string, view: ListView): Outcome<List
   if (id === 'filter') return {screen: {...s, editingFilter: true}};
   if (id === 'pickAgent') {
     return view.agents.length
-      ? {picker: {purpose: 'agent', title: 'Show the runs of which agent?', items: view.agents.map(a => ({label: a, value: a}))}}
+      ? {
+          picker: {
+            purpose: 'agent',
+            title: 'Show the runs of which agent?',
+            items: view.agents.map(a => ({label: a, value: a})),
+          },
+        }
       : {status: 'no agents in this database'};
   }
-  if (id === 'pickTier') return {picker: {purpose: 'tier', title: 'Show the runs of which lens tier?', items: TIERS.map(t => ({label: t === 'none' ? 'none (scored, no tier)' : t[0]!.toUpperCase() + t.slice(1), value: t}))}};
-  if (id === 'sort') return {screen: {...s, sort: SORT_KEYS[(SORT_KEYS.indexOf(s.sort) + 1) % SORT_KEYS.length]!, ...START}};
+  if (id === 'pickTier')
+    return {
+      picker: {
+        purpose: 'tier',
+        title: 'Show the runs of which lens tier?',
+        items: TIERS.map(t => ({
+          label: t === 'none' ? 'none (scored, no tier)' : t[0]!.toUpperCase() + t.slice(1),
+          value: t,
+        })),
+      },
+    };
+  if (id === 'sort')
+    return {screen: {...s, sort: SORT_KEYS[(SORT_KEYS.indexOf(s.sort) + 1) % SORT_KEYS.length]!, ...START}};
   if (id === 'reverse') return {screen: {...s, descending: !s.descending, ...START}};
   return null;
 }
@@ -89,9 +183,11 @@ export const mode = (s: ListScreen): Scope | null => (s.editingFilter ? 'textFie
 /** Typing the filter: the list narrows with every key. */
 export function input(s: ListScreen, text: string, key: Key): Outcome<ListScreen> {
   const k = fieldKey(s.filter, text, key);
-  if ('done' in k) return {screen: k.done === 'accept' ? {...s, editingFilter: false} : {...s, editingFilter: false, filter: '', ...START}};
+  if ('done' in k)
+    return {
+      screen: k.done === 'accept' ? {...s, editingFilter: false} : {...s, editingFilter: false, filter: '', ...START},
+    };
   return k.text === s.filter ? {} : {screen: {...s, filter: k.text, ...START}};
 }
 
 export const prompt = (s: ListScreen) => (s.editingFilter ? fieldPrompt('filter', s.filter) : null);
-

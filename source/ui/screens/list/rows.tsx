@@ -30,7 +30,17 @@ function listColumns(width: number): ListColumns {
   return {...fixed, instance, agent: Math.max(4, all - instance), model: 0};
 }
 
-export function ListHeader({width, sort, descending, theme}: {width: number; sort: string; descending: boolean; theme: Theme}) {
+export function ListHeader({
+  width,
+  sort,
+  descending,
+  theme,
+}: {
+  width: number;
+  sort: string;
+  descending: boolean;
+  theme: Theme;
+}) {
   const c = listColumns(width - 1);
   const mark = (key: string, label: string) => (sort === key ? `${label}${descending ? '↓' : '↑'}` : label);
   const text = ` ${[
@@ -56,12 +66,30 @@ function lensCell(lens: TrajectorySummary['lens']): string {
   return `${lens.tier ? lens.tier[0] : '·'} ${Math.round(lens.quality)}`;
 }
 
-export function TrajectoryRows({rows, top, cursor, width, height, theme}: {rows: TrajectorySummary[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
+export function TrajectoryRows({
+  rows,
+  top,
+  cursor,
+  width,
+  height,
+  theme,
+}: {
+  rows: TrajectorySummary[];
+  top: number;
+  cursor: number;
+  width: number;
+  height: number;
+  theme: Theme;
+}) {
   // The marker column keeps the selection visible where colour and inverse are off (NO_COLOR).
   const c = listColumns(width - 1);
   return (
     <Box flexDirection="column" height={height}>
-      {rows.length === 0 ? <Text color={theme.muted}>No trajectories match. Esc clears the filter; `deltalens import PATH` adds some.</Text> : null}
+      {rows.length === 0 ? (
+        <Text color={theme.muted}>
+          No trajectories match. Esc clears the filter; `deltalens import PATH` adds some.
+        </Text>
+      ) : null}
       {rows.map((row, i) => {
         const selected = top + i === cursor;
         const resolved = row.resolved === null ? '?' : row.resolved ? 'yes' : 'no';
@@ -69,11 +97,23 @@ export function TrajectoryRows({rows, top, cursor, width, height, theme}: {rows:
         const cells = (
           <>
             {selected ? '›' : ' '}
-            {pad(String(row.id), c.id, 'right')} {pad(oneLine(row.instance, c.instance), c.instance)} {padMiddle(row.agent, c.agent)}{' '}
-            {c.model ? `${padMiddle(row.model, c.model)} ` : ''}
-            <Text color={selected ? undefined : resolvedColor}>{pad(resolved, c.resolved)}</Text> {pad(String(row.steps), c.steps, 'right')}{' '}
-            {pad(formatChars(row.explanationChars), c.explanation, 'right')}{' '}
-            <Text color={selected ? undefined : row.lens?.tier === 'Lucky' ? theme.bad : row.lens?.tier === 'Ideal' ? theme.good : theme.muted}>{pad(lensCell(row.lens), c.lens, 'right')}</Text>
+            {pad(String(row.id), c.id, 'right')} {pad(oneLine(row.instance, c.instance), c.instance)}{' '}
+            {padMiddle(row.agent, c.agent)} {c.model ? `${padMiddle(row.model, c.model)} ` : ''}
+            <Text color={selected ? undefined : resolvedColor}>{pad(resolved, c.resolved)}</Text>{' '}
+            {pad(String(row.steps), c.steps, 'right')} {pad(formatChars(row.explanationChars), c.explanation, 'right')}{' '}
+            <Text
+              color={
+                selected
+                  ? undefined
+                  : row.lens?.tier === 'Lucky'
+                    ? theme.bad
+                    : row.lens?.tier === 'Ideal'
+                      ? theme.good
+                      : theme.muted
+              }
+            >
+              {pad(lensCell(row.lens), c.lens, 'right')}
+            </Text>
           </>
         );
         return (

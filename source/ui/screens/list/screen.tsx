@@ -14,7 +14,10 @@ function useList(s: ListScreen, env: Env) {
     return {...conditions, sort: s.sort, descending: s.descending};
   }, [parsed, s.sort, s.descending]);
   const total = useMemo(() => data.count(query), [data, query, version]);
-  const rows = useMemo(() => data.list({...query, offset: s.top, limit: bodyHeight}), [data, query, s.top, bodyHeight, version]);
+  const rows = useMemo(
+    () => data.list({...query, offset: s.top, limit: bodyHeight}),
+    [data, query, s.top, bodyHeight, version],
+  );
   const agents = useMemo(() => data.agents(), [data, version]);
   return {parsed, total, rows, agents};
 }
@@ -35,7 +38,9 @@ export function ListComponent({screen: s, env}: {screen: ListScreen; env: Env}) 
       return id === undefined ? null : (data.trajectory(id)?.sourcePath ?? null);
     },
   });
-  const unknown = parsed.unknown.length ? ` · not a condition: ${parsed.unknown.join(' ')} (resolved: tier: agent: instance: reasoning: claim:)` : '';
+  const unknown = parsed.unknown.length
+    ? ` · not a condition: ${parsed.unknown.join(' ')} (resolved: tier: agent: instance: reasoning: claim:)`
+    : '';
   return (
     <ScreenFrame
       env={env}
@@ -43,7 +48,9 @@ export function ListComponent({screen: s, env}: {screen: ListScreen; env: Env}) 
       bindings={BINDINGS}
       title={`Trajectories (${total}${s.filter ? ` matching "${s.filter}"` : ''})${unknown}`}
       subheader={<ListHeader width={width} sort={s.sort} descending={s.descending} theme={theme} />}
-      body={<TrajectoryRows rows={rows} top={s.top} cursor={s.cursor} width={width} height={bodyHeight} theme={theme} />}
+      body={
+        <TrajectoryRows rows={rows} top={s.top} cursor={s.cursor} width={width} height={bodyHeight} theme={theme} />
+      }
     />
   );
 }

@@ -19,7 +19,15 @@ export interface PairsView extends View {
 }
 
 export const BINDINGS: Binding[] = [
-  {id: 'open', label: 'step through', keys: 'Enter', description: 'step through the selected pair (the trace stepper)', scopes: ['pairs'], hint: ['pairs'], match: (_, key) => key.return},
+  {
+    id: 'open',
+    label: 'step through',
+    keys: 'Enter',
+    description: 'step through the selected pair (the trace stepper)',
+    scopes: ['pairs'],
+    hint: ['pairs'],
+    match: (_, key) => key.return,
+  },
   INSTANCE_BINDING,
 ];
 

@@ -42,12 +42,28 @@ export function PairsHeader({width, theme}: {width: number; theme: Theme}) {
   );
 }
 
-export function PairRows({rows, top, cursor, width, height, theme}: {rows: PairListRow[]; top: number; cursor: number; width: number; height: number; theme: Theme}) {
+export function PairRows({
+  rows,
+  top,
+  cursor,
+  width,
+  height,
+  theme,
+}: {
+  rows: PairListRow[];
+  top: number;
+  cursor: number;
+  width: number;
+  height: number;
+  theme: Theme;
+}) {
   const c = columns(width - 1);
   return (
     <Box flexDirection="column" height={height}>
       {rows.length === 0 ? (
-        <Text color={theme.muted}>No traced pairs here. `deltalens trace --help` makes some (`--trajectory ID --repo DIR` traces a run's patch).</Text>
+        <Text color={theme.muted}>
+          No traced pairs here. `deltalens trace --help` makes some (`--trajectory ID --repo DIR` traces a run's patch).
+        </Text>
       ) : null}
       {rows.slice(top, top + height).map((r, i) => {
         const selected = top + i === cursor;
@@ -55,8 +71,13 @@ export function PairRows({rows, top, cursor, width, height, theme}: {rows: PairL
         return (
           <Text key={r.pair} wrap="truncate-end" {...(selected ? theme.selected : {})}>
             {selected ? '›' : ' '}
-            {pad(String(r.pair), c.pair, 'right')} {pad(oneLine(r.instance, c.instance), c.instance)} {pad(oneLine(r.label ?? '', c.label), c.label)}{c.test ? ` ${padMiddle(shortTest(r.test, c.test), c.test)}` : ''}{' '}
-            <Text color={selected ? undefined : r.patched === 'passed' ? theme.good : theme.bad}>{pad(outcome, c.outcome)}</Text> {oneLine(r.delta, c.delta)}
+            {pad(String(r.pair), c.pair, 'right')} {pad(oneLine(r.instance, c.instance), c.instance)}{' '}
+            {pad(oneLine(r.label ?? '', c.label), c.label)}
+            {c.test ? ` ${padMiddle(shortTest(r.test, c.test), c.test)}` : ''}{' '}
+            <Text color={selected ? undefined : r.patched === 'passed' ? theme.good : theme.bad}>
+              {pad(outcome, c.outcome)}
+            </Text>{' '}
+            {oneLine(r.delta, c.delta)}
           </Text>
         );
       })}

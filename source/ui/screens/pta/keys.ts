@@ -11,7 +11,15 @@ export interface PtaScreen {
 }
 
 export const BINDINGS: Binding[] = [
-  {id: 'dagView', label: 'DAG/tree', keys: 'D', description: 'show the reference as a DAG (suffixes that agree merged) or as the tree', scopes: ['pta'], hint: ['pta'], match: ch('D')},
+  {
+    id: 'dagView',
+    label: 'DAG/tree',
+    keys: 'D',
+    description: 'show the reference as a DAG (suffixes that agree merged) or as the tree',
+    scopes: ['pta'],
+    hint: ['pta'],
+    match: ch('D'),
+  },
 ];
 
 export function command(s: PtaScreen, id: string, view: View): Outcome<PtaScreen> | null {

@@ -16,7 +16,11 @@ export function PtaComponent({screen: s, env}: {screen: PtaScreen; env: Env}) {
       scope="pta"
       bindings={BINDINGS}
       title={`PTA reference · trajectory #${s.id}`}
-      subheader={<Text wrap="truncate-end" bold>{view ? `${view.instance} · ${view.agent}` : 'not found'}</Text>}
+      subheader={
+        <Text wrap="truncate-end" bold>
+          {view ? `${view.instance} · ${view.agent}` : 'not found'}
+        </Text>
+      }
       lines={lines}
       scroll={s.scroll}
       missing={view ? null : `Trajectory #${s.id} is not in the database. Esc goes back.`}

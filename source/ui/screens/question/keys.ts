@@ -30,7 +30,17 @@ export interface QuestionScreen {
 }
 
 export function questionScreen(id: string, agent: string, explanations: string): QuestionScreen {
-  return {kind: 'question', id, agent, explanations, model: null, scroll: 0, showKey: true, showPrompt: false, explanationId: null};
+  return {
+    kind: 'question',
+    id,
+    agent,
+    explanations,
+    model: null,
+    scroll: 0,
+    showKey: true,
+    showPrompt: false,
+    explanationId: null,
+  };
 }
 
 export interface QuestionView extends ModelsView {
@@ -48,17 +58,96 @@ export interface QuestionView extends ModelsView {
 
 export const BINDINGS: Binding[] = [
   INSTANCE_BINDING,
-  {id: 'toggleKey', label: 'key', keys: 'v', description: 'show or hide the answer key', scopes: ['question'], hint: ['question'], match: ch('v')},
-  {id: 'togglePrompt', label: 'prompt', keys: 'p', description: 'show the prompt exactly as sent (sample 1)', scopes: ['question'], hint: ['question'], match: ch('p')},
-  {id: 'rescore', label: 're-score', keys: 'r', description: 're-score this question × explanation live with the QA model (M chooses it; default $DELTALENS_QA_MODEL, else lexical)', scopes: ['question'], hint: ['question'], match: ch('r')},
-  {id: 'rescoreFresh', keys: 'R', description: 're-score with new samples (r answers only the samples not stored yet; R asks the model 5 more times)', scopes: ['question'], match: ch('R')},
-  {id: 'pickQaModel', keys: 'M', description: 'choose the QA model r and R ask, from a list', scopes: ['question'], match: ch('M')},
-  {id: 'flagQuestion', label: 'flag', keys: 'f', description: 'flag the question (valid, ambiguous, wrong key, guessable, leaks the answer, broken context; chosen from a list) with a note, under $DELTALENS_ANNOTATOR', scopes: ['question'], hint: ['question'], match: ch('f')},
-  {id: 'editExplanation', label: 'edit', keys: 'e', description: 'edit the explanation in $EDITOR and keep it as a custom explanation', scopes: ['question'], hint: ['question'], match: ch('e')},
-  {id: 'acceptQuestion', keys: 'A', description: 'accept a built question (its review, under $DELTALENS_ANNOTATOR)', scopes: ['question'], match: ch('A')},
-  {id: 'rejectQuestion', keys: 'X', description: 'reject a built question, with a note: it leaves score, report and exports', scopes: ['question'], match: ch('X')},
-  {id: 'editQuestion', keys: 'E', description: 'edit a built question in $EDITOR; changed choices are re-validated by running them before it is saved', scopes: ['question'], match: ch('E')},
-  {id: 'traces', keys: 't', description: "the traced pairs of the question's instance", scopes: ['question'], match: ch('t')},
+  {
+    id: 'toggleKey',
+    label: 'key',
+    keys: 'v',
+    description: 'show or hide the answer key',
+    scopes: ['question'],
+    hint: ['question'],
+    match: ch('v'),
+  },
+  {
+    id: 'togglePrompt',
+    label: 'prompt',
+    keys: 'p',
+    description: 'show the prompt exactly as sent (sample 1)',
+    scopes: ['question'],
+    hint: ['question'],
+    match: ch('p'),
+  },
+  {
+    id: 'rescore',
+    label: 're-score',
+    keys: 'r',
+    description:
+      're-score this question × explanation live with the QA model (M chooses it; default $DELTALENS_QA_MODEL, else lexical)',
+    scopes: ['question'],
+    hint: ['question'],
+    match: ch('r'),
+  },
+  {
+    id: 'rescoreFresh',
+    keys: 'R',
+    description: 're-score with new samples (r answers only the samples not stored yet; R asks the model 5 more times)',
+    scopes: ['question'],
+    match: ch('R'),
+  },
+  {
+    id: 'pickQaModel',
+    keys: 'M',
+    description: 'choose the QA model r and R ask, from a list',
+    scopes: ['question'],
+    match: ch('M'),
+  },
+  {
+    id: 'flagQuestion',
+    label: 'flag',
+    keys: 'f',
+    description:
+      'flag the question (valid, ambiguous, wrong key, guessable, leaks the answer, broken context; chosen from a list) with a note, under $DELTALENS_ANNOTATOR',
+    scopes: ['question'],
+    hint: ['question'],
+    match: ch('f'),
+  },
+  {
+    id: 'editExplanation',
+    label: 'edit',
+    keys: 'e',
+    description: 'edit the explanation in $EDITOR and keep it as a custom explanation',
+    scopes: ['question'],
+    hint: ['question'],
+    match: ch('e'),
+  },
+  {
+    id: 'acceptQuestion',
+    keys: 'A',
+    description: 'accept a built question (its review, under $DELTALENS_ANNOTATOR)',
+    scopes: ['question'],
+    match: ch('A'),
+  },
+  {
+    id: 'rejectQuestion',
+    keys: 'X',
+    description: 'reject a built question, with a note: it leaves score, report and exports',
+    scopes: ['question'],
+    match: ch('X'),
+  },
+  {
+    id: 'editQuestion',
+    keys: 'E',
+    description:
+      'edit a built question in $EDITOR; changed choices are re-validated by running them before it is saved',
+    scopes: ['question'],
+    match: ch('E'),
+  },
+  {
+    id: 'traces',
+    keys: 't',
+    description: "the traced pairs of the question's instance",
+    scopes: ['question'],
+    match: ch('t'),
+  },
   MODEL_BINDING,
   RUNS_BINDING,
   AUDIT_BINDING,
@@ -73,33 +162,70 @@ export function command(s: QuestionScreen, id: string, view: QuestionView): Outc
   if (id === 'nextModel') return {screen: {...s, model: nextModel(s.model, view)}};
   if (id === 'pickQaModel') {
     const current = view.qaModels.indexOf(s.qaModel ?? view.qaModels[0]!);
-    return {picker: {purpose: 'qaModel', title: 'Re-score with which QA model?', items: view.qaModels.map(m => ({label: m === 'lexical' ? 'lexical (offline baseline)' : m, value: m})), initial: Math.max(0, current)}};
+    return {
+      picker: {
+        purpose: 'qaModel',
+        title: 'Re-score with which QA model?',
+        items: view.qaModels.map(m => ({label: m === 'lexical' ? 'lexical (offline baseline)' : m, value: m})),
+        initial: Math.max(0, current),
+      },
+    };
   }
   if (id === 'flagQuestion') {
-    return {picker: {purpose: 'verdict', title: 'Flag this question as (then a note):', items: FLAG_VERDICTS.map(v => ({label: `${v} — ${FLAG_TEXT[v]}`, value: v}))}};
+    return {
+      picker: {
+        purpose: 'verdict',
+        title: 'Flag this question as (then a note):',
+        items: FLAG_VERDICTS.map(v => ({label: `${v} — ${FLAG_TEXT[v]}`, value: v})),
+      },
+    };
   }
   if (id === 'acceptQuestion' || id === 'rejectQuestion' || id === 'editQuestion') {
-    if (!view.built) return {status: 'only questions made by questions build are accepted, rejected or edited here (f flags any question)'};
+    if (!view.built)
+      return {
+        status: 'only questions made by questions build are accepted, rejected or edited here (f flags any question)',
+      };
     if (id === 'acceptQuestion') return {intents: [{kind: 'review', question: s.id, action: 'accepted', note: ''}]};
     if (id === 'rejectQuestion') return {screen: {...s, reject: {note: ''}}};
     return {intents: [{kind: 'editQuestion', question: s.id}]};
   }
   if (!view.instance) return null;
-  if (id === 'audit') return view.audits?.length ? {push: [{kind: 'audit', id: view.audits.at(-1)!, scroll: 0}]} : {intents: [{kind: 'startAudit', target: {instance: view.instance, agent: s.agent}}]};
+  if (id === 'audit')
+    return view.audits?.length
+      ? {push: [{kind: 'audit', id: view.audits.at(-1)!, scroll: 0}]}
+      : {intents: [{kind: 'startAudit', target: {instance: view.instance, agent: s.agent}}]};
   if (id === 'traces') return {push: [{kind: 'pairs', list: START, instance: view.instance}]};
   if (id === 'instance') return view.instance ? {push: [{kind: 'instance', id: view.instance, scroll: 0}]} : null;
-  if (id === 'runs') return view.instanceRuns ? {push: [listScreen(withCondition('', 'instance', view.instance))]} : {status: `no runs of ${view.instance} in this database`};
+  if (id === 'runs')
+    return view.instanceRuns
+      ? {push: [listScreen(withCondition('', 'instance', view.instance))]}
+      : {status: `no runs of ${view.instance} in this database`};
   if (id === 'rescore' || id === 'rescoreFresh') {
     if (!view.explanation) return {status: 'no explanation of this agent for this instance to re-score (e writes one)'};
     if (view.explanation.text === null) return {status: 'this explanation has no text to re-score (e writes one)'};
-    return {intents: [{kind: 'rescore', question: s.id, explanation: view.explanation.id, fresh: id === 'rescoreFresh', model: s.qaModel ?? null}]};
+    return {
+      intents: [
+        {
+          kind: 'rescore',
+          question: s.id,
+          explanation: view.explanation.id,
+          fresh: id === 'rescoreFresh',
+          model: s.qaModel ?? null,
+        },
+      ],
+    };
   }
-  if (id === 'editExplanation') return {intents: [{kind: 'edit', instance: view.instance, agent: s.agent, text: view.explanation?.text ?? ''}]};
+  if (id === 'editExplanation')
+    return {intents: [{kind: 'edit', instance: view.instance, agent: s.agent, text: view.explanation?.text ?? ''}]};
   return null;
 }
 
 export function picked(s: QuestionScreen, purpose: string, value: string): Outcome<QuestionScreen> {
-  if (purpose === 'qaModel') return {screen: {...s, qaModel: value}, status: `r and R now ask ${value}${value === 'lexical' ? ' (the offline baseline)' : ''}`};
+  if (purpose === 'qaModel')
+    return {
+      screen: {...s, qaModel: value},
+      status: `r and R now ask ${value}${value === 'lexical' ? ' (the offline baseline)' : ''}`,
+    };
   return {screen: {...s, flag: {verdict: value, note: ''}}};
 }
 
@@ -111,13 +237,24 @@ export function input(s: QuestionScreen, text: string, key: Key): Outcome<Questi
     const k = fieldKey(s.reject.note, text, key);
     if (!('done' in k)) return k.text === s.reject.note ? {} : {screen: {...s, reject: {note: k.text}}};
     if (k.done === 'cancel') return {screen: {...s, reject: null}};
-    return {screen: {...s, reject: null}, intents: [{kind: 'review', question: s.id, action: 'rejected', note: s.reject.note.trim()}]};
+    return {
+      screen: {...s, reject: null},
+      intents: [{kind: 'review', question: s.id, action: 'rejected', note: s.reject.note.trim()}],
+    };
   }
   const flag = s.flag!;
   const k = fieldKey(flag.note, text, key);
   if (!('done' in k)) return k.text === flag.note ? {} : {screen: {...s, flag: {...flag, note: k.text}}};
   if (k.done === 'cancel') return {screen: {...s, flag: null}};
-  return {screen: {...s, flag: null}, intents: [{kind: 'flag', question: s.id, verdict: flag.verdict, note: flag.note.trim()}]};
+  return {
+    screen: {...s, flag: null},
+    intents: [{kind: 'flag', question: s.id, verdict: flag.verdict, note: flag.note.trim()}],
+  };
 }
 
-export const prompt = (s: QuestionScreen) => (s.reject ? fieldPrompt('reject: why (may be empty)', s.reject.note) : s.flag ? fieldPrompt(`flag ${s.flag.verdict}: note (may be empty)`, s.flag.note) : null);
+export const prompt = (s: QuestionScreen) =>
+  s.reject
+    ? fieldPrompt('reject: why (may be empty)', s.reject.note)
+    : s.flag
+      ? fieldPrompt(`flag ${s.flag.verdict}: note (may be empty)`, s.flag.note)
+      : null;

@@ -6,12 +6,22 @@ import type {DisplayLine} from '../../display-lines.js';
 export interface QuestionData {
   q: Question;
   explanation: {id: number; kind: string; text: string | null} | null;
-  answers: {model: string; sample: number; letters: string[] | null; verdict: string | null; raw: string | null; order: string[] | null}[];
+  answers: {
+    model: string;
+    sample: number;
+    letters: string[] | null;
+    verdict: string | null;
+    raw: string | null;
+    order: string[] | null;
+  }[];
   prompt: string | null;
 }
 
 /** The question screen as display lines (context, choices with the key, explanation, answers). */
-export function questionLines(v: QuestionData, o: {showKey: boolean; showPrompt: boolean; width: number}): DisplayLine[] {
+export function questionLines(
+  v: QuestionData,
+  o: {showKey: boolean; showPrompt: boolean; width: number},
+): DisplayLine[] {
   const out: DisplayLine[] = [];
   const heading = (t: string) => out.push({text: t, role: 'heading'});
   const text = (t: string, language: DisplayLine['language'] = 'plain') => {
@@ -33,57 +43,128 @@ export function questionLines(v: QuestionData, o: {showKey: boolean; showPrompt:
   }
   heading(`Choices${o.showKey ? ' (✓ the key)' : ' (key hidden: v shows it)'}`);
   for (const c of v.q.choices) {
-    const key = v.q.answer.map((k, i) => (k === c.label ? (v.q.type === 'e2e_effect' ? (i === 0 ? 'before' : 'after') : '✓') : null)).filter(Boolean);
-    out.push({text: `  ${o.showKey && key.length ? `✓${key.join('+') === '✓' ? '' : ` ${key.join('+')}`}` : ' '} ${c.label}. ${oneLine(c.text, o.width - 12)}${o.showKey ? `  [${c.role}]` : ''}`, role: o.showKey && key.length ? 'added' : undefined});
+    const key = v.q.answer
+      .map((k, i) => (k === c.label ? (v.q.type === 'e2e_effect' ? (i === 0 ? 'before' : 'after') : '✓') : null))
+      .filter(Boolean);
+    out.push({
+      text: `  ${o.showKey && key.length ? `✓${key.join('+') === '✓' ? '' : ` ${key.join('+')}`}` : ' '} ${c.label}. ${oneLine(c.text, o.width - 12)}${o.showKey ? `  [${c.role}]` : ''}`,
+      role: o.showKey && key.length ? 'added' : undefined,
+    });
   }
   heading(`Explanation${v.explanation ? ` (${v.explanation.kind}, #${v.explanation.id})` : ''}`);
   if (!v.explanation) text('(no explanation of this agent for this instance)');
-  else if (v.explanation.text === null) text('(the text of this explanation is not in the data; its recorded answers are below — e edits a custom one)');
+  else if (v.explanation.text === null)
+    text('(the text of this explanation is not in the data; its recorded answers are below — e edits a custom one)');
   else text(v.explanation.text || '(blank)');
   heading('Answers (every sample, per model)');
   if (!v.answers.length) text('none yet — r scores this question live');
-  else out.push({text: '  letters are mapped back to the labels above; raw is the reply to the options in the order that sample showed them (shown as: …)', role: 'muted'});
+  else
+    out.push({
+      text: '  letters are mapped back to the labels above; raw is the reply to the options in the order that sample showed them (shown as: …)',
+      role: 'muted',
+    });
   const models = [...new Set(v.answers.map(a => a.model))];
   for (const m of models) {
     const rows = v.answers.filter(a => a.model === m);
     const ok = rows.filter(a => a.verdict === 'correct').length;
-    out.push({text: `  ${m}${m === 'lexical' ? ' (baseline)' : ''}: ${o.showKey ? `${ok}/${rows.length} correct` : `${rows.length} sample(s), verdicts hidden`}`, role: 'muted'});
+    out.push({
+      text: `  ${m}${m === 'lexical' ? ' (baseline)' : ''}: ${o.showKey ? `${ok}/${rows.length} correct` : `${rows.length} sample(s), verdicts hidden`}`,
+      role: 'muted',
+    });
     for (const a of rows) {
       const verdict = o.showKey ? (a.verdict ?? 'unparseable') : 'verdict hidden';
       const shown = a.order ? ` · shown as ${a.order.join('')}` : '';
-      out.push({text: `    sample ${a.sample + 1}: ${a.letters ? a.letters.join(', ') : '—'} · ${verdict}${shown} · raw ${oneLine(a.raw ?? '', Math.max(10, o.width - 50 - shown.length))}`, role: a.verdict === 'correct' && o.showKey ? 'added' : a.verdict && o.showKey ? 'removed' : undefined});
+      out.push({
+        text: `    sample ${a.sample + 1}: ${a.letters ? a.letters.join(', ') : '—'} · ${verdict}${shown} · raw ${oneLine(a.raw ?? '', Math.max(10, o.width - 50 - shown.length))}`,
+        role: a.verdict === 'correct' && o.showKey ? 'added' : a.verdict && o.showKey ? 'removed' : undefined,
+      });
     }
   }
   return out;
 }
 
 type Outcome = {status: string; line?: number | null; exception?: string | null};
-const outcome = (o: Outcome | undefined) => (!o ? '?' : o.status === 'passed' ? 'passed' : `${o.status}${o.line ? ` at line ${o.line}` : ''}${o.exception ? ` (${o.exception})` : ''}`);
-const value = (r: {value?: unknown; error?: {type: string; message?: string}} | undefined) => (!r ? '?' : r.error ? `raises ${r.error.type}${r.error.message ? `: ${r.error.message}` : ''}` : JSON.stringify(r.value));
+const outcome = (o: Outcome | undefined) =>
+  !o
+    ? '?'
+    : o.status === 'passed'
+      ? 'passed'
+      : `${o.status}${o.line ? ` at line ${o.line}` : ''}${o.exception ? ` (${o.exception})` : ''}`;
+const value = (r: {value?: unknown; error?: {type: string; message?: string}} | undefined) =>
+  !r
+    ? '?'
+    : r.error
+      ? `raises ${r.error.type}${r.error.message ? `: ${r.error.message}` : ''}`
+      : JSON.stringify(r.value);
 
 /**
  * "Why is B the key? Why was this candidate dropped?": a built question's provenance as lines —
  * how the test ran, each choice's validation, the candidates that were dropped and why.
  */
-export function provenanceLines(p: {provenance: unknown; validations: Record<string, unknown>; reviews?: ReviewRow[]} | null, q: Question, width: number): DisplayLine[] {
+export function provenanceLines(
+  p: {provenance: unknown; validations: Record<string, unknown>; reviews?: ReviewRow[]} | null,
+  q: Question,
+  width: number,
+): DisplayLine[] {
   // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
   const prov = (p?.provenance ?? null) as Record<string, any> | null;
   if (prov?.origin !== 'built') return [];
   const out: DisplayLine[] = [{text: ''}];
   const text = (t: string, role?: DisplayLine['role']) => {
-    for (const l of wrapLines(sanitize(t), Math.max(10, width - 2))) out.push({text: `  ${l}`, ...(role ? {role} : {})});
+    for (const l of wrapLines(sanitize(t), Math.max(10, width - 2)))
+      out.push({text: `  ${l}`, ...(role ? {role} : {})});
   };
   const reviews = p?.reviews ?? [];
   const last = reviews.at(-1);
-  out.push({text: `Review: ${last && last.action !== 'rebuilt' ? `${last.action} by ${sanitize(last.reviewer)}` : 'not reviewed yet'} (A accept · X reject · E edit)`, role: 'heading'});
-  for (const r of reviews) text(`${r.created_at.slice(0, 16).replace('T', ' ')} ${r.action} by ${r.reviewer}${r.note ? ` — ${r.note}` : ''}${r.action === 'edited' && r.previous ? ` (was: ${r.previous.choices.filter(c => c.role === 'correct' || c.role === 'distractor').map(c => `${c.label}. ${c.text}`).join(' · ')})` : ''}`, r.action === 'rejected' ? 'removed' : 'muted');
+  out.push({
+    text: `Review: ${last && last.action !== 'rebuilt' ? `${last.action} by ${sanitize(last.reviewer)}` : 'not reviewed yet'} (A accept · X reject · E edit)`,
+    role: 'heading',
+  });
+  for (const r of reviews)
+    text(
+      `${r.created_at.slice(0, 16).replace('T', ' ')} ${r.action} by ${r.reviewer}${r.note ? ` — ${r.note}` : ''}${
+        r.action === 'edited' && r.previous
+          ? ` (was: ${r.previous.choices
+              .filter(c => c.role === 'correct' || c.role === 'distractor')
+              .map(c => `${c.label}. ${c.text}`)
+              .join(' · ')})`
+          : ''
+      }`,
+      r.action === 'rejected' ? 'removed' : 'muted',
+    );
   out.push({text: ''}, {text: 'How it was built (deltalens questions build)', role: 'heading'});
-  text(`${prov.generator ?? 'offline'} generators, builder v${prov.builder_version ?? '?'}, seed ${prov.seed ?? '—'}; test ${prov.test}`, 'muted');
-  if (prov.hypothesis) text(`hypothesis: ${prov.hypothesis.falsifying ? `the failing example ${String(prov.hypothesis.falsifying).replace(/\s*#[^\n]*/g, '').replace(/\s+/g, ' ')}` : prov.hypothesis.search}; the test's runs: ${prov.hypothesis.test_runs}; traced and evaluated on ${prov.hypothesis.traced_and_evaluated_on}`, 'muted');
-  if (prov.test_validation) text(`the test: buggy ${prov.test_validation.buggy.map(outcome).join(', ')}; fixed ${prov.test_validation.fixed.map(outcome).join(', ')}`, 'muted');
-  if (prov.expected) text(`the expected expression (line ${prov.expected.line}, ${prov.expected.form ?? (prov.expected.marked ? 'marked [[EXPECTED]]' : 'the asserted comparison')}): ${prov.expected.expr}`);
-  if (prov.evaluated_at) text(`evaluated ${prov.evaluated_at.buggy.timing === 'return' ? 'at the return of the call that runs' : prov.evaluated_at.buggy.timing} ${prov.evaluated_at.buggy.file}:${prov.evaluated_at.buggy.line} (execution ${prov.evaluated_at.buggy.hit}) on both versions; changed = ${prov.changed_means}`);
-  if (prov.no_effect) text(`no effect: the traces are complete and show no difference (${prov.no_effect.steps_compared} aligned steps compared)`);
+  text(
+    `${prov.generator ?? 'offline'} generators, builder v${prov.builder_version ?? '?'}, seed ${prov.seed ?? '—'}; test ${prov.test}`,
+    'muted',
+  );
+  if (prov.hypothesis)
+    text(
+      `hypothesis: ${
+        prov.hypothesis.falsifying
+          ? `the failing example ${String(prov.hypothesis.falsifying)
+              .replace(/\s*#[^\n]*/g, '')
+              .replace(/\s+/g, ' ')}`
+          : prov.hypothesis.search
+      }; the test's runs: ${prov.hypothesis.test_runs}; traced and evaluated on ${prov.hypothesis.traced_and_evaluated_on}`,
+      'muted',
+    );
+  if (prov.test_validation)
+    text(
+      `the test: buggy ${prov.test_validation.buggy.map(outcome).join(', ')}; fixed ${prov.test_validation.fixed.map(outcome).join(', ')}`,
+      'muted',
+    );
+  if (prov.expected)
+    text(
+      `the expected expression (line ${prov.expected.line}, ${prov.expected.form ?? (prov.expected.marked ? 'marked [[EXPECTED]]' : 'the asserted comparison')}): ${prov.expected.expr}`,
+    );
+  if (prov.evaluated_at)
+    text(
+      `evaluated ${prov.evaluated_at.buggy.timing === 'return' ? 'at the return of the call that runs' : prov.evaluated_at.buggy.timing} ${prov.evaluated_at.buggy.file}:${prov.evaluated_at.buggy.line} (execution ${prov.evaluated_at.buggy.hit}) on both versions; changed = ${prov.changed_means}`,
+    );
+  if (prov.no_effect)
+    text(
+      `no effect: the traces are complete and show no difference (${prov.no_effect.steps_compared} aligned steps compared)`,
+    );
   if (prov.after) text(`after ${prov.agent}'s patch: ${prov.after.map(outcome).join(', ')}`);
   for (const c of q.choices) {
     // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
@@ -98,9 +179,14 @@ export function provenanceLines(p: {provenance: unknown; validations: Record<str
           : v.expected
             ? `the test's own expression: buggy ${outcome(v.buggy)}, fixed ${outcome(v.fixed)}`
             : v.observed
-              ? Array.isArray(v.observed) ? `observed ${v.observed.join(' and ')}` : `${v.how ?? 'a distractor'}; observed ${v.observed}`
+              ? Array.isArray(v.observed)
+                ? `observed ${v.observed.join(' and ')}`
+                : `${v.how ?? 'a distractor'}; observed ${v.observed}`
               : (v.wrong_because ?? v.reason ?? JSON.stringify(v));
-    text(`${c.label} (${c.role}): ${why}`, c.role === 'correct' || c.role === 'no_effect' && q.answer.includes(c.label) ? 'added' : undefined);
+    text(
+      `${c.label} (${c.role}): ${why}`,
+      c.role === 'correct' || (c.role === 'no_effect' && q.answer.includes(c.label)) ? 'added' : undefined,
+    );
   }
   // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
   const dropped = ((prov.candidates ?? []) as Record<string, any>[]).filter(c => c.kept === false);
@@ -109,7 +195,13 @@ export function provenanceLines(p: {provenance: unknown; validations: Record<str
     for (const c of dropped) text(`  ${c.text} (${c.how}): ${c.reason}`, 'removed');
   }
   // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
-  const unused = ((prov.candidates ?? []) as Record<string, any>[]).filter(c => 'changed' in c && !q.choices.some(x => x.text === c.text));
-  if (unused.length) text(`other candidates evaluated: ${unused.map(c => `${c.text} ${c.changed ? '(changed)' : '(unchanged)'}`).join(', ')}`, 'muted');
+  const unused = ((prov.candidates ?? []) as Record<string, any>[]).filter(
+    c => 'changed' in c && !q.choices.some(x => x.text === c.text),
+  );
+  if (unused.length)
+    text(
+      `other candidates evaluated: ${unused.map(c => `${c.text} ${c.changed ? '(changed)' : '(unchanged)'}`).join(', ')}`,
+      'muted',
+    );
   return out;
 }

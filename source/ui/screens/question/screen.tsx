@@ -13,20 +13,42 @@ import {provenanceLines, questionLines} from './lines.js';
 export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env: Env}) {
   const {data, width, bodyHeight, theme, version, status} = env;
   const {models, shownModel, runAgents} = useModels(env);
-  const q = useMemo(() => data.question(s.id, s.agent, s.explanations, s.explanationId), [data, s.id, s.agent, s.explanations, s.explanationId, version]);
+  const q = useMemo(
+    () => data.question(s.id, s.agent, s.explanations, s.explanationId),
+    [data, s.id, s.agent, s.explanations, s.explanationId, version],
+  );
   const instanceRuns = useMemo(() => (q ? data.count({instance: q.q.instance}) : 0), [data, q]);
   const flags = useMemo(() => data.flags(s.id), [data, s.id, version]);
   const provenance = useMemo(() => data.provenance(s.id), [data, s.id, version]);
   const audits = useMemo(() => (q ? data.auditIds(q.q.instance, s.agent) : []), [data, q, s.agent, version]);
   // a "[choices only]" run is a way of asking a model, not a model r could ask
-  const qaModels = useMemo(() => [...new Set(['lexical', ...(data.qaModel ? [data.qaModel] : []), ...models.filter(m => !m.endsWith(CHOICES_ONLY))])], [data, models]);
+  const qaModels = useMemo(
+    () => [
+      ...new Set([
+        'lexical',
+        ...(data.qaModel ? [data.qaModel] : []),
+        ...models.filter(m => !m.endsWith(CHOICES_ONLY)),
+      ]),
+    ],
+    [data, models],
+  );
   const lines = useMemo(
-    () => (q ? [...questionLines(q, {showKey: s.showKey, showPrompt: s.showPrompt, width}), ...flagLines(flags, width), ...(s.showKey && !s.showPrompt ? provenanceLines(provenance, q.q, width) : [])] : []),
+    () =>
+      q
+        ? [
+            ...questionLines(q, {showKey: s.showKey, showPrompt: s.showPrompt, width}),
+            ...flagLines(flags, width),
+            ...(s.showKey && !s.showPrompt ? provenanceLines(provenance, q.q, width) : []),
+          ]
+        : [],
     [q, flags, provenance, s.showKey, s.showPrompt, width],
   );
   // the status (a re-score's or an edit's result, often long) stays in sight above the text,
   // wherever it is scrolled to: at most two lines
-  const statusLines = useMemo(() => (status ? wrapLines(sanitize(status), Math.max(10, width)).slice(0, 2) : []), [status, width]);
+  const statusLines = useMemo(
+    () => (status ? wrapLines(sanitize(status), Math.max(10, width)).slice(0, 2) : []),
+    [status, width],
+  );
   const textHeight = Math.max(1, bodyHeight - statusLines.length);
   env.report({
     uid: s.uid!,
@@ -55,7 +77,8 @@ export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env
           <Text bold>{q ? `${q.q.type} · ${q.q.instance}` : 'not found'}</Text>
           <Text color={theme.muted}>
             {' '}
-            · explanation of {s.agent} ({s.explanationId !== null ? 'custom' : s.explanations}){s.qaModel ? ` · r asks ${s.qaModel}` : ''}
+            · explanation of {s.agent} ({s.explanationId !== null ? 'custom' : s.explanations})
+            {s.qaModel ? ` · r asks ${s.qaModel}` : ''}
           </Text>
         </Text>
       }

@@ -18,7 +18,17 @@ export interface RankingView extends View {
   refs: (string | null)[];
 }
 
-export const BINDINGS: Binding[] = [RUNS_BINDING, {id: 'open', label: 'runs', keys: 'Enter', description: "the selected agent's runs (as T)", scopes: ['ranking'], match: (_, key) => key.return}];
+export const BINDINGS: Binding[] = [
+  RUNS_BINDING,
+  {
+    id: 'open',
+    label: 'runs',
+    keys: 'Enter',
+    description: "the selected agent's runs (as T)",
+    scopes: ['ranking'],
+    match: (_, key) => key.return,
+  },
+];
 
 export function command(s: RankingScreen, id: string, view: RankingView): Outcome<RankingScreen> | null {
   const rows = view.refs.flatMap((r, i) => (r ? [i] : []));
@@ -33,7 +43,8 @@ export function command(s: RankingScreen, id: string, view: RankingView): Outcom
   if (id === 'up') return select(rows[Math.max(0, at - 1)]);
   if (id === 'top') return select(rows[0]);
   if (id === 'bottom') return select(rows.at(-1));
-  if (id === 'pageDown' || id === 'pageUp') return select(rows[Math.min(rows.length - 1, Math.max(0, at + (id === 'pageDown' ? view.page : -view.page)))]);
+  if (id === 'pageDown' || id === 'pageUp')
+    return select(rows[Math.min(rows.length - 1, Math.max(0, at + (id === 'pageDown' ? view.page : -view.page)))]);
   const agent = view.refs[rows[at] ?? -1];
   if ((id === 'runs' || id === 'open') && agent) return agentRuns(agent, [agent]);
   return null;

@@ -13,14 +13,20 @@ export function RankingComponent({screen: s, env}: {screen: RankingScreen; env: 
   // the cursor starts on the first agent's row
   const cursor = refs[s.cursor] ? s.cursor : refs.findIndex(Boolean);
   env.report({uid: s.uid!, total: lines.length, page: bodyHeight, refs, copy: () => refs[cursor] ?? null});
-  const shown = lines.map((l, i) => (i === cursor ? {...l, text: `› ${l.text.slice(2)}`, role: 'heading' as const} : l));
+  const shown = lines.map((l, i) =>
+    i === cursor ? {...l, text: `› ${l.text.slice(2)}`, role: 'heading' as const} : l,
+  );
   return (
     <ScreenFrame
       env={env}
       scope="ranking"
       bindings={BINDINGS}
       title="Lens rankings · pass rate vs process quality"
-      subheader={<Text color={theme.muted}>AgentLens: the same runs ranked two ways · T or Enter: the selected agent's runs</Text>}
+      subheader={
+        <Text color={theme.muted}>
+          AgentLens: the same runs ranked two ways · T or Enter: the selected agent's runs
+        </Text>
+      }
       body={<TextView lines={shown} scroll={s.scroll} height={bodyHeight} theme={theme} />}
     />
   );

@@ -16,7 +16,11 @@ export function ReasoningComponent({screen: s, env}: {screen: ReasoningScreen; e
       scope="reasoning"
       bindings={BINDINGS}
       title="Code reasoning · DeskCheck"
-      subheader={<Text color={theme.muted} wrap="truncate-end">per agent (resolved with vs without, chi-square), families, intent phases — deltalens reasoning report</Text>}
+      subheader={
+        <Text color={theme.muted} wrap="truncate-end">
+          per agent (resolved with vs without, chi-square), families, intent phases — deltalens reasoning report
+        </Text>
+      }
       lines={lines}
       scroll={s.scroll}
     />

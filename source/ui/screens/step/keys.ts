@@ -18,11 +18,33 @@ export interface StepScreen {
 
 export const BINDINGS: Binding[] = [
   ...SHARED_BINDINGS,
-  {id: 'nextStep', label: 'next step', keys: 'n, ]', description: 'next step', scopes: ['step'], hint: ['step'], match: input => input === 'n' || input === ']'},
-  {id: 'claimEvidence', label: 'evidence', keys: 'J', description: "the trace step a checked claim of this step's thought rests on, in the stepper (reasoning check)", scopes: ['step'], match: ch('J')},
-  {id: 'prevStep', label: 'previous', keys: 'p, [', description: 'previous step', scopes: ['step'], hint: ['step'], match: input => input === 'p' || input === '['},
+  {
+    id: 'nextStep',
+    label: 'next step',
+    keys: 'n, ]',
+    description: 'next step',
+    scopes: ['step'],
+    hint: ['step'],
+    match: input => input === 'n' || input === ']',
+  },
+  {
+    id: 'claimEvidence',
+    label: 'evidence',
+    keys: 'J',
+    description: "the trace step a checked claim of this step's thought rests on, in the stepper (reasoning check)",
+    scopes: ['step'],
+    match: ch('J'),
+  },
+  {
+    id: 'prevStep',
+    label: 'previous',
+    keys: 'p, [',
+    description: 'previous step',
+    scopes: ['step'],
+    hint: ['step'],
+    match: input => input === 'p' || input === '[',
+  },
 ];
-
 
 export function command(s: StepScreen, id: string, view: TrajectoryView, below: Screen[]): Outcome<StepScreen> | null {
   const shared = sharedCommand(s, id, view, s.idx);
@@ -40,13 +62,26 @@ export function command(s: StepScreen, id: string, view: TrajectoryView, below: 
   // n without a search is the next step; r / R the next / previous one with code reasoning
   if (id === 'nextReasoning' || id === 'prevReasoning') {
     const to = reasoningStep(view.reasoningSteps, s.idx, id === 'nextReasoning' ? 1 : -1);
-    if (to === null) return {status: view.reasoningSteps.length ? `no ${id === 'nextReasoning' ? 'later' : 'earlier'} step with code reasoning` : 'no step of this run holds code reasoning'};
-    return {screen: {...s, idx: to, scroll: 0, find: null}, ...(parent?.kind === 'trajectory' ? {parent: {...parent, steps: followCursor(parent.steps, to, view.page)}} : {})};
+    if (to === null)
+      return {
+        status: view.reasoningSteps.length
+          ? `no ${id === 'nextReasoning' ? 'later' : 'earlier'} step with code reasoning`
+          : 'no step of this run holds code reasoning',
+      };
+    return {
+      screen: {...s, idx: to, scroll: 0, find: null},
+      ...(parent?.kind === 'trajectory' ? {parent: {...parent, steps: followCursor(parent.steps, to, view.page)}} : {}),
+    };
   }
   if (id === 'nextStep' || id === 'prevStep' || id === 'findNext') {
     const idx = Math.min(Math.max(0, s.idx + (id === 'prevStep' ? -1 : 1)), Math.max(0, view.steps - 1));
     // the timeline's cursor stays on the step being read, so Esc lands where you are
-    return {screen: {...s, idx, scroll: 0, find: null}, ...(parent?.kind === 'trajectory' ? {parent: {...parent, steps: followCursor(parent.steps, idx, view.page)}} : {})};
+    return {
+      screen: {...s, idx, scroll: 0, find: null},
+      ...(parent?.kind === 'trajectory'
+        ? {parent: {...parent, steps: followCursor(parent.steps, idx, view.page)}}
+        : {}),
+    };
   }
   return null;
 }

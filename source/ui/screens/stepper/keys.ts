@@ -22,7 +22,17 @@ export interface StepperScreen {
 }
 
 export function stepperScreen(pair: number, row = 0): StepperScreen {
-  return {kind: 'stepper', pair, row, summary: false, watches: [], input: null, lastSearch: '', message: null, live: {}};
+  return {
+    kind: 'stepper',
+    pair,
+    row,
+    summary: false,
+    watches: [],
+    input: null,
+    lastSearch: '',
+    message: null,
+    live: {},
+  };
 }
 
 export interface StepperView extends View {
@@ -33,17 +43,95 @@ export interface StepperView extends View {
 }
 
 export const BINDINGS: Binding[] = [
-  {id: 'stepOver', label: 'next', keys: 'n', description: 'next aligned step in this frame (over calls)', scopes: ['stepper'], hint: ['stepper'], match: ch('n')},
-  {id: 'stepBack', label: 'prev', keys: 'p', description: 'previous aligned step in this frame', scopes: ['stepper'], hint: ['stepper'], match: ch('p')},
-  {id: 'stepInto', label: 'into', keys: 's', description: 'step into: the very next aligned row', scopes: ['stepper'], hint: ['stepper'], match: ch('s')},
-  {id: 'stepOut', label: 'out', keys: 'o', description: 'step out to the caller', scopes: ['stepper'], hint: ['stepper'], match: ch('o')},
-  {id: 'toDelta', label: 'delta', keys: 'd', description: 'jump to the delta point (first behavioural difference)', scopes: ['stepper'], hint: ['stepper'], match: ch('d')},
-  {id: 'deltaSummary', label: 'summary', keys: 'D', description: 'show or hide the delta summary', scopes: ['stepper'], hint: ['stepper'], match: ch('D')},
-  {id: 'expand', label: 'values', keys: 'e', description: "show both sides' locals in full, across the screen (e again: the panes)", scopes: ['stepper'], hint: ['stepper'], match: ch('e')},
-  {id: 'search', label: 'find', keys: '/', description: 'find the next row naming a variable or function', scopes: ['stepper'], hint: ['stepper'], match: ch('/')},
-  {id: 'watch', label: 'watch', keys: 'x', description: 'add a watch expression, evaluated on both sides at every step', scopes: ['stepper'], hint: ['stepper'], match: ch('x')},
+  {
+    id: 'stepOver',
+    label: 'next',
+    keys: 'n',
+    description: 'next aligned step in this frame (over calls)',
+    scopes: ['stepper'],
+    hint: ['stepper'],
+    match: ch('n'),
+  },
+  {
+    id: 'stepBack',
+    label: 'prev',
+    keys: 'p',
+    description: 'previous aligned step in this frame',
+    scopes: ['stepper'],
+    hint: ['stepper'],
+    match: ch('p'),
+  },
+  {
+    id: 'stepInto',
+    label: 'into',
+    keys: 's',
+    description: 'step into: the very next aligned row',
+    scopes: ['stepper'],
+    hint: ['stepper'],
+    match: ch('s'),
+  },
+  {
+    id: 'stepOut',
+    label: 'out',
+    keys: 'o',
+    description: 'step out to the caller',
+    scopes: ['stepper'],
+    hint: ['stepper'],
+    match: ch('o'),
+  },
+  {
+    id: 'toDelta',
+    label: 'delta',
+    keys: 'd',
+    description: 'jump to the delta point (first behavioural difference)',
+    scopes: ['stepper'],
+    hint: ['stepper'],
+    match: ch('d'),
+  },
+  {
+    id: 'deltaSummary',
+    label: 'summary',
+    keys: 'D',
+    description: 'show or hide the delta summary',
+    scopes: ['stepper'],
+    hint: ['stepper'],
+    match: ch('D'),
+  },
+  {
+    id: 'expand',
+    label: 'values',
+    keys: 'e',
+    description: "show both sides' locals in full, across the screen (e again: the panes)",
+    scopes: ['stepper'],
+    hint: ['stepper'],
+    match: ch('e'),
+  },
+  {
+    id: 'search',
+    label: 'find',
+    keys: '/',
+    description: 'find the next row naming a variable or function',
+    scopes: ['stepper'],
+    hint: ['stepper'],
+    match: ch('/'),
+  },
+  {
+    id: 'watch',
+    label: 'watch',
+    keys: 'x',
+    description: 'add a watch expression, evaluated on both sides at every step',
+    scopes: ['stepper'],
+    hint: ['stepper'],
+    match: ch('x'),
+  },
   {id: 'clearWatches', keys: 'X', description: 'remove all watch expressions', scopes: ['stepper'], match: ch('X')},
-  {id: 'liveWatch', keys: 'L', description: 'evaluate the watches here by a live re-run (deltatrace eval), when recorded state cannot', scopes: ['stepper'], match: ch('L')},
+  {
+    id: 'liveWatch',
+    keys: 'L',
+    description: 'evaluate the watches here by a live re-run (deltatrace eval), when recorded state cannot',
+    scopes: ['stepper'],
+    match: ch('L'),
+  },
 ];
 
 export function command(s: StepperScreen, id: string, view: StepperView): Outcome<StepperScreen> | null {
@@ -55,7 +143,9 @@ export function command(s: StepperScreen, id: string, view: StepperView): Outcom
   if (id === 'watch') return {screen: {...s, input: {mode: 'watch', text: ''}, message: null}};
   if (id === 'clearWatches') return {screen: {...s, watches: [], message: null}};
   if (id === 'liveWatch') {
-    return s.watches.length ? {screen: {...s, message: null}, intents: [{kind: 'live', pair: s.pair, row: s.row, exprs: s.watches}]} : {screen: {...s, message: 'no watch expressions: add one with x'}};
+    return s.watches.length
+      ? {screen: {...s, message: null}, intents: [{kind: 'live', pair: s.pair, row: s.row, exprs: s.watches}]}
+      : {screen: {...s, message: 'no watch expressions: add one with x'}};
   }
   const moved = move(s, id, view);
   return moved ? {screen: moved} : null;
@@ -69,12 +159,19 @@ export function input(s: StepperScreen, text: string, key: Key): Outcome<Stepper
   if (!('done' in k)) return k.text === edit.text ? {} : {screen: {...s, input: {...edit, text: k.text}}};
   const typed = edit.text.trim();
   if (k.done === 'cancel' || !typed) return {screen: {...s, input: null}};
-  if (edit.mode === 'watch') return {screen: {...s, input: null, watches: [...s.watches.filter(w => w !== typed), typed], message: null}};
+  if (edit.mode === 'watch')
+    return {screen: {...s, input: null, watches: [...s.watches.filter(w => w !== typed), typed], message: null}};
   // finding reads the traces: the runner does it and moves the row
-  return {screen: {...s, input: null, lastSearch: typed, message: `finding "${typed}"…`}, intents: [{kind: 'findRow', pair: s.pair, text: typed, from: s.row + 1}]};
+  return {
+    screen: {...s, input: null, lastSearch: typed, message: `finding "${typed}"…`},
+    intents: [{kind: 'findRow', pair: s.pair, text: typed, from: s.row + 1}],
+  };
 }
 
-export const prompt = (s: StepperScreen) => (s.input ? fieldPrompt(s.input.mode === 'search' ? 'find variable or function' : 'watch expression', s.input.text) : null);
+export const prompt = (s: StepperScreen) =>
+  s.input
+    ? fieldPrompt(s.input.mode === 'search' ? 'find variable or function' : 'watch expression', s.input.text)
+    : null;
 
 /** Debugger-style movement over the aligned rows (depth = call depth). */
 function move(s: StepperScreen, id: string, view: StepperView): StepperScreen | null {
@@ -94,8 +191,19 @@ function move(s: StepperScreen, id: string, view: StepperView): StepperScreen | 
   else if (id === 'top') row = 0;
   else if (id === 'bottom') row = last;
   else if (id === 'stepOver' || id === 'stepBack' || id === 'stepOut') {
-    const r = id === 'stepOver' ? find(row + 1, 1, d => d <= here) : id === 'stepBack' ? find(row - 1, -1, d => d <= here) : find(row + 1, 1, d => d < here);
-    if (r < 0) message = id === 'stepOver' ? 'the end of the trace' : id === 'stepBack' ? 'the start of the trace' : 'no caller to return to';
+    const r =
+      id === 'stepOver'
+        ? find(row + 1, 1, d => d <= here)
+        : id === 'stepBack'
+          ? find(row - 1, -1, d => d <= here)
+          : find(row + 1, 1, d => d < here);
+    if (r < 0)
+      message =
+        id === 'stepOver'
+          ? 'the end of the trace'
+          : id === 'stepBack'
+            ? 'the start of the trace'
+            : 'no caller to return to';
     else row = r;
   } else if (id === 'toDelta') {
     if (view.deltaRow < 0) message = 'no delta point in this pair (see D)';

@@ -7,7 +7,18 @@ import type {Env} from '../types.js';
 import {BINDINGS, type StepperScreen} from './keys.js';
 import {deltaLine, StepperBody, stepperTitle} from './view.js';
 
-const emptySide: SideView = {present: false, waiting: true, fn: '', file: '', line: null, kind: null, locals: [], recorded: true, stack: [], source: null};
+const emptySide: SideView = {
+  present: false,
+  waiting: true,
+  fn: '',
+  file: '',
+  line: null,
+  kind: null,
+  locals: [],
+  recorded: true,
+  stack: [],
+  source: null,
+};
 
 /** The pair's aligned rows (opened once per pair), the two sides at the row, the watches. */
 function useStepper(s: StepperScreen, env: Env) {
@@ -15,8 +26,14 @@ function useStepper(s: StepperScreen, env: Env) {
   const opened = useMemo(() => data.stepper(s.pair), [data, s.pair]);
   const model = 'error' in opened ? null : opened;
   const depths = useMemo(() => model?.rows.map(r => r.depth) ?? [], [model]);
-  const sides = useMemo(() => (model?.rows.length ? {b: model.view(s.row, 'b'), p: model.view(s.row, 'p')} : {b: emptySide, p: emptySide}), [model, s.row]);
-  const watches = useMemo(() => (model ? s.watches.map(expr => s.live[`${s.row}\0${expr}`] ?? model.watchRecorded(expr, s.row)) : []), [model, s.watches, s.row, s.live]);
+  const sides = useMemo(
+    () => (model?.rows.length ? {b: model.view(s.row, 'b'), p: model.view(s.row, 'p')} : {b: emptySide, p: emptySide}),
+    [model, s.row],
+  );
+  const watches = useMemo(
+    () => (model ? s.watches.map(expr => s.live[`${s.row}\0${expr}`] ?? model.watchRecorded(expr, s.row)) : []),
+    [model, s.watches, s.row, s.live],
+  );
   return {error: 'error' in opened ? opened.error : null, model, depths, sides, watches};
 }
 
@@ -35,7 +52,17 @@ export function StepperComponent({screen: s, env}: {screen: StepperScreen; env: 
     },
   });
   const title = `Trace stepper · pair #${s.pair}`;
-  if (!model) return <ScreenFrame env={env} scope="stepper" bindings={BINDINGS} title={title} subheader={<Text> </Text>} body={<Text color={theme.bad}>{error ?? 'not found'}. Esc goes back.</Text>} />;
+  if (!model)
+    return (
+      <ScreenFrame
+        env={env}
+        scope="stepper"
+        bindings={BINDINGS}
+        title={title}
+        subheader={<Text> </Text>}
+        body={<Text color={theme.bad}>{error ?? 'not found'}. Esc goes back.</Text>}
+      />
+    );
   return (
     <ScreenFrame
       env={env}
@@ -44,11 +71,23 @@ export function StepperComponent({screen: s, env}: {screen: StepperScreen; env: 
       title={title}
       subheader={
         <Text wrap="truncate-end">
-          <Text bold wrap="truncate-end">{fit(stepperTitle(model), width)}</Text>
+          <Text bold wrap="truncate-end">
+            {fit(stepperTitle(model), width)}
+          </Text>
           <Text color={theme.muted}> · {deltaLine(model)}</Text>
         </Text>
       }
-      body={<StepperBody model={model} screen={s} view={sides} watches={watches} width={width} height={bodyHeight} theme={theme} />}
+      body={
+        <StepperBody
+          model={model}
+          screen={s}
+          view={sides}
+          watches={watches}
+          width={width}
+          height={bodyHeight}
+          theme={theme}
+        />
+      }
     />
   );
 }

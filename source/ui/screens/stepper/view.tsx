@@ -29,24 +29,42 @@ function summaryLines(model: StepperModel, width: number): string[] {
   add(deltaLine(model));
   if (d) {
     if (d.status === 'found') {
-      add(`where: ${d.file ?? '-'} line ${d.line ?? '-'}${d.patchedLine !== null && d.patchedLine !== d.line ? ` (patched line ${d.patchedLine})` : ''}, ${d.timing} the line runs`);
+      add(
+        `where: ${d.file ?? '-'} line ${d.line ?? '-'}${d.patchedLine !== null && d.patchedLine !== d.line ? ` (patched line ${d.patchedLine})` : ''}, ${d.timing} the line runs`,
+      );
       for (const v of d.variables) {
-        add(`  ${v.name}: buggy ${v.buggy === undefined ? '(unchanged)' : formatValue(v.buggy, 200)} | patched ${v.patched === undefined ? '(unchanged)' : formatValue(v.patched, 200)}`);
+        add(
+          `  ${v.name}: buggy ${v.buggy === undefined ? '(unchanged)' : formatValue(v.buggy, 200)} | patched ${v.patched === undefined ? '(unchanged)' : formatValue(v.patched, 200)}`,
+        );
         const first = v.buggy !== undefined && v.patched !== undefined ? firstDifference(v.buggy, v.patched) : null;
-        if (first?.path) add(`    first differs at ${v.name}${first.path}: buggy ${differenceSide(first.buggy)} | patched ${differenceSide(first.patched)}`);
+        if (first?.path)
+          add(
+            `    first differs at ${v.name}${first.path}: buggy ${differenceSide(first.buggy)} | patched ${differenceSide(first.patched)}`,
+          );
       }
       if (d.kind === 'outcome') {
-        const fmt = (o: typeof d.buggyOutcome) => (!o ? '?' : o.exception ? `raises ${o.exception.type}${o.exception.message ? `: ${o.exception.message}` : ''}` : `${o.kind} ${o.value !== undefined ? formatValue(JSON.parse(o.value), 200) : ''}`);
+        const fmt = (o: typeof d.buggyOutcome) =>
+          !o
+            ? '?'
+            : o.exception
+              ? `raises ${o.exception.type}${o.exception.message ? `: ${o.exception.message}` : ''}`
+              : `${o.kind} ${o.value !== undefined ? formatValue(JSON.parse(o.value), 200) : ''}`;
         add(`  buggy frame:   ${fmt(d.buggyOutcome)}`);
         add(`  patched frame: ${fmt(d.patchedOutcome)}`);
-        if (d.control) add(`  control flow split: buggy next ${describeRef(d.control.buggy)} · patched next ${describeRef(d.control.patched)}`);
+        if (d.control)
+          add(
+            `  control flow split: buggy next ${describeRef(d.control.buggy)} · patched next ${describeRef(d.control.patched)}`,
+          );
       }
     }
-    add(`evidence: ${d.stepsCompared} aligned steps compared in ${d.framesEntered} frames${d.ignoredNondeterministic ? `, ${d.ignoredNondeterministic} nondeterministic differences ignored` : ''}`);
+    add(
+      `evidence: ${d.stepsCompared} aligned steps compared in ${d.framesEntered} frames${d.ignoredNondeterministic ? `, ${d.ignoredNondeterministic} nondeterministic differences ignored` : ''}`,
+    );
     if (d.reason && d.status === 'found') add(`note: ${d.reason}`);
-    add(`options: ${d.options.length ? d.options.join(', ') : 'none (the paper\'s Algorithm 1)'}`);
+    add(`options: ${d.options.length ? d.options.join(', ') : "none (the paper's Algorithm 1)"}`);
   }
-  const t = (x: StepperModel['buggy']) => `trace #${x.id} ${x.status}, ${x.events} events, ${x.frames} frames, test ${x.outcome?.status ?? '?'}`;
+  const t = (x: StepperModel['buggy']) =>
+    `trace #${x.id} ${x.status}, ${x.events} events, ${x.frames} frames, test ${x.outcome?.status ?? '?'}`;
   add(`buggy:   ${t(model.buggy)}`);
   add(`patched: ${t(model.patched)}`);
   const fns = model.pair.changes?.functions ?? [];
@@ -72,7 +90,10 @@ export function stackLines(stack: SideView['stack'], room: number): string[] {
   if (callers.length <= room) return callers.map(f => line(f));
   if (room <= 1) return [line(callers[0]!, `↑(+${callers.length - 1})`)];
   const shown = room - 1;
-  return [...callers.slice(0, shown).map(f => line(f)), `  ↑ … ${callers.length - shown} more caller${callers.length - shown === 1 ? '' : 's'}`];
+  return [
+    ...callers.slice(0, shown).map(f => line(f)),
+    `  ↑ … ${callers.length - shown} more caller${callers.length - shown === 1 ? '' : 's'}`,
+  ];
 }
 
 interface Layout {
@@ -90,7 +111,8 @@ function layout(height: number, watches: number): Layout {
 
 function paneTitle(v: SideView, name: string): string {
   if (!v.present) return `${name} · (not started)`;
-  const what = v.kind === 'call' ? 'call' : v.kind === 'return' ? 'return' : v.kind === 'exception' ? 'raise' : 'line done';
+  const what =
+    v.kind === 'call' ? 'call' : v.kind === 'return' ? 'return' : v.kind === 'exception' ? 'raise' : 'line done';
   return `${name}${v.waiting ? ' (waits)' : ''} · ${v.fn} ${v.file}:${v.line ?? '-'} ${what}`;
 }
 
@@ -110,18 +132,27 @@ function sourceWindow(v: SideView, rows: number, width: number, color: boolean):
 
 function localLines(v: SideView, other: SideView, rows: number, width: number): {text: string; differs: boolean}[] {
   if (!v.present) return [];
-  const others = new Map(other.present && other.fn === v.fn ? other.locals.map(([k, x]) => [k, JSON.stringify(x)]) : []);
+  const others = new Map(
+    other.present && other.fn === v.fn ? other.locals.map(([k, x]) => [k, JSON.stringify(x)]) : [],
+  );
   const lines = v.locals.map(([name, value]) => {
     const differs = others.size > 0 && others.get(name) !== JSON.stringify(value);
-    return {text: `${differs ? '≠' : ' '}${name} = ${oneLine(formatValue(value, width * 2), Math.max(4, width - name.length - 4))}`, differs};
+    return {
+      text: `${differs ? '≠' : ' '}${name} = ${oneLine(formatValue(value, width * 2), Math.max(4, width - name.length - 4))}`,
+      differs,
+    };
   });
   lines.sort((a, b) => Number(b.differs) - Number(a.differs));
-  if (lines.length > rows) return [...lines.slice(0, rows - 1), {text: ` … ${lines.length - rows + 1} more`, differs: false}];
+  if (lines.length > rows)
+    return [...lines.slice(0, rows - 1), {text: ` … ${lines.length - rows + 1} more`, differs: false}];
   return lines;
 }
 
 /** Both sides' locals with their whole values (wrapped), the differing ones first. */
-export function expandedLines(view: {b: SideView; p: SideView}, width: number): {text: string; differs: boolean; head: boolean}[] {
+export function expandedLines(
+  view: {b: SideView; p: SideView},
+  width: number,
+): {text: string; differs: boolean; head: boolean}[] {
   const out: {text: string; differs: boolean; head: boolean}[] = [];
   for (const [v, other, name] of [
     [view.b, view.p, 'buggy'],
@@ -129,8 +160,11 @@ export function expandedLines(view: {b: SideView; p: SideView}, width: number): 
   ] as const) {
     out.push({text: fit(paneTitle(v, name), width), differs: false, head: true});
     if (!v.present) continue;
-    if (!v.recorded) out.push({text: '  (values not recorded here: trace with --values all)', differs: false, head: false});
-    const others = new Map(other.present && other.fn === v.fn ? other.locals.map(([k, x]) => [k, JSON.stringify(x)]) : []);
+    if (!v.recorded)
+      out.push({text: '  (values not recorded here: trace with --values all)', differs: false, head: false});
+    const others = new Map(
+      other.present && other.fn === v.fn ? other.locals.map(([k, x]) => [k, JSON.stringify(x)]) : [],
+    );
     const locals = v.locals.map(([k, x]) => ({k, x, differs: others.size > 0 && others.get(k) !== JSON.stringify(x)}));
     locals.sort((a, b) => Number(b.differs) - Number(a.differs));
     if (v.result !== undefined) out.push({text: fit(` ⏎ ${sanitize(v.result)}`, width), differs: false, head: false});
@@ -138,9 +172,22 @@ export function expandedLines(view: {b: SideView; p: SideView}, width: number): 
       // in a large value the difference can lie past what is shown: its path, and both values there
       if (l.differs && name === 'buggy' && others.has(l.k)) {
         const d = firstDifference(l.x, JSON.parse(others.get(l.k)!) as unknown);
-        if (d?.path) out.push({text: fit(sanitize(` ≠ ${l.k}${d.path} first differs: buggy ${differenceSide(d.buggy)} · patched ${differenceSide(d.patched)}`), width), differs: true, head: false});
+        if (d?.path)
+          out.push({
+            text: fit(
+              sanitize(
+                ` ≠ ${l.k}${d.path} first differs: buggy ${differenceSide(d.buggy)} · patched ${differenceSide(d.patched)}`,
+              ),
+              width,
+            ),
+            differs: true,
+            head: false,
+          });
       }
-      const lines = wrapLines(sanitize(`${l.differs ? '≠' : ' '} ${l.k} = ${formatValue(l.x, 4000)}`), Math.max(10, width - 2));
+      const lines = wrapLines(
+        sanitize(`${l.differs ? '≠' : ' '} ${l.k} = ${formatValue(l.x, 4000)}`),
+        Math.max(10, width - 2),
+      );
       lines.forEach((t, i) => out.push({text: `${i ? '    ' : ' '}${t}`, differs: l.differs, head: false}));
     }
   }
@@ -152,7 +199,15 @@ function fmtWatch(x: {value?: unknown; error?: string} | undefined): string {
   return x.error !== undefined ? `! ${x.error}` : formatValue(x.value, 80);
 }
 
-export function StepperBody({model, screen, view, watches, width, height, theme}: {
+export function StepperBody({
+  model,
+  screen,
+  view,
+  watches,
+  width,
+  height,
+  theme,
+}: {
   model: StepperModel;
   screen: StepperScreen;
   view: {b: SideView; p: SideView};
@@ -163,7 +218,8 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
 }) {
   if (model.rows.length === 0 || screen.summary) {
     const lines = summaryLines(model, width);
-    if (model.rows.length === 0) lines.unshift('Nothing was recorded on either side: no traced function ran (see the evidence below).');
+    if (model.rows.length === 0)
+      lines.unshift('Nothing was recorded on either side: no traced function ran (see the evidence below).');
     return (
       <Box flexDirection="column" height={height}>
         {lines.slice(0, height).map((l, i) => (
@@ -177,10 +233,22 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
   if (screen.expanded) {
     const lines = expandedLines(view, width);
     const room = Math.max(1, height - 1);
-    const shown = lines.length > room ? [...lines.slice(0, room - 1), {text: `… ${lines.length - room + 1} more lines (the full values: deltalens steps ${model.pair.id} --json)`, differs: false, head: false}] : lines;
+    const shown =
+      lines.length > room
+        ? [
+            ...lines.slice(0, room - 1),
+            {
+              text: `… ${lines.length - room + 1} more lines (the full values: deltalens steps ${model.pair.id} --json)`,
+              differs: false,
+              head: false,
+            },
+          ]
+        : lines;
     return (
       <Box flexDirection="column" height={height}>
-        <Text wrap="truncate-end" color={theme.accent}>{fit(`values in full (e: back to the panes) · ${rowStatus(model, screen)}`, width)}</Text>
+        <Text wrap="truncate-end" color={theme.accent}>
+          {fit(`values in full (e: back to the panes) · ${rowStatus(model, screen)}`, width)}
+        </Text>
         {shown.map((l, i) => (
           <Text key={i} wrap="truncate-end" bold={l.head} color={l.differs ? theme.warn : undefined}>
             {l.text}
@@ -202,7 +270,9 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
     const v = which === 'b' ? view.b : view.p;
     const src = which === 'b' ? srcB : srcP;
     const loc = which === 'b' ? locB : locP;
-    const dim = v.waiting || (row && ((which === 'b' && row.kind === 'patched-only') || (which === 'p' && row.kind === 'buggy-only')));
+    const dim =
+      v.waiting ||
+      (row && ((which === 'b' && row.kind === 'patched-only') || (which === 'p' && row.kind === 'buggy-only')));
     return (
       <Box flexDirection="column" width={paneW}>
         <Text bold wrap="truncate-end" color={dim ? theme.muted : which === 'b' ? theme.bad : theme.good}>
@@ -229,7 +299,12 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
             <Text color={theme.muted}>(no locals)</Text>
           ) : null}
           {loc.map((x, i) => (
-            <Text key={i} wrap="truncate-end" color={x.differs ? theme.warn : undefined} bold={x.differs && !theme.color}>
+            <Text
+              key={i}
+              wrap="truncate-end"
+              color={x.differs ? theme.warn : undefined}
+              bold={x.differs && !theme.color}
+            >
               {x.text}
             </Text>
           ))}
@@ -247,7 +322,11 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
   const status = screen.message ? `${rowStatus(model, screen)} · ${screen.message}` : rowStatus(model, screen);
   return (
     <Box flexDirection="column" height={height}>
-      <Text wrap="truncate-end" color={screen.row === model.deltaRow ? theme.warn : theme.accent} bold={screen.row === model.deltaRow}>
+      <Text
+        wrap="truncate-end"
+        color={screen.row === model.deltaRow ? theme.warn : theme.accent}
+        bold={screen.row === model.deltaRow}
+      >
         {fit(status, width)}
       </Text>
       <Box>
@@ -258,8 +337,14 @@ export function StepperBody({model, screen, view, watches, width, height, theme}
       {shownWatches.map((w, i) => (
         <Text key={i} wrap="truncate-end">
           <Text bold>{`x ${oneLine(w.expr, 24)}`}</Text>
-          <Text color={theme.muted}>{w.source === 'recorded' ? ' [recorded] ' : w.source === 'live' ? ' [live re-run] ' : ' [—] '}</Text>
-          {w.source === 'unavailable' ? <Text color={theme.muted}>{oneLine(w.note, width)}</Text> : oneLine(`buggy ${fmtWatch(w.buggy)} | patched ${fmtWatch(w.patched)}`, width)}
+          <Text color={theme.muted}>
+            {w.source === 'recorded' ? ' [recorded] ' : w.source === 'live' ? ' [live re-run] ' : ' [—] '}
+          </Text>
+          {w.source === 'unavailable' ? (
+            <Text color={theme.muted}>{oneLine(w.note, width)}</Text>
+          ) : (
+            oneLine(`buggy ${fmtWatch(w.buggy)} | patched ${fmtWatch(w.patched)}`, width)
+          )}
         </Text>
       ))}
     </Box>

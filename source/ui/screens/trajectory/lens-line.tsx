@@ -4,7 +4,6 @@ import {fit} from '../../../core/text/sanitize.js';
 import {textBlock, type DisplayLine} from '../../components/text-view.js';
 import type {Theme} from '../../theme.js';
 
-
 export type LensScore = RunScore & {threshold: LensResult['threshold']};
 
 const WASTE_NAMES: Record<string, string> = {
@@ -36,23 +35,47 @@ function lensLineText(score: LensScore | null, why: string): string {
   return `lens   [${tierText(score)}] Q ${score.quality.toFixed(1)} · ${leaves(score)}${waste ? ` · waste: ${waste}` : ''} · threshold ${score.threshold.value} · 4 evidence · P reference`;
 }
 
-const tierText = (score: LensScore) => `${score.tier ?? (score.resolved === false ? 'failing' : 'no tier')}${score.mechanism ? ` ${score.mechanism.id} ${score.mechanism.name}` : ''}`;
-const leaves = (score: LensScore) => (score.divergence === null ? 'follows its reference' : `◆ leaves its reference at ${score.divergence + 1}`);
+const tierText = (score: LensScore) =>
+  `${score.tier ?? (score.resolved === false ? 'failing' : 'no tier')}${score.mechanism ? ` ${score.mechanism.id} ${score.mechanism.name}` : ''}`;
+const leaves = (score: LensScore) =>
+  score.divergence === null ? 'follows its reference' : `◆ leaves its reference at ${score.divergence + 1}`;
 
 /** Rows the lens line takes at a width: 1, or 2 when it wraps. */
 export function lensLineRows(score: LensScore | null, why: string, width: number): number {
   return [...lensLineText(score, why)].length > width ? 2 : 1;
 }
 
-export function LensLine({score, why, width, theme}: {score: LensScore | null; why: string; width: number; theme: Theme}) {
+export function LensLine({
+  score,
+  why,
+  width,
+  theme,
+}: {
+  score: LensScore | null;
+  why: string;
+  width: number;
+  theme: Theme;
+}) {
   const rows = lensLineRows(score, why, width);
-  if (!score) return <Text color={theme.muted} wrap="truncate-end">{fit(lensLineText(score, why), width)}</Text>;
-  const tierColor = score.tier === 'Lucky' ? theme.bad : score.tier === 'Ideal' ? theme.good : score.tier === 'Solid' ? theme.accent : theme.muted;
+  if (!score)
+    return (
+      <Text color={theme.muted} wrap="truncate-end">
+        {fit(lensLineText(score, why), width)}
+      </Text>
+    );
+  const tierColor =
+    score.tier === 'Lucky'
+      ? theme.bad
+      : score.tier === 'Ideal'
+        ? theme.good
+        : score.tier === 'Solid'
+          ? theme.accent
+          : theme.muted;
   const waste = score.waste.map(w => `${WASTE_NAMES[w.signal] ?? w.signal} ${stepSpans(w.steps)}`).join('; ');
   return (
     <Box width={width} height={rows} overflow="hidden">
       <Text wrap="wrap">
-        <Text color={theme.muted}>lens   </Text>
+        <Text color={theme.muted}>lens </Text>
         <Text bold color={tierColor} inverse={!theme.color && score.tier === 'Lucky'}>
           [{tierText(score)}]
         </Text>
@@ -72,23 +95,47 @@ export function lensInfoLines(score: LensScore | null, why: string, width: numbe
   const s = score.signals;
   const t = score.threshold;
   lines.push(
-    ...textBlock(`quality       ${score.quality.toFixed(1)} = 100 × mean(coherence ${s.coherence}, structural alignment ${s.alignment}, set coverage ${s.coverage}, temporal profile ${s.temporal})`, width),
+    ...textBlock(
+      `quality       ${score.quality.toFixed(1)} = 100 × mean(coherence ${s.coherence}, structural alignment ${s.alignment}, set coverage ${s.coverage}, temporal profile ${s.temporal})`,
+      width,
+    ),
     ...textBlock(`threshold     ${t.value} (${t.note}); Ideal from ${t.ideal}`, width),
-    ...textBlock(`tier          ${score.tier ?? (score.resolved === false ? 'none: the run did not pass' : 'none: no resolved status')}`, width),
+    ...textBlock(
+      `tier          ${score.tier ?? (score.resolved === false ? 'none: the run did not pass' : 'none: no resolved status')}`,
+      width,
+    ),
   );
   if (score.mechanism) {
-    lines.push(...textBlock(`mechanism     ${score.mechanism.id} ${score.mechanism.name}${score.mechanism.steps.length ? ` (steps ${stepSpans(score.mechanism.steps)})` : ''}`, width));
+    lines.push(
+      ...textBlock(
+        `mechanism     ${score.mechanism.id} ${score.mechanism.name}${score.mechanism.steps.length ? ` (steps ${stepSpans(score.mechanism.steps)})` : ''}`,
+        width,
+      ),
+    );
     for (const e of score.mechanism.evidence) lines.push(...textBlock(`              · ${e}`, width));
   }
-  lines.push(...textBlock(`divergence    ${score.divergence === null ? 'never leaves its reference' : `leaves its reference at step ${score.divergence + 1}`}`, width));
+  lines.push(
+    ...textBlock(
+      `divergence    ${score.divergence === null ? 'never leaves its reference' : `leaves its reference at step ${score.divergence + 1}`}`,
+      width,
+    ),
+  );
   if (!score.waste.length) lines.push({text: 'waste         none'});
-  for (const w of score.waste) lines.push(...textBlock(`waste         ${WASTE_NAMES[w.signal] ?? w.signal}, steps ${stepSpans(w.steps)}: ${w.detail}`, width));
+  for (const w of score.waste)
+    lines.push(
+      ...textBlock(
+        `waste         ${WASTE_NAMES[w.signal] ?? w.signal}, steps ${stepSpans(w.steps)}: ${w.detail}`,
+        width,
+      ),
+    );
   const r = score.reference;
   lines.push(
-    ...textBlock(`reference     ${r.runs.length} passing run(s) of the task without this one: ${r.runs.map(x => `#${x}`).join(' ')}${r.excluded_lucky.length ? `; Lucky runs left out: ${r.excluded_lucky.map(x => `#${x}`).join(' ')}` : ''}`, width),
+    ...textBlock(
+      `reference     ${r.runs.length} passing run(s) of the task without this one: ${r.runs.map(x => `#${x}`).join(' ')}${r.excluded_lucky.length ? `; Lucky runs left out: ${r.excluded_lucky.map(x => `#${x}`).join(' ')}` : ''}`,
+      width,
+    ),
     ...textBlock(`key states    ${r.key_states.length ? r.key_states.join('; ') : 'none'}`, width),
   );
   if (r.missing_key_states.length) lines.push(...textBlock(`not covered   ${r.missing_key_states.join('; ')}`, width));
   return lines;
 }
-

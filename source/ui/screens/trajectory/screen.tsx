@@ -14,8 +14,17 @@ export function useRun(id: number, env: Env) {
   const detail = useMemo(() => data.trajectory(id), [data, id, version]);
   const stages = useMemo(() => (detail ? data.stages(detail.id) : ''), [data, detail]);
   const lens = useMemo(() => (detail ? data.lens(detail.id) : null), [data, detail]);
-  const marks = useMemo(() => ({waste: new Set(lens?.score?.waste.flatMap(w => w.steps) ?? []), divergence: lens?.score?.divergence ?? null}), [lens]);
-  const reasoning = useMemo(() => (detail ? data.reasoning(detail.id) : {letters: '', marks: []}), [data, detail, version]);
+  const marks = useMemo(
+    () => ({
+      waste: new Set(lens?.score?.waste.flatMap(w => w.steps) ?? []),
+      divergence: lens?.score?.divergence ?? null,
+    }),
+    [lens],
+  );
+  const reasoning = useMemo(
+    () => (detail ? data.reasoning(detail.id) : {letters: '', marks: []}),
+    [data, detail, version],
+  );
   const reasoningSteps = useMemo(() => [...reasoning.letters].flatMap((c, i) => (c === '·' ? [] : [i])), [reasoning]);
   return {detail, stages, lens, marks, reasoning, reasoningSteps};
 }
@@ -34,7 +43,10 @@ export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen;
   const lensRows = lensLineRows(lens?.score ?? null, lens?.why ?? '', width);
   const reasonRows = reasoningSteps.length ? 1 : 0;
   const stepRows = Math.max(1, bodyHeight - 1 - reasonRows - lensRows);
-  const heads = useMemo(() => (s.tab === 'steps' && detail ? data.stepHeads(detail.id, s.steps.top, stepRows) : []), [data, detail, s.tab, s.steps.top, stepRows, version]);
+  const heads = useMemo(
+    () => (s.tab === 'steps' && detail ? data.stepHeads(detail.id, s.steps.top, stepRows) : []),
+    [data, detail, s.tab, s.steps.top, stepRows, version],
+  );
   const textLines = useMemo(() => {
     if (!detail || s.tab === 'steps') return [];
     const lines = tabLines(detail, s.tab, width);
@@ -50,10 +62,24 @@ export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen;
     reasoningSteps,
     audits,
     lines,
-    copy: () => (s.tab !== 'steps' ? (detail?.sourcePath ?? null) : detail ? (data.step(detail.id, s.steps.cursor)?.actionText ?? null) : null),
+    copy: () =>
+      s.tab !== 'steps'
+        ? (detail?.sourcePath ?? null)
+        : detail
+          ? (data.step(detail.id, s.steps.cursor)?.actionText ?? null)
+          : null,
   });
   if (!detail) {
-    return <ScreenFrame env={env} scope="trajectory" bindings={BINDINGS} title="Trajectory" subheader={<Text> </Text>} body={<Text color={theme.bad}>Trajectory #{s.id} is no longer in the database. Esc goes back.</Text>} />;
+    return (
+      <ScreenFrame
+        env={env}
+        scope="trajectory"
+        bindings={BINDINGS}
+        title="Trajectory"
+        subheader={<Text> </Text>}
+        body={<Text color={theme.bad}>Trajectory #{s.id} is no longer in the database. Esc goes back.</Text>}
+      />
+    );
   }
   const bar = tabBarWidth(width);
   return (
@@ -74,10 +100,25 @@ export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen;
       body={
         s.tab === 'steps' ? (
           <Box flexDirection="column" height={bodyHeight}>
-            <IntentTimeline stages={stages} width={width} theme={theme} waste={marks.waste} divergence={marks.divergence} />
+            <IntentTimeline
+              stages={stages}
+              width={width}
+              theme={theme}
+              waste={marks.waste}
+              divergence={marks.divergence}
+            />
             {reasonRows ? <ReasoningTimeline letters={reasoning.letters} width={width} theme={theme} /> : null}
             <LensLine score={lens?.score ?? null} why={lens?.why ?? ''} width={width} theme={theme} />
-            <StepRows heads={heads} top={s.steps.top} cursor={s.steps.cursor} width={width} height={stepRows} theme={theme} waste={marks.waste} divergence={marks.divergence} />
+            <StepRows
+              heads={heads}
+              top={s.steps.top}
+              cursor={s.steps.cursor}
+              width={width}
+              height={stepRows}
+              theme={theme}
+              waste={marks.waste}
+              divergence={marks.divergence}
+            />
           </Box>
         ) : (
           <Lines lines={textLines} scroll={s.scroll} height={bodyHeight} theme={theme} />

@@ -37,7 +37,8 @@ export function findInput<S extends Findable>(s: S, input: string, key: Key, vie
   return k.text === find.text ? {} : {screen: {...s, find: {...find, text: k.text}}};
 }
 
-export const findPrompt = (s: Findable) => (s.find?.editing ? fieldPrompt('find', s.find.text) : s.find?.message ?? null);
+export const findPrompt = (s: Findable) =>
+  s.find?.editing ? fieldPrompt('find', s.find.text) : (s.find?.message ?? null);
 
 function lineWith(lines: string[], text: string, from: number, dir: 1 | -1): number {
   const needle = text.toLowerCase();
@@ -60,5 +61,13 @@ export function findMove<S extends Findable>(s: S, dir: 1 | -1, view: TextView, 
   const count = view.lines.filter(l => l.includes(needle)).length;
   // the match on screen: at the top, or lower when the text ends before a page would
   const scroll = Math.min(line, Math.max(0, view.total - view.page));
-  return {...s, scroll, find: {...find, line, message: `"${find.text}" at line ${line + 1} (${count} line${count === 1 ? '' : 's'} match)${wrapped ? ', wrapped' : ''} · n next · N previous · Esc clears`}};
+  return {
+    ...s,
+    scroll,
+    find: {
+      ...find,
+      line,
+      message: `"${find.text}" at line ${line + 1} (${count} line${count === 1 ? '' : 's'} match)${wrapped ? ', wrapped' : ''} · n next · N previous · Esc clears`,
+    },
+  };
 }

@@ -37,7 +37,9 @@ export function TrajectoryTitle({t, width, theme}: {t: TrajectoryDetail; width: 
     <Text wrap="truncate-end">
       <Text bold>{fit(`#${t.id} ${t.instance}`, head)}</Text>
       <Text color={theme.muted}> · {room >= 6 ? `${oneLine(agent, room)} · ` : ''}</Text>
-      <Text color={t.resolved === null ? theme.muted : t.resolved ? theme.good : theme.bad}>{statusWord(t.resolved)}</Text>
+      <Text color={t.resolved === null ? theme.muted : t.resolved ? theme.good : theme.bad}>
+        {statusWord(t.resolved)}
+      </Text>
       <Text color={theme.muted}> · {t.steps} steps</Text>
     </Text>
   );
@@ -51,7 +53,9 @@ export function TabBar({tab, width, theme}: {tab: Tab; width: number; theme: The
       {TABS.map((t, i) => (
         <Text key={t} {...(t === tab ? theme.selected : {color: theme.muted})}>
           {/* without colour (NO_COLOR, a capture) the active tab is bracketed, same width */}
-          {t === tab && !theme.color ? `[${width < 90 ? '' : `${i + 1} `}${labels[t]}]` : ` ${width < 90 ? '' : `${i + 1} `}${labels[t]} `}
+          {t === tab && !theme.color
+            ? `[${width < 90 ? '' : `${i + 1} `}${labels[t]}]`
+            : ` ${width < 90 ? '' : `${i + 1} `}${labels[t]} `}
         </Text>
       ))}
     </Text>
@@ -65,7 +69,19 @@ const STAGE_COLOR: Record<string, string> = {E: 'blue', I: 'yellow', V: 'green',
  * One cell per step, letters so it reads without colour; the legend after it. Steps in a waste
  * signal are underlined; the step where the run leaves its reference is shown inverse.
  */
-export function IntentTimeline({stages, width, theme, waste = new Set(), divergence = null}: {stages: string; width: number; theme: Theme; waste?: Set<number>; divergence?: number | null}) {
+export function IntentTimeline({
+  stages,
+  width,
+  theme,
+  waste = new Set(),
+  divergence = null,
+}: {
+  stages: string;
+  width: number;
+  theme: Theme;
+  waste?: Set<number>;
+  divergence?: number | null;
+}) {
   const legend = ' E explore I implement V verify O orchestrate · _ waste · ◆ leaves reference';
   const room = Math.max(4, width - 8);
   const shown = stages.length > room - 1 ? stages.slice(0, room - 1) : stages;
@@ -74,7 +90,12 @@ export function IntentTimeline({stages, width, theme, waste = new Set(), diverge
     <Text wrap="truncate-end">
       <Text color={theme.muted}>intent </Text>
       {[...shown].map((c, i) => (
-        <Text key={i} color={theme.color ? STAGE_COLOR[c] : undefined} underline={waste.has(i)} inverse={i === divergence}>
+        <Text
+          key={i}
+          color={theme.color ? STAGE_COLOR[c] : undefined}
+          underline={waste.has(i)}
+          inverse={i === divergence}
+        >
           {c}
         </Text>
       ))}
@@ -138,12 +159,22 @@ export function StepRows({
         return (
           <Text key={h.idx} wrap="truncate-end" {...(selected ? theme.selected : {})}>
             {selected ? '›' : ' '}
-            {pad(String(h.idx + 1), 4, 'right')} <Text color={selected ? undefined : STAGE_COLOR[stage ?? ''] ?? theme.muted} bold>{stage ?? '·'}</Text>
+            {pad(String(h.idx + 1), 4, 'right')}{' '}
+            <Text color={selected ? undefined : (STAGE_COLOR[stage ?? ''] ?? theme.muted)} bold>
+              {stage ?? '·'}
+            </Text>
             {corrected}
             <Text color={selected ? undefined : theme.warn}>{mark}</Text>{' '}
-            {reasonWidth ? <Text color={selected ? undefined : theme.accent}>{pad(h.reasoning.length > 2 ? `${h.reasoning.slice(0, 1)}+` : h.reasoning, reasonWidth)}</Text> : null}
+            {reasonWidth ? (
+              <Text color={selected ? undefined : theme.accent}>
+                {pad(h.reasoning.length > 2 ? `${h.reasoning.slice(0, 1)}+` : h.reasoning, reasonWidth)}
+              </Text>
+            ) : null}
             <Text color={selected ? undefined : theme.accent}>{pad(oneLine(h.tool ?? '—', toolWidth), toolWidth)}</Text>{' '}
-            {pad(oneLine(h.action || '(no action)', actionWidth), actionWidth)} <Text color={selected ? undefined : theme.muted}>{pad(formatChars(h.observationChars), sizeWidth - 1, 'right')}</Text>
+            {pad(oneLine(h.action || '(no action)', actionWidth), actionWidth)}{' '}
+            <Text color={selected ? undefined : theme.muted}>
+              {pad(formatChars(h.observationChars), sizeWidth - 1, 'right')}
+            </Text>
           </Text>
         );
       })}
@@ -154,14 +185,28 @@ export function StepRows({
 /** Lines of the explanation, patch or info tab. */
 export function tabLines(t: TrajectoryDetail, tab: Exclude<Tab, 'steps'>, width: number): DisplayLine[] {
   if (tab === 'explanation') {
-    if (t.explanation === null) return [{text: 'No explanation: the source has no rationale for the final tool call.', role: 'muted'}];
-    const lines: DisplayLine[] = [{text: `Final explanation (${formatChars(t.explanationChars)} chars, the rationale of the last tool call)`, role: 'muted'}, {text: ''}];
+    if (t.explanation === null)
+      return [{text: 'No explanation: the source has no rationale for the final tool call.', role: 'muted'}];
+    const lines: DisplayLine[] = [
+      {
+        text: `Final explanation (${formatChars(t.explanationChars)} chars, the rationale of the last tool call)`,
+        role: 'muted',
+      },
+      {text: ''},
+    ];
     return append(lines, textBlock(t.explanation, width));
   }
   if (tab === 'patch') {
     if (!t.patch) return [{text: 'No patch was submitted (or the source does not record it).', role: 'muted'}];
     const lines = diffBlock(t.patch, width);
-    if (t.patchChars > t.patch.length) lines.push({text: ''}, {text: `… ${formatChars(t.patchChars - t.patch.length)} more characters not shown here (deltalens show trajectory ID --json has all of it)`, role: 'muted'});
+    if (t.patchChars > t.patch.length)
+      lines.push(
+        {text: ''},
+        {
+          text: `… ${formatChars(t.patchChars - t.patch.length)} more characters not shown here (deltalens show trajectory ID --json has all of it)`,
+          role: 'muted',
+        },
+      );
     return lines;
   }
   const rows: [string, string][] = [
@@ -192,47 +237,121 @@ export function stepLines(step: StepRow, width: number, marks: StoredMark[] = []
     lines.push({text: title, role: 'heading'});
   };
   if (step.intentStage) {
-    const names: Record<string, string> = {E: 'Exploration', I: 'Implementation', V: 'Verification', O: 'Orchestration'};
+    const names: Record<string, string> = {
+      E: 'Exploration',
+      I: 'Implementation',
+      V: 'Verification',
+      O: 'Orchestration',
+    };
     let why = '';
     try {
-      const r = JSON.parse(step.labellerRule ?? '{}') as {rule?: string; first_source_edit?: number | null; group?: string; file_class?: string};
+      const r = JSON.parse(step.labellerRule ?? '{}') as {
+        rule?: string;
+        first_source_edit?: number | null;
+        group?: string;
+        file_class?: string;
+      };
       const rule = RULES[r.rule as keyof typeof RULES] ?? r.rule ?? '';
       why = ` — rule ${rule}; first source edit: ${r.first_source_edit === null || r.first_source_edit === undefined ? 'none' : `step ${r.first_source_edit + 1}`}${r.group ? `; command group ${r.group}` : ''}${r.file_class ? `; file ${r.file_class}` : ''}`;
     } catch {
       why = '';
     }
-    lines.push(...textBlock(`Intent: ${names[step.intentStage] ?? step.intentStage}${why}`, width).map(l => ({...l, role: 'muted' as const})));
+    lines.push(
+      ...textBlock(`Intent: ${names[step.intentStage] ?? step.intentStage}${why}`, width).map(l => ({
+        ...l,
+        role: 'muted' as const,
+      })),
+    );
   }
-  if (step.corrections) lines.push(...textBlock(`Corrected by people (latest first): ${step.corrections} — c corrects`, width).map(l => ({...l, role: 'muted' as const})));
+  if (step.corrections)
+    lines.push(
+      ...textBlock(`Corrected by people (latest first): ${step.corrections} — c corrects`, width).map(l => ({
+        ...l,
+        role: 'muted' as const,
+      })),
+    );
   // texts are appended in a loop: a 130,000-line observation spread into push() overflows the stack
   const cut = (shown: string, full: number) => {
-    if (full > shown.length) lines.push({text: ''}, {text: `… ${formatChars(full - shown.length)} more characters not shown here (deltalens show trajectory ID --json has all of it)`, role: 'muted'});
+    if (full > shown.length)
+      lines.push(
+        {text: ''},
+        {
+          text: `… ${formatChars(full - shown.length)} more characters not shown here (deltalens show trajectory ID --json has all of it)`,
+          role: 'muted',
+        },
+      );
   };
   section('Thought');
   // the thought with its code-reasoning spans marked (observations left plain)
-  const spans = marks.filter(m => m.family !== 'obs' && step.thought && m.span[1] <= step.thought.length).map(m => m.span);
-  append(lines, step.thought ? (spans.length ? markedBlock(step.thought, width, spans) : textBlock(step.thought, width)) : [{text: '(none)', role: 'muted' as const}]);
+  const spans = marks
+    .filter(m => m.family !== 'obs' && step.thought && m.span[1] <= step.thought.length)
+    .map(m => m.span);
+  append(
+    lines,
+    step.thought
+      ? spans.length
+        ? markedBlock(step.thought, width, spans)
+        : textBlock(step.thought, width)
+      : [{text: '(none)', role: 'muted' as const}],
+  );
   if (step.thought) cut(step.thought, step.thoughtChars);
   if (marks.length) {
-    section(`Code reasoning in the thought (${marks.filter(m => m.family !== 'obs').length} marks, ${marks.filter(m => m.family === 'obs').length} observations)`);
+    section(
+      `Code reasoning in the thought (${marks.filter(m => m.family !== 'obs').length} marks, ${marks.filter(m => m.family === 'obs').length} observations)`,
+    );
     for (const m of marks) {
       const name = m.family === 'obs' ? 'observation' : `${m.family} ${TAXONOMY[m.family].name}`;
-      append(lines, textBlock(`${name} · ${m.kind} (chars ${m.span[0]}–${m.span[1]}): «${m.text}»`, width).map(l => ({...l, role: m.family === 'obs' ? ('muted' as const) : ('added' as const)})));
-      const c = m.claim as {text?: string; verdict?: string; reason?: string; evidence?: {pair: number; side: string; trace: number; seq: number; recorded: string} | null} | null;
+      append(
+        lines,
+        textBlock(`${name} · ${m.kind} (chars ${m.span[0]}–${m.span[1]}): «${m.text}»`, width).map(l => ({
+          ...l,
+          role: m.family === 'obs' ? ('muted' as const) : ('added' as const),
+        })),
+      );
+      const c = m.claim as {
+        text?: string;
+        verdict?: string;
+        reason?: string;
+        evidence?: {pair: number; side: string; trace: number; seq: number; recorded: string} | null;
+      } | null;
       if (c?.verdict) {
-        const where = c.evidence ? ` — pair #${c.evidence.pair} ${c.evidence.side} trace #${c.evidence.trace}${c.evidence.seq >= 0 ? ` step ${c.evidence.seq}` : ''}: ${c.evidence.recorded}` : '';
-        append(lines, textBlock(`    claim ${c.text}: ${c.verdict.toUpperCase()} (${c.reason})${where}${c.evidence && c.evidence.seq >= 0 ? ' · J opens it in the stepper' : ''}`, width).map(l => ({...l, role: c.verdict === 'contradicted' ? ('removed' as const) : c.verdict === 'confirmed' ? ('added' as const) : ('muted' as const)})));
+        const where = c.evidence
+          ? ` — pair #${c.evidence.pair} ${c.evidence.side} trace #${c.evidence.trace}${c.evidence.seq >= 0 ? ` step ${c.evidence.seq}` : ''}: ${c.evidence.recorded}`
+          : '';
+        append(
+          lines,
+          textBlock(
+            `    claim ${c.text}: ${c.verdict.toUpperCase()} (${c.reason})${where}${c.evidence && c.evidence.seq >= 0 ? ' · J opens it in the stepper' : ''}`,
+            width,
+          ).map(l => ({
+            ...l,
+            role:
+              c.verdict === 'contradicted'
+                ? ('removed' as const)
+                : c.verdict === 'confirmed'
+                  ? ('added' as const)
+                  : ('muted' as const),
+          })),
+        );
       }
     }
   }
   section(`Action${step.tool ? ` · ${step.tool}` : ''}`);
   const action = step.actionText ?? (step.args ? JSON.stringify(step.args, null, 2) : null);
-  append(lines, action ? textBlock(action, width, step.tool === 'python' || step.tool === 'run_ipython' ? 'python' : 'bash') : [{text: '(none)', role: 'muted' as const}]);
+  append(
+    lines,
+    action
+      ? textBlock(action, width, step.tool === 'python' || step.tool === 'run_ipython' ? 'python' : 'bash')
+      : [{text: '(none)', role: 'muted' as const}],
+  );
   if (step.actionText) cut(step.actionText, step.actionChars);
   section(`Observation${step.observationChars ? ` · ${formatChars(step.observationChars)} chars` : ''}`);
   if (step.observation) {
     const language = observationLanguage(step.actionText, step.observation);
-    append(lines, language === 'diff' ? diffBlock(step.observation, width) : textBlock(step.observation, width, language));
+    append(
+      lines,
+      language === 'diff' ? diffBlock(step.observation, width) : textBlock(step.observation, width, language),
+    );
     cut(step.observation, step.observationChars);
   } else {
     lines.push({text: '(none)', role: 'muted'});
