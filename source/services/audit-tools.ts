@@ -229,9 +229,7 @@ export class AuditTools {
    * run, every frame that called it up to the test; beside them, the lines of the model's tree that
    * call it by name (the fallback when no test has run or none reached it).
    */
-  async callGraph(
-    fn: string,
-  ): Promise<
+  async callGraph(fn: string): Promise<
     | {
         chains: {side: string; chain: string[]; times: number}[];
         distinct_chains: number;

@@ -56,18 +56,16 @@ export async function startOpenAiServer(script: (call: Call) => Reply) {
         const usage = tools
           ? {prompt_tokens: 100, completion_tokens: 20, total_tokens: reply.tokens ?? 120}
           : {prompt_tokens: 10, completion_tokens: 1, total_tokens: reply.tokens ?? 11};
-        res
-          .writeHead(200, {'content-type': 'application/json'})
-          .end(
-            JSON.stringify({
-              id: `cmpl-${call.index}`,
-              object: 'chat.completion',
-              created: 0,
-              model: String(body['model' as keyof typeof body] ?? 'm'),
-              choices: [{index: 0, message, finish_reason: tools ? 'tool_calls' : 'stop'}],
-              usage,
-            }),
-          );
+        res.writeHead(200, {'content-type': 'application/json'}).end(
+          JSON.stringify({
+            id: `cmpl-${call.index}`,
+            object: 'chat.completion',
+            created: 0,
+            model: String(body['model' as keyof typeof body] ?? 'm'),
+            choices: [{index: 0, message, finish_reason: tools ? 'tool_calls' : 'stop'}],
+            usage,
+          }),
+        );
       }
     });
   });
