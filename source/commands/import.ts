@@ -3,6 +3,7 @@ import {cell, say, warn} from './output.js';
 import {openStore} from './db-path.js';
 import {relative} from 'node:path';
 import {IMPORT_FORMATS, importPaths, type ImportReport} from '../services/importer.js';
+import {TRAJECTORY_FORMATS} from '../core/trajectory/formats.js';
 import {ExplainBenchError, importExplainBench} from '../services/explainbench.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
 
@@ -11,9 +12,10 @@ export const IMPORT_HELP = `Usage: deltalens import PATH... [options]
 Import agent trajectories (files or folders, searched recursively) into the store.
 
 Options:
-  --format F        auto (default) | swe-agent | mini-swe-agent | openhands | swe-bench-run | jsonl
-                    | explainbench (a checkout of the ExplainBench replication data: questions,
-                    keys, recorded QA answers per agent and sample, published statistics)
+  --format F        auto (default: each file's format detected), or one of
+${TRAJECTORY_FORMATS.map(f => `                      ${f.name.padEnd(16)} ${f.summary}`).join('\n')}
+                      explainbench     a checkout of the ExplainBench replication data: questions,
+                                       keys, recorded QA answers per agent and sample, published statistics
   --results FILE    resolved status from a SWE-bench harness summary (resolved_ids/unresolved_ids),
                     a report.json or a results.json; overrides what files say (repeatable)
   --agent NAME      agent name for every imported trajectory (e.g. one folder per run configuration)

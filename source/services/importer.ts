@@ -4,11 +4,10 @@ import {existsSync, readdirSync, statSync} from 'node:fs';
 import {basename, dirname, extname, join, resolve} from 'node:path';
 import {describeShape, detectDocument, type DocumentKind} from '../core/trajectory/detect.js';
 import {GenericJsonlReader, type TrajectoryHeader} from '../core/trajectory/generic-jsonl.js';
-import {parseMiniSweAgent} from '../core/trajectory/mini-swe-agent.js';
 import {UsageError} from '../core/errors.js';
 import {FormatError, type SourceFormat, type Step, type Trajectory} from '../core/trajectory/model.js';
 import {parseOpenHands} from '../core/trajectory/openhands.js';
-import {parseSweAgent} from '../core/trajectory/swe-agent.js';
+import {formatNamed, TRAJECTORY_FORMATS} from '../core/trajectory/formats.js';
 import {instanceRecordFrom} from '../core/trajectory/swe-bench-instance.js';
 import {checkRanges, type FieldWarning} from '../core/trajectory/ranges.js';
 import {ensureAgent} from '../store/agents.js';
@@ -27,7 +26,7 @@ import {
 import {ResolutionFinder} from './resolution-finder.js';
 import {parseJson, readLines, readUtf8File} from './text-file.js';
 
-export const IMPORT_FORMATS = ['auto', 'swe-agent', 'mini-swe-agent', 'openhands', 'swe-bench-run', 'jsonl'] as const;
+export const IMPORT_FORMATS = ['auto', ...TRAJECTORY_FORMATS.map(f => f.name)] as const;
 type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export interface ImportOptions {
@@ -246,19 +245,17 @@ function withHint<T>(detected: DocumentKind, chosen: DocumentKind, parse: () => 
 }
 
 function parseDocument(kind: DocumentKind, doc: unknown, path: string, runRoot: string | null): Trajectory {
-  const fallbackInstance = basename(path).replace(/(\.traj)?(\.jsonl?)?$/, '');
-  switch (kind) {
-    case 'mini-swe-agent':
-      return parseMiniSweAgent(doc, fallbackInstance);
-    case 'swe-agent':
-      return parseSweAgent(doc, fallbackInstance, basename(runRoot ?? dirname(path)));
-    case 'openhands':
-      return parseOpenHands(doc, fallbackInstance);
-    case 'jsonl':
-      throw new FormatError('the generic format is line-based: give the file a .jsonl extension');
-    default:
-      throw new FormatError(`not a trajectory: ${kind}`);
+  const format = formatNamed(kind);
+  if (!format) throw new FormatError(`not a trajectory: ${kind}`);
+  if (!format.parse) {
+    throw new FormatError(
+      kind === 'jsonl'
+        ? 'the generic format is line-based: give the file a .jsonl extension'
+        : `${kind} is not read from one file`,
+    );
   }
+  const fallbackInstance = basename(path).replace(/(\.traj)?(\.jsonl?)?$/, '');
+  return format.parse(doc, {fallbackInstance, folder: basename(runRoot ?? dirname(path))});
 }
 
 interface StoreContext {
