@@ -55,7 +55,7 @@ import {
   usesHypothesis,
   type HypothesisPlan,
 } from './tracing.js';
-import {latestDelta, listPairs} from '../store/traces.js';
+import {latestDelta, tracedPairFor} from '../store/traces.js';
 import {prepareWorkspace, WorkspaceError, type Workspace, type WorkspaceSpec} from './workspace.js';
 
 /** Bumped when a generator or a validation rule changes: stored with every built question. */
@@ -1269,23 +1269,16 @@ class LocalBuilder {
   private async delta(buggyTree: string, patchedTree: string, label: string, kind: 'gold' | 'agent') {
     const {diff} = await changesBetween(this.runner, buggyTree, patchedTree);
     const seed = this.o.seed;
-    const known = listPairs(this.db, this.o.instance)
-      .reverse()
-      .find(
-        p =>
-          p.test === this.o.test &&
-          p.patch === diff &&
-          (p.workspace?.seed ?? 0) === seed &&
-          ['found', 'none'].includes(latestDelta(this.db, p.id)?.status ?? ''),
-      );
-    if (known) {
+    const known =
+      seed === null ? null : tracedPairFor(this.db, {instance: this.o.instance, test: this.o.test, patch: diff, seed});
+    if (known !== null) {
       this.c.progress(
         kind === 'gold' ? 'local_intent' : 'local_effect',
-        `using traced pair #${known.id} (the same change, test and seed)`,
+        `using traced pair #${known} (the same change, test and seed)`,
       );
-      const model = openStepper(this.db, known.id);
-      const delta = latestDelta(this.db, known.id)!;
-      return {r: {pair: known.id, delta}, model: 'error' in model ? null : model};
+      const model = openStepper(this.db, known);
+      const delta = latestDelta(this.db, known)!;
+      return {r: {pair: known, delta}, model: 'error' in model ? null : model};
     }
     const r = await tracePair(
       this.db,

@@ -395,6 +395,23 @@ export function saveDelta(db: Db, buggy: number, patched: number, pair: number |
   );
 }
 
+/**
+ * The newest pair traced from this change: the same instance, test, diff and seed, whose latest
+ * delta was found or found to be none (an incomplete one is traced again). One query.
+ */
+export function tracedPairFor(db: Db, o: {instance: string; test: string; patch: string; seed: number}): number | null {
+  const id = db
+    .prepare(
+      `SELECT p.id FROM trace_pair p
+       WHERE p.instance = ? AND p.test = ? AND p.patch = ? AND coalesce(json_extract(p.workspace, '$.seed'), 0) = ?
+         AND (SELECT d.status FROM delta d WHERE d.pair = p.id ORDER BY d.id DESC LIMIT 1) IN ('found', 'none')
+       ORDER BY p.id DESC LIMIT 1`,
+    )
+    .pluck()
+    .get(o.instance, o.test, o.patch, o.seed) as number | undefined;
+  return id ?? null;
+}
+
 export function latestDelta(db: Db, pair: number): (DeltaResult & {id: number}) | null {
   const r = db.prepare(`SELECT * FROM delta WHERE pair = ? ORDER BY id DESC LIMIT 1`).get(pair) as
     | Record<string, unknown>
