@@ -46,7 +46,7 @@ import {lexicalModel, type QaModel} from './qa-models.js';
 import {modelName, scoreExplanations} from './scoring.js';
 import {pythonRunner, runEval, runPython, toolsRunner, type PythonRunner} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
-import {openStepper, type DeltaPoint, type StepperModel} from './stepper.js';
+import {deltaPointOf, type DeltaPoint} from './stepper.js';
 import {
   changesBetween,
   prepareHypothesis,
@@ -55,7 +55,7 @@ import {
   usesHypothesis,
   type HypothesisPlan,
 } from './tracing.js';
-import {latestDelta, tracedPairFor} from '../store/traces.js';
+import {getPair, getTrace, latestDelta, tracedPairFor} from '../store/traces.js';
 import {prepareWorkspace, WorkspaceError, type Workspace, type WorkspaceSpec} from './workspace.js';
 
 /** Bumped when a generator or a validation rule changes: stored with every built question. */
@@ -1276,9 +1276,8 @@ class LocalBuilder {
         kind === 'gold' ? 'local_intent' : 'local_effect',
         `using traced pair #${known} (the same change, test and seed)`,
       );
-      const model = openStepper(this.db, known);
       const delta = latestDelta(this.db, known)!;
-      return {r: {pair: known, delta}, model: 'error' in model ? null : model};
+      return {r: {pair: known, delta}, opened: bothTraces(this.db, known)};
     }
     const r = await tracePair(
       this.db,
@@ -1298,8 +1297,7 @@ class LocalBuilder {
         onProgress: m => this.c.progress(kind === 'gold' ? 'local_intent' : 'local_effect', m),
       },
     );
-    const model = openStepper(this.db, r.pair);
-    return {r, model: 'error' in model ? null : model};
+    return {r, opened: bothTraces(this.db, r.pair)};
   }
 
   /** Builds the question at a found delta; returns the context and expressions, or a reason. */
@@ -1309,13 +1307,14 @@ class LocalBuilder {
     inputs: string,
     buggyTree: string,
     patchedTree: string,
-    model: StepperModel,
+    pair: number,
     extra: Record<string, unknown>,
     agent?: string,
   ): Promise<IntentResult | null> {
-    const pb = model.deltaPoint('b');
-    const pp = model.deltaPoint('p');
-    const d = model.delta!;
+    // read from the stored traces: the two delta points, without aligning the whole pair
+    const pb = deltaPointOf(this.db, pair, 'b');
+    const pp = deltaPointOf(this.db, pair, 'p');
+    const d = latestDelta(this.db, pair)!;
     if (!pb || !pp) {
       this.c.exclude(
         stage,
@@ -1587,8 +1586,8 @@ class LocalBuilder {
       String(this.c.seed),
     );
     this.c.progress('local_intent', 'tracing the buggy and fixed versions for the delta point');
-    const {r, model} = await this.delta(ws.buggy, ws.patched, 'gold (questions build)', 'gold');
-    if (!model) {
+    const {r, opened} = await this.delta(ws.buggy, ws.patched, 'gold (questions build)', 'gold');
+    if (!opened) {
       this.c.exclude('local_intent', 'the traced pair cannot be opened');
       return null;
     }
@@ -1610,7 +1609,7 @@ class LocalBuilder {
         expressions: q.choices.filter(c => c.role === 'correct' || c.role === 'distractor').map(c => c.text),
       };
     }
-    return this.atDelta('local_intent', id, inputs, ws.buggy, ws.patched, model, {pair: r.pair, delta: r.delta.id});
+    return this.atDelta('local_intent', id, inputs, ws.buggy, ws.patched, r.pair, {pair: r.pair, delta: r.delta.id});
   }
 
   async effect(ws: Workspace, agent: {name: string; file: string}, intent: IntentResult | null): Promise<void> {
@@ -1639,8 +1638,8 @@ class LocalBuilder {
     try {
       writeFixedTestFile(aw.patched, this.c.testText, testFileOf(this.o.test));
       this.c.progress('local_effect', `tracing the buggy version and ${agent.name}'s patch`);
-      const {r, model} = await this.delta(ws.buggy, aw.patched, `${agent.name} (questions build)`, 'agent');
-      if (!model || r.delta.status === 'incomplete') {
+      const {r, opened} = await this.delta(ws.buggy, aw.patched, `${agent.name} (questions build)`, 'agent');
+      if (!opened || r.delta.status === 'incomplete') {
         // never "no effect" on incomplete traces
         this.c.exclude(
           'local_effect',
@@ -1656,7 +1655,7 @@ class LocalBuilder {
           inputs,
           ws.buggy,
           aw.patched,
-          model,
+          r.pair,
           {pair: r.pair, delta: r.delta.id, agent: agent.name, patch: agent.file, patch_text: patchText},
           agent.name,
         );
@@ -1907,4 +1906,10 @@ function pbtPrompt(issue: string, gold: string, own: string | null, lastFailure:
     'Answer with one ```python code block holding the whole test file (imports included), one',
     'test_ function.',
   ].join('\n');
+}
+
+/** Whether a pair has both its traces (a pair without one cannot give a delta point). */
+function bothTraces(db: Db, pair: number): boolean {
+  const p = getPair(db, pair);
+  return Boolean(p?.buggyTrace && p.patchedTrace && getTrace(db, p.buggyTrace) && getTrace(db, p.patchedTrace));
 }

@@ -368,6 +368,63 @@ export class StepperModel {
   }
 }
 
+/**
+ * A side's delta point read from the stored trace alone — the item at the delta's step, its frame
+ * and locals — without aligning the two traces (what the stepper does for a whole pair, up to
+ * 200,000 rows): what questions build asks for. The same point as StepperModel.deltaPoint.
+ */
+export function deltaPointOf(db: Db, pairId: number, which: 'b' | 'p'): DeltaPoint | null {
+  const pair = getPair(db, pairId);
+  const d = latestDelta(db, pairId);
+  const traceId = which === 'b' ? pair?.buggyTrace : pair?.patchedTrace;
+  if (!pair || !traceId || d?.status !== 'found' || !d.file) return null;
+  const seq = which === 'b' ? d.seqB : d.seqP;
+  const line = which === 'b' ? d.line : d.patchedLine;
+  if (seq === null || line === null) return null;
+  const trace = new StoredTrace(db, traceId);
+  const at = trace.itemAt(seq);
+  // a call's side is its callee's frame, as the stepper's rows have it
+  let frame = at ? trace.frame(at.callee ?? at.fid) : trace.findFrame(d.file, d.function ?? '');
+  const replay = (f: NonNullable<typeof frame>, upto: number): Locals | null =>
+    trace.recordedAt(upto) ? replayLocals(f.args, trace.frameStates(f.fid, upto)) : null;
+  let locals: Locals | null =
+    !at || !frame
+      ? null
+      : at.callee !== null
+        ? frame.args === ''
+          ? null
+          : replayLocals(frame.args, [])
+        : replay(frame, seq);
+  // a delta at a call (the sides call different functions from the delta's line): the point is
+  // the line in the caller, with the caller's locals as the call starts — not the callee
+  if (at?.callee !== null && at && frame && frame.parent !== null && frame.callLine === line) {
+    const caller = trace.frame(frame.parent);
+    if (caller) {
+      frame = caller;
+      // the caller's last step before the call
+      let before: number | null = null;
+      for (let after = -1; ; ) {
+        const page = trace.items(caller.fid, after, 500);
+        for (const item of page) if (item.seq < seq && item.kind !== 'call') before = item.seq;
+        if (page.length < 500 || page.at(-1)!.seq >= seq) break;
+        after = page.at(-1)!.seq;
+      }
+      locals = before === null ? null : replay(caller, before);
+    }
+  }
+  return {
+    file: d.file,
+    line,
+    hit: Math.max(1, trace.lineHits(d.file, line, seq)),
+    timing: d.timing ?? 'before',
+    fn: frame?.fn ?? d.function ?? '',
+    defLine: frame?.defLine ?? null,
+    inputs: frame && frame.args !== '' ? replayLocals(frame.args, []) : null,
+    locals,
+    source: trace.sourceLines(d.file),
+  };
+}
+
 export function openStepper(db: Db, pairId: number): StepperModel | {error: string} {
   const pair = getPair(db, pairId);
   if (!pair) return {error: `no traced pair #${pairId}`};

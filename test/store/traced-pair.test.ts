@@ -16,14 +16,18 @@ describe('the pair already traced for a change', () => {
     const dir = join(PROJECTS_DIR, 'ledger');
     const test = 'tests/test_account.py::test_small_deposits_keep_every_cent';
     const trace = () =>
-      tracePair(db, {kind: 'patch', repo: join(dir, 'repo'), patch: join(dir, 'patches', 'agent-wrong.diff'), copy: true}, {
-        python: process.env.DELTALENS_PYTHON ?? 'python3',
-        pytestPlugins: false,
-        sandbox: 'prefer',
-        test,
-        instance: 'demo__ledger-1',
-        seed: 3,
-      });
+      tracePair(
+        db,
+        {kind: 'patch', repo: join(dir, 'repo'), patch: join(dir, 'patches', 'agent-wrong.diff'), copy: true},
+        {
+          python: process.env.DELTALENS_PYTHON ?? 'python3',
+          pytestPlugins: false,
+          sandbox: 'prefer',
+          test,
+          instance: 'demo__ledger-1',
+          seed: 3,
+        },
+      );
     const first = await trace();
     const pair = getPair(db, first.pair)!;
     const inputs = {instance: 'demo__ledger-1', test, patch: pair.patch!, seed: 3};
