@@ -69,6 +69,14 @@ const STAGE_COLOR: Record<string, string> = {E: 'blue', I: 'yellow', V: 'green',
  * One cell per step, letters so it reads without colour; the legend after it. Steps in a waste
  * signal are underlined; the step where the run leaves its reference is shown inverse.
  */
+const LEGENDS = [
+  ' E explore I implement V verify O orchestrate · _ waste · ◆ leaves reference',
+  ' E explore I implement V verify O orchestrate · _ waste · ◆ leaves ref.',
+  ' E expl. I impl. V verify O orch. · _ waste · ◆ leaves reference',
+  ' E expl. I impl. V verify O orch. · _ waste · ◆ leaves ref.',
+  ' EIVO stages · _ waste · ◆ leaves reference',
+];
+
 export function IntentTimeline({
   stages,
   width,
@@ -82,10 +90,12 @@ export function IntentTimeline({
   waste?: Set<number>;
   divergence?: number | null;
 }) {
-  const legend = ' E explore I implement V verify O orchestrate · _ waste · ◆ leaves reference';
   const room = Math.max(4, width - 8);
   const shown = stages.length > room - 1 ? stages.slice(0, room - 1) : stages;
   const more = stages.length > shown.length;
+  // the longest legend that fits beside the cells: what ◆ means is never the part cut
+  const left = width - 'intent '.length - shown.length - (more ? 1 : 0);
+  const legend = LEGENDS.find(l => l.length <= left) ?? LEGENDS.at(-1)!;
   return (
     <Text wrap="truncate-end">
       <Text color={theme.muted}>intent </Text>
