@@ -1,5 +1,4 @@
 import {render} from 'ink-testing-library';
-import React from 'react';
 import {describe, expect, it} from 'vitest';
 import {IntentTimeline} from '../../source/ui/screens/trajectory/view.js';
 import {themeFromEnv} from '../../source/ui/theme.js';
