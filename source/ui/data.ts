@@ -1,9 +1,7 @@
 import {writeTx, type Db} from '../store/db.js';
 import {lensRankings, lensScoreOf, removeStageOverride, setStageOverride, whyNotScored} from '../store/lens.js';
-import type {LensScore} from './screens/trajectory/lens-line.js';
 import {referenceView, type PtaView} from '../services/lens.js';
 import {getInstance} from '../store/instances.js';
-import type {InstanceData} from './screens/instance/lines.js';
 import type {AutoFlag} from '../core/questions/annotation.js';
 import {listFlags, setFlag, type FlagRow} from '../store/annotations.js';
 import {agreementReport, annotatorName, automaticFlags, type AgreementReport} from '../services/annotation.js';
@@ -28,8 +26,7 @@ import {
   replaceExplanationText,
 } from '../store/questions.js';
 import {buildPrompt, seedOf} from '../core/questions/prompt.js';
-import type {AgentQuestionRow} from './screens/agent-questions/rows.js';
-import type {QuestionData} from './screens/question/lines.js';
+import type {AgentQuestionRow, InstanceData, LensScore, QuestionData} from './data-types.js';
 import {editText} from '../services/editor.js';
 import {auditIdsOf, auditMessages, getAudit, type AuditMessage, type AuditRow} from '../store/audits.js';
 import {reasoningLetters, reasoningOf, type StoredMark} from '../store/reasoning.js';

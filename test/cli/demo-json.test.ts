@@ -39,6 +39,8 @@ describe('the JSON the commands print, on the demo', () => {
       traces: json(['traces']),
       instances: json(['instances']),
     };
-    await expect(`${JSON.stringify(out, null, 1)}\n`).toMatchFileSnapshot(join(ROOT, 'test', 'fixtures', 'demo-json.snapshot.json'));
+    await expect(`${JSON.stringify(out, null, 1)}\n`).toMatchFileSnapshot(
+      join(ROOT, 'test', 'fixtures', 'demo-json.snapshot.json'),
+    );
   }, 120_000);
 });

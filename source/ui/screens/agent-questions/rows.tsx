@@ -1,15 +1,7 @@
 import {Box, Text} from 'ink';
 import {oneLine, pad} from '../../../core/text/sanitize.js';
 import type {Theme} from '../../theme.js';
-
-export interface AgentQuestionRow {
-  question: string;
-  type: string;
-  instance: string;
-  correct: number;
-  total: number;
-  verdicts: string;
-}
+import type {AgentQuestionRow} from '../../data-types.js';
 
 /** A question's id without what the row says already (its type, the agent): what tells it apart. */
 function shortQuestionId(id: string, type: string, agent: string): string {

@@ -4,17 +4,7 @@
  */
 import {oneLine} from '../../../core/text/sanitize.js';
 import {diffBlock, textBlock, type DisplayLine} from '../../display-lines.js';
-import type {InstanceDetail} from '../../../store/instances.js';
-import type {ExclusionRow} from '../../../store/questions.js';
-
-export interface InstanceData {
-  detail: InstanceDetail;
-  runs: {id: number; agent: string; resolved: boolean | null; steps: number; format: string}[];
-  pairs: {id: number; label: string | null; test: string; delta: string}[];
-  questions: {id: string; type: string; agent: string | null}[];
-  /** what questions build did not build, and why (the latest attempt of each) */
-  exclusions: ExclusionRow[];
-}
+import type {InstanceData} from '../../data-types.js';
 
 export function instanceLines(v: InstanceData, width: number): DisplayLine[] {
   const d = v.detail;

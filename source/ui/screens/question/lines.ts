@@ -2,20 +2,7 @@ import {oneLine, sanitize, wrapLines} from '../../../core/text/sanitize.js';
 import type {Question} from '../../../core/questions/model.js';
 import type {ReviewRow} from '../../../store/questions.js';
 import type {DisplayLine} from '../../display-lines.js';
-
-export interface QuestionData {
-  q: Question;
-  explanation: {id: number; kind: string; text: string | null} | null;
-  answers: {
-    model: string;
-    sample: number;
-    letters: string[] | null;
-    verdict: string | null;
-    raw: string | null;
-    order: string[] | null;
-  }[];
-  prompt: string | null;
-}
+import type {QuestionData} from '../../data-types.js';
 
 /** The question screen as display lines (context, choices with the key, explanation, answers). */
 export function questionLines(

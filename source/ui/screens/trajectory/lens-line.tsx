@@ -1,10 +1,8 @@
 import {Box, Text} from 'ink';
-import type {LensResult, RunScore} from '../../../core/lens/build.js';
 import {fit} from '../../../core/text/sanitize.js';
 import {textBlock, type DisplayLine} from '../../components/text-view.js';
 import type {Theme} from '../../theme.js';
-
-export type LensScore = RunScore & {threshold: LensResult['threshold']};
+import type {LensScore} from '../../data-types.js';
 
 const WASTE_NAMES: Record<string, string> = {
   'regression-cycles': 'regression cycles',
