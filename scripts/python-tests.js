@@ -100,9 +100,10 @@ function run({exe, version}, borrowed) {
   });
 }
 
-// --quick (npm test): the one interpreter deltalens runs ($DELTALENS_PYTHON, else python3); every
-// version from 3.6 on in npm run test:all
+// --quick (npm test): the one interpreter deltalens runs ($DELTALENS_PYTHON, else python3);
+// --others (npm run test:slow): every other version from 3.6 on; neither: all of them
 const quick = process.argv.includes('--quick');
+const others = process.argv.includes('--others');
 const every = interpreters();
 const main = (() => {
   const r = spawnSync(process.env.DELTALENS_PYTHON ?? 'python3', ['-c', 'import sys; print(sys.executable)'], {
@@ -115,14 +116,15 @@ const main = (() => {
     return null;
   }
 })();
-const list = quick ? every.filter(x => x.real === main).slice(0, 1) : every;
+const mainOne = every.find(x => x.real === main);
+const list = quick ? (mainOne ? [mainOne] : []) : others ? every.filter(x => x !== mainOne) : every;
 if (quick && list.length)
   console.log(`Python tests on ${list[0].version} only (every interpreter from 3.6 on: npm run test:all)`);
 if (!list.length) {
   console.error('python tests: no Python 3.6+ found (pyenv, python3 on PATH, or $DELTALENS_PYTHON)');
   process.exit(1);
 }
-const borrowed = borrowedPytest(list);
+const borrowed = borrowedPytest(every);
 const results = [];
 const queue = [...list];
 await Promise.all(
