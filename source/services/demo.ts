@@ -44,6 +44,11 @@ const STAMP = `${DEMO_DB}.stamp`;
 const DEMO_SOURCES = ['trajectories/swe-bench-instances', 'trajectories/mini-swe-agent-multi', 'trajectories'];
 
 /** Changes whenever a sample file, a migration or this list changes, so the demo is rebuilt. */
+/** The fingerprint of the sources as this process found them: the explorer polls the demo's state
+ * each second and the sources do not change under a running command (hashing them reads ~2 MB). */
+let fingerprint: string | null = null;
+const currentFingerprint = () => (fingerprint ??= demoFingerprint());
+
 function demoFingerprint(): string {
   const hash = createHash('sha256').update(DEMO_SOURCES.join('\n'));
   const files = [
@@ -154,7 +159,7 @@ export type DemoState =
 export function demoState(): DemoState {
   if (!existsSync(DEMO_DB)) return {kind: 'missing'};
   const stamp = readStamp();
-  if (!stamp || stamp.fingerprint !== demoFingerprint()) return {kind: 'missing'};
+  if (!stamp || stamp.fingerprint !== currentFingerprint()) return {kind: 'missing'};
   if (stamp.stage === 'full') return {kind: 'full'};
   const progress = readFinishing();
   if (!progress || progress.build !== stamp.build) return {kind: 'quick', build: stamp.build};
@@ -503,7 +508,7 @@ async function inTemporary<T>(fill: (db: Db) => Promise<T>, stage: Stamp['stage'
     rmSync(FINISHING, {force: true});
     writeAtomically(
       STAMP,
-      `${JSON.stringify({fingerprint: demoFingerprint(), stage, build: randomUUID()} satisfies Stamp)}\n`,
+      `${JSON.stringify({fingerprint: currentFingerprint(), stage, build: randomUUID()} satisfies Stamp)}\n`,
     );
     return result;
   } finally {

@@ -30,6 +30,20 @@ export interface SideView {
   result?: string;
 }
 
+/** A side with nothing to show (no row yet, or no rows at all). */
+export const EMPTY_SIDE: SideView = {
+  present: false,
+  waiting: true,
+  fn: '',
+  file: '',
+  line: null,
+  kind: null,
+  locals: [],
+  recorded: true,
+  stack: [],
+  source: null,
+};
+
 export interface DeltaPoint {
   file: string;
   line: number;
@@ -146,19 +160,7 @@ export class StepperModel {
     const pos = this.position(row, which);
     const trace = which === 'b' ? this.b : this.p;
     const locals = this.localsAt(row, which);
-    if (!pos)
-      return {
-        present: false,
-        waiting: true,
-        fn: '',
-        file: '',
-        line: null,
-        kind: null,
-        locals: [],
-        recorded: true,
-        stack: [],
-        source: null,
-      };
+    if (!pos) return EMPTY_SIDE;
     const stack: SideView['stack'] = [];
     let frame = trace.frame(pos.side.fid);
     let line: number | null = pos.side.line;
@@ -314,39 +316,9 @@ export class StepperModel {
    * execution of it, the timing; the frame's function, its arguments at entry (the inputs) and
    * the variables recorded there. Null without a found delta, or when this side never got there.
    */
+  /** A side's delta point: the place, execution, frame and locals questions ask about. */
   deltaPoint(which: 'b' | 'p'): DeltaPoint | null {
-    const d = this.delta;
-    if (d?.status !== 'found' || !d.file) return null;
-    const seq = which === 'b' ? d.seqB : d.seqP;
-    const line = which === 'b' ? d.line : d.patchedLine;
-    if (seq === null || line === null) return null;
-    const trace = which === 'b' ? this.b : this.p;
-    const row = this.rows.findIndex(r => r[which]?.seq === seq);
-    const side = row >= 0 ? this.rows[row]![which] : null;
-    let frame = side ? trace.frame(side.fid) : trace.findFrame(d.file, d.function ?? '');
-    let locals = row >= 0 ? this.localsAt(row, which) : null;
-    // a delta at a call (the sides call different functions from the delta's line): the point
-    // is the line in the caller, with the caller's locals as the call starts — not the callee
-    if (side?.kind === 'call' && frame && frame.parent !== null && frame.callLine === line) {
-      const caller = trace.frame(frame.parent);
-      if (caller) {
-        frame = caller;
-        let before = row - 1;
-        while (before >= 0 && this.rows[before]![which]?.fid !== caller.fid) before--;
-        locals = before >= 0 ? this.localsAt(before, which) : null;
-      }
-    }
-    return {
-      file: d.file,
-      line,
-      hit: Math.max(1, trace.lineHits(d.file, line, seq)),
-      timing: d.timing ?? 'before',
-      fn: frame?.fn ?? d.function ?? '',
-      defLine: frame?.defLine ?? null,
-      inputs: frame && frame.args !== '' ? replayLocals(frame.args, []) : null,
-      locals,
-      source: trace.sourceLines(d.file),
-    };
+    return deltaPointIn(which === 'b' ? this.b : this.p, this.delta, which);
   }
 
   evalTarget(
@@ -370,47 +342,36 @@ export class StepperModel {
 
 /**
  * A side's delta point read from the stored trace alone — the item at the delta's step, its frame
- * and locals — without aligning the two traces (what the stepper does for a whole pair, up to
- * 200,000 rows): what questions build asks for. The same point as StepperModel.deltaPoint.
+ * and locals — without aligning the two traces (the stepper aligns a whole pair, up to 200,000
+ * rows): what questions build asks for.
  */
 export function deltaPointOf(db: Db, pairId: number, which: 'b' | 'p'): DeltaPoint | null {
   const pair = getPair(db, pairId);
-  const d = latestDelta(db, pairId);
   const traceId = which === 'b' ? pair?.buggyTrace : pair?.patchedTrace;
-  if (!pair || !traceId || d?.status !== 'found' || !d.file) return null;
+  return traceId ? deltaPointIn(new StoredTrace(db, traceId), latestDelta(db, pairId), which) : null;
+}
+
+function deltaPointIn(trace: StoredTrace, d: DeltaResult | null, which: 'b' | 'p'): DeltaPoint | null {
+  if (d?.status !== 'found' || !d.file) return null;
   const seq = which === 'b' ? d.seqB : d.seqP;
   const line = which === 'b' ? d.line : d.patchedLine;
   if (seq === null || line === null) return null;
-  const trace = new StoredTrace(db, traceId);
   const at = trace.itemAt(seq);
   // a call's side is its callee's frame, as the stepper's rows have it
   let frame = at ? trace.frame(at.callee ?? at.fid) : trace.findFrame(d.file, d.function ?? '');
   const replay = (f: NonNullable<typeof frame>, upto: number): Locals | null =>
     trace.recordedAt(upto) ? replayLocals(f.args, trace.frameStates(f.fid, upto)) : null;
-  let locals: Locals | null =
-    !at || !frame
-      ? null
-      : at.callee !== null
-        ? frame.args === ''
-          ? null
-          : replayLocals(frame.args, [])
-        : replay(frame, seq);
+  let locals: Locals | null = null;
+  if (at && frame)
+    locals = at.callee === null ? replay(frame, seq) : frame.args === '' ? null : replayLocals(frame.args, []);
   // a delta at a call (the sides call different functions from the delta's line): the point is
   // the line in the caller, with the caller's locals as the call starts — not the callee
-  if (at?.callee !== null && at && frame && frame.parent !== null && frame.callLine === line) {
-    const caller = trace.frame(frame.parent);
-    if (caller) {
-      frame = caller;
-      // the caller's last step before the call
-      let before: number | null = null;
-      for (let after = -1; ; ) {
-        const page = trace.items(caller.fid, after, 500);
-        for (const item of page) if (item.seq < seq && item.kind !== 'call') before = item.seq;
-        if (page.length < 500 || page.at(-1)!.seq >= seq) break;
-        after = page.at(-1)!.seq;
-      }
-      locals = before === null ? null : replay(caller, before);
-    }
+  const caller =
+    at?.callee != null && frame?.parent != null && frame.callLine === line ? trace.frame(frame.parent) : undefined;
+  if (caller) {
+    frame = caller;
+    const before = lastStepBefore(trace, caller.fid, seq);
+    locals = before === null ? null : replay(caller, before);
   }
   return {
     file: d.file,
@@ -423,6 +384,17 @@ export function deltaPointOf(db: Db, pairId: number, which: 'b' | 'p'): DeltaPoi
     locals,
     source: trace.sourceLines(d.file),
   };
+}
+
+/** The seq of a frame's last line or end step before `seq` (its calls skipped), a page at a time. */
+function lastStepBefore(trace: StoredTrace, fid: number, seq: number): number | null {
+  let before: number | null = null;
+  for (let after = -1; ; ) {
+    const page = trace.items(fid, after, 500);
+    for (const item of page) if (item.seq < seq && item.kind !== 'call') before = item.seq;
+    if (page.length < 500 || page.at(-1)!.seq >= seq) return before;
+    after = page.at(-1)!.seq;
+  }
 }
 
 export function openStepper(db: Db, pairId: number): StepperModel | {error: string} {

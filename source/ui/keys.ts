@@ -47,6 +47,22 @@ export interface Binding {
 
 export const ch = (c: string) => (input: string) => input === c;
 
+/** The screens opened from the trajectory list: where Esc (back) is hinted, and ? beside the list's. */
+const SCREENS_BELOW_THE_LIST: Scope[] = [
+  'trajectory',
+  'step',
+  'pairs',
+  'stepper',
+  'board',
+  'agentQuestions',
+  'question',
+  'pta',
+  'ranking',
+  'agreement',
+  'reasoning',
+  'audit',
+];
+
 /** Keys that work on every screen of the explorer; help lists them once, under "Everywhere". */
 export const GLOBAL_BINDINGS: Binding[] = [
   {
@@ -55,21 +71,7 @@ export const GLOBAL_BINDINGS: Binding[] = [
     keys: '?',
     description: 'show or hide this help',
     scopes: ['global'],
-    hint: [
-      'list',
-      'trajectory',
-      'step',
-      'pairs',
-      'stepper',
-      'board',
-      'agentQuestions',
-      'question',
-      'pta',
-      'ranking',
-      'agreement',
-      'reasoning',
-      'audit',
-    ],
+    hint: ['list', ...SCREENS_BELOW_THE_LIST],
     match: ch('?'),
   },
   {
@@ -94,20 +96,7 @@ export const GLOBAL_BINDINGS: Binding[] = [
     keys: 'Esc, Backspace',
     description: 'back to the previous screen (closes help, clears a filter or a find first)',
     scopes: ['global'],
-    hint: [
-      'trajectory',
-      'step',
-      'pairs',
-      'stepper',
-      'board',
-      'agentQuestions',
-      'question',
-      'pta',
-      'ranking',
-      'agreement',
-      'reasoning',
-      'audit',
-    ],
+    hint: SCREENS_BELOW_THE_LIST,
     match: (_, key) => key.escape || key.backspace || key.delete,
   },
   {

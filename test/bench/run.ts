@@ -3,7 +3,8 @@
  * Figures go to readme.md by hand, with the machine noted; nothing here asserts a target.
  */
 import {benchDemoStart} from './demo-start.js';
-import {spawn, spawnSync} from 'node:child_process';
+import {firstScreenMs, hasPty} from './cli.js';
+import {spawnSync} from 'node:child_process';
 import {cpus, totalmem} from 'node:os';
 import {copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
@@ -251,33 +252,12 @@ async function benchExplorer(dbPath: string) {
 
 /** The real CLI in a pseudo-terminal (util-linux `script`): process start to first screen. */
 async function processStart(dbPath: string) {
-  if (spawnSync('script', ['--version']).status !== 0) {
+  if (!hasPty()) {
     log('process start to first screen: skipped (no `script` command for a pseudo-terminal)');
     return;
   }
   const times: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const t0 = performance.now();
-    await new Promise<void>(resolve => {
-      const child = spawn(
-        'script',
-        ['-qfec', `${process.execPath} ${join(ROOT, 'bin', 'deltalens.js')} --db ${dbPath}`, '/dev/null'],
-        {
-          env: {...process.env, COLUMNS: '120', LINES: '40', NO_COLOR: '1'},
-        },
-      );
-      let seen = '';
-      child.stdout.on('data', chunk => {
-        seen += chunk.toString();
-        if (seen.includes('Trajectories (') && times.length === i) {
-          times.push(performance.now() - t0);
-          child.stdin.write('q');
-        }
-      });
-      child.on('exit', () => resolve());
-      setTimeout(() => child.kill(), 10_000);
-    });
-  }
+  for (let i = 0; i < 5; i++) times.push(await firstScreenMs(['--db', dbPath], process.env, 10_000));
   times.sort((a, b) => a - b);
   log(
     `process start to first screen (real CLI in a pty: Node start, bundle and Ink load, SQLite open, first render): median ${times[2]?.toFixed(0)} ms, min ${times[0]?.toFixed(0)} ms`,

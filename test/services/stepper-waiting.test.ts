@@ -12,23 +12,29 @@ import {freshDb} from '../helpers/db.js';
 
 const PY = process.env.DELTALENS_PYTHON ?? 'python3';
 
+/** A demo project's correct agent patch traced with values everywhere, opened in the stepper. */
+async function correctPatchStepper(project: string, test: string) {
+  const {db} = freshDb();
+  const dir = join(PROJECTS_DIR, project);
+  const r = await tracePair(
+    db,
+    {kind: 'patch', repo: join(dir, 'repo'), patch: join(dir, 'patches', 'agent-correct.diff'), copy: true},
+    {
+      python: PY,
+      pytestPlugins: false,
+      sandbox: 'prefer',
+      test,
+      values: 'all',
+    },
+  );
+  const model = openStepper(db, r.pair);
+  if ('error' in model) throw new Error(model.error);
+  return model;
+}
+
 describe('the stepper side that waits', () => {
   it('waits in the caller at the call line once its callee returned', async () => {
-    const {db} = freshDb();
-    const dir = join(PROJECTS_DIR, 'durations');
-    const r = await tracePair(
-      db,
-      {kind: 'patch', repo: join(dir, 'repo'), patch: join(dir, 'patches', 'agent-correct.diff'), copy: true},
-      {
-        python: PY,
-        pytestPlugins: false,
-        sandbox: 'prefer',
-        test: 'tests/test_parse.py::test_compound_duration',
-        values: 'all',
-      },
-    );
-    const model = openStepper(db, r.pair);
-    if ('error' in model) throw new Error(model.error);
+    const model = await correctPatchStepper('durations', 'tests/test_parse.py::test_compound_duration');
     let checked = 0;
     model.rows.forEach((row, i) => {
       for (const which of ['b', 'p'] as const) {
@@ -56,21 +62,7 @@ describe('the stepper side that waits', () => {
   }, 120_000);
 
   it('says what a row holds in words that agree with its values: a row that ends a call shows what it returns; a side that waits elsewhere is not compared', async () => {
-    const {db} = freshDb();
-    const dir = join(PROJECTS_DIR, 'ledger');
-    const r = await tracePair(
-      db,
-      {kind: 'patch', repo: join(dir, 'repo'), patch: join(dir, 'patches', 'agent-correct.diff'), copy: true},
-      {
-        python: PY,
-        pytestPlugins: false,
-        sandbox: 'prefer',
-        test: 'tests/test_account.py::test_small_deposits_keep_every_cent',
-        values: 'all',
-      },
-    );
-    const model = openStepper(db, r.pair);
-    if ('error' in model) throw new Error(model.error);
+    const model = await correctPatchStepper('ledger', 'tests/test_account.py::test_small_deposits_keep_every_cent');
     const results = model.rows.map((_, i) => [model.view(i, 'b').result, model.view(i, 'p').result]);
     // to_cents(0.29): 28 before the fix, 29 after
     expect(results.some(([b]) => b === 'returns 28')).toBe(true);

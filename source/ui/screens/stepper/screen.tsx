@@ -1,24 +1,11 @@
 import {Text} from 'ink';
 import {useMemo} from 'react';
 import {fit} from '../../../core/text/sanitize.js';
-import type {SideView} from '../../../services/stepper.js';
+import {EMPTY_SIDE} from '../../../services/stepper.js';
 import {ScreenFrame} from '../../components/frame.js';
 import type {Env} from '../types.js';
 import {BINDINGS, type StepperScreen} from './keys.js';
 import {deltaLine, StepperBody, stepperTitle} from './view.js';
-
-const emptySide: SideView = {
-  present: false,
-  waiting: true,
-  fn: '',
-  file: '',
-  line: null,
-  kind: null,
-  locals: [],
-  recorded: true,
-  stack: [],
-  source: null,
-};
 
 /** The pair's aligned rows (opened once per pair), the two sides at the row, the watches. */
 function useStepper(s: StepperScreen, env: Env) {
@@ -27,7 +14,8 @@ function useStepper(s: StepperScreen, env: Env) {
   const model = 'error' in opened ? null : opened;
   const depths = useMemo(() => model?.rows.map(r => r.depth) ?? [], [model]);
   const sides = useMemo(
-    () => (model?.rows.length ? {b: model.view(s.row, 'b'), p: model.view(s.row, 'p')} : {b: emptySide, p: emptySide}),
+    () =>
+      model?.rows.length ? {b: model.view(s.row, 'b'), p: model.view(s.row, 'p')} : {b: EMPTY_SIDE, p: EMPTY_SIDE},
     [model, s.row],
   );
   const watches = useMemo(
