@@ -2,7 +2,7 @@ import {say, warn} from './output.js';
 import {render} from 'ink';
 import {basename} from 'node:path';
 import {App} from '../ui/app.js';
-import {storeData} from '../ui/data.js';
+import {storeData} from '../ui/data/index.js';
 import {themeFromEnv} from '../ui/theme.js';
 import {COMMON_OPTIONS, EXIT, parse, positiveInt, UsageError} from './args.js';
 import {passEnvOption} from './pass-env.js';
@@ -91,8 +91,8 @@ export async function runExplore(argv: string[]): Promise<number> {
       else if (b.state === 'failed') warn(`deltalens: ${b.text}`);
     }
     // quit while an audit runs: it is stopped and marked incomplete before the store closes
-    data.cancelJobs();
-    await data.whenIdle();
+    data.effects.cancelJobs();
+    await data.effects.whenIdle();
   } finally {
     db.close();
   }

@@ -4,13 +4,9 @@ import {QUESTION_TYPES, type QuestionType} from '../core/questions/model.js';
 import {forget, makeTempDir} from '../services/leftovers.js';
 import {PythonError, pythonRunner} from '../services/python.js';
 import {instanceBaseTree, InstanceTraceError, pytestIdOf} from '../services/instance-trace.js';
-import {
-  buildQuestions,
-  qualityChecks,
-  type BuildOptions,
-  type BuildResult,
-  type QualityReport,
-} from '../services/question-build.js';
+import {buildQuestions} from '../services/questions/build.js';
+import type {BuildOptions, BuildResult, FixGiven} from '../services/questions/options.js';
+import {qualityChecks, type QualityReport} from '../services/questions/quality.js';
 import {qaModelFrom, QaModelChoiceError, type QaModel} from '../services/qa-models.js';
 import {SandboxMissing} from '../services/sandbox.js';
 import {WorkspaceError} from '../services/workspace.js';
@@ -155,6 +151,14 @@ function storedPatches(db: Db, instance: string, dir: string): {name: string; fi
     writeFileSync(file, t!.patch!.endsWith('\n') ? t!.patch! : `${t!.patch}\n`);
     return {name, file};
   });
+}
+
+/** The fix as the options give it (checked before: exactly one way; --fixed only with --repo and --buggy); with --all, each project's gold patch. */
+function fixGiven(v: {'fixed-dir'?: string; fixed?: string; buggy?: string}, goldPatch: string): FixGiven {
+  const buggyRev = v.buggy ? {buggyRev: v.buggy} : {};
+  if (v['fixed-dir']) return {fixedDir: resolve(v['fixed-dir']), ...buggyRev};
+  if (v.fixed && v.buggy) return {fixedRev: v.fixed, buggyRev: v.buggy};
+  return {goldPatch, ...buggyRev};
 }
 
 export async function runQuestionsBuild(argv: string[]): Promise<number> {
@@ -325,12 +329,7 @@ export async function runQuestionsBuild(argv: string[]): Promise<number> {
       const options: BuildOptions = {
         instance: p.instance,
         buggyDir: p.buggyDir,
-        ...(values['fixed-dir'] && values.all === undefined
-          ? {fixedDir: resolve(values['fixed-dir'])}
-          : values.fixed && values.all === undefined
-            ? {fixedRev: values.fixed}
-            : {goldPatch: p.goldPatch}),
-        ...(values.buggy && values.all === undefined ? {buggyRev: values.buggy} : {}),
+        ...fixGiven(values.all === undefined ? values : {}, p.goldPatch),
         ...(values.pbt && values.all === undefined ? {pbt: resolve(values.pbt)} : {}),
         ...(values['generate-pbt'] ? {generatePbt: positiveInt(values['pbt-attempts'], '--pbt-attempts') ?? 3} : {}),
         ...(values.issue ? {issue: readFileSync(values.issue, 'utf8')} : {}),

@@ -63,8 +63,10 @@ function demoFingerprint(): string {
     // and the code-reasoning detector tags them
     join(ROOT, 'source', 'core', 'reasoning', 'detect.ts'),
     ...listFiles(MIGRATIONS_DIR),
-    // the demo's built questions are this builder's output, its audits these services'
-    join(ROOT, 'source', 'services', 'question-build.ts'),
+    // the demo's built questions are this builder's output (its stages and its pure parts), its
+    // audits these services'
+    ...listFiles(join(ROOT, 'source', 'services', 'questions')),
+    ...listFiles(join(ROOT, 'source', 'core', 'questions')),
     join(ROOT, 'source', 'services', 'audit.ts'),
     join(ROOT, 'source', 'services', 'audit-tools.ts'),
     join(ROOT, 'source', 'services', 'offline-auditor.ts'),
@@ -304,7 +306,8 @@ async function buildDemoQuestions(
   onProgress?: (message: string) => void,
   onDone?: () => void,
 ): Promise<{questions: number; excluded: string[]}> {
-  const {buildQuestions, qualityChecks} = await import('./question-build.js');
+  const {buildQuestions} = await import('./questions/build.js');
+  const {qualityChecks} = await import('./questions/quality.js');
   const {lexicalModel} = await import('./qa-models.js');
   const projects = demoProjects();
   onProgress?.(`building questions for ${projects.map(p => p.name).join(', ')} (questions build, offline)…`);

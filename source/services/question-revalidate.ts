@@ -15,22 +15,12 @@ import {writeTx} from '../store/db.js';
 import {addReview, insertQuestion, questionProvenance} from '../store/questions.js';
 import {forget, makeTempDir} from './leftovers.js';
 import {pythonRunner} from './python.js';
-import {
-  changed,
-  writeFixedTestFile,
-  readTestFile,
-  evaluateAt,
-  fixSpec,
-  judgeVariant,
-  outcomeText,
-  patchedSpec,
-  PBT_FILE,
-  Step,
-  testFileOf,
-  testPathOf,
-  writeTest,
-  type EvalResult,
-} from './question-build.js';
+import {changed, type EvalResult} from '../core/questions/candidates.js';
+import {judgeVariant, outcomeText} from '../core/questions/outcome.js';
+import {testFileOf, testPathOf} from '../core/questions/test-source.js';
+import {evaluateAt, Step} from './questions/runs.js';
+import {PBT_FILE, readTestFile, writeFixedTestFile, writeTest} from './questions/test-files.js';
+import {fixSpec, patchedSpec} from './questions/trees.js';
 import {builtQuestion, ReviewError, type Provenance} from './question-review.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {prepareWorkspace, type Workspace, type WorkspaceSpec} from './workspace.js';

@@ -13,23 +13,21 @@ import {
   type ReviewAction,
   type ReviewRow,
 } from '../store/questions.js';
-import type {BuildInputs, TestOutcome} from './question-build.js';
+import {
+  readProvenance,
+  type CommonProvenance,
+  type E2eEffectProvenance,
+  type LocalProvenance,
+  type NoEffectProvenance,
+} from '../core/questions/provenance.js';
 
 export class ReviewError extends Error {}
 
-export interface Provenance {
-  origin?: string;
-  seed?: number;
-  build?: BuildInputs;
-  patch_text?: string;
-  before?: TestOutcome[];
-  after?: TestOutcome[];
-  no_effect?: unknown;
-  evaluated_at?: {
-    buggy: {file: string; line: number; hit: number; timing: string};
-    patched: {file: string; line: number; hit: number; timing: string};
-  };
-}
+/** A built question's provenance as re-validation reads it: the common part, and what one type or another has. */
+export type Provenance = CommonProvenance &
+  Partial<Pick<E2eEffectProvenance, 'before' | 'after' | 'patch_text'>> &
+  Partial<Pick<LocalProvenance, 'evaluated_at'>> &
+  Partial<Pick<NoEffectProvenance, 'no_effect'>>;
 
 /** The stored question and its provenance; only built questions are reviewed here. */
 export function builtQuestion(
@@ -39,11 +37,16 @@ export function builtQuestion(
   const q = getQuestion(db, id);
   if (!q) throw new ReviewError(`no question "${id}" in this database`);
   const stored = questionProvenance(db, id)!;
-  const prov = (stored.provenance ?? {}) as Provenance;
-  if (prov.origin !== 'built')
+  const read = readProvenance(q.type, stored.provenance);
+  if (read.problems.length)
+    throw new ReviewError(
+      `question "${id}": its provenance does not read as a built question's (${read.problems.slice(0, 3).join('; ')}${read.problems.length > 3 ? `; ${read.problems.length - 3} more` : ''})`,
+    );
+  if (!read.built)
     throw new ReviewError(
       `question "${id}" was not built here (imported or written by hand): flag it instead (deltalens explore, f)`,
     );
+  const prov: Provenance = read.built;
   return {q, prov, validations: stored.validations};
 }
 

@@ -2,7 +2,7 @@ import {Box, Text, useApp, useStdin} from 'ink';
 import {useEffect, useMemo, useRef, useState} from 'react';
 import {Header, StatusBar} from './components/frame.js';
 import {HelpOverlay, helpLines} from './help.js';
-import type {ExplorerData} from './data.js';
+import type {ExplorerData} from './data/index.js';
 import {runIntent, type RunnerContext} from './intents.js';
 import {hintText, useKeyQueue} from './keys.js';
 import {defOf, type Screen} from './screens/index.js';

@@ -1,26 +1,8 @@
 import type {WatchValue} from '../services/stepper.js';
-import type {ExplorerData} from './data.js';
+import type {ExplorerData} from './data/index.js';
 import type {Screen} from './screens/index.js';
+import type {Intent} from './screens/types.js';
 import {stepperScreen} from './screens/stepper/keys.js';
-
-/**
- * Side effects a key asks for. Reducers return intents (with the ids they act on); the one
- * command runner below calls the service and hands the result back as an action — so a reducer
- * never writes the store, runs a model, opens an editor or touches the clipboard.
- */
-export type Intent =
-  | {kind: 'copy'}
-  | {kind: 'setStage'; trajectory: number; idx: number; stage: string | null}
-  | {kind: 'flag'; question: string; verdict: string; note: string}
-  | {kind: 'rescore'; question: string; explanation: number; fresh: boolean; model: string | null}
-  | {kind: 'edit'; instance: string; agent: string; text: string}
-  | {kind: 'review'; question: string; action: 'accepted' | 'rejected'; note: string}
-  | {kind: 'editQuestion'; question: string}
-  | {kind: 'live'; pair: number; row: number; exprs: string[]}
-  | {kind: 'findRow'; pair: number; text: string; from: number}
-  | {kind: 'openEvidence'; pair: number; side: 'buggy' | 'patched'; seq: number; text: string}
-  | {kind: 'startAudit'; target: {trajectory: number} | {instance: string; agent: string}}
-  | {kind: 'cancelJobs'};
 
 /** What the runner hands back. `uid` names the screen the intent came from: a result for a
  * screen that has been closed is dropped. */
@@ -65,12 +47,12 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
       return status(`copied: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`);
     }
     case 'setStage':
-      return store(() => data.setStage(intent.trajectory, intent.idx, intent.stage));
+      return store(() => data.effects.setStage(intent.trajectory, intent.idx, intent.stage));
     case 'flag':
-      return store(() => data.setFlag(intent.question, intent.verdict, intent.note));
+      return store(() => data.effects.setFlag(intent.question, intent.verdict, intent.note));
     case 'rescore': {
       status('re-scoring…');
-      void data
+      void data.effects
         .rescore(
           intent.question,
           intent.explanation,
@@ -91,11 +73,11 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
       return;
     }
     case 'edit': {
-      const edited = ctx.suspend(() => data.edit(intent.text));
+      const edited = ctx.suspend(() => data.effects.edit(intent.text));
       if (edited.error) return status(edited.error);
       if (edited.text === null) return status('unchanged: nothing saved');
       try {
-        const id = data.saveCustom(intent.instance, intent.agent, edited.text);
+        const id = data.effects.saveCustom(intent.instance, intent.agent, edited.text);
         done({type: 'changed'});
         done({type: 'update', uid, update: s => (s.kind === 'question' ? {...s, explanationId: id} : s)});
         status(`saved as custom explanation #${id}; r re-scores it`);
@@ -105,13 +87,13 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
       return;
     }
     case 'review':
-      return store(() => data.review(intent.question, intent.action, intent.note));
+      return store(() => data.effects.review(intent.question, intent.action, intent.note));
     case 'editQuestion': {
-      const edited = ctx.suspend(() => data.editQuestion(intent.question));
+      const edited = ctx.suspend(() => data.effects.editQuestion(intent.question));
       if (edited.error) return status(edited.error);
       if (edited.text === null) return status('unchanged: nothing saved');
       status('re-validating the edit…');
-      void data
+      void data.effects
         .saveQuestionEdit(intent.question, edited.text, detail => status(`re-validating: ${detail}`))
         .then(r => {
           if (r.saved) {
@@ -131,7 +113,7 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
     }
     case 'openEvidence': {
       // the trace step a claim's verdict rests on, in the stepper
-      const model = data.stepper(intent.pair);
+      const model = data.traces.stepper(intent.pair);
       if ('error' in model) return status(model.error);
       const which = intent.side === 'buggy' ? 'b' : 'p';
       const exact = model.rows.findIndex(r => r[which]?.seq === intent.seq);
@@ -151,7 +133,7 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
     case 'startAudit': {
       status('auditing the explanation: starting… (Ctrl+C stops it, keeping what is done)');
       done({type: 'job', label: 'audit', change: 1});
-      void data
+      void data.effects
         .startAudit(intent.target, text => {
           status(`auditing: ${text} (Ctrl+C stops it)`);
           // the stored transcript grew: an open audit screen (and a's choice of audit) reads it again
@@ -167,10 +149,10 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
       return;
     }
     case 'cancelJobs':
-      data.cancelJobs();
+      data.effects.cancelJobs();
       return;
     case 'findRow': {
-      const model = data.stepper(intent.pair);
+      const model = data.traces.stepper(intent.pair);
       if ('error' in model) return status(model.error);
       const found = model.findRow(intent.text, intent.from);
       const row = found < 0 ? model.findRow(intent.text, 0) : found;
@@ -204,9 +186,9 @@ export function runIntent(intent: Intent, uid: number, ctx: RunnerContext, done:
           note: 'running deltatrace eval on both sides…',
         })),
       );
-      const model = data.stepper(intent.pair);
+      const model = data.traces.stepper(intent.pair);
       if ('error' in model) return status(model.error);
-      void data
+      void data.effects
         .liveWatch(model, intent.row, intent.exprs)
         .then(put, (e: Error) => status(`live re-run failed: ${e.message}`));
       return;

@@ -1,5 +1,6 @@
 import type {Key} from 'ink';
-import type {Intent, Result} from './intents.js';
+import type {Result} from './intents.js';
+import type {Intent} from './screens/types.js';
 import {bindingFor, GLOBAL_BINDINGS, MOVES} from './keys.js';
 import {moveScroll, START, type Size} from './nav.js';
 import {defOf, type Screen} from './screens/index.js';

@@ -14,7 +14,7 @@ import {render} from 'ink-testing-library';
 import {openDb} from '../../source/store/db.js';
 import {importPaths} from '../../source/services/importer.js';
 import {App} from '../../source/ui/app.js';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {NO_COLOR_THEME} from '../../source/ui/theme.js';
 import {ROOT, SAMPLES} from '../helpers/paths.js';
 import {benchDelta, benchTracer} from './traces.js';

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {mmr, pickCorrect, seededOrder, similarity} from '../../source/core/questions/select.js';
-import {codePointDistance} from '../../source/services/question-build.js';
+import {codePointDistance} from '../../source/services/questions/distance.js';
 
 const d = codePointDistance;
 

@@ -29,8 +29,8 @@ export function insertDurationsQuestion(
 /** questions build options for the demo durations bug (its gold patch, the test that reproduces
  * it, sandbox 'prefer' for our own project); `o` overrides. */
 export async function durationsBuild(
-  o: Partial<import('../../source/services/question-build.js').BuildOptions> = {},
-): Promise<import('../../source/services/question-build.js').BuildOptions> {
+  o: Partial<import('../../source/services/questions/options.js').BuildOptions> = {},
+): Promise<import('../../source/services/questions/options.js').BuildOptions> {
   const {join} = await import('node:path');
   const {PROJECTS_DIR} = await import('../../source/services/demo.js');
   const P = join(PROJECTS_DIR, 'durations');
@@ -46,5 +46,9 @@ export async function durationsBuild(
     timeoutS: 60,
     types: ['e2e_intent', 'e2e_effect', 'local_intent', 'local_effect'],
     ...o,
-  };
+  } as import('../../source/services/questions/options.js').BuildOptions; // `o` may give the fix another way
 }
+
+/** A built question's provenance read by field name (each test knows its question's type and casts the field it reads). */
+export const fieldsOf = (p: import('../../source/core/questions/provenance.js').BuiltProvenance) =>
+  p as unknown as Record<string, unknown>;

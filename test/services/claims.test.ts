@@ -12,7 +12,7 @@ import {parseListFilter} from '../../source/core/trajectory/list-filter.js';
 import {stepLines} from '../../source/ui/screens/trajectory/view.js';
 import {freshDb, importInto} from '../helpers/db.js';
 import {renderApp} from '../helpers/ui.js';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {trajectoryScreen} from '../../source/ui/screens/trajectory/keys.js';
 import {tempDir} from '../helpers/files.js';
 

@@ -29,7 +29,7 @@ describe('scopes from the real tracer on a real checkout', () => {
 describe('the explorer shows the reference the run was scored against', () => {
   it('keeps the scopes lens build found and puts them back on the reference tree', async () => {
     const {runLensBuildWithSources} = await import('../../source/services/lens.js');
-    const {storeData} = await import('../../source/ui/data.js');
+    const {storeData} = await import('../../source/ui/data/index.js');
     const {ptaLines} = await import('../../source/ui/pta-lines.js');
     const {db} = freshDb();
     importInto(db, [join(SAMPLES, 'demo-runs')]);
@@ -40,7 +40,7 @@ describe('the explorer shows the reference the run was scored against', () => {
     );
     expect(built.scopes.states).toBeGreaterThanOrEqual(7);
     const hasty = built.runs.find(r => r.agent === 'demo-hasty')!;
-    const view = storeData(db, 'test.db').pta(hasty.trajectory)!;
+    const view = storeData(db, 'test.db').runs.pta(hasty.trajectory)!;
     const text = ptaLines(view, 200)
       .map(l => l.text)
       .join('\n');

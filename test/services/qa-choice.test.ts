@@ -4,7 +4,7 @@
  */
 import {describe, expect, it} from 'vitest';
 import {explorerQaChoice, qaModelFrom, QaModelChoiceError} from '../../source/services/qa-models.js';
-import {liveQaModel} from '../../source/ui/data.js';
+import {liveQaModel} from '../../source/ui/data/effects.js';
 import {explorerAuditModel} from '../../source/services/audit.js';
 import {startOpenAiServer} from '../helpers/openai-server.js';
 

@@ -6,7 +6,9 @@ import {spawnSync} from 'node:child_process';
 import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {buildQuestions} from '../../source/services/question-build.js';
+import {readProvenance} from '../../source/core/questions/provenance.js';
+import {buildQuestions} from '../../source/services/questions/build.js';
+import {questionProvenance} from '../../source/store/questions.js';
 import {CLICK_TEST, clickTrees, findClick, hasFix} from '../helpers/click.js';
 import {freshDb} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
@@ -23,7 +25,8 @@ describe.skipIf(!click || !hasFix(click))('questions build on a real library (cl
       {encoding: 'utf8'},
     ).stdout;
     writeFileSync(join(dir, 'fix.diff'), diff);
-    const r = await buildQuestions(freshDb().db, {
+    const {db} = freshDb();
+    const r = await buildQuestions(db, {
       instance: 'click__split-opt',
       buggyDir: buggy,
       fixedDir: fixed,
@@ -47,5 +50,8 @@ describe.skipIf(!click || !hasFix(click))('questions build on a real library (cl
     ]);
     expect(key('local_intent')).toEqual(['_split_opt(opt)']);
     expect(key('local_effect')).toEqual(['_split_opt(opt)']);
+    // each type's provenance, as stored, reads back as that type's
+    for (const b of r.questions)
+      expect(readProvenance(b.question.type, questionProvenance(db, b.question.id)!.provenance).problems).toEqual([]);
   }, 240_000);
 });

@@ -2,9 +2,11 @@ import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import {openAiModel} from '../../source/services/qa-models.js';
-import {buildQuestions, type BuildResult} from '../../source/services/question-build.js';
+import {buildQuestions} from '../../source/services/questions/build.js';
+import type {BuildResult} from '../../source/services/questions/options.js';
 import {freshDb} from '../helpers/db.js';
 import {startOpenAiServer} from '../helpers/openai-server.js';
+import {fieldsOf} from '../helpers/questions.js';
 
 const P = join(PROJECTS_DIR, 'durations');
 
@@ -42,7 +44,7 @@ describe('questions build with a generating model (a local OpenAI-compatible ser
   it('e2e intent: lines that are not Python are dropped and said so; candidates that are also correct are dropped by running the test', () => {
     const b = built.questions.find(q => q.question.type === 'e2e_intent')!;
     expect(b.provenance.generator).toBe('model gen-model');
-    const candidates = b.provenance.candidates as {text: string; kept: boolean; reason: string}[];
+    const candidates = fieldsOf(b.provenance).candidates as {text: string; kept: boolean; reason: string}[];
     const byText = (t: string) => candidates.find(c => c.text === t)!;
     expect(byText('5400 +').reason).toContain('not a Python expression');
     expect(byText('not python at all').reason).toContain('not a Python expression');
@@ -55,7 +57,8 @@ describe('questions build with a generating model (a local OpenAI-compatible ser
       .sort();
     expect(distractors).toEqual(['1800', '3600']);
     // every prompt and answer is kept, the failed call too
-    const calls = (b.provenance.model as {calls: {attempt: number; raw: string | null; error?: string}[]}).calls;
+    const calls = (fieldsOf(b.provenance).model as {calls: {attempt: number; raw: string | null; error?: string}[]})
+      .calls;
     expect(calls[0]).toMatchObject({attempt: 1, raw: null});
     expect(calls[0]!.error).toBeTruthy();
     expect(calls[1]).toMatchObject({attempt: 2, raw: expect.stringContaining('5400 +')});
@@ -63,7 +66,7 @@ describe('questions build with a generating model (a local OpenAI-compatible ser
 
   it("local intent: the model's expressions are evaluated like the offline ones; the invalid one is dropped", () => {
     const b = built.questions.find(q => q.question.type === 'local_intent')!;
-    const candidates = b.provenance.candidates as {
+    const candidates = fieldsOf(b.provenance).candidates as {
       text: string;
       how: string;
       changed: boolean;
@@ -76,7 +79,7 @@ describe('questions build with a generating model (a local OpenAI-compatible ser
       buggy: {value: 3600},
       patched: {value: 10800},
     });
-    expect((b.provenance.unusable as {text: string}[]).map(u => u.text)).toEqual([')(']);
+    expect((fieldsOf(b.provenance).unusable as {text: string}[]).map(u => u.text)).toEqual([')(']);
     expect(server.calls.length).toBe(4);
   });
 
@@ -86,7 +89,7 @@ describe('questions build with a generating model (a local OpenAI-compatible ser
     expect(texts).toContain('The test failed at line 11 with exception: TypeError.');
     expect(texts).toContain('The test failed at line 11 with exception: ValueError.');
     expect(texts).toContain('The test passed.');
-    const dropped = (b.provenance.candidates as {text: string; reason?: string}[]).filter(c => c.reason);
+    const dropped = (fieldsOf(b.provenance).candidates as {text: string; reason?: string}[]).filter(c => c.reason);
     expect(dropped.map(d => [d.text, d.reason])).toEqual([
       ['line 99, KeyError', 'dropped: line 99 is not in the test function (lines 10–11)'],
       ['the test explodes', 'dropped: not "line N, ExceptionName"'],

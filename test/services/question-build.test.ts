@@ -3,20 +3,18 @@ import {join} from 'node:path';
 import {beforeAll, describe, expect, it} from 'vitest';
 import {validateQuestion} from '../../source/core/questions/model.js';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
-import {
-  buildQuestions,
-  notReturnedYet,
-  outcomeText,
-  parametersOf,
-  testFunctionContext,
-  type BuildOptions,
-  type BuildResult,
-} from '../../source/services/question-build.js';
+import {notReturnedYet} from '../../source/core/questions/candidates.js';
+import {outcomeText} from '../../source/core/questions/outcome.js';
+import {parametersOf, testFunctionContext} from '../../source/core/questions/test-source.js';
+import {buildQuestions} from '../../source/services/questions/build.js';
+import type {BuildOptions, BuildResult} from '../../source/services/questions/options.js';
 import type {Db} from '../../source/store/db.js';
 import {getQuestion, listExclusions, questionProvenance} from '../../source/store/questions.js';
 import {freshDb} from '../helpers/db.js';
 import {provenanceLines} from '../../source/ui/screens/question/lines.js';
 import {tempDir} from '../helpers/files.js';
+import {fieldsOf} from '../helpers/questions.js';
+import {readProvenance} from '../../source/core/questions/provenance.js';
 
 const P = join(PROJECTS_DIR, 'durations');
 const patch = (name: string) => join(P, 'patches', `${name}.diff`);
@@ -35,7 +33,7 @@ function options(o: Partial<BuildOptions> = {}): BuildOptions {
     timeoutS: 60,
     types: ['e2e_intent', 'e2e_effect'],
     ...o,
-  };
+  } as BuildOptions; // a test that gives --fixed-dir sets goldPatch: undefined
 }
 
 let db: Db;
@@ -72,7 +70,7 @@ describe('questions build on the demo durations bug (real tests, run in the sand
     const b = byId('demo__durations-1/built/e2e_intent');
     expect(keyTexts(b.question.id)).toEqual(['5400']);
     expect(b.question.context.test).toContain('11:     assert parse_duration("1h30m") == [[MASKED]]');
-    const candidates = b.provenance.candidates as {
+    const candidates = fieldsOf(b.provenance).candidates as {
       text: string;
       kept: boolean;
       reason: string;
@@ -114,7 +112,7 @@ describe('questions build on the demo durations bug (real tests, run in the sand
       inputs: "{'text': '1h30m'}",
     });
     expect(String(b.question.context.function)).toMatch(/^def parse_duration\(text\):[\s\S]*return total$/);
-    const candidates = b.provenance.candidates as {
+    const candidates = fieldsOf(b.provenance).candidates as {
       text: string;
       changed: boolean;
       buggy: {value?: unknown};
@@ -128,7 +126,7 @@ describe('questions build on the demo durations bug (real tests, run in the sand
     // every distractor was evaluated and did not change
     for (const c of b.question.choices.filter(x => x.role === 'distractor'))
       expect(candidates.find(x => x.text === c.text)!.changed).toBe(false);
-    expect(b.provenance.attempts).toEqual([
+    expect(fieldsOf(b.provenance).attempts).toEqual([
       {timing: 'before', hit: {buggy: 1, patched: 1}, changed: 0, candidates: 11},
       {timing: 'after', hit: {buggy: 1, patched: 1}, changed: 0, candidates: 11},
       {timing: 'after', hit: {buggy: 2, patched: 2}, changed: 1, candidates: 11},
@@ -173,6 +171,8 @@ describe('questions build on the demo durations bug (real tests, run in the sand
       expect(validateQuestion(q)).toEqual(q);
       const p = questionProvenance(db, q.id)!;
       expect(p.provenance).toMatchObject({origin: 'built', generator: 'offline', seed: 0, test: TEST});
+      // what the builder wrote reads back as its question type's provenance, field by field
+      expect(readProvenance(q.type, p.provenance).problems).toEqual([]);
       for (const c of q.choices.filter(x => x.role !== 'insufficient')) expect(p.validations[c.label]).toBeDefined();
     }
   });
@@ -227,14 +227,14 @@ describe('local questions where the function returns (or raises) differently', (
     const lq = ledger.questions[0]!;
     expect(lq.question.choices.find(c => c.label === lq.question.answer[0])!.text).toBe('to_cents(amount)');
     const lc = (
-      lq.provenance.candidates as {text: string; buggy: {value?: unknown}; patched: {value?: unknown}}[]
+      fieldsOf(lq.provenance).candidates as {text: string; buggy: {value?: unknown}; patched: {value?: unknown}}[]
     ).find(c => c.text === 'to_cents(amount)')!;
     expect([lc.buggy.value, lc.patched.value]).toEqual([28, 29]);
     const graphs = await buildQuestions(local, project('graphs', 'tests/test_topo.py::test_cycle_is_reported'));
     const gq = graphs.questions[0]!;
     expect(gq.question.choices.find(c => c.label === gq.question.answer[0])!.text).toBe('visit(node)');
     const gc = (
-      gq.provenance.candidates as {
+      fieldsOf(gq.provenance).candidates as {
         text: string;
         buggy: {value?: unknown; error?: unknown};
         patched: {error?: {type: string}};
@@ -278,7 +278,7 @@ describe('local questions where the function returns (or raises) differently', (
     expect(r.excluded).toEqual([]);
     const q = r.questions[0]!;
     const key = q.question.choices.find(c => c.label === q.question.answer[0])!.text;
-    const candidates = q.provenance.candidates as {
+    const candidates = fieldsOf(q.provenance).candidates as {
       text: string;
       changed: boolean;
       usable: boolean;
@@ -363,11 +363,11 @@ describe('local questions where the function returns (or raises) differently', (
       call: 'the call in which if not is_residue(a, p): (line 11) runs',
       inputs: "{'a': 0, 'p': 5}",
     });
-    const attempts = q.provenance.attempts as {timing: string; changed: number; note?: string}[];
+    const attempts = fieldsOf(q.provenance).attempts as {timing: string; changed: number; note?: string}[];
     // nothing near the line tells the sides apart: before and after it the names agree
     expect(attempts.map(a => a.timing)).toEqual(['before', 'after', 'after', 'return']);
     expect(attempts[2]!.note).toMatch(/^not reached/);
-    const candidates = q.provenance.candidates as {
+    const candidates = fieldsOf(q.provenance).candidates as {
       text: string;
       changed: boolean;
       buggy: {value?: unknown};
@@ -433,12 +433,16 @@ describe('local questions where the function returns (or raises) differently', (
     // the local question is asked at the example's values: "1h1m" → 60 before the fix, 3660 after
     const lq = r.questions.find(q => q.question.type === 'local_intent')!;
     const total = (
-      lq.provenance.candidates as {text: string; buggy: {value?: unknown}; patched: {value?: unknown}}[]
+      fieldsOf(lq.provenance).candidates as {text: string; buggy: {value?: unknown}; patched: {value?: unknown}}[]
     ).find(c => c.text === 'total')!;
     expect([total.buggy.value, total.patched.value]).toEqual([60, 3660]);
     expect(String(lq.question.context.inputs)).toContain("'text': '1h1m'");
     // the question screen says on which example it was built
-    const shown = provenanceLines({provenance: lq.provenance, validations: {}}, lq.question, 200)
+    const shown = provenanceLines(
+      {provenance: readProvenance('local_intent', lq.provenance), validations: {}},
+      lq.question,
+      200,
+    )
       .map(l => l.text)
       .join('\n');
     expect(shown).toContain(
@@ -522,7 +526,7 @@ describe('local questions where the function returns (or raises) differently', (
     );
     expect(r.questions.length).toBeGreaterThan(0);
     for (const q of r.questions) {
-      const candidates = q.provenance.candidates as {
+      const candidates = fieldsOf(q.provenance).candidates as {
         expr?: string;
         changed: boolean;
         usable: boolean;

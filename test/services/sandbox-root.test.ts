@@ -23,7 +23,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {AuditTools} from '../../source/services/audit-tools.js';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import {pythonRunner, runPython, TRACER_DIR} from '../../source/services/python.js';
-import {buildQuestions} from '../../source/services/question-build.js';
+import {buildQuestions} from '../../source/services/questions/build.js';
 import {bwrapArgs, SANDBOX_TRACER} from '../../source/services/sandbox.js';
 import {freshDb} from '../helpers/db.js';
 import {ROOT, tempDir} from '../helpers/files.js';

@@ -3,7 +3,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {Db} from '../../source/store/db.js';
 import {auditMessages, getAudit} from '../../source/store/audits.js';
 import {listTrajectories} from '../../source/store/trajectories.js';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {trajectoryScreen} from '../../source/ui/screens/trajectory/keys.js';
 import {freshDb, importInto} from '../helpers/db.js';
 import {SAMPLES} from '../helpers/files.js';
@@ -135,8 +135,8 @@ describe('audits in the explorer', () => {
     expect(quit()).toBe(true);
     app.unmount();
     // what deltalens explore does before it closes the store
-    data.cancelJobs();
-    await data.whenIdle();
+    data.effects.cancelJobs();
+    await data.effects.whenIdle();
     const mine = db.prepare("SELECT id FROM audit WHERE model = 'slow-auditor-2'").all() as {id: number}[];
     expect(mine).toHaveLength(1);
     expect(getAudit(db, mine[0]!.id)).toMatchObject({status: 'incomplete'});

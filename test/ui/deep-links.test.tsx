@@ -5,7 +5,7 @@
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {resolveLink} from '../../source/commands/explore.js';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {linkStack} from '../../source/ui/state.js';
 import {listTrajectories} from '../../source/store/trajectories.js';
 import {freshDb, importInto, questionsDb} from '../helpers/db.js';

@@ -1,6 +1,6 @@
 import {describe, expect, it, vi} from 'vitest';
 import {join} from 'node:path';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {listTrajectories} from '../../source/store/trajectories.js';
 import {freshDb, importInto} from '../helpers/db.js';
 import {SAMPLES} from '../helpers/files.js';

@@ -4,7 +4,7 @@
  */
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {listTrajectories} from '../../source/store/trajectories.js';
 import {freshDb, importInto} from '../helpers/db.js';
 import {SAMPLES} from '../helpers/files.js';

@@ -4,7 +4,7 @@
  */
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {writeFileSync} from 'node:fs';
 import {freshDb, importInto} from '../helpers/db.js';
 import {SAMPLES, tempDir} from '../helpers/files.js';

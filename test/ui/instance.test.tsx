@@ -9,7 +9,7 @@ import {describe, expect, it} from 'vitest';
 import {resolveLink} from '../../source/commands/explore.js';
 import {importInstances} from '../../source/services/instances.js';
 import {noteExclusion} from '../../source/store/questions.js';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {instanceLines} from '../../source/ui/screens/instance/lines.js';
 import {linkStack} from '../../source/ui/state.js';
 import {freshDb} from '../helpers/db.js';
@@ -44,7 +44,7 @@ describe('the instance screen', () => {
     expect(frame).toContain('django/django at d26b2424437dabeeca94d7900b37d2df4410da0c');
     expect(frame).toContain('· test_ascii_validator (auth_tests.test_validators.UsernameValidatorsTests)');
     // what questions build did not build, and why
-    const all = storeData(db, 'test.db').instance('django__django-11099')!;
+    const all = storeData(db, 'test.db').instances.instance('django__django-11099')!;
     expect(all.exclusions.map(e => [e.stage, e.agent])).toEqual([['local_intent', null]]);
     const text = instanceLines(all, 100)
       .map(l => l.text)

@@ -1,7 +1,7 @@
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {runLensBuild} from '../../source/services/lens.js';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {listTrajectories} from '../../source/store/trajectories.js';
 import {freshDb, importInto} from '../helpers/db.js';
 import {SAMPLES} from '../helpers/files.js';

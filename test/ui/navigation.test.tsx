@@ -6,7 +6,7 @@ import {scoreExplanations} from '../../source/services/scoring.js';
 import {ensureExplanation} from '../../source/store/questions.js';
 import {listTrajectories} from '../../source/store/trajectories.js';
 import {helpGroups} from '../../source/ui/help.js';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {freshDb, importInto} from '../helpers/db.js';
 import {SAMPLES} from '../helpers/files.js';
 import {insertDurationsQuestion} from '../helpers/questions.js';

@@ -2,7 +2,7 @@ import {join} from 'node:path';
 import {beforeAll, describe, expect, it} from 'vitest';
 import type {Db} from '../../source/store/db.js';
 import {listTrajectories} from '../../source/store/trajectories.js';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {trajectoryScreen} from '../../source/ui/screens/trajectory/keys.js';
 import {freshDb, importInto} from '../helpers/db.js';
 import {SAMPLES} from '../helpers/files.js';

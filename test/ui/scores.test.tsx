@@ -5,7 +5,7 @@ import {lexicalModel} from '../../source/services/qa-models.js';
 import {scoreExplanations} from '../../source/services/scoring.js';
 import type {Db} from '../../source/store/db.js';
 import {ensureExplanation, insertAnswer} from '../../source/store/questions.js';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {freshDb} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
 import {insertDurationsQuestion} from '../helpers/questions.js';

@@ -3,7 +3,7 @@ import {beforeAll, describe, expect, it} from 'vitest';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import {tracePair} from '../../source/services/tracing.js';
 import type {Db} from '../../source/store/db.js';
-import {storeData} from '../../source/ui/data.js';
+import {storeData} from '../../source/ui/data/index.js';
 import {readFileSync, writeFileSync} from 'node:fs';
 import {freshDb, importInto} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';

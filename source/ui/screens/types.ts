@@ -1,11 +1,9 @@
 import type {Key} from 'ink';
 import type React from 'react';
-import type {ExplorerData} from '../data.js';
-import type {Intent} from '../intents.js';
+import type {ExplorerData} from '../data/index.js';
 import type {Binding, Scope} from '../keys.js';
 import type {Size} from '../nav.js';
 import type {Theme} from '../theme.js';
-import type {Screen} from './index.js';
 
 /**
  * What a screen is: one folder under ui/screens/ holding its state, its key bindings, its
@@ -40,6 +38,39 @@ export interface Env {
   overlay: React.ReactNode | null;
   report<V extends View>(view: V): void;
 }
+
+/**
+ * Every screen's state type, by kind. A screen adds its own, in its keys.ts:
+ *
+ *     declare module '../types.js' { interface ScreenStates { list: ListScreen } }
+ *
+ * so that the union of them all is known here without this file — which every screen
+ * imports — importing any screen.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: each screen's keys.ts adds its state to it
+export interface ScreenStates {}
+
+/** Any screen's state: what the router's stack holds. */
+export type Screen = ScreenStates[keyof ScreenStates];
+
+/**
+ * Side effects a key asks for. Reducers return intents (with the ids they act on); the one
+ * command runner below calls the service and hands the result back as an action — so a reducer
+ * never writes the store, runs a model, opens an editor or touches the clipboard.
+ */
+export type Intent =
+  | {kind: 'copy'}
+  | {kind: 'setStage'; trajectory: number; idx: number; stage: string | null}
+  | {kind: 'flag'; question: string; verdict: string; note: string}
+  | {kind: 'rescore'; question: string; explanation: number; fresh: boolean; model: string | null}
+  | {kind: 'edit'; instance: string; agent: string; text: string}
+  | {kind: 'review'; question: string; action: 'accepted' | 'rejected'; note: string}
+  | {kind: 'editQuestion'; question: string}
+  | {kind: 'live'; pair: number; row: number; exprs: string[]}
+  | {kind: 'findRow'; pair: number; text: string; from: number}
+  | {kind: 'openEvidence'; pair: number; side: 'buggy' | 'patched'; seq: number; text: string}
+  | {kind: 'startAudit'; target: {trajectory: number} | {instance: string; agent: string}}
+  | {kind: 'cancelJobs'};
 
 /** What a key did to a screen. `screen` replaces it (null: it closes); `parent` replaces the
  * screen under it; `push` opens screens on top; `intents` go to the command runner. */

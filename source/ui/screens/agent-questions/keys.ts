@@ -14,6 +14,12 @@ export interface AgentQuestionsScreen {
   list: Cursor;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    agentQuestions: AgentQuestionsScreen;
+  }
+}
+
 export interface AgentQuestionsView extends ModelsView {
   questions: string[];
 }

@@ -1,7 +1,7 @@
 import {Box, Text} from 'ink';
 import {oneLine, pad} from '../../../core/text/sanitize.js';
 import type {Theme} from '../../theme.js';
-import type {AgentQuestionRow} from '../../data-types.js';
+import type {AgentQuestionRow} from '../../data/questions.js';
 
 /** A question's id without what the row says already (its type, the agent): what tells it apart. */
 function shortQuestionId(id: string, type: string, agent: string): string {

@@ -10,7 +10,7 @@ export function AgentQuestionsComponent({screen: s, env}: {screen: AgentQuestion
   const {data, width, bodyHeight, theme, version} = env;
   const {models, shownModel, runAgents} = useModels(env);
   const rows = useMemo(
-    () => data.agentQuestions(s.agent, s.explanations, s.model),
+    () => data.questions.agentQuestions(s.agent, s.explanations, s.model),
     [data, s.agent, s.explanations, s.model, version],
   );
   env.report({

@@ -8,6 +8,12 @@ export interface AgreementScreen {
   scroll: number;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    agreement: AgreementScreen;
+  }
+}
+
 export const BINDINGS: Binding[] = [];
 
 export function command(s: AgreementScreen, id: string, view: View): Outcome<AgreementScreen> | null {

@@ -7,7 +7,7 @@ import {agreementLines} from './lines.js';
 
 export function AgreementComponent({screen: s, env}: {screen: AgreementScreen; env: Env}) {
   const {data, width, theme, version} = env;
-  const lines = useMemo(() => agreementLines(data.agreement(), width), [data, width, version]);
+  const lines = useMemo(() => agreementLines(data.questions.agreement(), width), [data, width, version]);
   return (
     <TextScreen
       env={env}

@@ -9,6 +9,12 @@ export interface AuditScreen {
   scroll: number;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    audit: AuditScreen;
+  }
+}
+
 export const BINDINGS: Binding[] = [];
 
 export function command(s: AuditScreen, id: string, view: View): Outcome<AuditScreen> | null {

@@ -7,7 +7,7 @@ import {auditLines} from './lines.js';
 
 export function AuditComponent({screen: s, env}: {screen: AuditScreen; env: Env}) {
   const {data, width, version} = env;
-  const a = useMemo(() => data.audit(s.id), [data, s.id, version]);
+  const a = useMemo(() => data.audits.audit(s.id), [data, s.id, version]);
   const lines = useMemo(() => (a ? auditLines(a.row, a.messages, width) : []), [a, width]);
   return (
     <TextScreen

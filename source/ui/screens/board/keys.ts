@@ -11,6 +11,12 @@ export interface BoardScreen {
   list: Cursor;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    board: BoardScreen;
+  }
+}
+
 /** The stored QA models, and the one a screen shows while it has chosen none (the report's default). */
 export interface ModelsView extends View {
   models: string[];

@@ -10,16 +10,16 @@ import {BoardHeader, BoardRows} from './rows.js';
 /** The stored models and the report's default model: what m cycles through. */
 export function useModels(env: Env) {
   const {data, version} = env;
-  const models = useMemo(() => data.models(), [data, version]);
-  const shownModel = useMemo(() => data.report(null).model, [data, version]);
-  const runAgents = useMemo(() => data.agents(), [data, version]);
+  const models = useMemo(() => data.questions.models(), [data, version]);
+  const shownModel = useMemo(() => data.questions.report(null).model, [data, version]);
+  const runAgents = useMemo(() => data.runs.agents(), [data, version]);
   return {models, shownModel, runAgents};
 }
 
 export function BoardComponent({screen: s, env}: {screen: BoardScreen; env: Env}) {
   const {data, width, bodyHeight, theme, version} = env;
   const {models, shownModel, runAgents} = useModels(env);
-  const report = useMemo(() => data.report(s.model), [data, s.model, version]);
+  const report = useMemo(() => data.questions.report(s.model), [data, s.model, version]);
   const rows = report.agents;
   const typeCounts = rows.map(a => QUESTION_TYPES.filter(t => a.types[t].score !== null).length);
   // said under the table, not in the title (where 80 columns cut it)

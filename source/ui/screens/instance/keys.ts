@@ -11,6 +11,12 @@ export interface InstanceScreen {
   scroll: number;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    instance: InstanceScreen;
+  }
+}
+
 export interface InstanceView extends View {
   runs: number;
   pairs: number;

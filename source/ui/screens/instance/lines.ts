@@ -4,7 +4,7 @@
  */
 import {oneLine} from '../../../core/text/sanitize.js';
 import {diffBlock, textBlock, type DisplayLine} from '../../display-lines.js';
-import type {InstanceData} from '../../data-types.js';
+import type {InstanceData} from '../../data/instances.js';
 
 export function instanceLines(v: InstanceData, width: number): DisplayLine[] {
   const d = v.detail;

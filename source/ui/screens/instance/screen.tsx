@@ -7,7 +7,7 @@ import {instanceLines} from './lines.js';
 
 export function InstanceComponent({screen: s, env}: {screen: InstanceScreen; env: Env}) {
   const {data, width, version} = env;
-  const view = useMemo(() => data.instance(s.id), [data, s.id, version]);
+  const view = useMemo(() => data.instances.instance(s.id), [data, s.id, version]);
   const lines = useMemo(() => (view ? instanceLines(view, width) : []), [view, width]);
   return (
     <TextScreen

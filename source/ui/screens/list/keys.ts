@@ -15,6 +15,12 @@ export interface ListScreen extends Cursor {
   descending: boolean;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    list: ListScreen;
+  }
+}
+
 export function listScreen(filter = ''): ListScreen {
   return {kind: 'list', ...START, filter, editingFilter: false, sort: 'id', descending: false};
 }

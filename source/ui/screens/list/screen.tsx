@@ -13,12 +13,12 @@ function useList(s: ListScreen, env: Env) {
     const {unknown: _unknown, ...conditions} = parsed;
     return {...conditions, sort: s.sort, descending: s.descending};
   }, [parsed, s.sort, s.descending]);
-  const total = useMemo(() => data.count(query), [data, query, version]);
+  const total = useMemo(() => data.runs.count(query), [data, query, version]);
   const rows = useMemo(
-    () => data.list({...query, offset: s.top, limit: bodyHeight}),
+    () => data.runs.list({...query, offset: s.top, limit: bodyHeight}),
     [data, query, s.top, bodyHeight, version],
   );
-  const agents = useMemo(() => data.agents(), [data, version]);
+  const agents = useMemo(() => data.runs.agents(), [data, version]);
   return {parsed, total, rows, agents};
 }
 
@@ -35,7 +35,7 @@ export function ListComponent({screen: s, env}: {screen: ListScreen; env: Env}) 
     agents,
     copy: () => {
       const id = rows[s.cursor - s.top]?.id;
-      return id === undefined ? null : (data.trajectory(id)?.sourcePath ?? null);
+      return id === undefined ? null : (data.runs.trajectory(id)?.sourcePath ?? null);
     },
   });
   const unknown = parsed.unknown.length

@@ -12,6 +12,12 @@ export interface PairsScreen {
   instance?: string;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    pairs: PairsScreen;
+  }
+}
+
 export interface PairsView extends View {
   pairs: number[];
   /** each pair's instance */

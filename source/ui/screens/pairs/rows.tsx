@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import {oneLine, pad, padMiddle} from '../../../core/text/sanitize.js';
-import type {PairListRow} from '../../data.js';
+import type {PairListRow} from '../../data/traces.js';
 import type {Theme} from '../../theme.js';
 
 /** Below this width the test has no column: the title names the selected pair's test instead. */

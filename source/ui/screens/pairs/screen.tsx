@@ -9,12 +9,12 @@ function usePairs(s: PairsScreen, env: Env) {
   const {data, version} = env;
   return useMemo(() => {
     if (s.instance !== undefined)
-      return {rows: data.pairs().filter(p => p.instance === s.instance), instance: s.instance, fallback: false};
-    if (s.trajectory === undefined) return {rows: data.pairs(), instance: null, fallback: false};
-    const own = data.pairs(s.trajectory);
+      return {rows: data.traces.pairs().filter(p => p.instance === s.instance), instance: s.instance, fallback: false};
+    if (s.trajectory === undefined) return {rows: data.traces.pairs(), instance: null, fallback: false};
+    const own = data.traces.pairs(s.trajectory);
     if (own.length) return {rows: own, instance: null, fallback: false};
-    const instance = data.trajectory(s.trajectory)?.instance ?? null;
-    return {rows: instance ? data.pairs().filter(p => p.instance === instance) : [], instance, fallback: true};
+    const instance = data.runs.trajectory(s.trajectory)?.instance ?? null;
+    return {rows: instance ? data.traces.pairs().filter(p => p.instance === instance) : [], instance, fallback: true};
   }, [data, s.instance, s.trajectory, version]);
 }
 

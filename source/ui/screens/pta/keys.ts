@@ -10,6 +10,12 @@ export interface PtaScreen {
   dag?: boolean;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    pta: PtaScreen;
+  }
+}
+
 export const BINDINGS: Binding[] = [
   {
     id: 'dagView',

@@ -7,7 +7,7 @@ import {BINDINGS, type PtaScreen} from './keys.js';
 
 export function PtaComponent({screen: s, env}: {screen: PtaScreen; env: Env}) {
   const {data, width, version} = env;
-  const view = useMemo(() => data.pta(s.id), [data, s.id, version]);
+  const view = useMemo(() => data.runs.pta(s.id), [data, s.id, version]);
   const lines = useMemo(() => (view ? ptaLines(view, width, Boolean(s.dag)) : []), [view, width, s.dag]);
   return (
     <TextScreen

@@ -29,6 +29,12 @@ export interface QuestionScreen {
   reject?: {note: string} | null;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    question: QuestionScreen;
+  }
+}
+
 export function questionScreen(id: string, agent: string, explanations: string): QuestionScreen {
   return {
     kind: 'question',

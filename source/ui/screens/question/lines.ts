@@ -1,8 +1,11 @@
 import {oneLine, sanitize, wrapLines} from '../../../core/text/sanitize.js';
+import type {EvalResult} from '../../../core/questions/candidates.js';
 import type {Question} from '../../../core/questions/model.js';
+import type {TestOutcome} from '../../../core/questions/outcome.js';
+import type {ChoiceValidation, ReadProvenance} from '../../../core/questions/provenance.js';
 import type {ReviewRow} from '../../../store/questions.js';
 import type {DisplayLine} from '../../display-lines.js';
-import type {QuestionData} from '../../data-types.js';
+import type {QuestionData} from '../../data/questions.js';
 
 /** The question screen as display lines (context, choices with the key, explanation, answers). */
 export function questionLines(
@@ -70,38 +73,53 @@ export function questionLines(
   return out;
 }
 
-type Outcome = {status: string; line?: number | null; exception?: string | null};
-const outcome = (o: Outcome | undefined) =>
+const outcome = (o: TestOutcome | undefined) =>
   !o
     ? '?'
     : o.status === 'passed'
       ? 'passed'
       : `${o.status}${o.line ? ` at line ${o.line}` : ''}${o.exception ? ` (${o.exception})` : ''}`;
-const value = (r: {value?: unknown; error?: {type: string; message?: string}} | undefined) =>
+const value = (r: EvalResult | undefined) =>
   !r
     ? '?'
     : r.error
       ? `raises ${r.error.type}${r.error.message ? `: ${r.error.message}` : ''}`
       : JSON.stringify(r.value);
 
+/** What one choice's validation says, whichever way it was validated. */
+function validationText(v: ChoiceValidation): string {
+  if ('edited' in v) return `edited and re-validated: ${v.reason}`;
+  if ('kept' in v && v.buggy && v.fixed)
+    return `${v.reason} — with it: buggy ${outcome(v.buggy)}, fixed ${outcome(v.fixed)}`;
+  if ('patched' in v)
+    return `buggy ${value(v.buggy)} | patched ${value(v.patched)} → ${v.changed ? 'changed' : 'unchanged'}`;
+  if ('expected' in v) return `the test's own expression: buggy ${outcome(v.buggy)}, fixed ${outcome(v.fixed)}`;
+  if ('observed' in v)
+    return Array.isArray(v.observed)
+      ? `observed ${v.observed.join(' and ')}`
+      : `${('how' in v && v.how) || 'a distractor'}; observed ${v.observed}`;
+  if ('wrong_because' in v) return v.wrong_because;
+  if ('reason' in v) return v.reason;
+  return JSON.stringify(v);
+}
+
 /**
  * "Why is B the key? Why was this candidate dropped?": a built question's provenance as lines —
- * how the test ran, each choice's validation, the candidates that were dropped and why.
+ * how the test ran, each choice's validation, the candidates that were dropped and why. A
+ * provenance that does not read as a built question's says which fields are wrong.
  */
 export function provenanceLines(
-  p: {provenance: unknown; validations: Record<string, unknown>; reviews?: ReviewRow[]} | null,
+  p: {provenance: ReadProvenance; validations: Record<string, ChoiceValidation>; reviews?: ReviewRow[]} | null,
   q: Question,
   width: number,
 ): DisplayLine[] {
-  // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
-  const prov = (p?.provenance ?? null) as Record<string, any> | null;
-  if (prov?.origin !== 'built') return [];
+  if (!p || (!p.provenance.built && !p.provenance.problems.length)) return [];
   const out: DisplayLine[] = [{text: ''}];
   const text = (t: string, role?: DisplayLine['role']) => {
     for (const l of wrapLines(sanitize(t), Math.max(10, width - 2)))
       out.push({text: `  ${l}`, ...(role ? {role} : {})});
   };
-  const reviews = p?.reviews ?? [];
+  const reviews = p.reviews ?? [];
   const last = reviews.at(-1);
   out.push({
     text: `Review: ${last && last.action !== 'rebuilt' ? `${last.action} by ${sanitize(last.reviewer)}` : 'not reviewed yet'} (A accept · X reject · E edit)`,
@@ -120,10 +138,14 @@ export function provenanceLines(
       r.action === 'rejected' ? 'removed' : 'muted',
     );
   out.push({text: ''}, {text: 'How it was built (deltalens questions build)', role: 'heading'});
-  text(
-    `${prov.generator ?? 'offline'} generators, builder v${prov.builder_version ?? '?'}, seed ${prov.seed ?? '—'}; test ${prov.test}`,
-    'muted',
-  );
+  const prov = p.provenance.built;
+  if (!prov) {
+    text(`the stored provenance does not read as a built ${q.type} question's:`, 'removed');
+    for (const problem of p.provenance.problems.slice(0, 8)) text(`  ${problem}`, 'removed');
+    if (p.provenance.problems.length > 8) text(`  … ${p.provenance.problems.length - 8} more`, 'removed');
+    return out;
+  }
+  text(`${prov.generator} generators, builder v${prov.builder_version}, seed ${prov.seed}; test ${prov.test}`, 'muted');
   if (prov.hypothesis)
     text(
       `hypothesis: ${
@@ -135,56 +157,41 @@ export function provenanceLines(
       }; the test's runs: ${prov.hypothesis.test_runs}; traced and evaluated on ${prov.hypothesis.traced_and_evaluated_on}`,
       'muted',
     );
-  if (prov.test_validation)
-    text(
-      `the test: buggy ${prov.test_validation.buggy.map(outcome).join(', ')}; fixed ${prov.test_validation.fixed.map(outcome).join(', ')}`,
-      'muted',
-    );
-  if (prov.expected)
+  text(
+    `the test: buggy ${prov.test_validation.buggy.map(outcome).join(', ')}; fixed ${prov.test_validation.fixed.map(outcome).join(', ')}`,
+    'muted',
+  );
+  if ('expected' in prov)
     text(
       `the expected expression (line ${prov.expected.line}, ${prov.expected.form ?? (prov.expected.marked ? 'marked [[EXPECTED]]' : 'the asserted comparison')}): ${prov.expected.expr}`,
     );
-  if (prov.evaluated_at)
+  if ('evaluated_at' in prov) {
+    const at = prov.evaluated_at.buggy;
     text(
-      `evaluated ${prov.evaluated_at.buggy.timing === 'return' ? 'at the return of the call that runs' : prov.evaluated_at.buggy.timing} ${prov.evaluated_at.buggy.file}:${prov.evaluated_at.buggy.line} (execution ${prov.evaluated_at.buggy.hit}) on both versions; changed = ${prov.changed_means}`,
+      `evaluated ${at.timing === 'return' ? 'at the return of the call that runs' : at.timing} ${at.file}:${at.line} (execution ${at.hit}) on both versions; changed = ${prov.changed_means}`,
     );
-  if (prov.no_effect)
+  }
+  if ('no_effect' in prov)
     text(
       `no effect: the traces are complete and show no difference (${prov.no_effect.steps_compared} aligned steps compared)`,
     );
-  if (prov.after) text(`after ${prov.agent}'s patch: ${prov.after.map(outcome).join(', ')}`);
+  if ('after' in prov) text(`after ${prov.agent}'s patch: ${prov.after.map(outcome).join(', ')}`);
   for (const c of q.choices) {
-    // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
-    const v = p!.validations[c.label] as Record<string, any> | undefined;
+    const v = p.validations[c.label];
     if (!v) continue;
-    const why = v.edited
-      ? `edited and re-validated: ${v.reason}`
-      : v.buggy && v.fixed && 'kept' in v
-        ? `${v.reason} — with it: buggy ${outcome(v.buggy)}, fixed ${outcome(v.fixed)}`
-        : v.buggy && v.patched
-          ? `buggy ${value(v.buggy)} | patched ${value(v.patched)} → ${v.changed ? 'changed' : 'unchanged'}`
-          : v.expected
-            ? `the test's own expression: buggy ${outcome(v.buggy)}, fixed ${outcome(v.fixed)}`
-            : v.observed
-              ? Array.isArray(v.observed)
-                ? `observed ${v.observed.join(' and ')}`
-                : `${v.how ?? 'a distractor'}; observed ${v.observed}`
-              : (v.wrong_because ?? v.reason ?? JSON.stringify(v));
     text(
-      `${c.label} (${c.role}): ${why}`,
+      `${c.label} (${c.role}): ${validationText(v)}`,
       c.role === 'correct' || (c.role === 'no_effect' && q.answer.includes(c.label)) ? 'added' : undefined,
     );
   }
-  // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
-  const dropped = ((prov.candidates ?? []) as Record<string, any>[]).filter(c => c.kept === false);
+  const candidates: {text: string; how?: string; kept?: boolean; reason?: string; changed?: boolean}[] =
+    'candidates' in prov ? prov.candidates : [];
+  const dropped = candidates.filter(c => c.kept === false);
   if (dropped.length) {
     text(`dropped candidates (${dropped.length}):`, 'muted');
     for (const c of dropped) text(`  ${c.text} (${c.how}): ${c.reason}`, 'removed');
   }
-  // biome-ignore lint/suspicious/noExplicitAny: provenance is read untyped until it has a type per question type
-  const unused = ((prov.candidates ?? []) as Record<string, any>[]).filter(
-    c => 'changed' in c && !q.choices.some(x => x.text === c.text),
-  );
+  const unused = candidates.filter(c => 'changed' in c && !q.choices.some(x => x.text === c.text));
   if (unused.length)
     text(
       `other candidates evaluated: ${unused.map(c => `${c.text} ${c.changed ? '(changed)' : '(unchanged)'}`).join(', ')}`,

@@ -14,13 +14,13 @@ export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env
   const {data, width, bodyHeight, theme, version, status} = env;
   const {models, shownModel, runAgents} = useModels(env);
   const q = useMemo(
-    () => data.question(s.id, s.agent, s.explanations, s.explanationId),
+    () => data.questions.question(s.id, s.agent, s.explanations, s.explanationId),
     [data, s.id, s.agent, s.explanations, s.explanationId, version],
   );
-  const instanceRuns = useMemo(() => (q ? data.count({instance: q.q.instance}) : 0), [data, q]);
-  const flags = useMemo(() => data.flags(s.id), [data, s.id, version]);
-  const provenance = useMemo(() => data.provenance(s.id), [data, s.id, version]);
-  const audits = useMemo(() => (q ? data.auditIds(q.q.instance, s.agent) : []), [data, q, s.agent, version]);
+  const instanceRuns = useMemo(() => (q ? data.runs.count({instance: q.q.instance}) : 0), [data, q]);
+  const flags = useMemo(() => data.questions.flags(s.id), [data, s.id, version]);
+  const provenance = useMemo(() => data.questions.provenance(s.id), [data, s.id, version]);
+  const audits = useMemo(() => (q ? data.audits.auditIds(q.q.instance, s.agent) : []), [data, q, s.agent, version]);
   // a "[choices only]" run is a way of asking a model, not a model r could ask
   const qaModels = useMemo(
     () => [
@@ -60,7 +60,7 @@ export function QuestionComponent({screen: s, env}: {screen: QuestionScreen; env
     qaModels,
     instance: q?.q.instance ?? null,
     instanceRuns,
-    built: (provenance?.provenance as {origin?: string} | null)?.origin === 'built',
+    built: Boolean(provenance && (provenance.provenance.built || provenance.provenance.problems.length)),
     audits,
     explanation: q?.explanation ? {id: q.explanation.id, text: q.explanation.text} : null,
     copy: () => s.id,

@@ -13,6 +13,12 @@ export interface RankingScreen {
   cursor: number;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    ranking: RankingScreen;
+  }
+}
+
 export interface RankingView extends View {
   /** the agent each line is about, or null */
   refs: (string | null)[];

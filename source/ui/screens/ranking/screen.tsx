@@ -8,7 +8,7 @@ import {rankingLines} from './lines.js';
 
 export function RankingComponent({screen: s, env}: {screen: RankingScreen; env: Env}) {
   const {data, width, bodyHeight, theme, version} = env;
-  const lines = useMemo(() => rankingLines(data.rankings(), width), [data, width, version]);
+  const lines = useMemo(() => rankingLines(data.runs.rankings(), width), [data, width, version]);
   const refs = useMemo(() => lines.map(l => l.ref ?? null), [lines]);
   // the cursor starts on the first agent's row
   const cursor = refs[s.cursor] ? s.cursor : refs.findIndex(Boolean);

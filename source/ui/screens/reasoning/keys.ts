@@ -8,6 +8,12 @@ export interface ReasoningScreen {
   scroll: number;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    reasoning: ReasoningScreen;
+  }
+}
+
 export const BINDINGS: Binding[] = [];
 
 export function command(s: ReasoningScreen, id: string, view: View): Outcome<ReasoningScreen> | null {

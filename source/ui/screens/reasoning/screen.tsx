@@ -8,7 +8,7 @@ import {BINDINGS, type ReasoningScreen} from './keys.js';
 export function ReasoningComponent({screen: s, env}: {screen: ReasoningScreen; env: Env}) {
   const {data, width, theme, version} = env;
   // the same lines as deltalens reasoning report; wide tables scroll off the right edge at 80 columns
-  const lines = useMemo(() => reasoningReportLines(data.reasoningReport(), width), [data, width, version]);
+  const lines = useMemo(() => reasoningReportLines(data.runs.reasoningReport(), width), [data, width, version]);
   return (
     <TextScreen
       env={env}

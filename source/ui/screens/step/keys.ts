@@ -1,7 +1,6 @@
 import {ch, MOVES, type Binding} from '../../keys.js';
 import {followCursor, moveScroll} from '../../nav.js';
-import type {Screen} from '../index.js';
-import type {Outcome} from '../types.js';
+import type {Outcome, Screen} from '../types.js';
 import {reasoningStep, SHARED_BINDINGS, sharedCommand, TAB_FOR, type TrajectoryView} from '../trajectory/keys.js';
 import type {TextFind} from '../trajectory/text-find.js';
 
@@ -14,6 +13,12 @@ export interface StepScreen {
   scroll: number;
   find?: TextFind | null;
   stagePrompt?: number | null;
+}
+
+declare module '../types.js' {
+  interface ScreenStates {
+    step: StepScreen;
+  }
 }
 
 export const BINDINGS: Binding[] = [

@@ -10,7 +10,7 @@ import {BINDINGS, type StepScreen} from './keys.js';
 export function StepComponent({screen: s, env}: {screen: StepScreen; env: Env}) {
   const {data, width, bodyHeight, theme, version} = env;
   const {detail, reasoning, reasoningSteps} = useRun(s.id, env);
-  const step = useMemo(() => (detail ? data.step(detail.id, s.idx) : null), [data, detail, s.idx, version]);
+  const step = useMemo(() => (detail ? data.runs.step(detail.id, s.idx) : null), [data, detail, s.idx, version]);
   const textLines = useMemo(
     () =>
       step

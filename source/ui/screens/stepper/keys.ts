@@ -21,6 +21,12 @@ export interface StepperScreen {
   live: Record<string, WatchValue>;
 }
 
+declare module '../types.js' {
+  interface ScreenStates {
+    stepper: StepperScreen;
+  }
+}
+
 export function stepperScreen(pair: number, row = 0): StepperScreen {
   return {
     kind: 'stepper',

@@ -10,7 +10,7 @@ import {deltaLine, StepperBody, stepperTitle} from './view.js';
 /** The pair's aligned rows (opened once per pair), the two sides at the row, the watches. */
 function useStepper(s: StepperScreen, env: Env) {
   const {data} = env;
-  const opened = useMemo(() => data.stepper(s.pair), [data, s.pair]);
+  const opened = useMemo(() => data.traces.stepper(s.pair), [data, s.pair]);
   const model = 'error' in opened ? null : opened;
   const depths = useMemo(() => model?.rows.map(r => r.depth) ?? [], [model]);
   const sides = useMemo(

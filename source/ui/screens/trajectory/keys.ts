@@ -1,7 +1,7 @@
 import type {Key} from 'ink';
 import {ch, INSTANCE_BINDING, MOVES, type Binding, type Scope} from '../../keys.js';
 import {followCursor, moveCursor, moveScroll, START, type Cursor} from '../../nav.js';
-import type {Outcome} from '../types.js';
+import type {Outcome, ScreenStates} from '../types.js';
 import {findInput, findMove, findPrompt, startFind, type TextFind, type TextView} from './text-find.js';
 import {stageInput, stagePrompt} from './stage.js';
 
@@ -18,6 +18,12 @@ export interface TrajectoryScreen {
   scroll: number;
   find?: TextFind | null;
   stagePrompt?: number | null;
+}
+
+declare module '../types.js' {
+  interface ScreenStates {
+    trajectory: TrajectoryScreen;
+  }
 }
 
 export function trajectoryScreen(id: number, step = 0): TrajectoryScreen {
@@ -192,7 +198,7 @@ export const TAB_FOR: Record<string, Tab> = {
 };
 
 /** What the run and its step screen do alike: find in a text, open the reference, correct a stage. */
-export function sharedCommand<S extends TrajectoryScreen | import('../step/keys.js').StepScreen>(
+export function sharedCommand<S extends TrajectoryScreen | ScreenStates['step']>(
   s: S,
   id: string,
   view: TrajectoryView,
@@ -247,7 +253,7 @@ export function mode(s: {find?: TextFind | null; stagePrompt?: number | null}): 
   return s.find?.editing ? 'textField' : null;
 }
 
-export function input<S extends TrajectoryScreen | import('../step/keys.js').StepScreen>(
+export function input<S extends TrajectoryScreen | ScreenStates['step']>(
   s: S,
   text: string,
   key: Key,
@@ -256,4 +262,4 @@ export function input<S extends TrajectoryScreen | import('../step/keys.js').Ste
   return mode(s) === 'stagePrompt' ? stageInput(s, s.id, text, key) : findInput(s, text, key, view);
 }
 
-export const prompt = (s: TrajectoryScreen | import('../step/keys.js').StepScreen) => stagePrompt(s) ?? findPrompt(s);
+export const prompt = (s: TrajectoryScreen | ScreenStates['step']) => stagePrompt(s) ?? findPrompt(s);

@@ -2,7 +2,7 @@ import {Box, Text} from 'ink';
 import {fit} from '../../../core/text/sanitize.js';
 import {textBlock, type DisplayLine} from '../../components/text-view.js';
 import type {Theme} from '../../theme.js';
-import type {LensScore} from '../../data-types.js';
+import type {LensScore} from '../../data/runs.js';
 
 const WASTE_NAMES: Record<string, string> = {
   'regression-cycles': 'regression cycles',

@@ -11,9 +11,9 @@ import {IntentTimeline, ReasoningTimeline, StepRows, TabBar, tabBarWidth, tabLin
 /** A run as the screens read it: its record, stages, lens score and the marks they put on steps. */
 export function useRun(id: number, env: Env) {
   const {data, version} = env;
-  const detail = useMemo(() => data.trajectory(id), [data, id, version]);
-  const stages = useMemo(() => (detail ? data.stages(detail.id) : ''), [data, detail]);
-  const lens = useMemo(() => (detail ? data.lens(detail.id) : null), [data, detail]);
+  const detail = useMemo(() => data.runs.trajectory(id), [data, id, version]);
+  const stages = useMemo(() => (detail ? data.runs.stages(detail.id) : ''), [data, detail]);
+  const lens = useMemo(() => (detail ? data.runs.lens(detail.id) : null), [data, detail]);
   const marks = useMemo(
     () => ({
       waste: new Set(lens?.score?.waste.flatMap(w => w.steps) ?? []),
@@ -22,7 +22,7 @@ export function useRun(id: number, env: Env) {
     [lens],
   );
   const reasoning = useMemo(
-    () => (detail ? data.reasoning(detail.id) : {letters: '', marks: []}),
+    () => (detail ? data.runs.reasoning(detail.id) : {letters: '', marks: []}),
     [data, detail, version],
   );
   const reasoningSteps = useMemo(() => [...reasoning.letters].flatMap((c, i) => (c === '·' ? [] : [i])), [reasoning]);
@@ -44,7 +44,7 @@ export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen;
   const reasonRows = reasoningSteps.length ? 1 : 0;
   const stepRows = Math.max(1, bodyHeight - 1 - reasonRows - lensRows);
   const heads = useMemo(
-    () => (s.tab === 'steps' && detail ? data.stepHeads(detail.id, s.steps.top, stepRows) : []),
+    () => (s.tab === 'steps' && detail ? data.runs.stepHeads(detail.id, s.steps.top, stepRows) : []),
     [data, detail, s.tab, s.steps.top, stepRows, version],
   );
   const textLines = useMemo(() => {
@@ -53,7 +53,10 @@ export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen;
     return s.tab === 'info' && lens ? [...lines, ...lensInfoLines(lens.score, lens.why, width)] : lines;
   }, [detail, lens, s.tab, width]);
   const lines = useMemo(() => findable(textLines), [textLines]);
-  const audits = useMemo(() => (detail ? data.auditIds(detail.instance, detail.agent) : []), [data, detail, version]);
+  const audits = useMemo(
+    () => (detail ? data.audits.auditIds(detail.instance, detail.agent) : []),
+    [data, detail, version],
+  );
   env.report({
     uid: s.uid!,
     ...(s.tab === 'steps' ? {total: detail?.steps ?? 0, page: stepRows} : {total: textLines.length, page: bodyHeight}),
@@ -66,7 +69,7 @@ export function TrajectoryComponent({screen: s, env}: {screen: TrajectoryScreen;
       s.tab !== 'steps'
         ? (detail?.sourcePath ?? null)
         : detail
-          ? (data.step(detail.id, s.steps.cursor)?.actionText ?? null)
+          ? (data.runs.step(detail.id, s.steps.cursor)?.actionText ?? null)
           : null,
   });
   if (!detail) {
