@@ -58,8 +58,10 @@ function demoFingerprint(): string {
     ...listFiles(EXPLAINBENCH_DIR),
     ...listFiles(QUESTIONS_DIR),
     ...listFiles(join(TRACER_DIR, 'deltatrace')),
-    // the intent labeller labels runs at import: a new labeller means new labels
+    // the intent labeller labels runs at import: a new labeller, or a format's tool names, means
+    // new labels
     ...listFiles(join(ROOT, 'source', 'core', 'lens')),
+    ...listFiles(join(ROOT, 'source', 'core', 'trajectory')),
     // and the code-reasoning detector tags them
     join(ROOT, 'source', 'core', 'reasoning', 'detect.ts'),
     ...listFiles(MIGRATIONS_DIR),

@@ -325,7 +325,12 @@ function storeTrajectory(
     contentHash: context.hash,
     resolvedSource,
   });
-  const write = stepWriter(db, id, streamingLabels(), reasoningTagger(db, id, problemStatement(db, header.instance)));
+  const write = stepWriter(
+    db,
+    id,
+    streamingLabels(header.format),
+    reasoningTagger(db, id, problemStatement(db, header.instance)),
+  );
   let count = 0;
   for (const step of trajectory.steps) count = write(step);
   finishTrajectory(db, id, {nSteps: count, explanation: header.explanation, header, agentId, resolvedSource});
@@ -490,7 +495,12 @@ function streamGeneric(
         });
         open = {
           id,
-          write: stepWriter(db, id, streamingLabels(), reasoningTagger(db, id, problemStatement(db, header.instance))),
+          write: stepWriter(
+            db,
+            id,
+            streamingLabels(header.format),
+            reasoningTagger(db, id, problemStatement(db, header.instance)),
+          ),
           count: 0,
           hash: createHash('sha256'),
           startLine: event.line,

@@ -3,14 +3,21 @@ import {Labeller, labelSteps, type Label, type Stage} from '../core/lens/labelle
 import type {Tier} from '../core/lens/quality.js';
 import {cohenKappa, type CohenResult} from '../core/scoring/agreement.js';
 import {extractStates, stateExtractor, type ActionState, type StepInput} from '../core/lens/state.js';
+import {toolKind} from '../core/trajectory/formats.js';
+import type {Step} from '../core/trajectory/model.js';
+
+/** A step as the lens reads it: what its tool does under its format's names, not the name. */
+function stepInput(format: string, step: Pick<Step, 'tool' | 'args' | 'actionText'>): StepInput {
+  return {kind: toolKind(format, step.tool), args: step.args, actionText: step.actionText};
+}
 import type {Db} from './db.js';
 
-/** Stage and rule JSON for each step as it is written (import labels streamed runs as read). */
-export function streamingLabels(): (step: StepInput) => {stage: string; rule: string} {
+/** Stage and rule JSON for each step of a run of `format` as it is written (import labels streamed runs as read). */
+export function streamingLabels(format: string): (step: Step) => {stage: string; rule: string} {
   const extract = stateExtractor();
   const labeller = new Labeller();
   return step => {
-    const state = extract(step);
+    const state = extract(stepInput(format, step));
     const l = labeller.next(state);
     return {stage: l.stage, rule: JSON.stringify({rule: l.rule, ...l.inputs, state})};
   };
@@ -31,12 +38,15 @@ function labelTrajectory(db: Db, trajectoryId: number): {states: ActionState[]; 
     args: string | null;
     actionText: string | null;
   }[];
+  const format = db.prepare('SELECT source_format FROM trajectory WHERE id = ?').pluck().get(trajectoryId) as string;
   const states = extractStates(
-    rows.map(r => ({
-      tool: r.tool,
-      actionText: r.actionText,
-      args: r.args ? (JSON.parse(r.args) as Record<string, unknown>) : null,
-    })),
+    rows.map(r =>
+      stepInput(format, {
+        tool: r.tool,
+        actionText: r.actionText,
+        args: r.args ? (JSON.parse(r.args) as Record<string, unknown>) : null,
+      }),
+    ),
   );
   const labels = labelSteps(states);
   const update = db.prepare('UPDATE step SET intent_stage = ?, labeller_rule = ? WHERE trajectory = ? AND idx = ?');

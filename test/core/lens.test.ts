@@ -3,6 +3,7 @@ import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {labelSteps} from '../../source/core/lens/labeller.js';
 import {extractStates, shellState} from '../../source/core/lens/state.js';
+import {toolKind} from '../../source/core/trajectory/formats.js';
 import {parseMiniSweAgent} from '../../source/core/trajectory/mini-swe-agent.js';
 import {getSteps, listTrajectories} from '../../source/store/trajectories.js';
 import {freshDb, importInto} from '../helpers/db.js';
@@ -168,9 +169,9 @@ describe('action states from shell commands', () => {
       'git diff',
       "cat > tests/test_new.py <<'EOF'\nEOF",
       'pip install x',
-    ].map(actionText => ({tool: 'bash', args: null, actionText}));
+    ].map(actionText => ({kind: 'shell' as const, args: null, actionText}));
     const labels = labelSteps(
-      extractStates([{tool: 'bash', args: null, actionText: "cat > test_repro.py <<'EOF'\nEOF"}, ...steps]),
+      extractStates([{kind: 'shell', args: null, actionText: "cat > test_repro.py <<'EOF'\nEOF"}, ...steps]),
     );
     expect(labels.map(l => `${l.stage}:${l.rule}`)).toEqual([
       'E:test-write',
@@ -187,7 +188,9 @@ describe('action states from shell commands', () => {
 describe('writes the labeller follows through indirections (real steps)', () => {
   const run = (file: string) => {
     const t = parseMiniSweAgent(JSON.parse(readFileSync(join(SAMPLES, 'mini-swe-agent-multi', file), 'utf8')), 'x');
-    const states = extractStates(t.steps);
+    const states = extractStates(
+      t.steps.map(s => ({kind: toolKind('mini-swe-agent', s.tool), args: s.args, actionText: s.actionText})),
+    );
     return {
       states,
       stages: labelSteps(states)

@@ -1,9 +1,9 @@
 /**
- * AgentLens states: what a step's action does, across every importer's tool vocabulary
- * (mini-SWE-agent bash, SWE-agent commands, OpenHands actions and str_replace_editor).
- * Pure: from the step's tool, arguments and action text (and, for SWE-agent's `edit`, the file
- * the run has open).
+ * AgentLens states: what a step's action does. Pure: from what its tool does (a ToolKind: each
+ * trajectory format maps its own tool names to these, beside its parser — the lens knows no
+ * format), its arguments and action text (and, for a viewer's `edit`, the file the run has open).
  */
+import type {ToolKind} from '../trajectory/tools.js';
 
 type StateKind =
   | 'read'
@@ -38,7 +38,8 @@ export interface ActionState {
 }
 
 export interface StepInput {
-  tool: string | null;
+  /** what the step's tool does; null: the step has no tool */
+  kind: ToolKind | null;
   args: Record<string, unknown> | null;
   actionText: string | null;
 }
@@ -249,23 +250,16 @@ export function extractStates(steps: StepInput[]): ActionState[] {
 export function stateExtractor(): (step: StepInput) => ActionState {
   let openFile: string | null = null;
   return step => {
-    const tool = (step.tool ?? '').toLowerCase();
+    const kind = step.kind;
     const text = step.actionText ?? arg(step.args, 'command') ?? '';
-    if (!tool && !text.trim()) return {kind: 'think', files: []};
-    if (tool === 'submit' || tool === 'finish' || tool === 'agentfinishaction') return {kind: 'submit', files: []};
-    if (tool === 'think' || tool === 'agentthinkaction' || tool === 'delegate' || tool === 'message')
-      return {kind: 'think', files: []};
-    if (
-      tool === 'str_replace_editor' ||
-      tool === 'edit_file' ||
-      tool === 'read' ||
-      tool === 'write' ||
-      tool === 'file_editor'
-    ) {
+    if (!kind && !text.trim()) return {kind: 'think', files: []};
+    if (kind === 'submit') return {kind: 'submit', files: []};
+    if (kind === 'think') return {kind: 'think', files: []};
+    if (kind === 'file-editor' || kind === 'file-read' || kind === 'file-write') {
       const path = clean(
         arg(step.args, 'path') ?? /(?:view|create|edit|str_replace|insert)\s+(\S+)/.exec(text)?.[1] ?? '',
       );
-      const command = arg(step.args, 'command') ?? arg(step.args, 'action') ?? (tool === 'read' ? 'view' : '');
+      const command = arg(step.args, 'command') ?? arg(step.args, 'action') ?? (kind === 'file-read' ? 'view' : '');
       const range = step.args?.view_range;
       if (command === 'view' || command === 'read') {
         return {
@@ -282,11 +276,11 @@ export function stateExtractor(): (step: StepInput) => ActionState {
             : [],
         };
       }
-      if (command === 'create' || tool === 'write') return {kind: 'create', files: path ? [{path}] : []};
+      if (command === 'create' || kind === 'file-write') return {kind: 'create', files: path ? [{path}] : []};
       return {kind: 'edit', files: path ? [{path}] : []};
     }
-    // SWE-agent commands
-    if (tool === 'open' || tool === 'goto' || tool === 'scroll_up' || tool === 'scroll_down') {
+    // a file viewer's commands (SWE-agent): the open file is the run's state
+    if (kind === 'viewer-open') {
       const m = /^open\s+("[^"]+"|\S+)(?:\s+(\d+))?/.exec(text);
       if (m) openFile = clean(m[1]!);
       return {
@@ -296,12 +290,12 @@ export function stateExtractor(): (step: StepInput) => ActionState {
           : [],
       };
     }
-    if (tool === 'create') {
+    if (kind === 'viewer-create') {
       const m = /^create\s+(\S+)/.exec(text);
       if (m) openFile = clean(m[1]!);
       return {kind: 'create', files: openFile ? [{path: openFile}] : []};
     }
-    if (tool === 'edit') {
+    if (kind === 'viewer-edit') {
       const m = /^edit\s+(\d+):(\d+)/.exec(text);
       return {
         kind: 'edit',
@@ -310,8 +304,7 @@ export function stateExtractor(): (step: StepInput) => ActionState {
           : [],
       };
     }
-    if (tool === 'find_file' || tool === 'search_dir' || tool === 'search_file')
-      return {kind: 'search', files: [], command: normalize(text), group: 'search'};
+    if (kind === 'search') return {kind: 'search', files: [], command: normalize(text), group: 'search'};
     return shellState(text);
   };
 }

@@ -9,6 +9,10 @@ import {
   type JsonObject,
 } from './json-fields.js';
 import {FormatError, type Step, type Trajectory} from './model.js';
+import {SHARED_TOOLS, type ToolNames} from './tools.js';
+
+/** mini-SWE-agent's tools: its bash block (and, tool-calling, the functions it calls). */
+export const MINI_SWE_AGENT_TOOLS: ToolNames = {...SHARED_TOOLS, bash: 'shell'};
 
 /**
  * mini-SWE-agent `.traj.json` (`trajectory_format` "mini-swe-agent-1" and the tool-calling

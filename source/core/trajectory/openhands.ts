@@ -1,5 +1,22 @@
 import {arrayAt, contentText, isObject, objectAt, optionalString, type Json, type JsonObject} from './json-fields.js';
 import {FormatError, type Step, type Trajectory} from './model.js';
+import {SHARED_TOOLS, type ToolNames} from './tools.js';
+
+/** OpenHands' tools: the function a tool call names, else the event's action (and, in older
+ * runs, the action class's name). */
+export const OPENHANDS_TOOLS: ToolNames = {
+  ...SHARED_TOOLS,
+  agentfinishaction: 'submit',
+  agentthinkaction: 'think',
+  delegate: 'think',
+  message: 'think',
+  edit_file: 'file-editor',
+  file_editor: 'file-editor',
+  read: 'file-read',
+  write: 'file-write',
+  /** FileEditAction: its path and command are arguments (not SWE-agent's `edit A:B` of an open file) */
+  edit: 'file-editor',
+};
 
 /**
  * OpenHands event streams: a bare history list, or one `output.jsonl` record

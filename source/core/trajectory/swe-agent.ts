@@ -1,5 +1,21 @@
 import {arrayAt, isObject, objectAt, optionalNumber, optionalString, type JsonObject} from './json-fields.js';
 import type {Step, Trajectory} from './model.js';
+import {SHARED_TOOLS, type ToolNames} from './tools.js';
+
+/** SWE-agent's commands (the first word of the action): its file viewer and search commands (0.x),
+ * str_replace_editor (1.x); any other first word is a command line. */
+export const SWE_AGENT_TOOLS: ToolNames = {
+  ...SHARED_TOOLS,
+  open: 'viewer-open',
+  goto: 'viewer-open',
+  scroll_up: 'viewer-open',
+  scroll_down: 'viewer-open',
+  create: 'viewer-create',
+  edit: 'viewer-edit',
+  find_file: 'search',
+  search_dir: 'search',
+  search_file: 'search',
+};
 
 /**
  * SWE-agent `.traj` (0.x and ≥ 1.0). Steps are `trajectory[]` entries; the action's first
