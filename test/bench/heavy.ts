@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import {TRACER_DIR} from '../../source/services/python.js';
 import {ROOT} from '../helpers/paths.js';
 
-const PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
+const DEFAULT_PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
 export const TEST = 'tests/test_heavy.py::test_pow_of_complex_infinity';
 const FOCUS = 'sympy/core/power.py:Pow.__new__';
 const FIX = '            if exp is S.ComplexInfinity:\n                return S.NaN\n';
@@ -53,9 +53,12 @@ function run(
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** The buggy and fixed trees: copies of the installed sympy, the fix taken out of the buggy one. */
-export function trees(out: string): {buggy: string; fixed: string} | string {
-  const where = spawnSync(PY, ['-c', 'import sympy, os; print(os.path.dirname(sympy.__file__))'], {encoding: 'utf8'});
-  if (where.status !== 0) return `sympy is not installed for ${PY}`;
+export function trees(out: string, py = DEFAULT_PY): {buggy: string; fixed: string} | string {
+  // the real folder: an interpreter may have sympy lent through a link (test/bench/interpreters.ts)
+  const where = spawnSync(py, ['-c', 'import sympy, os; print(os.path.realpath(os.path.dirname(sympy.__file__)))'], {
+    encoding: 'utf8',
+  });
+  if (where.status !== 0) return `sympy is not installed for ${py}`;
   const buggy = join(out, 'heavy-buggy');
   const fixed = join(out, 'heavy-fixed');
   for (const dir of [buggy, fixed]) {
@@ -83,13 +86,27 @@ async function du(path: string): Promise<number> {
   });
 }
 
-export async function benchHeavy(out: string, log: (line: string) => void): Promise<void> {
-  const t = trees(out);
+/** What the heavy case gave on one interpreter (null: it could not run). */
+export interface HeavyResult {
+  plainWarm: number;
+  e2e: number;
+  skeletonRate: number;
+  fullRate: number;
+  bytesPerEvent: number;
+  delta: string;
+}
+
+export async function benchHeavy(
+  out: string,
+  log: (line: string) => void,
+  py = DEFAULT_PY,
+): Promise<HeavyResult | null> {
+  const t = trees(out, py);
   if (typeof t === 'string') {
     log(`heavy tracing case: skipped (${t})`);
-    return;
+    return null;
   }
-  const plainCmd = [PY, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', TEST];
+  const plainCmd = [py, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', TEST];
   // warm: one run per tree writes its bytecode, as a developer's checkout has it
   for (const dir of [t.buggy, t.fixed]) run(plainCmd, dir, env());
   const warm = [t.buggy, t.fixed].map(dir => median([1, 2, 3].map(() => run(plainCmd, dir, env()).s)));
@@ -106,7 +123,7 @@ export async function benchHeavy(out: string, log: (line: string) => void): Prom
     const file = join(out, `heavy-${record}.jsonl`);
     const r = run(
       [
-        PY,
+        py,
         '-m',
         'deltatrace',
         'run',
@@ -165,7 +182,7 @@ export async function benchHeavy(out: string, log: (line: string) => void): Prom
     ],
     {
       cwd: ROOT,
-      env: {...process.env, DELTALENS_PYTHON: PY, TMPDIR: tmp},
+      env: {...process.env, DELTALENS_PYTHON: py, TMPDIR: tmp},
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -182,7 +199,7 @@ export async function benchHeavy(out: string, log: (line: string) => void): Prom
     log(
       `heavy tracing case: deltalens trace failed (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`,
     );
-    return;
+    return null;
   }
   const store = new Database(db, {readonly: true});
   const events = store.prepare('SELECT sum(n_events) FROM trace').pluck().get() as number;
@@ -204,7 +221,7 @@ export async function benchHeavy(out: string, log: (line: string) => void): Prom
     : 0;
   const runsLine = (label: string, r: {wall: number; events: number; seconds: number}) =>
     `${r.events.toLocaleString('en')} events in ${r.seconds.toFixed(2)} s of tracing = ${Math.round(r.events / r.seconds).toLocaleString('en')} events/s (${r.wall.toFixed(2)} s wall) — ${label}`;
-  log(`heavy tracing case: a sympy test through simplify and integrate, --focus ${FOCUS}, ${PY}`);
+  log(`heavy tracing case: a sympy test through simplify and integrate, --focus ${FOCUS}, ${py}`);
   log(
     `  plain pytest, both sides: ${plainWarm.toFixed(2)} s warm (bytecode cached; median of 3 per side), ${plainCold.toFixed(2)} s cold`,
   );
@@ -220,4 +237,12 @@ export async function benchHeavy(out: string, log: (line: string) => void): Prom
   log(
     `  temporary disk at its peak (the two copied trees, plans, the store's WAL): ${(peak / 2 ** 20).toFixed(0)} MB = ${(peak / stored).toFixed(2)}× the stored size; no trace file is written`,
   );
+  return {
+    plainWarm,
+    e2e,
+    skeletonRate: skeleton.events / skeleton.seconds,
+    fullRate: full.events / full.seconds,
+    bytesPerEvent: stored / events,
+    delta: delta.trim(),
+  };
 }

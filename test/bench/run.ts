@@ -22,6 +22,7 @@ import {benchLens} from './lens.js';
 import {benchScoring} from './scoring.js';
 import {benchSandbox} from './sandbox.js';
 import {benchHeavy} from './heavy.js';
+import {benchInterpreters} from './interpreters.js';
 import {benchQuestions, benchQuestionsRealFixes} from './questions.js';
 import {benchReasoning} from './reasoning.js';
 import {benchAudit} from './audit.js';
@@ -287,7 +288,8 @@ async function main() {
     benchTracer(OUT, log);
   }
   if (!only || only === 'traces' || only === 'sandbox') await benchSandbox(OUT, log);
-  if (!only || only === 'traces' || only === 'heavy') await benchHeavy(OUT, log);
+  if (only === 'heavy') await benchHeavy(OUT, log);
+  if (!only || only === 'traces' || only === 'interpreters') await benchInterpreters(OUT, log);
   if (!only || only === 'questions') await benchQuestions(OUT, log);
   if (!only || only === 'audit') await benchAudit(OUT, log);
   if (!only || only === 'delta' || only === 'heldout') await benchHeldOut(OUT, log);
