@@ -4,12 +4,12 @@
  * real tests (real sympy fixes from its history, laid out by heldout.ts), end to end against the
  * two warm plain pytest runs, and the tracer alone (events/s).
  *
- * An interpreter without pytest and sympy gets a venv in the bench's folder with the pure-Python
- * packages of the default interpreter lent through a .pth file (sympy, mpmath, pytest and what it
- * imports): nothing is downloaded. The deltas must be the same on every interpreter.
+ * An interpreter without pytest and sympy gets a venv in the bench's folder with copies of the
+ * pure-Python packages of the default interpreter (sympy, mpmath, pytest and what it imports,
+ * hypothesis), found through a .pth file: nothing is downloaded. The deltas must be the same on every interpreter.
  */
 import {execFileSync, spawnSync} from 'node:child_process';
-import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
+import {cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {TRACER_DIR} from '../../source/services/python.js';
@@ -17,8 +17,25 @@ import {cli} from './cli.js';
 import {benchHeavy, type HeavyResult} from './heavy.js';
 
 const DEFAULT_PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
-/** The pure-Python packages a sympy test needs under pytest. */
-const LENT = ['sympy', 'mpmath', 'pytest', '_pytest', 'pluggy', 'iniconfig', 'packaging', 'py.py', 'pygments'];
+/** The pure-Python packages a sympy test needs under pytest (sympy's conftest wants hypothesis). */
+const LENT = [
+  'sympy',
+  'mpmath',
+  'pytest',
+  '_pytest',
+  'pluggy',
+  'iniconfig',
+  'packaging',
+  'py.py',
+  'pygments',
+  'hypothesis',
+  '_hypothesis_ftz_detector.py',
+  '_hypothesis_globals.py',
+  '_hypothesis_pytestplugin.py',
+  'attr',
+  'attrs',
+  'sortedcontainers',
+];
 /** Three short real tests from the held-out sympy fixes (heldout.ts lays them out). */
 const SHORT = ['30296', '29981', '29869'];
 
@@ -44,15 +61,19 @@ function interpreters(): Interpreter[] {
   }
   const out: Interpreter[] = [];
   for (const exe of candidates) {
-    const v = run(exe, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])']).stdout?.trim();
-    if (v && ['3.11', '3.12', '3.13'].includes(v) && !out.some(i => i.version === v)) out.push({version: v, exe});
+    // the interpreter's own path: the runs below get a PATH of their own
+    const [v, path] = (run(exe, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2]); print(sys.executable)']).stdout ?? '')
+      .trim()
+      .split('\n');
+    if (v && path && ['3.11', '3.12', '3.13'].includes(v) && !out.some(i => i.version === v))
+      out.push({version: v, exe: path});
   }
   return out.sort((a, b) => a.version.localeCompare(b.version, undefined, {numeric: true}));
 }
 
 /** An interpreter that has sympy and pytest as it is, or a venv of it with them lent; null: neither. */
 function withSympy(i: Interpreter, out: string): string | null {
-  const has = (exe: string) => run(exe, ['-c', 'import sympy, pytest']).status === 0;
+  const has = (exe: string) => run(exe, ['-c', 'import sympy, pytest, hypothesis']).status === 0;
   if (has(i.exe)) return i.exe;
   const venv = join(out, `venv-${i.version}`);
   const exe = join(venv, 'bin', 'python');
@@ -66,7 +87,12 @@ function withSympy(i: Interpreter, out: string): string | null {
   if (run(i.exe, ['-m', 'venv', '--without-pip', venv]).status !== 0) return null;
   const lent = join(venv, 'lent');
   mkdirSync(lent, {recursive: true});
-  for (const p of LENT) if (existsSync(join(site, p))) symlinkSync(join(site, p), join(lent, p));
+  // copies, not links: the sandbox shows the interpreter's prefix (the venv), not the lender's
+  for (const entry of readdirSync(site)) {
+    const name = entry.replace(/-[^-]+\.dist-info$/, '');
+    if (LENT.includes(entry) || (entry.endsWith('.dist-info') && LENT.includes(name)))
+      cpSync(join(site, entry), join(lent, entry), {recursive: true, filter: src => !src.includes('__pycache__')});
+  }
   const own = run(exe, ['-c', 'import site; print(site.getsitepackages()[0])']).stdout.trim();
   writeFileSync(join(own, 'lent.pth'), `${lent}\n`);
   return has(exe) ? exe : null;

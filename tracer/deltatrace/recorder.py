@@ -463,6 +463,11 @@ class Recorder:
         sys.settrace(None)
 
     # -- sys.monitoring backend (3.12+) --------------------------------------------------------
+    # As in the settrace backend, the hot paths are inlined into the callbacks themselves: each
+    # callback is called by the interpreter with the monitored frame one level up (no helper
+    # between them), and a control-flow line is written without a method call. A code object
+    # that is never traced (outside the project, a class body) is switched off where it starts
+    # (DISABLE); line events are switched on only for code objects with a recorded frame.
     def install_monitoring(self):
         mon = sys.monitoring
         E = mon.events
@@ -471,73 +476,112 @@ class Recorder:
             tool = mon.PROFILER_ID
         mon.use_tool_id(tool, "deltatrace")
         self.tool = tool
-        self.local_enabled = set()
+        rec = self
+        local_enabled = self.local_enabled = set()
         DISABLE = mon.DISABLE
-        frames = self.frames
-        reg = self.reg
+        set_local_events = mon.set_local_events
+        LOCAL = E.LINE | E.PY_RETURN | E.PY_YIELD
+        frames_get = self.frames.get
+        codes_get = self.reg.codes.get
+        reg_info = self.reg.info
+        focus = self.focus
+        is_focus = self.is_focus
         getframe = sys._getframe
+        w = self.w
 
         def enable(code):
-            if id(code) not in self.local_enabled:
-                self.local_enabled.add(id(code))
-                mon.set_local_events(tool, code, E.LINE | E.PY_RETURN | E.PY_YIELD)
+            if id(code) not in local_enabled:
+                local_enabled.add(id(code))
+                set_local_events(tool, code, LOCAL)
 
         self.attach = lambda frame: enable(frame.f_code)
 
-        def started(code, offset, resume):
-            if self.stopped:
+        def started(code, frame, resume):
+            """A frame of `code` starts or resumes: recorded if the focus says so."""
+            if rec.stopped:
                 return None
-            info = reg.info(code)
+            hit = codes_get(id(code))
+            info = hit[1] if hit is not None and hit[0] is code else reg_info(code)
             if info is None:
                 return DISABLE
-            if not self.wants(info):
-                return None  # not now: it may start inside a focus frame later
-            frame = getframe(2)
-            if self.focus is not None and not self.inside:
-                self.attach_path(frame)
-            st = self.enter(frame, info, resume)
-            if st is not None:
+            if focus is not None and not rec.inside:
+                flag = info.focus
+                if flag is None:
+                    flag = info.focus = is_focus(info)
+                if not flag:
+                    return None  # not now: it may start inside a focus frame later
+                rec.attach_path(frame)
+            if rec.enter(frame, info, resume) is not None:
                 enable(code)
             return None
 
         def on_start(code, offset):
-            return started(code, offset, False)
+            # the common answers first, in this frame: a code object never traced, or one that
+            # is not recorded now (outside every focus frame)
+            hit = codes_get(id(code))
+            if hit is not None and hit[0] is code:
+                info = hit[1]
+                if info is None:
+                    return DISABLE
+                if focus is not None and not rec.inside and info.focus is False:
+                    return None
+            return started(code, getframe(1), False)
 
         def on_resume(code, offset):
-            return started(code, offset, True)
+            return started(code, getframe(1), True)
 
         def on_throw(code, offset, exc):
-            started(code, offset, True)
-
-        def current(code):
-            frame = getframe(2)
-            st = frames.get(id(frame))
-            if st is None or st.frame is not frame or frame.f_code is not code:
-                return None, frame
-            return st, frame
+            started(code, getframe(1), True)
 
         def on_line(code, line):
-            if self.stopped:
+            frame = getframe(1)
+            st = frames_get(id(frame))
+            if st is None or st.frame is not frame or rec.stopped:
                 return None
-            st, frame = current(code)
-            if st is not None:
-                self.start_line(st, frame, line)
+            st.exc = None
+            prev = st.line
+            if prev is not None:
+                index = st.items
+                cut = st.cut
+                if cut != -1 and index >= cut:
+                    # control flow only (the writer inlined: the common case)
+                    st.line = None
+                    st.items = index + 1
+                    seq = rec.seq + 1
+                    rec.seq = seq
+                    text = '{"t":"line","seq":%d,"fid":%d,"line":%d}' % (seq, st.fid, prev)
+                    if w.truncated is None and w.events < w.event_room and \
+                            w.bytes + len(text) <= w.byte_room and (w.events & 255 or w.deadline is None):
+                        w.events += 1
+                        buf = w.buf
+                        buf.append(text)
+                        w.bytes += len(text) + 1
+                        if len(buf) >= 512:
+                            w.flush()
+                    elif not w.event(text):
+                        rec.stopped = True
+                else:
+                    rec.finish_line(st, frame)
+            st.line = line
             return None
 
         def on_return(code, offset, value):
-            st, frame = current(code)
-            if st is not None:
-                self.leave(st, frame, "return", value)
+            frame = getframe(1)
+            st = frames_get(id(frame))
+            if st is not None and st.frame is frame:
+                rec.leave(st, frame, "return", value)
 
         def on_yield(code, offset, value):
-            st, frame = current(code)
-            if st is not None:
-                self.leave(st, frame, "yield", value)
+            frame = getframe(1)
+            st = frames_get(id(frame))
+            if st is not None and st.frame is frame:
+                rec.leave(st, frame, "yield", value)
 
         def on_unwind(code, offset, exc):
-            st, frame = current(code)
-            if st is not None:
-                self.leave(st, frame, "exception", exc)
+            frame = getframe(1)
+            st = frames_get(id(frame))
+            if st is not None and st.frame is frame:
+                rec.leave(st, frame, "exception", exc)
 
         mon.register_callback(tool, E.PY_START, on_start)
         mon.register_callback(tool, E.PY_RESUME, on_resume)
