@@ -585,6 +585,25 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       // the valued runs must follow the skeletons; if control flow varies from run to run, the
       // plan does not fit: values everywhere instead (never a wrong ∅)
       if (!follows(skeletons!.buggy, b1) || !follows(skeletons!.patched, p1)) {
+        // once more with the same plan, the side that went another way (control flow that
+        // depends on object addresses varies now and then), before values everywhere
+        const again = [
+          follows(skeletons!.buggy, b1) ? null : 'buggy',
+          follows(skeletons!.patched, p1) ? null : 'patched',
+        ].filter((x): x is 'buggy' | 'patched' => x !== null);
+        progress(
+          `control flow differs between two runs of the ${again.join(' and the ')} side: running ${again.length > 1 ? 'them' : 'it'} once more…`,
+        );
+        drop(again.map(w => (w === 'buggy' ? b1.id : p1.id)));
+        [b1, p1] = await both(
+          [
+            again.includes('buggy') ? side('buggy', 1, record, planFiles.buggy) : Promise.resolve(b1),
+            again.includes('patched') ? side('patched', 1, record, planFiles.patched) : Promise.resolve(p1),
+          ],
+          stopAll,
+        );
+      }
+      if (!follows(skeletons!.buggy, b1) || !follows(skeletons!.patched, p1)) {
         progress('control flow differs between two runs of one side: tracing with values everywhere instead');
         drop([b1.id, p1.id]);
         planned = {mode: 'all', reason: 'control flow differed between the skeleton and the valued run'};
@@ -611,6 +630,30 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     /** the re-runs took the same path as run 1 on both sides (complete runs only) */
     const followsRun1 = (b: Run, p: Run) =>
       [[b1, b] as const, [p1, p] as const].every(([first, second]) => follows(first, second));
+    /**
+     * A program whose control flow depends on object addresses (a set of objects hashed by id)
+     * may take another path in a re-run now and then: the side that did is run once more with
+     * the same plan (seconds) before the re-runs fall back to values everywhere (a minute on a
+     * large test). Only a run that follows run 1 is used.
+     */
+    const runAgain = async (b: Run, p: Run, buggyPlan?: string, patchedPlan?: string): Promise<[Run, Run]> => {
+      const again = [follows(b1, b) ? null : 'buggy', follows(p1, p) ? null : 'patched'].filter(
+        (x): x is 'buggy' | 'patched' => x !== null,
+      );
+      progress(
+        `control flow differs between two runs of the ${again.join(' and the ')} side: running ${again.length > 1 ? 'them' : 'it'} once more…`,
+      );
+      drop(again.map(w => (w === 'buggy' ? b.id : p.id)));
+      const [nb, np] = await both(
+        [
+          again.includes('buggy') ? side('buggy', 2, 'plan', buggyPlan) : Promise.resolve(b),
+          again.includes('patched') ? side('patched', 2, 'plan', patchedPlan) : Promise.resolve(p),
+        ],
+        stopAll,
+      );
+      if (o.signal?.aborted) throw new Interrupted('interrupted');
+      return [nb, np];
+    };
     const collect = () => {
       nondet = rerunNondeterminism(db, [
         {first: b1.id, second: b2?.id ?? null},
@@ -666,6 +709,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
           stopAll,
         );
         if (o.signal?.aborted) throw new Interrupted('interrupted');
+        if (!followsRun1(b2, p2)) [b2, p2] = await runAgain(b2, p2, planFiles.buggyConfirm, planFiles.patchedConfirm);
         if (!followsRun1(b2, p2)) {
           // a plan names frames by their number in call order: it fits only the same control flow
           progress('control flow differs between two runs of one side: re-running with values everywhere…');
@@ -691,7 +735,10 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
             [side('buggy', 2, record, planFiles.buggy), side('patched', 2, record, planFiles.patched)],
             stopAll,
           );
+          if (record === 'plan' && !followsRun1(b2, p2))
+            [b2, p2] = await runAgain(b2, p2, planFiles.buggy, planFiles.patched);
           if (record === 'plan' && !followsRun1(b2, p2)) {
+            progress('control flow differs between two runs of one side: re-running with values everywhere…');
             drop([b2.id, p2.id]);
             [b2, p2] = await both([side('buggy', 2, 'full'), side('patched', 2, 'full')], stopAll);
           }

@@ -62,7 +62,9 @@ function interpreters(): Interpreter[] {
   const out: Interpreter[] = [];
   for (const exe of candidates) {
     // the interpreter's own path: the runs below get a PATH of their own
-    const [v, path] = (run(exe, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2]); print(sys.executable)']).stdout ?? '')
+    const [v, path] = (
+      run(exe, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2]); print(sys.executable)']).stdout ?? ''
+    )
       .trim()
       .split('\n');
     if (v && path && ['3.11', '3.12', '3.13'].includes(v) && !out.some(i => i.version === v))

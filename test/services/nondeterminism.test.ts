@@ -178,13 +178,34 @@ describe('nondeterminism', () => {
     expect([again.function, again.seqB, again.seqP]).toEqual([r.delta.function, r.delta.seqB, r.delta.seqP]);
   }, 180_000);
 
-  it('a program whose control flow changes from run to run: planned and confirming runs that do not follow run 1 are replaced by runs with values everywhere', async () => {
+  it('a program whose control flow alternates between runs: the run that went the other way is run once more, and used when it follows', async () => {
     const {db} = freshDb();
     // each run of a side counts itself in a file of its tree (the test runs in it), and takes the other branch
     const lib = (side: 'buggy' | 'patched') =>
       `import os\n\n\ndef runs():\n    n = int(open("count.txt").read()) if os.path.exists("count.txt") else 0\n    with open("count.txt", "w") as fh:\n        fh.write(str(n + 1))\n    return n\n\n\ndef even():\n    return 0\n\n\ndef odd():\n    return 1\n\n\ndef bump(x):\n    return x + ${side === 'buggy' ? 1 : 2}\n`;
     const test =
       'import lib\n\n\ndef test_it():\n    k = lib.even() if lib.runs() % 2 == 0 else lib.odd()\n    n = lib.bump(1)\n    assert n > 0 and k in (0, 1)\n';
+    const progress: string[] = [];
+    const r = await tracePair(db, project(lib, test), {
+      ...base,
+      test: 'tests/test_it.py::test_it',
+      onProgress: m => progress.push(m),
+    });
+    // runs 0 (control flow) and 2 take one branch, 1 the other: run 1 is run again as run 2;
+    // the confirming run 3 goes the other way, and is run again as run 4
+    expect(progress.filter(m => /running (it|them) once more/.test(m))).toHaveLength(2);
+    expect(r.values).toMatchObject({mode: 'planned'});
+    expect(r.confirmation).toBe('at the delta point');
+    expect(r.delta).toMatchObject({status: 'found', function: 'bump'});
+  }, 180_000);
+
+  it('a program whose control flow changes on every run: planned and confirming runs that never follow run 1 are replaced by runs with values everywhere', async () => {
+    const {db} = freshDb();
+    // each run of a side counts itself in a file of its tree and makes one call more than the run before
+    const lib = (side: 'buggy' | 'patched') =>
+      `import os\n\n\ndef runs():\n    n = int(open("count.txt").read()) if os.path.exists("count.txt") else 0\n    with open("count.txt", "w") as fh:\n        fh.write(str(n + 1))\n    return n\n\n\ndef tick():\n    return 0\n\n\ndef bump(x):\n    return x + ${side === 'buggy' ? 1 : 2}\n`;
+    const test =
+      'import lib\n\n\ndef test_it():\n    for _ in range(lib.runs()):\n        lib.tick()\n    n = lib.bump(1)\n    assert n > 0\n';
     const r = await tracePair(db, project(lib, test), {...base, test: 'tests/test_it.py::test_it'});
     expect(r.values).toMatchObject({mode: 'all'});
     expect(r.confirmation).toBe('everywhere (control flow varied between runs)');
