@@ -467,7 +467,9 @@ class Recorder:
     # callback is called by the interpreter with the monitored frame one level up (no helper
     # between them), and a control-flow line is written without a method call. A code object
     # that is never traced (outside the project, a class body) is switched off where it starts
-    # (DISABLE); line events are switched on only for code objects with a recorded frame.
+    # (DISABLE); so is one outside the focus while no focus frame runs, until the next focus
+    # frame starts outside every other (restart_events switches every location on again). Line
+    # events are switched on only for code objects with a recorded frame.
     def install_monitoring(self):
         mon = sys.monitoring
         E = mon.events
@@ -509,8 +511,11 @@ class Recorder:
                 if flag is None:
                     flag = info.focus = is_focus(info)
                 if not flag:
-                    return None  # not now: it may start inside a focus frame later
+                    # not now: switched off where it starts until a focus frame starts, which
+                    # switches every location on again (it may then run inside that frame)
+                    return DISABLE
                 rec.attach_path(frame)
+                mon.restart_events()
             if rec.enter(frame, info, resume) is not None:
                 enable(code)
             return None
@@ -524,7 +529,7 @@ class Recorder:
                 if info is None:
                     return DISABLE
                 if focus is not None and not rec.inside and info.focus is False:
-                    return None
+                    return DISABLE  # until a focus frame starts (restart_events below)
             return started(code, getframe(1), False)
 
         def on_resume(code, offset):
