@@ -522,9 +522,10 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     };
     const options = [...(o.deltaOptions ?? [])];
     const map = new LineMap(changes);
-    let record: 'full' | 'plan' = 'full';
+    // typed by assertion: makePlan (a closure) sets them, which narrowing does not see
+    let record = 'full' as 'full' | 'plan';
     const planFiles: {buggy?: string; patched?: string; buggyConfirm?: string; patchedConfirm?: string} = {};
-    let planned: ValuesReport = {mode: 'all', reason: 'asked for (--values all)'};
+    let planned = {mode: 'all', reason: 'asked for (--values all)'} as ValuesReport;
     // Functions the patch adds have no frames on the buggy side: their callers, as a patched run
     // shows them, join the focus on both sides (one more control-flow run when there are any).
     const widen = (patchedRun: Run): boolean => {
@@ -551,13 +552,8 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       drop([sp.id]);
     }
     let skeletons: {buggy: Run; patched: Run} | null = null;
-    if (o.values !== 'all') {
-      // control flow first: where the two runs can differ decides where values are needed
-      let [sb, sp] = await both([side('buggy', 0, 'skeleton'), side('patched', 0, 'skeleton')], stopAll);
-      if (discovers && widen(sp)) {
-        drop([sb.id, sp.id]);
-        [sb, sp] = await both([side('buggy', 0, 'skeleton'), side('patched', 0, 'skeleton')], stopAll);
-      }
+    /** Where values are needed, from the two control-flow runs: the plan files, and what is said of them. */
+    const makePlan = (sb: Run, sp: Run) => {
       const plan = planValues({buggy: new StoredTrace(db, sb.id), patched: new StoredTrace(db, sp.id), map, options});
       for (const which of ['buggy', 'patched'] as const) {
         const file = join(scratch, `${which}-plan.json`);
@@ -575,33 +571,61 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       progress(
         `values planned in ${plan.valued.buggy} of ${sb.summary.frames} frames (buggy) and ${plan.valued.patched} of ${sp.summary.frames} (patched)`,
       );
+    };
+    if (o.values !== 'all') {
+      // control flow first: where the two runs can differ decides where values are needed
+      let [sb, sp] = await both([side('buggy', 0, 'skeleton'), side('patched', 0, 'skeleton')], stopAll);
+      if (discovers && widen(sp)) {
+        drop([sb.id, sp.id]);
+        [sb, sp] = await both([side('buggy', 0, 'skeleton'), side('patched', 0, 'skeleton')], stopAll);
+      }
+      makePlan(sb, sp);
     }
     let [b1, p1] = await both(
       [side('buggy', 1, record, planFiles.buggy), side('patched', 1, record, planFiles.patched)],
       stopAll,
     );
     if (planned.mode === 'planned') {
-      const {skeleton} = planned;
       // the valued runs must follow the skeletons; if control flow varies from run to run, the
       // plan does not fit: values everywhere instead (never a wrong ∅)
       if (!follows(skeletons!.buggy, b1) || !follows(skeletons!.patched, p1)) {
-        // once more with the same plan, the side that went another way (control flow that
-        // depends on object addresses varies now and then), before values everywhere
-        const again = [
-          follows(skeletons!.buggy, b1) ? null : 'buggy',
-          follows(skeletons!.patched, p1) ? null : 'patched',
-        ].filter((x): x is 'buggy' | 'patched' => x !== null);
+        // Control flow that depends on object addresses goes another way now and then: the
+        // side's control flow is traced once more. Agreeing with the first, the valued run was
+        // the odd one and runs again with the same plan; agreeing with the valued run, the first
+        // was, and values are planned again from the new one (seconds, where values everywhere
+        // take a minute on a large test).
+        const sk = skeletons!;
+        const odd = (['buggy', 'patched'] as const).filter(w => !follows(sk[w], w === 'buggy' ? b1 : p1));
         progress(
-          `control flow differs between two runs of the ${again.join(' and the ')} side: running ${again.length > 1 ? 'them' : 'it'} once more…`,
+          `control flow differs between two runs of the ${odd.join(' and the ')} side: tracing its control flow once more…`,
         );
-        drop(again.map(w => (w === 'buggy' ? b1.id : p1.id)));
-        [b1, p1] = await both(
+        const [nb, np] = await both(
           [
-            again.includes('buggy') ? side('buggy', 1, record, planFiles.buggy) : Promise.resolve(b1),
-            again.includes('patched') ? side('patched', 1, record, planFiles.patched) : Promise.resolve(p1),
+            odd.includes('buggy') ? side('buggy', 0, 'skeleton') : Promise.resolve(sk.buggy),
+            odd.includes('patched') ? side('patched', 0, 'skeleton') : Promise.resolve(sk.patched),
           ],
           stopAll,
         );
+        const fresh = {buggy: nb, patched: np};
+        if (odd.every(w => follows(sk[w], fresh[w]))) {
+          drop(odd.map(w => fresh[w].id));
+          progress(`the valued run went another way: running it once more…`);
+          drop(odd.map(w => (w === 'buggy' ? b1.id : p1.id)));
+          [b1, p1] = await both(
+            [
+              odd.includes('buggy') ? side('buggy', 1, record, planFiles.buggy) : Promise.resolve(b1),
+              odd.includes('patched') ? side('patched', 1, record, planFiles.patched) : Promise.resolve(p1),
+            ],
+            stopAll,
+          );
+        } else {
+          drop([...odd.map(w => sk[w].id), b1.id, p1.id]);
+          makePlan(fresh.buggy, fresh.patched);
+          [b1, p1] = await both(
+            [side('buggy', 1, record, planFiles.buggy), side('patched', 1, record, planFiles.patched)],
+            stopAll,
+          );
+        }
       }
       if (!follows(skeletons!.buggy, b1) || !follows(skeletons!.patched, p1)) {
         progress('control flow differs between two runs of one side: tracing with values everywhere instead');
@@ -612,7 +636,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
         [b1, p1] = await both([side('buggy', 1, 'full'), side('patched', 1, 'full')], stopAll);
       }
       if (planned.mode === 'planned') {
-        drop([skeleton.buggy, skeleton.patched]);
+        drop([planned.skeleton.buggy, planned.skeleton.patched]);
       }
     }
     if (o.signal?.aborted) throw new Interrupted('interrupted');

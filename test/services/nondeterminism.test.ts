@@ -178,23 +178,58 @@ describe('nondeterminism', () => {
     expect([again.function, again.seqB, again.seqP]).toEqual([r.delta.function, r.delta.seqB, r.delta.seqP]);
   }, 180_000);
 
-  it('a program whose control flow alternates between runs: the run that went the other way is run once more, and used when it follows', async () => {
+  // each run of a side counts itself in a file of its tree (the test runs in it); the run `odd`
+  // takes the other branch
+  const onceOtherWay = (odd: number) => ({
+    lib: (side: 'buggy' | 'patched') =>
+      `import os\n\n\ndef runs():\n    n = int(open("count.txt").read()) if os.path.exists("count.txt") else 0\n    with open("count.txt", "w") as fh:\n        fh.write(str(n + 1))\n    return n\n\n\ndef even():\n    return 0\n\n\ndef odd():\n    return 1\n\n\ndef bump(x):\n    return x + ${side === 'buggy' ? 1 : 2}\n`,
+    test: `import lib\n\n\ndef test_it():\n    k = lib.odd() if lib.runs() == ${odd} else lib.even()\n    n = lib.bump(1)\n    assert n > 0 and k in (0, 1)\n`,
+  });
+
+  it('a valued run that went another way once is run again with the same plan (its control flow traced once more says so)', async () => {
     const {db} = freshDb();
-    // each run of a side counts itself in a file of its tree (the test runs in it), and takes the other branch
-    const lib = (side: 'buggy' | 'patched') =>
-      `import os\n\n\ndef runs():\n    n = int(open("count.txt").read()) if os.path.exists("count.txt") else 0\n    with open("count.txt", "w") as fh:\n        fh.write(str(n + 1))\n    return n\n\n\ndef even():\n    return 0\n\n\ndef odd():\n    return 1\n\n\ndef bump(x):\n    return x + ${side === 'buggy' ? 1 : 2}\n`;
-    const test =
-      'import lib\n\n\ndef test_it():\n    k = lib.even() if lib.runs() % 2 == 0 else lib.odd()\n    n = lib.bump(1)\n    assert n > 0 and k in (0, 1)\n';
+    const {lib, test} = onceOtherWay(1);
     const progress: string[] = [];
     const r = await tracePair(db, project(lib, test), {
       ...base,
       test: 'tests/test_it.py::test_it',
       onProgress: m => progress.push(m),
     });
-    // runs 0 (control flow) and 2 take one branch, 1 the other: run 1 is run again as run 2;
-    // the confirming run 3 goes the other way, and is run again as run 4
-    expect(progress.filter(m => /running (it|them) once more/.test(m))).toHaveLength(2);
+    // run 0 (control flow) and 2 (control flow again) agree; run 1 (values) went another way
+    expect(progress.filter(m => /the valued run went another way/.test(m))).toHaveLength(1);
     expect(r.values).toMatchObject({mode: 'planned'});
+    expect(r.confirmation).toBe('at the delta point');
+    expect(r.delta).toMatchObject({status: 'found', function: 'bump'});
+  }, 180_000);
+
+  it('a control-flow run that went another way once is traced again and the values planned from the new one', async () => {
+    const {db} = freshDb();
+    const {lib, test} = onceOtherWay(0);
+    const progress: string[] = [];
+    const r = await tracePair(db, project(lib, test), {
+      ...base,
+      test: 'tests/test_it.py::test_it',
+      onProgress: m => progress.push(m),
+    });
+    expect(progress.filter(m => /values planned in/.test(m))).toHaveLength(2);
+    expect(progress.some(m => /the valued run went another way/.test(m))).toBe(false);
+    expect(r.values).toMatchObject({mode: 'planned'});
+    expect(r.confirmation).toBe('at the delta point');
+    expect(r.delta).toMatchObject({status: 'found', function: 'bump'});
+  }, 180_000);
+
+  it('a confirming run that went another way once is run again before values everywhere', async () => {
+    const {db} = freshDb();
+    // runs 0 (control flow) and 1 (values) agree; 2 (confirming) goes another way; 3 agrees
+    const {lib, test} = onceOtherWay(2);
+    const progress: string[] = [];
+    const r = await tracePair(db, project(lib, test), {
+      ...base,
+      test: 'tests/test_it.py::test_it',
+      onProgress: m => progress.push(m),
+    });
+    // both sides count their own runs: both confirming runs went another way
+    expect(progress.filter(m => /running them once more/.test(m))).toHaveLength(1);
     expect(r.confirmation).toBe('at the delta point');
     expect(r.delta).toMatchObject({status: 'found', function: 'bump'});
   }, 180_000);
