@@ -19,7 +19,7 @@ import type {SandboxPolicy} from './sandbox.js';
 import {tracePair} from './tracing.js';
 import {scopesIn} from './scopes.js';
 import {readInTree, restoreTree, TreeFileError, writeInTree} from './tree-files.js';
-import {copyTree, prepareWorkspace, type Workspace} from './workspace.js';
+import {copyTrees, prepareWorkspace, type Workspace} from './workspace.js';
 
 const AUDIT_TEST = 'test_deltalens_audit.py';
 /** what one inspect_call_graph answer lists at most: a tool result is capped (8,000 characters by
@@ -91,8 +91,10 @@ export class AuditTools {
       const ws = await prepareWorkspace({kind: 'patch', repo: o.buggyDir, patch: patchFile, copy: true}, runner);
       const work = join(scratch, 'work');
       const pristine = join(scratch, 'pristine');
-      copyTree(ws.buggy, work);
-      copyTree(ws.buggy, pristine);
+      await copyTrees([
+        [ws.buggy, work],
+        [ws.buggy, pristine],
+      ]);
       return new AuditTools(db, o, runner, ws, work, scratch, pristine);
     } catch (error) {
       forget(scratch);

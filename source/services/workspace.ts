@@ -107,6 +107,44 @@ export function copyTree(from: string, to: string): void {
   cpSync(from, to, {recursive: true, filter: copyable, verbatimSymlinks: true, preserveTimestamps: true});
 }
 
+/** copyTree in a process of its own (the same filter), for copies made side by side. */
+const COPY_SCRIPT = `const {cpSync, lstatSync} = require('node:fs');
+const {basename} = require('node:path');
+const [from, to, skip, pyc] = JSON.parse(process.argv[1]);
+const SKIP = new Set(skip);
+const PYC = new RegExp(pyc);
+try {
+  cpSync(from, to, {recursive: true, verbatimSymlinks: true, preserveTimestamps: true, filter: src => {
+    if (SKIP.has(basename(src)) || PYC.test(src)) return false;
+    const st = lstatSync(src);
+    return st.isFile() || st.isDirectory() || st.isSymbolicLink();
+  }});
+} catch (error) {
+  process.stderr.write(String(error.message).split('\\n')[0] + '\\n');
+  process.exit(1);
+}`;
+
+/**
+ * Several trees copied at once, each in a Node process of its own: a copy is file-system calls
+ * made one after another, so two trees copy in about the time of one on two cores (two sympy
+ * trees of 84 MB: 1.5 s against 2.9 s). One tree is copied here.
+ */
+export async function copyTrees(pairs: [from: string, to: string][]): Promise<void> {
+  if (pairs.length === 1) return copyTree(...pairs[0]!);
+  await Promise.all(
+    pairs.map(([from, to]) =>
+      execa(process.execPath, ['-e', COPY_SCRIPT, JSON.stringify([from, to, [...SKIP], PYTEST_PYC.source])], {
+        reject: false,
+      }).then(r => {
+        if (r.exitCode !== 0)
+          throw new WorkspaceError(
+            `copying ${from} to ${to} failed: ${r.stderr.trim().split('\n').filter(Boolean).at(-1) ?? `exit ${r.exitCode}`}`,
+          );
+      }),
+    ),
+  );
+}
+
 /** The files of `rev` as plain files under `dest`; the repository is only read. */
 async function exportRevision(repo: string, rev: string, dest: string, scratch: string): Promise<void> {
   const index = join(scratch, `index-${basename(dest)}`);
@@ -188,8 +226,10 @@ export async function prepareWorkspace(spec: WorkspaceSpec, runner: PythonRunner
       // copies: the untrusted tests never write the user's own folders
       const buggyDir = needDir(spec.buggyDir, '--buggy-dir');
       const patchedDir = needDir(spec.patchedDir, '--patched-dir');
-      copyTree(buggyDir, buggy);
-      copyTree(patchedDir, patched);
+      await copyTrees([
+        [buggyDir, buggy],
+        [patchedDir, patched],
+      ]);
       return {
         buggy,
         patched,
@@ -284,9 +324,14 @@ export async function prepareWorkspace(spec: WorkspaceSpec, runner: PythonRunner
       buggyRoot = sub(buggy);
     } else {
       if (spec.buggy) throw new WorkspaceError(`--buggy ${spec.buggy} needs --repo to be a git repository`);
-      copyTree(repo, buggy);
     }
-    copyTree(buggyRoot, patched);
+    // the buggy tree, and the patched one from the same files
+    if (gitRepo) copyTree(buggyRoot, patched);
+    else
+      await copyTrees([
+        [repo, buggy],
+        [repo, patched],
+      ]);
     await applyPatch(patchFile, patched, runner, `${gitRepo ? (spec.buggy ?? 'HEAD') : 'the files'} of ${spec.repo}`);
     return {
       buggy: buggyRoot,
