@@ -597,7 +597,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
         const sk = skeletons!;
         const odd = (['buggy', 'patched'] as const).filter(w => !follows(sk[w], w === 'buggy' ? b1 : p1));
         progress(
-          `control flow differs between two runs of the ${odd.join(' and the ')} side: tracing its control flow once more…`,
+          `control flow differs between two runs of the ${odd.join(' and the ')} side: tracing ${odd.length > 1 ? 'their' : 'its'} control flow once more…`,
         );
         const [nb, np] = await both(
           [
