@@ -78,6 +78,20 @@ class Writer:
     def record(self, obj):
         self.raw(_dumps(obj))
 
+    def line_event(self, text):
+        """event() for the hot path (a control-flow line): the common case checked in place,
+        the rest (a limit, the deadline every 256 events) through event()."""
+        if self.truncated is None and self.events < self.event_room and \
+                self.bytes + len(text) <= self.byte_room and (self.events & 255 or self.deadline is None):
+            self.events += 1
+            buf = self.buf
+            buf.append(text)
+            self.bytes += len(text) + 1
+            if len(buf) >= 512:
+                self.flush()
+            return True
+        return self.event(text)
+
     def event(self, text):
         """Write one event line; returns False once a limit is hit (and records why)."""
         if self.truncated is not None:
@@ -381,7 +395,7 @@ class Recorder:
         codes_get = self.reg.codes.get
         reg_info = self.reg.info
         generators = self.generators
-        w = self.w
+        line_event = self.w.line_event
         focus = self.focus
         is_focus = self.is_focus
 
@@ -399,16 +413,7 @@ class Recorder:
                         st.items = index + 1
                         seq = rec.seq + 1
                         rec.seq = seq
-                        text = '{"t":"line","seq":%d,"fid":%d,"line":%d}' % (seq, st.fid, line)
-                        if w.truncated is None and w.events < w.event_room and \
-                                w.bytes + len(text) <= w.byte_room and (w.events & 255 or w.deadline is None):
-                            w.events += 1
-                            buf = w.buf
-                            buf.append(text)
-                            w.bytes += len(text) + 1
-                            if len(buf) >= 512:
-                                w.flush()
-                        elif not w.event(text):
+                        if not line_event('{"t":"line","seq":%d,"fid":%d,"line":%d}' % (seq, st.fid, line)):
                             rec.stopped = True
                     else:
                         rec.finish_line(st, frame)
@@ -489,7 +494,7 @@ class Recorder:
         focus = self.focus
         is_focus = self.is_focus
         getframe = sys._getframe
-        w = self.w
+        line_event = self.w.line_event
 
         def enable(code):
             if id(code) not in local_enabled:
@@ -554,16 +559,7 @@ class Recorder:
                     st.items = index + 1
                     seq = rec.seq + 1
                     rec.seq = seq
-                    text = '{"t":"line","seq":%d,"fid":%d,"line":%d}' % (seq, st.fid, prev)
-                    if w.truncated is None and w.events < w.event_room and \
-                            w.bytes + len(text) <= w.byte_room and (w.events & 255 or w.deadline is None):
-                        w.events += 1
-                        buf = w.buf
-                        buf.append(text)
-                        w.bytes += len(text) + 1
-                        if len(buf) >= 512:
-                            w.flush()
-                    elif not w.event(text):
+                    if not line_event('{"t":"line","seq":%d,"fid":%d,"line":%d}' % (seq, st.fid, prev)):
                         rec.stopped = True
                 else:
                     rec.finish_line(st, frame)
