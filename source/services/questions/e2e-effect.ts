@@ -21,11 +21,10 @@ import {
 } from '../../core/questions/test-source.js';
 import {prepareWorkspace, type Workspace} from '../workspace.js';
 import {codePointDistance} from './distance.js';
-import {BUILDER_VERSION} from './options.js';
-import {inputsHash, type BuildSession} from './session.js';
+import type {BuildSession} from './session.js';
 import {writeFixedTestFile} from './test-files.js';
 import {patchedSpec} from './trees.js';
-import type {Validated} from './validate.js';
+import {questionInputs, type Validated} from './validate.js';
 
 /** Other exceptions a failing test could raise at its failing line (offline distractors). */
 const OTHER_EXCEPTIONS = [
@@ -52,18 +51,8 @@ export async function buildE2eEffect(s: BuildSession, v: Validated): Promise<voi
     const id = `${o.instance}/built/e2e_effect/${agent.name}`;
     const spec = patchedSpec(o, agent.file);
     const patchText = readFileSync(agent.file, 'utf8');
-    const inputs = inputsHash(
-      'e2e_effect',
-      String(BUILDER_VERSION),
-      o.instance,
-      o.buggyDir,
-      o.buggyRev ?? '',
-      o.test,
-      testText,
-      patchText,
-      String(seed),
-    );
-    if (s.unchanged(id, inputs)) continue;
+    const inputs = questionInputs(v, 'e2e_effect', patchText, {generator: false});
+    if (s.unchanged('e2e_effect', id, inputs)) continue;
     s.progress('e2e_effect', `running the test with ${agent.name}'s patch`);
     let aw: Workspace;
     try {

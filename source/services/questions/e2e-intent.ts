@@ -14,10 +14,10 @@ import {seedOf} from '../../core/questions/prompt.js';
 import {mmr, MMR_LAMBDA, seededOrder} from '../../core/questions/select.js';
 import {numbered, testPathOf} from '../../core/questions/test-source.js';
 import {codePointDistance} from './distance.js';
-import {BUILDER_VERSION, DISTRACTORS} from './options.js';
-import {inputsHash, type BuildSession} from './session.js';
+import {DISTRACTORS} from './options.js';
+import type {BuildSession} from './session.js';
 import {writeTest} from './test-files.js';
-import type {Validated} from './validate.js';
+import {questionInputs, type Validated} from './validate.js';
 
 /** Offline candidates validated per question (each costs a test run per version). */
 const MUTANTS = 12;
@@ -25,20 +25,9 @@ const MUTANTS = 12;
 export async function buildE2eIntent(s: BuildSession, v: Validated): Promise<void> {
   const {o, step, ws, file, testText, fix, seed, before, fixed, base} = v;
   const id = `${o.instance}/built/e2e_intent`;
-  const inputs = inputsHash(
-    'e2e_intent',
-    String(BUILDER_VERSION),
-    o.generator?.name ?? 'offline',
-    o.instance,
-    o.buggyDir,
-    o.buggyRev ?? '',
-    o.test,
-    testText,
-    fix,
-    String(seed),
-  );
+  const inputs = questionInputs(v, 'e2e_intent', fix);
   s.progress('e2e_intent', 'finding the expected expression');
-  const exp = s.unchanged(id, inputs)
+  const exp = s.unchanged('e2e_intent', id, inputs)
     ? null
     : await step.parseOnly<{
         expr: string;

@@ -24,12 +24,12 @@ import {changesBetween, tracePair, type HypothesisPlan} from '../tracing.js';
 import {prepareWorkspace, type Workspace} from '../workspace.js';
 import {codePointDistance} from './distance.js';
 import {findQuestionPoint, type Candidate} from './local-point.js';
-import {BUILDER_VERSION, DISTRACTORS, type BuildOptions} from './options.js';
+import {DISTRACTORS, type BuildOptions} from './options.js';
 import type {Step} from './runs.js';
-import {inputsHash, type BuildSession} from './session.js';
+import type {BuildSession} from './session.js';
 import {writeFixedTestFile} from './test-files.js';
 import {patchedSpec} from './trees.js';
-import type {Validated} from './validate.js';
+import {questionInputs, type Validated} from './validate.js';
 
 /** Both local types: the intent question first (an agent patch with no effect is asked at its point), then one effect question per agent patch. */
 export async function buildLocal(s: BuildSession, v: Validated): Promise<void> {
@@ -275,18 +275,7 @@ class LocalBuilder {
 
   async intent(ws: Workspace): Promise<IntentResult | null> {
     const id = `${this.o.instance}/built/local_intent`;
-    const inputs = inputsHash(
-      'local_intent',
-      String(BUILDER_VERSION),
-      this.o.generator?.name ?? 'offline',
-      this.o.instance,
-      this.o.buggyDir,
-      this.o.buggyRev ?? '',
-      this.o.test,
-      this.v.testText,
-      this.v.fix,
-      String(this.v.seed),
-    );
+    const inputs = questionInputs(this.v, 'local_intent', this.v.fix);
     this.s.progress('local_intent', 'tracing the buggy and fixed versions for the delta point');
     const {r, opened} = await this.delta(ws.buggy, ws.patched, 'gold (questions build)', 'gold');
     if (!opened) {
@@ -304,7 +293,7 @@ class LocalBuilder {
       );
       return null;
     }
-    if (this.s.unchanged(id, inputs)) {
+    if (this.s.unchanged('local_intent', id, inputs)) {
       const q = getQuestion(this.db, id)!;
       return {
         context: q.context,
@@ -317,19 +306,8 @@ class LocalBuilder {
   async effect(ws: Workspace, agent: {name: string; file: string}, intent: IntentResult | null): Promise<void> {
     const id = `${this.o.instance}/built/local_effect/${agent.name}`;
     const patchText = readFileSync(agent.file, 'utf8');
-    const inputs = inputsHash(
-      'local_effect',
-      String(BUILDER_VERSION),
-      this.o.generator?.name ?? 'offline',
-      this.o.instance,
-      this.o.buggyDir,
-      this.o.buggyRev ?? '',
-      this.o.test,
-      this.v.testText,
-      patchText,
-      String(this.v.seed),
-    );
-    if (this.s.unchanged(id, inputs)) return;
+    const inputs = questionInputs(this.v, 'local_effect', patchText);
+    if (this.s.unchanged('local_effect', id, inputs)) return;
     let aw: Workspace;
     try {
       aw = await prepareWorkspace(patchedSpec(this.o, agent.file), this.runner);

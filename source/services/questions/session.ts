@@ -67,12 +67,13 @@ export class BuildSession {
   }
 
   /** Built before from the same inputs (and not --force): kept as stored, nothing runs again. */
-  unchanged(id: string, inputs: string): boolean {
+  unchanged(type: QuestionType, id: string, inputs: string): boolean {
     if (this.o.force) return false;
-    const q = getQuestion(this.db, id);
-    const stored = q ? readProvenance(q.type, questionProvenance(this.db, id)?.provenance) : null;
+    const stored = readProvenance(type, questionProvenance(this.db, id)?.provenance);
     // a provenance that does not read as this builder writes it is built anew
-    if (!q || !stored?.built || !('inputs' in stored.built) || stored.built.inputs !== inputs) return false;
+    if (!stored.built || !('inputs' in stored.built) || stored.built.inputs !== inputs) return false;
+    const q = getQuestion(this.db, id);
+    if (!q) return false;
     this.questions.push({question: q, provenance: stored.built, unchanged: true});
     return true;
   }

@@ -9,7 +9,8 @@ import {clearExclusion} from '../../store/questions.js';
 import type {BuildInputs, CommonProvenance} from '../../core/questions/provenance.js';
 import {BUILDER_VERSION} from './options.js';
 import type {Prepared} from './prepare.js';
-import type {BuildSession} from './session.js';
+import {inputsHash, type BuildSession} from './session.js';
+import type {QuestionType} from '../../core/questions/model.js';
 
 /** A test that reproduces the bug: its runs, the outcome before and after the fix, and the provenance every question shares. */
 export interface Validated extends Prepared {
@@ -17,6 +18,32 @@ export interface Validated extends Prepared {
   before: TestOutcome;
   fixed: TestOutcome;
   base: CommonProvenance;
+}
+
+/**
+ * The hash of a question's inputs (it is built again only when they change, or with --force):
+ * its type, the builder's version, the generator, the trees and the test as the fix has it, the
+ * change it asks about (the fix, or an agent's patch) and the seed. End-to-end effect questions
+ * leave the generator out (as they always have: their stored hashes stay valid).
+ */
+export function questionInputs(
+  v: Validated,
+  type: QuestionType,
+  change: string,
+  o: {generator?: boolean} = {},
+): string {
+  return inputsHash(
+    type,
+    String(BUILDER_VERSION),
+    ...(o.generator === false ? [] : [v.o.generator?.name ?? 'offline']),
+    v.o.instance,
+    v.o.buggyDir,
+    v.o.buggyRev ?? '',
+    v.o.test,
+    v.testText,
+    change,
+    String(v.seed),
+  );
 }
 
 export async function validateTest(s: BuildSession, p: Prepared): Promise<Validated | null> {
