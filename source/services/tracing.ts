@@ -514,6 +514,29 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       const whole = a.summary.status === 'complete' && b.summary.status === 'complete';
       return sameControlFlow(db, a.id, b.id, {prefix: !whole});
     };
+    type Sides = {buggy: Run; patched: Run};
+    /** The sides whose run in `second` did not take the path of their run in `first`. */
+    const offPath = (first: Sides, second: Sides) =>
+      (['buggy', 'patched'] as const).filter(w => !follows(first[w], second[w]));
+    const sidesText = (which: readonly string[]) => `the ${which.join(' and the ')} side`;
+    /** Run `n` traced again on the given sides (with their plan), the other side's run kept. */
+    const rerun = async (
+      which: readonly ('buggy' | 'patched')[],
+      keep: Sides,
+      n: number,
+      record: 'full' | 'skeleton' | 'plan',
+      plans: {buggy?: string; patched?: string} = {},
+    ): Promise<[Run, Run]> => {
+      const again = await both(
+        [
+          which.includes('buggy') ? side('buggy', n, record, plans.buggy) : Promise.resolve(keep.buggy),
+          which.includes('patched') ? side('patched', n, record, plans.patched) : Promise.resolve(keep.patched),
+        ],
+        stopAll,
+      );
+      if (o.signal?.aborted) throw new Interrupted('interrupted');
+      return again;
+    };
     // traces this pair does not keep (the skeletons, a plan that did not fit)
     const drop = (ids: number[]) => {
       discardTraces(db, {traces: ids});
@@ -595,36 +618,22 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
         // was, and values are planned again from the new one (seconds, where values everywhere
         // take a minute on a large test).
         const sk = skeletons!;
-        const odd = (['buggy', 'patched'] as const).filter(w => !follows(sk[w], w === 'buggy' ? b1 : p1));
+        const valued = {buggy: b1, patched: p1};
+        const odd = offPath(sk, valued);
         progress(
-          `control flow differs between two runs of the ${odd.join(' and the ')} side: tracing ${odd.length > 1 ? 'their' : 'its'} control flow once more…`,
+          `control flow differs between two runs of ${sidesText(odd)}: tracing ${odd.length > 1 ? 'their' : 'its'} control flow once more…`,
         );
-        const [nb, np] = await both(
-          [
-            odd.includes('buggy') ? side('buggy', 0, 'skeleton') : Promise.resolve(sk.buggy),
-            odd.includes('patched') ? side('patched', 0, 'skeleton') : Promise.resolve(sk.patched),
-          ],
-          stopAll,
-        );
+        const [nb, np] = await rerun(odd, sk, 0, 'skeleton');
         const fresh = {buggy: nb, patched: np};
-        if (odd.every(w => follows(sk[w], fresh[w]))) {
+        if (!offPath(sk, fresh).length) {
           drop(odd.map(w => fresh[w].id));
           progress(`the valued run went another way: running it once more…`);
-          drop(odd.map(w => (w === 'buggy' ? b1.id : p1.id)));
-          [b1, p1] = await both(
-            [
-              odd.includes('buggy') ? side('buggy', 1, record, planFiles.buggy) : Promise.resolve(b1),
-              odd.includes('patched') ? side('patched', 1, record, planFiles.patched) : Promise.resolve(p1),
-            ],
-            stopAll,
-          );
+          drop(odd.map(w => valued[w].id));
+          [b1, p1] = await rerun(odd, valued, 1, record, planFiles);
         } else {
           drop([...odd.map(w => sk[w].id), b1.id, p1.id]);
           makePlan(fresh.buggy, fresh.patched);
-          [b1, p1] = await both(
-            [side('buggy', 1, record, planFiles.buggy), side('patched', 1, record, planFiles.patched)],
-            stopAll,
-          );
+          [b1, p1] = await rerun(['buggy', 'patched'], valued, 1, record, planFiles);
         }
       }
       if (!follows(skeletons!.buggy, b1) || !follows(skeletons!.patched, p1)) {
@@ -661,22 +670,12 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
      * large test). Only a run that follows run 1 is used.
      */
     const runAgain = async (b: Run, p: Run, buggyPlan?: string, patchedPlan?: string): Promise<[Run, Run]> => {
-      const again = [follows(b1, b) ? null : 'buggy', follows(p1, p) ? null : 'patched'].filter(
-        (x): x is 'buggy' | 'patched' => x !== null,
-      );
+      const again = offPath({buggy: b1, patched: p1}, {buggy: b, patched: p});
       progress(
-        `control flow differs between two runs of the ${again.join(' and the ')} side: running ${again.length > 1 ? 'them' : 'it'} once more…`,
+        `control flow differs between two runs of ${sidesText(again)}: running ${again.length > 1 ? 'them' : 'it'} once more…`,
       );
       drop(again.map(w => (w === 'buggy' ? b.id : p.id)));
-      const [nb, np] = await both(
-        [
-          again.includes('buggy') ? side('buggy', 2, 'plan', buggyPlan) : Promise.resolve(b),
-          again.includes('patched') ? side('patched', 2, 'plan', patchedPlan) : Promise.resolve(p),
-        ],
-        stopAll,
-      );
-      if (o.signal?.aborted) throw new Interrupted('interrupted');
-      return [nb, np];
+      return rerun(again, {buggy: b, patched: p}, 2, 'plan', {buggy: buggyPlan, patched: patchedPlan});
     };
     const collect = () => {
       nondet = rerunNondeterminism(db, [
