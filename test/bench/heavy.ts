@@ -50,7 +50,7 @@ function run(
   return {s: (performance.now() - t) / 1000, ok: r.status === 0 || r.status === 1, stdout: r.stdout, stderr: r.stderr};
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** The buggy and fixed trees: copies of the installed sympy, the fix taken out of the buggy one. */
 export function trees(out: string, py = DEFAULT_PY): {buggy: string; fixed: string} | string {

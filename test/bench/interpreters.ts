@@ -14,7 +14,7 @@ import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {TRACER_DIR} from '../../source/services/python.js';
 import {cli} from './cli.js';
-import {benchHeavy, type HeavyResult} from './heavy.js';
+import {benchHeavy, median, type HeavyResult} from './heavy.js';
 
 const DEFAULT_PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
 /** The pure-Python packages a sympy test needs under pytest (sympy's conftest wants hypothesis). */
@@ -100,7 +100,6 @@ function withSympy(i: Interpreter, out: string): string | null {
   return has(exe) ? exe : null;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function plain(exe: string, tree: string, test: string): number {
   const env = {PATH: '/usr/bin:/bin', HOME: '/tmp', PYTHONHASHSEED: '0', PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'};
