@@ -100,7 +100,6 @@ function withSympy(i: Interpreter, out: string): string | null {
   return has(exe) ? exe : null;
 }
 
-
 function plain(exe: string, tree: string, test: string): number {
   const env = {PATH: '/usr/bin:/bin', HOME: '/tmp', PYTHONHASHSEED: '0', PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1'};
   run(exe, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', test], {cwd: tree, env}); // warm: bytecode written
