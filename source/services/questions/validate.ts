@@ -24,7 +24,8 @@ export interface Validated extends Prepared {
  * The hash of a question's inputs (it is built again only when they change, or with --force):
  * its type, the builder's version, the generator, the trees and the test as the fix has it, the
  * change it asks about (the fix, or an agent's patch) and the seed. End-to-end effect questions
- * leave the generator out (as they always have: their stored hashes stay valid).
+ * leave the generator out (as they always have, so their stored hashes stay valid — though then a
+ * change of --model does not build them again: a known gap).
  */
 export function questionInputs(
   v: Validated,
