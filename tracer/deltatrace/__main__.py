@@ -70,9 +70,14 @@ def parser():
                      help="record only frames of FUNC, frames below them and the callers that "
                           "lead to them (from the moment FUNC starts); FILE:* for every "
                           "function of the file, FILE:<module> for its body")
-    run.add_argument("--record", choices=("full", "skeleton", "plan"), default="full",
+    run.add_argument("--record", choices=("full", "skeleton", "plan", "budget"), default="full",
                      help="full: every value; skeleton: control flow only; plan: values where "
-                          "--plan says Algorithm 1 compares them (default full)")
+                          "--plan says Algorithm 1 compares them; budget: every value until "
+                          "--value-budget events are written, control flow only after that "
+                          "(default full)")
+    run.add_argument("--value-budget", type=int, default=5000, metavar="N",
+                     help="--record budget: events written with values before the run goes on "
+                          "with control flow only (default 5000)")
     run.add_argument("--plan", metavar="FILE",
                      help='--record plan: {"cuts": [c per frame id]}: -1 every item of the frame '
                           "valued, k > 0 the first k items, -2 only its arguments and result, "
@@ -263,7 +268,10 @@ def cmd_run(args):
               "seed": seeder.seed,
               "nondeterministic": ["$ref numbering is per value; no ids or addresses are written"]}
     writer.record(header)
-    rec = Recorder(writer, reg, limits, args.snapshot_every, focus, args.record, plan)
+    if args.record == "budget" and args.value_budget < 1:
+        sys.exit("deltatrace: --value-budget must be at least 1")
+    rec = Recorder(writer, reg, limits, args.snapshot_every, focus, args.record, plan,
+                   budget=args.value_budget)
     if backend == "monitoring":
         rec.install_monitoring()
         start, stop = rec.start_monitoring, rec.stop_monitoring
@@ -279,9 +287,13 @@ def cmd_run(args):
         if backend == "monitoring":
             rec.uninstall_monitoring()
     writer.record(outcome.record())
-    writer.record({"t": "end", "events": writer.events, "frames": rec.next_fid - 1,
-                   "bytes": writer.bytes, "truncated": writer.truncated,
-                   "seconds": round(time.monotonic() - t0, 3), "seed": seeder.record()})
+    end = {"t": "end", "events": writer.events, "frames": rec.next_fid - 1,
+           "bytes": writer.bytes, "truncated": writer.truncated,
+           "seconds": round(time.monotonic() - t0, 3), "seed": seeder.record()}
+    if args.record == "budget":
+        # whether every value is in the trace (a run within the budget is a full trace)
+        end["budget"] = {"events": args.value_budget, "within": not rec.over_budget}
+    writer.record(end)
     writer.close()
     status = outcome.status()
     sys.stderr.write("deltatrace: %s, %d events, %d frames%s -> %s\n" % (

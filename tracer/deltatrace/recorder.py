@@ -17,6 +17,9 @@ which calls they made, no values (cheap: a few microseconds an event); ``plan`` 
 where a plan says Algorithm 1 will compare them — per frame, the first k items (lines,
 calls, its end) — and control flow elsewhere. The plan comes from walking two skeleton
 runs (deltalens computes it), so the valued run serializes only what can decide the delta.
+``budget`` values everywhere until the run has written a number of events, control flow
+only from then on: a small run is traced with every value in one run, and a large one still
+gives the control flow its plan is made from (the end record says which it was).
 
 Record kinds (one JSON object per line, ``t`` is the kind):
 ``call`` a frame starts or a generator resumes (``locals`` when valued; ``lazy`` for a path
@@ -162,15 +165,18 @@ def exception_record(exc, limits):
 
 
 class Recorder:
-    def __init__(self, writer, registry, limits, snapshot_every=50, focus=None, mode="full", plan=None):
+    def __init__(self, writer, registry, limits, snapshot_every=50, focus=None, mode="full", plan=None,
+                 budget=0):
         self.w = writer
         self.reg = registry
         self.limits = limits
         self.k = snapshot_every
         self.focus = focus  # set of (file, qualname) or None
         self.focus_files = {f for f, _ in focus} if focus else set()
-        self.mode = mode  # full | skeleton | plan
+        self.mode = mode  # full | skeleton | plan | budget
         self.plan = plan or []  # plan mode: cut per fid (index = fid)
+        self.budget = budget if mode == "budget" else 0  # budget mode: events written with values
+        self.over_budget = False
         self.frames = {}  # id(frame) -> FrameState
         self.inside = 0  # focus frames (and frames below them) now on the stack
         self.next_fid = 1
@@ -185,6 +191,11 @@ class Recorder:
             return -1
         if self.mode == "skeleton":
             return 0
+        if self.mode == "budget":
+            if self.w.events >= self.budget:
+                self.spent()
+                return 0
+            return -1
         return self.plan[fid] if fid < len(self.plan) else 0
 
     # -- encoding -------------------------------------------------------------------
@@ -206,6 +217,16 @@ class Recorder:
             cache[name] = e
             parts.append(_dumps(name) + ":" + e)
         return parts
+
+    def spent(self):
+        """The budget is used up: control flow only from now on. A frame running now keeps the
+        values of the items it wrote (its cut becomes their number, as a plan would say); a frame
+        starting later gets none."""
+        self.over_budget = True
+        self.mode = "skeleton"
+        for st in self.frames.values():
+            if st.cut == -1:
+                st.cut = st.items
 
     def emit(self, text):
         if not self.w.event(text):
@@ -348,6 +369,8 @@ class Recorder:
         if full is not None:
             text += ',"full":{' + full + "}"
         self.emit(text + "}")
+        if self.budget and not self.over_budget and self.w.events >= self.budget:
+            self.spent()
 
     def start_line(self, st, frame, line):
         st.exc = None

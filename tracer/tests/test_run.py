@@ -233,6 +233,38 @@ class TracerRun(unittest.TestCase):
         self.assertEqual(shape(recs), shape(skel))
         del full
 
+    def test_a_budget_run_is_a_full_trace_when_small_and_control_flow_after_the_budget(self):
+        def run(budget):
+            out = os.path.join(self.tmp, "budget-%d.jsonl" % budget)
+            proc = deltatrace("run", "--root", FIXTURE, "--out", out, "--record", "budget",
+                              "--value-budget", str(budget), "--", "tests/test_inventory.py::test_price")
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            return records(out)
+        full_out = os.path.join(self.tmp, "full-price.jsonl")
+        deltatrace("run", "--root", FIXTURE, "--out", full_out, "--", "tests/test_inventory.py::test_price")
+        full = records(full_out)
+        body = lambda rs: [r for r in rs if r["t"] not in ("header", "end")]  # noqa: E731
+        # within the budget: every record as a full run writes it, and the end says so
+        within = run(100000)
+        self.assertEqual(body(within), body(full))
+        self.assertEqual(within[-1]["budget"], {"events": 100000, "within": True})
+        # past it: values in the first frames, none after; the same control flow
+        spent = run(5)
+        self.assertEqual(spent[-1]["budget"], {"events": 5, "within": False})
+        shape = lambda rs: [(r["t"], r.get("fid"), r.get("line")) for r in rs if r["t"] in ("call", "line", "return", "exception")]  # noqa: E731
+        self.assertEqual(shape(spent), shape(full))
+        lines = [r for r in spent if r["t"] == "line"]
+        self.assertIn("ch", lines[0])
+        self.assertNotIn("ch", lines[-1])
+        # a frame keeps its values as a prefix of its items (as a plan's cut would)
+        by_fid = {}
+        for r in lines:
+            by_fid.setdefault(r["fid"], []).append("ch" in r)
+        for valued in by_fid.values():
+            self.assertEqual(valued, sorted(valued, reverse=True))
+        later = [r for r in spent if r["t"] == "call"][-1]
+        self.assertNotIn("locals", later)
+
     def test_out_fd_streams_the_same_trace_without_a_file(self):
         read, write = os.pipe()
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [TRACER, os.environ.get("DELTATRACE_TEST_PATH")])))
