@@ -439,6 +439,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
   const onAbort = () => stopAll.abort();
   o.signal?.addEventListener('abort', onAbort);
   let finished = false;
+  let removing: Promise<void> | null = null;
   try {
     progress(`trees: buggy ${ws.buggy}, patched ${ws.patched}`);
     const {changes, diff} = await changesBetween(runner, ws.buggy, ws.patched);
@@ -772,6 +773,8 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
       }
       if (o.signal?.aborted) throw new Interrupted('interrupted');
     }
+    // every run is done: the trees go while the pair is stored (unless kept)
+    removing = o.keep ? null : ws.removeSoon();
     const failures = [b1, p1]
       .filter(s => s.summary.status !== 'complete')
       .map(s => s.summary.error)
@@ -837,6 +840,7 @@ export async function tracePair(db: Db, spec: WorkspaceSpec, o: TracePairOptions
     forgetTraces(db.name, ctx.rows);
     forget(scratch);
     if (o.keep && finished) ws.keep();
+    else if (removing) await removing;
     else ws.cleanup();
   }
 }

@@ -1,8 +1,8 @@
-import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs';
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {forget, makeTempDir} from '../../source/services/leftovers.js';
+import {forget, forgetSoon, makeTempDir} from '../../source/services/leftovers.js';
 import {tempDir} from '../helpers/files.js';
 
 const saved = process.env.TMPDIR;
@@ -25,6 +25,26 @@ describe("the record of a run's throw-away folders", () => {
     forget(a);
     forget(b);
     expect(existsSync(a) || existsSync(b)).toBe(false);
+  });
+});
+
+describe('a folder removed in the background', () => {
+  it('stays in the record until it is gone, then leaves nothing', async () => {
+    process.env.TMPDIR = tempDir();
+    const records = join(tmpdir(), `deltalens-runs-${process.getuid?.() ?? 'user'}`);
+    const ws = makeTempDir('ws');
+    for (const side of ['buggy', 'patched']) {
+      mkdirSync(join(ws, side, 'pkg'), {recursive: true});
+      writeFileSync(join(ws, side, 'pkg', 'mod.py'), 'x = 1\n');
+    }
+    writeFileSync(join(ws, 'plan.json'), '{}');
+    const removing = forgetSoon(ws);
+    // while the child processes remove it, an exit would still find it in the record
+    const [file] = readdirSync(records);
+    expect(JSON.parse(readFileSync(join(records, file!), 'utf8')).folders).toEqual([ws]);
+    await removing;
+    expect(existsSync(ws)).toBe(false);
+    expect(existsSync(records)).toBe(false);
   });
 });
 
