@@ -10,7 +10,14 @@ import {DELTA_OPTIONS, type DeltaOption} from '../core/trace/delta.js';
 import {landing} from '../core/trace/landing.js';
 import {getTrace} from '../store/traces.js';
 import {PythonError} from '../services/python.js';
-import {CONFIRM_ROUNDS, Interrupted, tracePair, TraceRunError, DEFAULT_LIMITS} from '../services/tracing.js';
+import {
+  CONFIRM_ROUNDS,
+  Interrupted,
+  VALUE_BUDGET,
+  tracePair,
+  TraceRunError,
+  DEFAULT_LIMITS,
+} from '../services/tracing.js';
 import {WorkspaceError, type WorkspaceSpec} from '../services/workspace.js';
 import {hasRecord, InstanceTraceError, planInstanceTrace} from '../services/instance-trace.js';
 import {ImageError, imagePython, imageRoot, type ImageRoot} from '../services/images.js';
@@ -95,10 +102,14 @@ Tracing:
                       makes without a seed, before each test, the same on both sides (default 0;
                       stored with the pair)
   --no-seed           leave randomness as the program has it (the re-runs then find what varies)
-  --values WHERE      planned (default): a first run per side records control flow only, then
-                      values are recorded only where the delta walk compares them (and a few
-                      steps past where control flow splits); all: values at every step, one run
-                      per side (larger and slower; every step can be inspected in the stepper)
+  --values WHERE      planned (default): a first run per side records every value for its
+                      first --value-budget events and control flow after; when both runs stay
+                      within it they are the trace, else values are recorded in a second run
+                      only where the delta walk compares them (and a few steps past where
+                      control flow splits); all: values at every step, one run per side
+                      (larger and slower; every step can be inspected in the stepper)
+  --value-budget N    events the first run records with values (default ${VALUE_BUDGET.toLocaleString('en')}); 0: control
+                      flow only, so every pair gets a planned run
 
 Delta:
   --option NAME       a comparison option (repeatable), off by default: the public
@@ -156,6 +167,7 @@ function parseTraceArgs(argv: string[]) {
       'no-focus': {type: 'boolean'},
       'no-rerun': {type: 'boolean'},
       'confirm-rounds': {type: 'string'},
+      'value-budget': {type: 'string'},
       'no-plugins': {type: 'boolean'},
       option: {type: 'string', multiple: true},
       trajectory: {type: 'string'},
@@ -421,6 +433,7 @@ async function runJobs(
         sandbox: values['no-sandbox'] ? 'off' : 'require',
         seed: values['no-seed'] ? null : (integer(values.seed, '--seed') ?? 0),
         values: valuesMode,
+        valueBudget: positiveInt(values['value-budget'], '--value-budget'),
         passEnv,
         signal: controller.signal,
         onWarning: message => warn(`deltalens: warning: ${message}`),

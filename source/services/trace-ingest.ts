@@ -122,10 +122,17 @@ class TraceIngest {
       bytes: this.bytes,
       error,
       truncated: this.asm.truncated !== null,
+      withinBudget: withinBudget(this.asm.end),
     };
     finishTrace(this.db, this.traceId, summary);
     return {...summary, format: this.converter ? 'swe-bench-tracer' : 'deltatrace'};
   }
+}
+
+/** The end record's `budget.within` (a --record budget run), else null. */
+function withinBudget(end: Record<string, unknown> | null): boolean | null {
+  const budget = end?.['budget'] as {within?: unknown} | undefined;
+  return typeof budget?.within === 'boolean' ? budget.within : null;
 }
 
 /** A line that is not UTF-8 text or too long: the file (or stream) is not a trace at all. */

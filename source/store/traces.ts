@@ -212,6 +212,9 @@ export interface TraceSummary {
   bytes: number;
   error: string | null;
   truncated: boolean;
+  /** a run recorded with a budget of values (--record budget): whether it stayed within it, so
+   * that every value is in the trace; null for any other run */
+  withinBudget?: boolean | null;
 }
 
 export function finishTrace(db: Db, traceId: number, s: TraceSummary): void {

@@ -334,6 +334,9 @@ describe('deltalens trace / delta / traces', () => {
         '--option must be one of start-at-patched-function, no-step-into, match-by-text, round-floats',
       ),
     });
+    expect(
+      run(['trace', '--test', 't', '--buggy-dir', '.', '--patched-dir', '.', '--value-budget', 'many']),
+    ).toMatchObject({code: 2, stderr: expect.stringContaining('--value-budget takes a whole number (got "many")')});
     const dir = tempDir();
     expect(
       run(['trace', '--test', 't', '--buggy-dir', dir, '--patched-dir', dir, '--python', '/nonexistent/py']),

@@ -193,6 +193,7 @@ describe('nondeterminism', () => {
     const r = await tracePair(db, project(lib, test), {
       ...base,
       test: 'tests/test_it.py::test_it',
+      valueBudget: 0, // control flow first: the runs are numbered as the program counts them
       onProgress: m => progress.push(m),
     });
     // run 0 (control flow) and 2 (control flow again) agree; run 1 (values) went another way
@@ -209,6 +210,7 @@ describe('nondeterminism', () => {
     const r = await tracePair(db, project(lib, test), {
       ...base,
       test: 'tests/test_it.py::test_it',
+      valueBudget: 0, // control flow first: the runs are numbered as the program counts them
       onProgress: m => progress.push(m),
     });
     expect(progress.filter(m => /values planned in/.test(m))).toHaveLength(2);
@@ -226,6 +228,7 @@ describe('nondeterminism', () => {
     const r = await tracePair(db, project(lib, test), {
       ...base,
       test: 'tests/test_it.py::test_it',
+      valueBudget: 0, // control flow first: the runs are numbered as the program counts them
       onProgress: m => progress.push(m),
     });
     // both sides count their own runs: both confirming runs went another way
@@ -241,7 +244,7 @@ describe('nondeterminism', () => {
       `import os\n\n\ndef runs():\n    n = int(open("count.txt").read()) if os.path.exists("count.txt") else 0\n    with open("count.txt", "w") as fh:\n        fh.write(str(n + 1))\n    return n\n\n\ndef tick():\n    return 0\n\n\ndef bump(x):\n    return x + ${side === 'buggy' ? 1 : 2}\n`;
     const test =
       'import lib\n\n\ndef test_it():\n    for _ in range(lib.runs()):\n        lib.tick()\n    n = lib.bump(1)\n    assert n > 0\n';
-    const r = await tracePair(db, project(lib, test), {...base, test: 'tests/test_it.py::test_it'});
+    const r = await tracePair(db, project(lib, test), {...base, test: 'tests/test_it.py::test_it', valueBudget: 0});
     expect(r.values).toMatchObject({mode: 'all'});
     expect(r.confirmation).toBe('everywhere (control flow varied between runs)');
     expect(r.delta).toMatchObject({status: 'found', function: 'bump'});

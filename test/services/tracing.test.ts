@@ -144,6 +144,45 @@ describe('a real library under pytest', () => {
     },
     120_000,
   );
+
+  it.skipIf(!click)(
+    'a small run is traced with every value in one run per side; past the budget, values are planned from it; the same delta either way',
+    async () => {
+      const {buggy, fixed: patched} = clickTrees(click!, tempDir(), ['buggy', 'patched']);
+      const trace = async (valueBudget: number) => {
+        const {db} = freshDb();
+        const progress: string[] = [];
+        const r = await tracePair(
+          db,
+          {kind: 'dirs', buggyDir: buggy, patchedDir: patched},
+          {...fast, python: PY, test: CLICK_TEST, valueBudget, onProgress: m => progress.push(m)},
+        );
+        const runs = progress.filter(m => /^tracing (buggy|patched) \(run/.test(m));
+        const kept = db.prepare('SELECT count(*) FROM trace').pluck().get();
+        return {r, runs, kept};
+      };
+      const small = await trace(5000);
+      const spent = await trace(20);
+      const planned = await trace(0);
+      // within the budget: the first run is the trace, then the confirming run (2 a side)
+      expect(small.runs).toHaveLength(4);
+      expect(small.r.values).toMatchObject({mode: 'all', reason: expect.stringMatching(/budget of 5,000 events/)});
+      // past it (or without one): a planned run from the first run's control flow (3 a side)
+      for (const t of [spent, planned]) {
+        expect(t.runs).toHaveLength(6);
+        expect(t.r.values).toMatchObject({mode: 'planned'});
+      }
+      const where = (t: typeof small) => {
+        const d = t.r.delta;
+        return [d.status, d.kind, d.function, d.line, d.seqB, d.seqP, JSON.stringify(d.variables)];
+      };
+      expect(where(small)).toEqual(where(planned));
+      expect(where(spent)).toEqual(where(planned));
+      expect(small.r.delta).toMatchObject({status: 'found', function: '_split_opt'});
+      for (const t of [small, spent, planned]) expect(t.kept).toBe(4);
+    },
+    240_000,
+  );
 });
 
 describe('how a trace is stored', () => {
