@@ -3,12 +3,13 @@ import {openStore} from './db-path.js';
 import {ctrlCStops} from './ctrl-c.js';
 import {qaModelFrom, QaModelChoiceError, type QaModel} from '../services/qa-models.js';
 import {scoreExplanations, type ExplanationKind, type ScoreProgress} from '../services/scoring.js';
+import {scoreBatch} from '../services/score-batch.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, printJson, UsageError} from './args.js';
 
 export const SCORE_HELP = `Usage: deltalens score [--model NAME] [--base-url URL] [--api-key-env VAR] [--samples N]
        [--concurrency N] [--temperature T] [--reasoning-effort E] [--agent A]
        [--explanations original|audited|blank|custom|all] [--choices-only]
-       [--exclude-flagged] [--exclude-auto-flags] [--json] [--db FILE]
+       [--exclude-flagged] [--exclude-auto-flags] [--batch [--poll-seconds S]] [--json] [--db FILE]
 
 Answers every (question × explanation × sample) the model has not answered yet, with the
 ExplainBench prompt (Fig. 5) and the options in a seeded order per sample. Every answer is
@@ -30,6 +31,12 @@ seed); a rerun makes no call for what is stored; Ctrl+C stops and keeps every fi
                        artifact check; stored as "<model> [choices only]")
   --exclude-flagged    leave out questions people flagged with anything but valid (deltalens flags)
   --exclude-auto-flags also leave out the questions the automatic flags name
+  --batch              send the calls as batches to the endpoint's Batch API (OpenAI's: half
+                       the price, no rate limits; answers within 24 h) and wait for them: the
+                       same prompts, answers and verdicts as online calls. A batch is stored the
+                       moment it is accepted: Ctrl+C stops the waiting, not the batch, and the
+                       next score --batch of the model collects it before sending anything new
+  --poll-seconds S     --batch: seconds between two looks at a running batch (default 30)
   --json               the summary as JSON; progress as JSON lines on stderr
 
 An explanation no stored question is asked about (no question of its instance, or none for its
@@ -79,6 +86,8 @@ export async function runScore(argv: string[]): Promise<number> {
       'choices-only': {type: 'boolean'},
       'exclude-flagged': {type: 'boolean'},
       'exclude-auto-flags': {type: 'boolean'},
+      batch: {type: 'boolean'},
+      'poll-seconds': {type: 'string'},
     },
     false,
   );
@@ -111,6 +120,14 @@ export async function runScore(argv: string[]): Promise<number> {
     if (error instanceof QaModelChoiceError) throw new UsageError(error.message);
     throw error;
   }
+  if (values.batch && !model.batch)
+    throw new UsageError(
+      `--batch sends the calls to a model's Batch API; ${model.name} is the offline baseline (score it without --batch)`,
+    );
+  if (values['poll-seconds'] !== undefined && !values.batch) throw new UsageError('--poll-seconds goes with --batch');
+  const pollSeconds = values['poll-seconds'] === undefined ? undefined : Number(values['poll-seconds']);
+  if (pollSeconds !== undefined && !(Number.isFinite(pollSeconds) && pollSeconds >= 0))
+    throw new UsageError(`--poll-seconds takes a number of seconds (got "${values['poll-seconds']}")`);
   const {db, path: dbPath} = await openStore(values.db, 'write');
   const ctrlC = ctrlCStops(
     'stopping: finishing nothing new, keeping every stored answer (Ctrl+C again to quit at once)',
@@ -123,6 +140,57 @@ export async function runScore(argv: string[]): Promise<number> {
       values['exclude-flagged'] || values['exclude-auto-flags']
         ? (await import('../services/annotation.js')).exclusions(db, {people: true, auto: values['exclude-auto-flags']})
         : null;
+    if (values.batch) {
+      const r = await scoreBatch(db, {
+        excludeQuestions: excluded ? new Set(excluded.keys()) : undefined,
+        model,
+        samples,
+        agent: values.agent,
+        kinds,
+        choicesOnly: values['choices-only'],
+        signal: ctrlC.signal,
+        pollSeconds,
+        onProgress: p => {
+          const now = Date.now();
+          if (now - last < (tty ? 100 : 1000) && p.phase === 'waiting') return;
+          last = now;
+          const line = `${p.phase} ${p.batch ?? `a batch of ${p.total} requests`}${p.status ? ` (${p.status})` : ''}: ${p.completed}/${p.total} answered, ${p.failed} failed`;
+          if (tty) process.stderr.write(`\r\x1b[K${cell(line)}`);
+          else
+            process.stderr.write(
+              `${JSON.stringify({progress: {phase: p.phase, batch: p.batch, status: p.status, completed: p.completed, failed: p.failed, total: p.total}})}\n`,
+            );
+        },
+      });
+      if (tty) process.stderr.write('\n');
+      if (values.json)
+        printJson({
+          model: r.model,
+          baseline: model.baseline,
+          submitted: r.submitted,
+          stored: r.stored,
+          cached: r.cached,
+          failed: r.failed,
+          unparseable: r.unparseable,
+          batches: r.batches,
+          pending: r.pending,
+          explanations_without_text: r.withoutText,
+          explanations_without_questions: r.withoutQuestions,
+          interrupted: r.interrupted,
+          excluded_questions: excluded ? excluded.size : 0,
+          errors: r.errors,
+          db: dbPath,
+        });
+      else {
+        say(
+          `${r.model} (batch): ${r.stored} answers stored from ${r.batches.length} batch(es), ${r.submitted} requests sent, ${r.cached} already stored, ${r.failed} failed, ${r.unparseable} unparseable (kept, counted wrong)${r.interrupted ? '; interrupted' : ''}`,
+        );
+        for (const id of r.pending)
+          say(`  ${cell(id)} is still running at the endpoint: run score --batch with this model again to collect it`);
+        for (const e of r.errors.slice(0, 5)) say(`  failed: ${cell(e)}`);
+      }
+      return r.failed || r.interrupted || r.pending.length ? EXIT.failed : EXIT.ok;
+    }
     const result = await scoreExplanations(db, {
       excludeQuestions: excluded ? new Set(excluded.keys()) : undefined,
       model,

@@ -9,7 +9,7 @@
  * cut off and fails the call (a server cannot fill memory); an answer over MAX_ANSWER_CHARS is
  * stored cut, with a marker saying how long it was.
  */
-import OpenAI from 'openai';
+import OpenAI, {toFile} from 'openai';
 import {lexicalAnswer} from '../core/questions/lexical.js';
 
 interface QaReply {
@@ -24,6 +24,8 @@ export interface QaModel {
   /** true for baselines, which reports label as such */
   baseline: boolean;
   answer(prompt: string, signal?: AbortSignal): Promise<QaReply>;
+  /** its Batch API (models at an endpoint; none for the offline baseline) */
+  batch?: BatchEndpoint;
 }
 
 const LEXICAL = 'lexical';
@@ -56,7 +58,7 @@ const MAX_ANSWER_CHARS = 32 * 1024;
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /** The answer as stored: at most MAX_ANSWER_CHARS, with a marker when it was longer. */
-function capAnswer(text: string, max = MAX_ANSWER_CHARS): string {
+export function capAnswer(text: string, max = MAX_ANSWER_CHARS): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}\n[… answer truncated by deltalens: ${text.length} characters in all, ${max} kept]`;
 }
@@ -89,6 +91,14 @@ function boundedFetch(maxBytes = MAX_BODY_BYTES): typeof fetch {
   };
 }
 
+/** The chat-completions request a prompt makes (online, or as a line of a batch). */
+function chatBody(o: OpenAiOptions, prompt: string): Record<string, unknown> {
+  const body: Record<string, unknown> = {model: o.model, messages: [{role: 'user', content: prompt}]};
+  if (o.temperature !== undefined) body.temperature = o.temperature;
+  if (o.reasoningEffort !== undefined) body.reasoning_effort = o.reasoningEffort;
+  return body;
+}
+
 export function openAiModel(o: OpenAiOptions): QaModel {
   const client = new OpenAI({
     apiKey: o.apiKey,
@@ -100,11 +110,10 @@ export function openAiModel(o: OpenAiOptions): QaModel {
   return {
     name: o.model,
     baseline: false,
+    batch: batchEndpoint(o),
     async answer(prompt, signal) {
       const started = performance.now();
-      const body: Record<string, unknown> = {model: o.model, messages: [{role: 'user', content: prompt}]};
-      if (o.temperature !== undefined) body.temperature = o.temperature;
-      if (o.reasoningEffort !== undefined) body.reasoning_effort = o.reasoningEffort;
+      const body = chatBody(o, prompt);
       const res = (await client.chat.completions.create(
         body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
         {signal},
@@ -115,6 +124,82 @@ export function openAiModel(o: OpenAiOptions): QaModel {
           `the endpoint answered without choices[0].message.content: ${JSON.stringify(res).slice(0, 200)}`,
         );
       return {text: capAnswer(text), tokens: res.usage?.total_tokens ?? null, latencyMs: performance.now() - started};
+    },
+  };
+}
+
+/** What the endpoint says of a batch. */
+export interface BatchState {
+  id: string;
+  status: string;
+  total: number;
+  completed: number;
+  failed: number;
+  outputFile: string | null;
+  errorFile: string | null;
+  error: string | null;
+}
+
+/** An OpenAI-compatible Batch API (its files and batches endpoints), for one model's requests. */
+export interface BatchEndpoint {
+  model: string;
+  /** the base URL (null: OpenAI's) */
+  endpoint: string | null;
+  /** a batch line's request body for a prompt: the same as an online call's */
+  body(prompt: string): Record<string, unknown>;
+  /** a JSONL file of requests uploaded; its file id */
+  upload(jsonl: string, filename: string, signal?: AbortSignal): Promise<string>;
+  create(inputFile: string, signal?: AbortSignal): Promise<BatchState>;
+  retrieve(id: string, signal?: AbortSignal): Promise<BatchState>;
+  /** a result file's text */
+  content(fileId: string, signal?: AbortSignal): Promise<string>;
+}
+
+/** A batch's result files are larger than any one answer: bounded, but far higher. */
+const MAX_BATCH_FILE_BYTES = 1024 * 1024 * 1024;
+
+function batchState(b: OpenAI.Batches.Batch): BatchState {
+  const errors = b.errors?.data?.map(e => e.message).filter(Boolean) ?? [];
+  return {
+    id: b.id,
+    status: b.status,
+    total: b.request_counts?.total ?? 0,
+    completed: b.request_counts?.completed ?? 0,
+    failed: b.request_counts?.failed ?? 0,
+    outputFile: b.output_file_id ?? null,
+    errorFile: b.error_file_id ?? null,
+    error: errors.length ? errors.join('; ') : null,
+  };
+}
+
+function batchEndpoint(o: OpenAiOptions): BatchEndpoint {
+  const client = new OpenAI({
+    apiKey: o.apiKey,
+    baseURL: o.baseURL,
+    maxRetries: o.maxRetries ?? 6,
+    timeout: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    fetch: boundedFetch(MAX_BATCH_FILE_BYTES),
+  });
+  return {
+    model: o.model,
+    endpoint: o.baseURL ?? null,
+    body: prompt => chatBody(o, prompt),
+    async upload(jsonl, filename, signal) {
+      const file = await toFile(Buffer.from(jsonl, 'utf8'), filename, {type: 'application/jsonl'});
+      return (await client.files.create({file, purpose: 'batch'}, {signal})).id;
+    },
+    async create(inputFile, signal) {
+      const b = await client.batches.create(
+        {input_file_id: inputFile, endpoint: '/v1/chat/completions', completion_window: '24h'},
+        {signal},
+      );
+      return batchState(b);
+    },
+    async retrieve(id, signal) {
+      return batchState(await client.batches.retrieve(id, {signal}));
+    },
+    async content(fileId, signal) {
+      return (await client.files.content(fileId, {signal})).text();
     },
   };
 }

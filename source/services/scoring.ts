@@ -8,7 +8,7 @@ import {createHash} from 'node:crypto';
 import {setMaxListeners} from 'node:events';
 import {parseAnswer, verdictFor} from '../core/questions/answers.js';
 import {isEffect, type Question} from '../core/questions/model.js';
-import {buildPrompt, PROMPT_VERSION, seedOf} from '../core/questions/prompt.js';
+import {buildPrompt, canonicalLetters, PROMPT_VERSION, seedOf} from '../core/questions/prompt.js';
 import {writeTx, type Db} from '../store/db.js';
 import {
   answerStored,
@@ -19,12 +19,13 @@ import {
   listQuestions,
   rejectedQuestions,
   type ExplanationRow,
+  type NewAnswer,
 } from '../store/questions.js';
 import type {QaModel} from './qa-models.js';
 
 export type ExplanationKind = 'original' | 'audited' | 'blank' | 'custom';
 
-interface ScoreOptions {
+export interface ScoreOptions {
   model: QaModel;
   samples: number;
   concurrency: number;
@@ -65,10 +66,14 @@ export interface ScoreResult extends ScoreProgress {
   errors: string[];
 }
 
-interface Task {
+/** One call to make: a question asked about an explanation, one sample (its option order). */
+export interface ScoreTask {
   q: Question;
   e: ExplanationRow & {text: string};
   sample: number;
+  prompt: ReturnType<typeof buildPrompt>;
+  hash: string;
+  seed: number;
 }
 
 /** Whether a question is asked about an explanation: the same instance; effect questions only about the agent (or run) they concern. */
@@ -106,7 +111,20 @@ export function modelName(model: QaModel, choicesOnly: boolean): string {
   return choicesOnly ? `${model.name}${CHOICES_ONLY}` : model.name;
 }
 
-export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreResult> {
+/** What a scoring run is to do: the calls not answered yet, and what was chosen and left out. */
+interface ScoringPlan {
+  /** the model name the answers are stored under */
+  name: string;
+  tasks: ScoreTask[];
+  cached: number;
+  withoutText: number;
+  withoutQuestions: ScoreResult['withoutQuestions'];
+  explanations: number;
+}
+
+/** The calls a run makes (online or in a batch): every (question × explanation × sample) chosen
+ * whose answer under this prompt is not stored yet. */
+export function planScoring(db: Db, o: Omit<ScoreOptions, 'concurrency' | 'onProgress' | 'signal'>): ScoringPlan {
   const name = modelName(o.model, Boolean(o.choicesOnly));
   const rejected = rejectedQuestions(db);
   const questions = listQuestions(db).filter(q => !o.excludeQuestions?.has(q.id) && !rejected.has(q.id));
@@ -134,7 +152,7 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
   let withoutText = 0;
   const withoutQuestions: ScoreResult['withoutQuestions'] = [];
   const stored = answerStored(db);
-  const tasks: (Task & {prompt: ReturnType<typeof buildPrompt>; hash: string; seed: number})[] = [];
+  const tasks: ScoreTask[] = [];
   let cached = 0;
   for (const e of explanations) {
     const text = texts.get(e.id);
@@ -159,6 +177,38 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
       }
     }
   }
+  return {name, tasks, cached, withoutText, withoutQuestions, explanations: explanations.length};
+}
+
+/** The stored answer for a model's reply to a task: its letters mapped back through the task's
+ * option order, and the verdict (the same for an online call and a batch's line). */
+export function answerRow(
+  t: Pick<ScoreTask, 'q' | 'sample' | 'hash' | 'seed'> & {explanation: number; order: string[]},
+  model: string,
+  reply: {text: string; latencyMs: number | null; tokens: number | null},
+): NewAnswer {
+  const toCanonical = canonicalLetters(t.order);
+  const display = parseAnswer(reply.text, t.q.type, [...toCanonical.keys()]);
+  const letters = display ? display.map(l => toCanonical.get(l)!) : null;
+  return {
+    question: t.q.id,
+    explanation: t.explanation,
+    model,
+    sample: t.sample,
+    promptHash: t.hash,
+    raw: reply.text,
+    letters,
+    verdict: verdictFor(letters, t.q.answer, t.q.choices),
+    latencyMs: reply.latencyMs,
+    tokens: reply.tokens,
+    origin: 'scored',
+    permutation: t.order,
+    seed: t.seed,
+  };
+}
+
+export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreResult> {
+  const {name, tasks, cached, withoutText, withoutQuestions, explanations} = planScoring(db, o);
   const progress: ScoreProgress = {
     total: tasks.length + cached,
     cached,
@@ -183,24 +233,8 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
       const t = tasks[next++]!;
       try {
         const reply = await o.model.answer(t.prompt.text, o.signal);
-        const display = parseAnswer(reply.text, t.q.type, [...t.prompt.toCanonical.keys()]);
-        const letters = display ? display.map(l => t.prompt.toCanonical.get(l)!) : null;
-        if (!letters) progress.unparseable += 1;
-        const row = {
-          question: t.q.id,
-          explanation: t.e.id,
-          model: name,
-          sample: t.sample,
-          promptHash: t.hash,
-          raw: reply.text,
-          letters,
-          verdict: verdictFor(letters, t.q.answer, t.q.choices),
-          latencyMs: reply.latencyMs,
-          tokens: reply.tokens,
-          origin: 'scored' as const,
-          permutation: t.prompt.order,
-          seed: t.seed,
-        };
+        const row = answerRow({...t, explanation: t.e.id, order: t.prompt.order}, name, reply);
+        if (!row.letters) progress.unparseable += 1;
         await storeWaiting(
           () => insertAnswer(db, row),
           waiting => {
@@ -229,7 +263,7 @@ export async function scoreExplanations(db: Db, o: ScoreOptions): Promise<ScoreR
     interrupted: Boolean(o.signal?.aborted),
     withoutText,
     withoutQuestions,
-    explanations: explanations.length,
+    explanations,
     errors,
   };
 }

@@ -191,7 +191,7 @@ export function listExplanations(db: Db): ExplanationRow[] {
   ).map(r => ({...r, hasText: r.hasText === 1}));
 }
 
-interface NewAnswer {
+export interface NewAnswer {
   question: string;
   explanation: number;
   model: string;

@@ -79,6 +79,11 @@ function contextText(q: Question, choicesOnly: boolean): string {
     .concat('\n\n');
 }
 
+/** Display letter → canonical label, for options shown in `order` (as buildPrompt shows them). */
+export function canonicalLetters(order: readonly string[]): Map<string, string> {
+  return new Map(order.map((label, i) => [LETTERS[i]!, label]));
+}
+
 export function buildPrompt(
   q: Question,
   explanation: string,
@@ -86,7 +91,7 @@ export function buildPrompt(
   opts: {choicesOnly?: boolean} = {},
 ): Prompt {
   const order = permutation(q, seed);
-  const toCanonical = new Map(order.map((label, i) => [LETTERS[i]!, label]));
+  const toCanonical = canonicalLetters(order);
   const toDisplay = new Map(order.map((label, i) => [label, LETTERS[i]!]));
   const options = order.map((label, i) => `${LETTERS[i]}. ${q.choices.find(c => c.label === label)!.text}`).join('\n');
   const answerFormat =
