@@ -19,7 +19,7 @@ import {NO_COLOR_THEME} from '../../source/ui/theme.js';
 import {ROOT, SAMPLES} from '../helpers/paths.js';
 import {benchDelta, benchTracer} from './traces.js';
 import {benchLens} from './lens.js';
-import {benchScoring} from './scoring.js';
+import {benchBatchScoring, benchScoring} from './scoring.js';
 import {benchSandbox} from './sandbox.js';
 import {benchHeavy} from './heavy.js';
 import {benchInterpreters} from './interpreters.js';
@@ -282,6 +282,7 @@ async function main() {
   }
   if (!only || only === 'demo-start') await benchDemoStart(log);
   if (!only || only === 'scoring') await benchScoring(OUT, log);
+  if (!only || only === 'scoring' || only === 'batch') await benchBatchScoring(OUT, log);
   if (!only || only === 'lens') benchLens(OUT, log);
   if (!only || only === 'traces') {
     await benchDelta(OUT, log);

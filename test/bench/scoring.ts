@@ -127,3 +127,60 @@ export async function benchScoring(out: string, log: (line: string) => void): Pr
   );
   db.close();
 }
+
+/**
+ * score --batch at ExplainBench's scale: 300 instances × 5 agents × 4 types × 5 samples = 30,000
+ * requests, sent as one batch to a local server implementing the files and batches endpoints
+ * (answering at once), collected and stored. The rate is the client's: planning the calls,
+ * writing and uploading the file, reading the output and storing every answer.
+ */
+export async function benchBatchScoring(out: string, log: (line: string) => void): Promise<void> {
+  const {scoreBatch} = await import('../../source/services/score-batch.js');
+  const server = await startOpenAiServer(call => ({answer: call.index % 4 ? 'A' : 'B'}));
+  const path = join(out, 'score-batch.db');
+  for (const s of ['', '-wal', '-shm']) rmSync(path + s, {force: true});
+  const db = openDb(path);
+  try {
+    db.transaction(() => {
+      for (let i = 0; i < 300; i++) {
+        const inst = `inst-${i}`;
+        insertQuestion(db, question(`${inst}/e2e_intent`, inst, 'e2e_intent', null));
+        insertQuestion(db, question(`${inst}/local_intent`, inst, 'local_intent', null));
+        for (let a = 0; a < 5; a++) {
+          const agent = `agent-${a}`;
+          insertQuestion(db, question(`${inst}/e2e_effect/${agent}`, inst, 'e2e_effect', agent));
+          insertQuestion(db, question(`${inst}/local_effect/${agent}`, inst, 'local_effect', agent));
+          ensureExplanation(db, {
+            instance: inst,
+            agent,
+            kind: 'original',
+            text: `The patch makes alpha hold where beta did (${agent}, ${inst}). `.repeat(8),
+            source: 'bench',
+          });
+        }
+      }
+    })();
+    const marks: Record<string, number> = {};
+    const t = performance.now();
+    const r = await scoreBatch(db, {
+      model: openAiModel({model: 'bench', baseURL: server.url, apiKey: 'k'}),
+      samples: 5,
+      kinds: ['original'],
+      pollSeconds: 0,
+      onProgress: p => {
+        marks[p.phase] ??= performance.now();
+      },
+    });
+    const end = performance.now();
+    const seconds = (end - t) / 1000;
+    const storing = (end - (marks['storing'] ?? end)) / 1000;
+    const planning = ((marks['submitting'] ?? t) - t) / 1000;
+    const sending = ((marks['waiting'] ?? t) - (marks['submitting'] ?? t)) / 1000;
+    log(
+      `score --batch, 30,000 requests (300 instances × 5 agents × 4 types × 5 samples) in ${r.batches.length} batch(es) against a local server: ${r.stored.toLocaleString('en')} answers stored in ${seconds.toFixed(1)} s = ${Math.round(r.stored / seconds).toLocaleString('en')} answers/s end to end (planning ${planning.toFixed(1)} s, the file written and sent ${sending.toFixed(1)} s, collecting and storing ${storing.toFixed(1)} s = ${Math.round(r.stored / storing).toLocaleString('en')} answers/s)`,
+    );
+  } finally {
+    db.close();
+    await server.close();
+  }
+}
