@@ -38,6 +38,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'trace a test on buggy and patched code; print the delta',
     load: async () => import('./commands/trace.js').then(m => ({run: m.runTrace, help: m.TRACE_HELP})),
   },
+  batch: {
+    summary: 'trace many SWE-bench instances with N workers (batch trace)',
+    load: async () => import('./commands/batch.js').then(m => ({run: m.runBatch, help: m.BATCH_HELP})),
+  },
   delta: {
     summary: 'recompute the delta of two stored traces',
     load: async () => import('./commands/delta.js').then(m => ({run: m.runDelta, help: m.DELTA_HELP})),
