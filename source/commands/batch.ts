@@ -4,10 +4,12 @@ import {openStore} from './db-path.js';
 import {importInstances, RecordError} from '../services/instances.js';
 import {batchTrace, type BatchChoice, type BatchJobResult} from '../services/batch-trace.js';
 import {DEFAULT_LIMITS} from '../services/tracing.js';
+import {emitK8s, IMAGE_TEMPLATE} from '../services/k8s.js';
 
 export const BATCH_HELP = `Usage: deltalens batch trace --instances FILE (--gold | --predictions FILE) --repo-dir DIR
        [--workers N] [--all-tests] [--retry-incomplete] [--python PY] [--timeout S] [--no-sandbox]
        [--json] [--db FILE]
+       deltalens batch trace … --emit-k8s DIR [--image-template T] [--pod-python PY] [--results-claim NAME]
 
 Traces many SWE-bench instances on this machine, each as trace --instance ID --repo CLONE does
 one: its base commit with its test patch against that plus the patch, its first FAIL_TO_PASS
@@ -28,6 +30,24 @@ this one process as it ends.
   --timeout S          seconds per traced run (default ${DEFAULT_LIMITS.timeoutS})
   --no-sandbox         run the tests unconfined (said on every run)
   --json               the jobs and the summary as JSON; progress as JSON lines on stderr
+
+--emit-k8s DIR writes the same instances as Kubernetes objects instead of tracing them here
+(DIR/k8s.json, a List: the tracer as a ConfigMap, a NetworkPolicy that lets no traffic in or
+out, and per instance and test a Job — one pod in the instance's own image, whose /testbed holds
+the repository at the base commit — with its job as a ConfigMap), DIR/jobs/*.json and
+DIR/README.txt (how to run them and bring the results back). The pods run only the tracer
+(python -m deltatrace pod) with the image's interpreter: the test patch applied, the buggy side
+traced twice, the patch applied, the patched side traced twice, values everywhere, the files
+written to the results volume; deltalens traces import --results DIR stores them here. The
+focus and line mapping are worked out here first (the two trees made from the clone, in the
+sandbox). Each instance needs its own image, and an Indexed Job has one pod template, so it is
+a Job per instance, all labelled app=deltalens-trace.
+  --image-template T   the image of an instance (default ${IMAGE_TEMPLATE}; {id} is
+                       the instance id, {id_1776} the same with __ written _1776_, as SWE-bench's
+                       public images are named)
+  --pod-python PY      the interpreter in the image (default the testbed environment's,
+                       /opt/miniconda3/envs/testbed/bin/python)
+  --results-claim NAME the PersistentVolumeClaim the pods write to (default deltalens-results)
 
 Resumable: a pair already stored for the same instance, patch and test is skipped — run the
 same command again after Ctrl+C (which keeps every pair that finished and nothing of the ones
@@ -78,6 +98,10 @@ export async function runBatch(argv: string[]): Promise<number> {
     python: {type: 'string'},
     timeout: {type: 'string'},
     'no-sandbox': {type: 'boolean'},
+    'emit-k8s': {type: 'string'},
+    'image-template': {type: 'string'},
+    'pod-python': {type: 'string'},
+    'results-claim': {type: 'string'},
   });
   if (values.help) {
     say(BATCH_HELP);
@@ -92,6 +116,8 @@ export async function runBatch(argv: string[]): Promise<number> {
   const workers = positiveInt(values.workers, '--workers') ?? 1;
   if (workers < 1) throw new UsageError('--workers is at least 1');
   const timeoutS = positiveInt(values.timeout, '--timeout');
+  if (!values['emit-k8s'] && (values['image-template'] || values['pod-python'] || values['results-claim']))
+    throw new UsageError('--image-template, --pod-python and --results-claim go with --emit-k8s DIR');
   const {db, path: dbPath} = await openStore(values.db, 'create');
   const controller = new AbortController();
   let signals = 0;
@@ -120,6 +146,31 @@ export async function runBatch(argv: string[]): Promise<number> {
       throw error;
     }
     const json = Boolean(values.json);
+    if (values['emit-k8s']) {
+      const emitted = await emitK8s(db, {
+        choices,
+        repoDir: values['repo-dir'],
+        out: values['emit-k8s'],
+        allTests: values['all-tests'],
+        python: values.python ?? process.env.DELTALENS_PYTHON ?? 'python3',
+        sandbox: values['no-sandbox'] ? 'off' : 'require',
+        imageTemplate: values['image-template'],
+        podPython: values['pod-python'],
+        resultsClaim: values['results-claim'],
+        timeoutS,
+        onJob: line => {
+          if (!json) warn(cell(line));
+        },
+      });
+      if (json) printJson({jobs: emitted.jobs, failed: emitted.failed, manifest: emitted.manifest});
+      else {
+        for (const f of emitted.failed) say(`  not emitted: ${cell(f.instance)}: ${cell(f.error)}`);
+        say(
+          `${emitted.jobs.length} job(s) written to ${emitted.manifest} (see README.txt beside it): kubectl apply -f ${emitted.manifest}; then deltalens traces import --results RESULTS_DIR`,
+        );
+      }
+      return emitted.failed.length ? EXIT.failed : EXIT.ok;
+    }
     const result = await batchTrace(db, {
       choices,
       repoDir: values['repo-dir'],

@@ -58,7 +58,7 @@ interface BatchTraceResult {
 }
 
 /** A repository's clone under `dir`: DIR/owner__name, DIR/name or DIR/owner/name. */
-function cloneIn(dir: string, repo: string): string | null {
+export function cloneIn(dir: string, repo: string): string | null {
   const name = repo.split('/')[1];
   const candidates = [join(dir, repo.replace('/', '__')), ...(name ? [join(dir, name)] : []), join(dir, repo)];
   return candidates.find(c => existsSync(c) && statSync(c).isDirectory()) ?? null;

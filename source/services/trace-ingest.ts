@@ -2,14 +2,14 @@
  * Trace files into the store, streamed: one line at a time, rows written in batched
  * transactions, so a trace of millions of events never sits in memory.
  */
-import {existsSync} from 'node:fs';
+import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs';
 import {notRun, RecordError, TraceAssembler} from '../core/trace/records.js';
 import {ConvertError, isSweBenchTracerEvent, SweBenchTracerConverter} from '../core/trace/swe-bench-tracer.js';
 import type {TraceStatus} from '../core/trace/model.js';
 import {FormatError} from '../core/trajectory/model.js';
 import type {Db} from '../store/db.js';
 import {extractDelta, type DeltaOption, type DeltaResult} from '../core/trace/delta.js';
-import {LineMap} from '../core/trace/line-map.js';
+import {LineMap, type Changes} from '../core/trace/line-map.js';
 import {
   createTrace,
   deleteTrace,
@@ -21,7 +21,8 @@ import {
   traceWriter,
   type TraceSummary,
 } from '../store/traces.js';
-import {resolve} from 'node:path';
+import {join, resolve} from 'node:path';
+import {rerunNondeterminism} from './delta.js';
 import {LineSplitter, readLines, type RawLine} from './text-file.js';
 
 const MAX_LINE = 512 * 1024 * 1024;
@@ -267,4 +268,114 @@ export function importTracePair(
   });
   const id = saveDelta(db, b, p, pair, result);
   return {pair, buggy: b, patched: p, delta: {...result, id}, summaries};
+}
+
+/** What `deltatrace pod` wrote for one instance (see tracer/deltatrace/pod.py). */
+interface PodJob {
+  instance: string;
+  label: string | null;
+  test: string;
+  changes: Changes | null;
+  diff: string | null;
+  image?: string;
+}
+
+export class PodResultError extends Error {}
+
+/** The folders of pod results under `dir`: itself when it holds a job.json, else its sub-folders that do. */
+export function podResultDirs(dir: string): string[] {
+  if (existsSync(join(dir, 'job.json'))) return [resolve(dir)];
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new PodResultError(`${dir}: no such folder`);
+  return readdirSync(dir)
+    .map(name => join(dir, name))
+    .filter(sub => existsSync(join(sub, 'job.json')))
+    .sort()
+    .map(sub => resolve(sub));
+}
+
+/**
+ * One instance's pod results stored as a pair — its first runs as the traces, the second runs
+ * as their re-runs (what varies between two runs of a side is no evidence) — with the delta taken
+ * with the patch's line mapping, as a pair traced here. Already imported (the same folder): null.
+ */
+export function importPodResult(db: Db, dir: string, o: {options: DeltaOption[]}): ImportedPair | null {
+  let job: PodJob;
+  let result: {error?: string | null; runs?: {side: string; run: number; exit_code: number}[]};
+  try {
+    job = JSON.parse(readFileSync(join(dir, 'job.json'), 'utf8')) as PodJob;
+    result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as typeof result;
+  } catch (error) {
+    throw new PodResultError(
+      `${dir}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'job.json or result.json is missing (the pod did not finish)' : (error as Error).message}`,
+    );
+  }
+  for (const field of ['instance', 'test'] as const)
+    if (typeof job[field] !== 'string' || !job[field]) throw new PodResultError(`${dir}/job.json: ${field} is missing`);
+  if (result.error) throw new PodResultError(`${dir}: the pod failed: ${result.error}`);
+  const seen = db
+    .prepare(`SELECT id FROM trace_pair WHERE instance = ? AND json_extract(workspace, '$.dir') = ?`)
+    .get(job.instance, dir) as {id: number} | undefined;
+  if (seen) return null;
+  const ids: Record<string, number | null> = {};
+  const summaries: (TraceSummary & {format: string})[] = [];
+  try {
+    for (const [side, run] of [
+      ['buggy', 1],
+      ['patched', 1],
+      ['buggy', 2],
+      ['patched', 2],
+    ] as const) {
+      const file = join(dir, `${side}-${run}.jsonl`);
+      if (run === 2 && !existsSync(file)) {
+        ids[`${side}${run}`] = null;
+        continue;
+      }
+      const id = createTrace(db, {
+        instance: job.instance,
+        versionKind: side === 'buggy' ? 'buggy' : job.label === 'gold' ? 'gold' : 'agent',
+        patch: side === 'buggy' ? null : job.diff,
+        trajectory: null,
+        test: job.test,
+        side,
+        run,
+        label: job.label,
+        sandbox: job.image ? `pod (${job.image})` : 'pod',
+      });
+      ids[`${side}${run}`] = id;
+      const summary = ingestTraceFile(db, file, id);
+      setTraceFormat(db, id, summary.format);
+      if (run === 1) summaries.push(summary);
+    }
+  } catch (error) {
+    for (const id of Object.values(ids)) if (id !== null) deleteTrace(db, id);
+    throw error;
+  }
+  const b = ids.buggy1!;
+  const p = ids.patched1!;
+  const nondeterminism = rerunNondeterminism(db, [
+    {first: b, second: ids.buggy2 ?? null},
+    {first: p, second: ids.patched2 ?? null},
+  ]);
+  const result1 = extractDelta({
+    buggy: new StoredTrace(db, b),
+    patched: new StoredTrace(db, p),
+    map: new LineMap(job.changes ?? null),
+    options: o.options,
+    nondeterminism,
+  });
+  const pair = insertPair(db, {
+    instance: job.instance,
+    label: job.label,
+    test: job.test,
+    buggyTrace: b,
+    patchedTrace: p,
+    buggyRerun: ids.buggy2 ?? null,
+    patchedRerun: ids.patched2 ?? null,
+    trajectory: null,
+    changes: job.changes ?? null,
+    patch: job.diff ?? null,
+    workspace: {kind: 'pod', dir, image: job.image ?? null},
+  });
+  const id = saveDelta(db, b, p, pair, result1);
+  return {pair, buggy: b, patched: p, delta: {...result1, id}, summaries};
 }

@@ -4,10 +4,11 @@
  * in the sandbox; resumed after a run that stopped; a job that cannot run is named and the rest go on.
  */
 import {execFileSync, spawnSync} from 'node:child_process';
-import {cpSync, readFileSync, writeFileSync} from 'node:fs';
+import {cpSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
+import {TRACER_DIR} from '../../source/services/python.js';
 import {ROOT, tempDir} from '../helpers/files.js';
 import {hasBwrap} from '../helpers/hostile.js';
 
@@ -105,6 +106,91 @@ describe('deltalens batch trace', () => {
     );
     expect(plain.stdout).toMatch(/^instance\s+patch\s+test\s+status\s+delta/m);
     expect(plain.stdout).toMatch(/0 traced \(0 incomplete\), 4 already traced, 1 failed in \d+ s with 1 worker\(s\)/);
+  }, 240_000);
+
+  it('--emit-k8s writes a Job per instance in its image; the pod entry point run here gives the pair batch trace gives', () => {
+    const cwd = tempDir();
+    const repoDir = join(cwd, 'clones');
+    const rows = ['durations', 'graphs'].map(p => instance(p, repoDir));
+    writeFileSync(join(cwd, 'instances.json'), JSON.stringify(rows));
+    const base = ['batch', 'trace', '--instances', 'instances.json', '--gold', '--repo-dir', repoDir, '--json'];
+    const emitted = run([...base, '--emit-k8s', 'k8s'], cwd);
+    expect(emitted.code, emitted.stderr).toBe(0);
+    expect(JSON.parse(emitted.stdout).jobs).toHaveLength(2);
+    type PodSpec = {
+      automountServiceAccountToken: boolean;
+      containers: {image: string; command: string[]; volumeMounts: unknown[]}[];
+    };
+    type Obj = {
+      kind: string;
+      metadata: {name: string};
+      data?: Record<string, string>;
+      spec?: {template?: {spec: PodSpec}} & Record<string, unknown>;
+    };
+    const list = JSON.parse(readFileSync(join(cwd, 'k8s', 'k8s.json'), 'utf8')) as {kind: string; items: Obj[]};
+    expect(list.kind).toBe('List');
+    const kinds = list.items.map(i => i.kind);
+    expect(kinds.filter(k => k === 'Job')).toHaveLength(2);
+    // the tracer, read-only; no network; the instance's own image, which has the repository
+    const tracer = list.items.find(i => i.metadata.name === 'deltalens-tracer')!;
+    expect(Object.keys(tracer.data!)).toEqual(expect.arrayContaining(['pod.py', 'recorder.py', '__main__.py']));
+    const policy = list.items.find(i => i.kind === 'NetworkPolicy')!;
+    expect(policy.spec).toEqual({
+      podSelector: {matchLabels: {app: 'deltalens-trace'}},
+      policyTypes: ['Ingress', 'Egress'],
+    });
+    const job = list.items.find(i => i.kind === 'Job')!;
+    const pod = job.spec!.template!.spec;
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.containers[0]!.image).toBe('docker.io/swebench/sweb.eval.x86_64.demo_1776_durations-1:latest');
+    expect(pod.containers[0]!.command.slice(1, 4)).toEqual(['-m', 'deltatrace', 'pod']);
+    expect(pod.containers[0]!.volumeMounts).toContainEqual({
+      name: 'tracer',
+      mountPath: '/deltalens/tracer',
+      readOnly: true,
+    });
+    // the entry point the pods run, run here on a checkout at the base commit (as /testbed is)
+    for (const file of readdirSync(join(cwd, 'k8s', 'jobs'))) {
+      const spec = JSON.parse(readFileSync(join(cwd, 'k8s', 'jobs', file), 'utf8')) as {instance: string};
+      const project = PROJECTS.find(p => spec.instance.includes(p))!;
+      const testbed = join(cwd, 'testbed', file);
+      cpSync(join(repoDir, `demo__${project}`), testbed, {recursive: true});
+      const r = spawnSync(
+        'python3',
+        [
+          '-m',
+          'deltatrace',
+          'pod',
+          '--job',
+          join(cwd, 'k8s', 'jobs', file),
+          '--testbed',
+          testbed,
+          '--out',
+          join(cwd, 'results', file),
+        ],
+        {encoding: 'utf8', env: {...process.env, PYTHONPATH: TRACER_DIR}},
+      );
+      expect(r.status, r.stderr).toBe(0);
+    }
+    const imported = run(['traces', 'import', '--results', 'results', '--json', '--db', 'pods.db'], cwd);
+    expect(imported.code, imported.stderr).toBe(0);
+    const results = JSON.parse(imported.stdout).results as {status: string; instance: string; delta: unknown}[];
+    expect(results.map(r => r.status)).toEqual(['imported', 'imported']);
+    // the same deltas as tracing them here
+    const traced = JSON.parse(run([...base, '--db', 'here.db'], cwd).stdout).jobs as {
+      instance: string;
+      delta: unknown;
+    }[];
+    expect(results.find(r => r.instance === 'demo__durations-1')!.delta).toMatchObject({
+      status: 'found',
+      function: 'parse_duration',
+    });
+    for (const r of results) expect(r.delta).toEqual(traced.find(t => t.instance === r.instance)!.delta);
+    expect(
+      JSON.parse(
+        run(['traces', 'import', '--results', 'results', '--json', '--db', 'pods.db'], cwd).stdout,
+      ).results.map((r: {status: string}) => r.status),
+    ).toEqual(['already imported', 'already imported']);
   }, 240_000);
 
   it('says what is missing in one line', () => {

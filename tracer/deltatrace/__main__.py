@@ -1,4 +1,4 @@
-"""Command line: ``python -m deltatrace {run,eval,changes,scopes} ...``."""
+"""Command line: ``python -m deltatrace {run,eval,changes,scopes,pod,...} ...``."""
 
 import argparse
 import json
@@ -133,6 +133,11 @@ def parser():
     _hypothesis_args(oc)
     oc.add_argument("target", nargs=argparse.REMAINDER, help="-- then the pytest node id")
 
+    po = sub.add_parser("pod", help="one instance traced in place (a SWE-bench image's /testbed): both "
+                                    "sides, twice each, values everywhere (deltalens batch trace --emit-k8s)")
+    po.add_argument("--job", required=True, help="the job file: instance, test, patches, focus")
+    po.add_argument("--testbed", default="/testbed", help="the repository at the base commit (default /testbed)")
+    po.add_argument("--out", required=True, help="folder for the four trace files, job.json and result.json")
     sc = sub.add_parser("scopes", help="the functions and classes of source files, with their line ranges (ast; no code runs)")
     sc.add_argument("--root", required=True, help="the checkout the paths are relative to")
     sc.add_argument("--out", help="write the JSON here instead of stdout")
@@ -478,7 +483,12 @@ def main(argv=None):
         _ensure_hash_seed()
     return {"run": cmd_run, "eval": cmd_eval, "changes": cmd_changes, "scopes": cmd_scopes,
             "expected": cmd_expected, "mutants": cmd_mutants, "subexprs": cmd_subexprs, "outcome": cmd_outcome, "exprs": cmd_exprs,
-            "guard-script": cmd_guard_script}[args.command](args)
+            "guard-script": cmd_guard_script, "pod": _cmd_pod}[args.command](args)
+
+
+def _cmd_pod(args):
+    from .pod import cmd_pod
+    return cmd_pod(args)
 
 
 if __name__ == "__main__":

@@ -265,6 +265,45 @@ class TracerRun(unittest.TestCase):
         later = [r for r in spent if r["t"] == "call"][-1]
         self.assertNotIn("locals", later)
 
+    def test_pod_traces_both_sides_twice_in_place_and_says_when_a_patch_does_not_apply(self):
+        import shutil
+        testbed = os.path.join(self.tmp, "testbed")
+        shutil.copytree(FIXTURE, testbed, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+        import difflib
+        with open(os.path.join(testbed, "inventory", "pricing.py")) as fh:
+            before = fh.read()
+        after = before.replace("return item.price * qty\n", "return item.price * qty + 0\n")
+        patch = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True),
+                                             "a/inventory/pricing.py", "b/inventory/pricing.py"))
+        job = {"instance": "demo__inventory-1", "label": "gold", "test": "tests/test_inventory.py::test_price",
+               "mode": "pytest", "test_patch": "", "patch": patch, "seed": 0, "timeout": 60,
+               "focus": {"buggy": ["inventory/pricing.py:price_of"], "patched": ["inventory/pricing.py:price_of"]}}
+        job_file = os.path.join(self.tmp, "job.json")
+        with open(job_file, "w") as fh:
+            json.dump(job, fh)
+        out = os.path.join(self.tmp, "pod-out")
+        proc = deltatrace("pod", "--job", job_file, "--testbed", testbed, "--out", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(sorted(os.listdir(out)), ["buggy-1.jsonl", "buggy-2.jsonl", "job.json", "patched-1.jsonl",
+                                                   "patched-2.jsonl", "result.json"])
+        with open(os.path.join(out, "result.json")) as fh:
+            result = json.load(fh)
+        self.assertIsNone(result["error"])
+        self.assertEqual([(r["side"], r["run"], r["exit_code"]) for r in result["runs"]],
+                         [("buggy", 1, 0), ("buggy", 2, 0), ("patched", 1, 0), ("patched", 2, 0)])
+        # the patched side ran the patched file, in the same place; values everywhere
+        patched = records(os.path.join(out, "patched-1.jsonl"))
+        source = next(r for r in patched if r["t"] == "source" and r["file"] == "inventory/pricing.py")
+        self.assertIn("item.price * qty + 0", source["text"])
+        self.assertTrue(all("ch" in r for r in patched if r["t"] == "line"))
+        # the same patch again does not apply: said, and nothing traced on the patched side
+        again = os.path.join(self.tmp, "pod-again")
+        proc = deltatrace("pod", "--job", job_file, "--testbed", testbed, "--out", again)
+        self.assertEqual(proc.returncode, 1)
+        with open(os.path.join(again, "result.json")) as fh:
+            self.assertIn("git apply of the patch (gold) failed", json.load(fh)["error"])
+        self.assertNotIn("patched-1.jsonl", os.listdir(again))
+
     def test_out_fd_streams_the_same_trace_without_a_file(self):
         read, write = os.pipe()
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [TRACER, os.environ.get("DELTATRACE_TEST_PATH")])))
