@@ -11,20 +11,27 @@ import {
   importAnnotations,
 } from '../services/annotation.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, printJson, UsageError} from './args.js';
-import {withDb} from './db-path.js';
+import {withDb, withDbAsync} from './db-path.js';
+import {syncLine, syncOrSay, TEAM_OPTION_HELP} from './team.js';
+import {syncTeam, teamUrl, TeamUnavailable} from '../services/team.js';
 
-export const AGREEMENT_HELP = `Usage: deltalens agreement [--json] [--db FILE]
+export const AGREEMENT_HELP = `Usage: deltalens agreement [--team URL] [--json] [--db FILE]
 
 Agreement on the people's labels: Cohen's κ and raw agreement for every pair of annotators
 (on the items both labelled), Fleiss' κ over the items labelled by the same number of people,
 the same per question type, each person against each QA model's majority answer, and each
 person against the adjudicated answers. Labels are categories: one letter, or "before,after".
 
+With a team, the team's labels are brought here first (each person's local store computes the
+same figures once synced).
+
+${TEAM_OPTION_HELP}
+
 JSON: {"pairs": [{"a", "b", "n", "raw", "cohen_kappa"}], "fleiss_kappa", "by_type": {…},
 "human_vs_model": […], "human_vs_adjudicated": […], …}`;
 
-export const FLAGS_HELP = `Usage: deltalens flags [--json] [--db FILE]
-       deltalens flags set QUESTION VERDICT --author NAME [--note TEXT] [--db FILE]
+export const FLAGS_HELP = `Usage: deltalens flags [--team URL] [--json] [--db FILE]
+       deltalens flags set QUESTION VERDICT --author NAME [--note TEXT] [--team URL] [--db FILE]
 
 Question flags: people's verdicts on questions (${FLAG_VERDICTS.join(', ')}) — set with
 \`flags set\` or f on the explorer's question screen — and the automatic flags beside them:
@@ -32,24 +39,36 @@ ${Object.entries(AUTO_FLAG_TEXT)
   .map(([k, v]) => `  ${k}: ${v}`)
   .join('\n')}
 \`deltalens score --exclude-flagged\` and \`deltalens report --exclude-flagged\` leave out the
-questions people flagged with anything but valid (add --exclude-auto-flags for the automatic).`;
+questions people flagged with anything but valid (add --exclude-auto-flags for the automatic).
+
+${TEAM_OPTION_HELP}`;
 
 export const ANNOTATIONS_HELP = `Usage: deltalens annotations export [--format jsonl|csv] [--out FILE] [--db FILE]
        deltalens annotations import FILE [--json] [--db FILE]
+       deltalens annotations sync [--team URL] [--json] [--db FILE]
 
 Move people's labels between machines. A JSONL line is
   {"question": QUESTION_ID, "explanation": EXPLANATION_ID, "annotator": NAME, "letters": ["B"], "rationale": "…"}
 with the ids \`deltalens questions list --json\` and \`deltalens explanations list --json\` print.
 Import is all or nothing (a bad line names its line and field) and idempotent: a label that is
-already stored the same is left alone; a changed one replaces the person's earlier label.`;
+already stored the same is left alone; a changed one replaces the person's earlier label.
+
+annotations sync sends this store's labels, adjudications and question flags to the team's
+PostgreSQL server and brings everyone's back (the newer of two writes of one item wins; keyed
+by the question id, the explanation's content and the person, so every store imported from the
+same sources agrees). Exit 1 when the server cannot be reached: nothing is lost, the next sync
+sends it.
+${TEAM_OPTION_HELP}`;
 
 export async function runAgreement(argv: string[]): Promise<number> {
-  const {values} = parse(argv, {...COMMON_OPTIONS}, false);
+  const {values} = parse(argv, {...COMMON_OPTIONS, team: {type: 'string'}}, false);
   if (values.help) {
     say(AGREEMENT_HELP);
     return EXIT.ok;
   }
-  return withDb(values.db, 'read', db => {
+  const team = teamUrl(values.team);
+  return withDbAsync(values.db, team ? 'write' : 'read', async db => {
+    await syncOrSay(db, team, Boolean(values.json));
     const r = agreementReport(db);
     if (values.json) {
       printJson(r);
@@ -61,17 +80,23 @@ export async function runAgreement(argv: string[]): Promise<number> {
 }
 
 export async function runFlags(argv: string[]): Promise<number> {
-  const {values, positionals} = parse(argv, {...COMMON_OPTIONS, author: {type: 'string'}, note: {type: 'string'}});
+  const {values, positionals} = parse(argv, {
+    ...COMMON_OPTIONS,
+    author: {type: 'string'},
+    note: {type: 'string'},
+    team: {type: 'string'},
+  });
   if (values.help) {
     say(FLAGS_HELP);
     return EXIT.ok;
   }
+  const team = teamUrl(values.team);
   if (positionals[0] === 'set') {
     const [, question, verdict] = positionals;
     if (!question || !verdict) throw new UsageError('flags set takes QUESTION VERDICT (see deltalens flags --help)');
     const author = values.author ?? process.env.DELTALENS_ANNOTATOR;
     if (!author) throw new UsageError('flags set needs --author NAME (or $DELTALENS_ANNOTATOR)');
-    return withDb(values.db, 'write', db => {
+    return withDbAsync(values.db, 'write', async db => {
       try {
         setFlag(db, {question, author, verdict, note: values.note});
       } catch (error) {
@@ -79,11 +104,13 @@ export async function runFlags(argv: string[]): Promise<number> {
         throw error;
       }
       say(`${question}: ${author} says ${verdict}`);
+      await syncOrSay(db, team);
       return EXIT.ok;
     });
   }
   if (positionals.length) throw new UsageError(`flags takes no argument but "set" (got "${positionals[0]}")`);
-  return withDb(values.db, 'read', db => {
+  return withDbAsync(values.db, team ? 'write' : 'read', async db => {
+    await syncOrSay(db, team, Boolean(values.json));
     const people = listFlags(db);
     const auto = automaticFlags(db);
     if (values.json) {
@@ -104,10 +131,31 @@ export async function runAnnotations(argv: string[]): Promise<number> {
     say(ANNOTATIONS_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
-  const {values, positionals} = parse(rest, {...COMMON_OPTIONS, format: {type: 'string'}, out: {type: 'string'}});
+  const {values, positionals} = parse(rest, {
+    ...COMMON_OPTIONS,
+    format: {type: 'string'},
+    out: {type: 'string'},
+    team: {type: 'string'},
+  });
   if (values.help) {
     say(ANNOTATIONS_HELP);
     return EXIT.ok;
+  }
+  if (sub === 'sync') {
+    const team = teamUrl(values.team);
+    if (!team) throw new UsageError('annotations sync needs --team URL (or $DELTALENS_TEAM)');
+    return withDbAsync(values.db, 'write', async db => {
+      try {
+        const r = await syncTeam(db, team);
+        if (values.json) printJson(r);
+        else say(syncLine(r));
+        return EXIT.ok;
+      } catch (error) {
+        if (!(error instanceof TeamUnavailable)) throw error;
+        warn(`deltalens: ${error.message}; this store's labels stay here and go with the next sync`);
+        return EXIT.failed;
+      }
+    });
   }
   if (sub === 'export') {
     const format = oneOf(values.format, ['jsonl', 'csv'] as const, '--format') ?? 'jsonl';
@@ -142,5 +190,5 @@ export async function runAnnotations(argv: string[]): Promise<number> {
       return EXIT.ok;
     });
   }
-  throw new UsageError(`annotations takes export or import (got "${sub}")`);
+  throw new UsageError(`annotations takes export, import or sync (got "${sub}")`);
 }

@@ -18,9 +18,11 @@ import {AdjudicateApp} from '../ui/screens/adjudicate/screen.js';
 import {themeFromEnv} from '../ui/theme.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, UsageError} from './args.js';
 import {openStore} from './db-path.js';
+import {syncOrSay, TEAM_OPTION_HELP} from './team.js';
+import {teamUrl} from '../services/team.js';
 
 export const ANNOTATE_HELP = `Usage: deltalens annotate --annotator NAME [--queue all|unlabelled|disagreements|sample:N]
-                         [--type T] [--agent A] [--seed S] [--db FILE]
+                         [--type T] [--agent A] [--seed S] [--team URL] [--db FILE]
 
 Label questions from explanations by hand, one item (question × explanation) at a time,
 blind: the answer key, the QA model's answers and other people's labels are never shown.
@@ -41,10 +43,13 @@ Options:
   --agent A         only explanations of this agent
   --seed S          the order and the sample (default 0)
   --db FILE         database (default ./deltalens.db if present, else the bundled demo database)
+${TEAM_OPTION_HELP}
+                    (synced when the session starts and when it ends; others' letters are
+                    never shown while you label)
 
 See also: deltalens adjudicate, deltalens agreement, deltalens annotations export|import.`;
 
-export const ADJUDICATE_HELP = `Usage: deltalens adjudicate --annotator NAME [--all] [--db FILE]
+export const ADJUDICATE_HELP = `Usage: deltalens adjudicate --annotator NAME [--all] [--team URL] [--db FILE]
 
 Resolve items whose labels conflict (ExplainBench Fig. 4): every person's label with their
 rationale and every QA model's answers are shown (the answer key only on v). Press the letters
@@ -54,17 +59,23 @@ n / p move between items without deciding, q quits.
 Options:
   --annotator NAME  the adjudicator (or $DELTALENS_ANNOTATOR)
   --all             include items already adjudicated (a new answer replaces the old)
-  --db FILE         database (default ./deltalens.db if present, else the bundled demo database)`;
+  --db FILE         database (default ./deltalens.db if present, else the bundled demo database)
+${TEAM_OPTION_HELP}
+                    (synced when the session starts and when it ends)`;
 
 /** Opens the database, runs one full-screen session until it quits, closes the database. */
 async function session(
   dbFlag: string | undefined,
+  team: string | undefined,
   screen: (db: Db, label: string) => React.ReactElement,
 ): Promise<number> {
   const {db, ...target} = await openStore(dbFlag, 'write');
   try {
+    // the team's labels first (the queue and the conflicts see them), this session's sent after
+    await syncOrSay(db, team);
     const app = render(screen(db, target.demo ? 'demo data' : basename(target.path)), {exitOnCtrlC: false});
     await app.waitUntilExit();
+    await syncOrSay(db, team);
   } finally {
     db.close();
   }
@@ -89,6 +100,7 @@ export async function runAnnotate(argv: string[]): Promise<number> {
       type: {type: 'string'},
       agent: {type: 'string'},
       seed: {type: 'string'},
+      team: {type: 'string'},
     },
     false,
   );
@@ -104,7 +116,7 @@ export async function runAnnotate(argv: string[]): Promise<number> {
   const type = oneOf(values.type, QUESTION_TYPES, '--type') as QuestionType | undefined;
   const seed = positiveInt(values.seed, '--seed') ?? 0;
   if (!needTerminal('annotate')) return EXIT.failed;
-  return session(values.db, (db, label) => (
+  return session(values.db, teamUrl(values.team), (db, label) => (
     <AnnotateApp
       theme={themeFromEnv()}
       data={{
@@ -122,7 +134,11 @@ export async function runAnnotate(argv: string[]): Promise<number> {
 }
 
 export async function runAdjudicate(argv: string[]): Promise<number> {
-  const {values} = parse(argv, {...COMMON_OPTIONS, annotator: {type: 'string'}, all: {type: 'boolean'}}, false);
+  const {values} = parse(
+    argv,
+    {...COMMON_OPTIONS, annotator: {type: 'string'}, all: {type: 'boolean'}, team: {type: 'string'}},
+    false,
+  );
   if (values.help) {
     say(ADJUDICATE_HELP);
     return EXIT.ok;
@@ -130,7 +146,7 @@ export async function runAdjudicate(argv: string[]): Promise<number> {
   const adjudicator = values.annotator ?? process.env.DELTALENS_ANNOTATOR;
   if (!adjudicator?.trim()) throw new UsageError('adjudicate needs --annotator NAME (or $DELTALENS_ANNOTATOR)');
   if (!needTerminal('adjudicate')) return EXIT.failed;
-  return session(values.db, (db, label) => (
+  return session(values.db, teamUrl(values.team), (db, label) => (
     <AdjudicateApp
       theme={themeFromEnv()}
       data={{
