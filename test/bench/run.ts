@@ -20,6 +20,7 @@ import {ROOT, SAMPLES} from '../helpers/paths.js';
 import {benchDelta, benchTracer} from './traces.js';
 import {benchLens} from './lens.js';
 import {benchBatchScoring, benchScoring} from './scoring.js';
+import {benchTeam} from './team.js';
 import {benchSandbox} from './sandbox.js';
 import {benchHeavy} from './heavy.js';
 import {benchInterpreters} from './interpreters.js';
@@ -283,6 +284,7 @@ async function main() {
   if (!only || only === 'demo-start') await benchDemoStart(log);
   if (!only || only === 'scoring') await benchScoring(OUT, log);
   if (!only || only === 'scoring' || only === 'batch') await benchBatchScoring(OUT, log);
+  if (!only || only === 'team') await benchTeam(OUT, log);
   if (!only || only === 'lens') benchLens(OUT, log);
   if (!only || only === 'traces') {
     await benchDelta(OUT, log);
