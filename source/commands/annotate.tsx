@@ -25,7 +25,8 @@ export const ANNOTATE_HELP = `Usage: deltalens annotate --annotator NAME [--queu
                          [--type T] [--agent A] [--seed S] [--team URL] [--db FILE]
 
 Label questions from explanations by hand, one item (question × explanation) at a time,
-blind: the answer key, the QA model's answers and other people's labels are never shown.
+blind: the answer key, the QA model's answers and other people's labels are never shown (only
+who else labelled the item, by name).
 Press the letter of your answer (two letters — before, after — for end-to-end effect); the
 label is stored at once, then type an optional one-line rationale (Enter keeps it, Esc skips).
 u undoes your last label, PgDn scrolls a long item, q quits (nothing is lost).
@@ -123,7 +124,7 @@ export async function runAnnotate(argv: string[]): Promise<number> {
         annotator,
         label,
         queue: sessionQueue(db, {annotator, queue, type, agent: values.agent, seed}),
-        view: item => blindItem(db, item),
+        view: item => blindItem(db, item, annotator),
         save: (item, letters, seconds) =>
           saveAnnotation(db, {question: item.question, explanation: item.explanation, annotator, letters, seconds}),
         setRationale: (id, text) => setRationale(db, id, text),

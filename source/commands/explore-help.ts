@@ -16,6 +16,9 @@ Options:
   --pass-env NAME  pass this environment variable into live re-runs (L in the stepper; repeatable)
   --no-sandbox     run live re-runs of patches unconfined (without bwrap they are refused
                    otherwise; the bundled demo's own pairs run without it anyway)
+  --team URL       the team's PostgreSQL server (or $DELTALENS_TEAM): the team's labels,
+                   adjudications, flags, reviews and stage corrections are brought in before
+                   the explorer opens, and yours sent when it closes
   -h, --help  show this help
 
 The explorer needs a terminal; in scripts use \`deltalens trajectories --json\`.`;

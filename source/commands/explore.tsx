@@ -18,6 +18,8 @@ import {chooseDb, openStore} from './db-path.js';
 import {ensureDemoQuick} from './demo.js';
 import {BUILD_LOG, DEMO_DB, demoBuildStatus} from '../services/demo.js';
 import {openDb} from '../store/db.js';
+import {teamUrl} from '../services/team.js';
+import {syncOrSay} from './team.js';
 
 export async function runExplore(argv: string[]): Promise<number> {
   const {values} = parse(
@@ -34,6 +36,7 @@ export async function runExplore(argv: string[]): Promise<number> {
       instance: {type: 'string'},
       'no-sandbox': {type: 'boolean'},
       'pass-env': {type: 'string', multiple: true},
+      team: {type: 'string'},
     },
     false,
   );
@@ -60,6 +63,18 @@ export async function runExplore(argv: string[]): Promise<number> {
   // the demo opens on its quick part; its traced part is built beside the explorer
   const chosen = values.demo ? {path: DEMO_DB, demo: true} : chooseDb(values.db);
   const finisher = chosen.demo ? await ensureDemoQuick() : null;
+  // a team's labels, reviews and corrections first; this session's go when it ends
+  const team = chosen.demo ? undefined : teamUrl(values.team);
+  const syncTeamNow = async () => {
+    if (!team) return;
+    const {db: writer} = await openStore(values.db, 'write');
+    try {
+      await syncOrSay(writer, team);
+    } finally {
+      writer.close();
+    }
+  };
+  await syncTeamNow();
   const {db, ...target} = chosen.demo
     ? {db: openDb(DEMO_DB, {mode: 'read'}), ...chosen}
     : await openStore(values.db, 'read');
@@ -96,6 +111,7 @@ export async function runExplore(argv: string[]): Promise<number> {
   } finally {
     db.close();
   }
+  await syncTeamNow();
   return EXIT.ok;
 }
 

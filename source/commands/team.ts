@@ -8,8 +8,9 @@ export const TEAM_OPTION_HELP = `  --team URL        the team's PostgreSQL serve
 
 /** A one-line account of a sync. */
 export function syncLine(r: SyncReport): string {
-  const n = (c: SyncReport['sent']) => `${c.labels} label(s), ${c.adjudications} adjudication(s), ${c.flags} flag(s)`;
-  return `team ${r.server}: sent ${n(r.sent)}; received ${n(r.received)}${r.notHere ? `; ${r.notHere} about questions or explanations this store does not have` : ''}`;
+  const n = (c: SyncReport['sent']) =>
+    `${c.labels} label(s), ${c.adjudications} adjudication(s), ${c.flags} flag(s), ${c.reviews} review(s), ${c.stages} stage correction(s)`;
+  return `team ${r.server}: sent ${n(r.sent)}; received ${n(r.received)}${r.notHere ? `; ${r.notHere} about questions, explanations or runs this store does not have` : ''}`;
 }
 
 /**

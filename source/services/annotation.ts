@@ -124,9 +124,11 @@ export interface BlindItem {
   context: Record<string, unknown>;
   choices: {label: string; text: string}[];
   explanationText: string;
+  /** who else labelled this item (names only: their letters are never shown while labelling) */
+  others: string[];
 }
 
-export function blindItem(db: Db, item: AnnotationItem): BlindItem | null {
+export function blindItem(db: Db, item: AnnotationItem, annotator?: string): BlindItem | null {
   const q = getQuestion(db, item.question);
   const e = explanationText(db, item.explanation);
   if (!q || e === null) return null;
@@ -140,6 +142,13 @@ export function blindItem(db: Db, item: AnnotationItem): BlindItem | null {
     context: q.context,
     choices: q.choices.map(c => ({label: c.label, text: c.text})),
     explanationText: e,
+    others: [
+      ...new Set(
+        listAnnotations(db, {question: item.question, explanation: item.explanation})
+          .map(a => a.annotator)
+          .filter(name => name !== annotator),
+      ),
+    ].sort(),
   };
 }
 

@@ -10,6 +10,7 @@ import {existsSync, statSync} from 'node:fs';
 import {join} from 'node:path';
 import type {Db} from '../store/db.js';
 import {getInstance} from '../store/instances.js';
+import {storedPairOf} from '../store/traces.js';
 import {InstanceTraceError, planInstanceTrace} from './instance-trace.js';
 import {Interrupted, tracePair, type TracePairOptions} from './tracing.js';
 
@@ -62,19 +63,6 @@ export function cloneIn(dir: string, repo: string): string | null {
   const name = repo.split('/')[1];
   const candidates = [join(dir, repo.replace('/', '__')), ...(name ? [join(dir, name)] : []), join(dir, repo)];
   return candidates.find(c => existsSync(c) && statSync(c).isDirectory()) ?? null;
-}
-
-/** A pair of this instance, patch label and test already stored (with a delta that is found or
- * ∅ when `complete`: an incomplete one is then traced again). */
-function alreadyTraced(db: Db, instance: string, label: string, test: string, complete: boolean): number | null {
-  const row = db
-    .prepare(
-      `SELECT p.id FROM trace_pair p JOIN delta d ON d.pair = p.id
-       WHERE p.instance = ? AND p.label = ? AND p.test = ? ${complete ? "AND d.status != 'incomplete'" : ''}
-       ORDER BY p.id DESC LIMIT 1`,
-    )
-    .get(instance, label, test) as {id: number} | undefined;
-  return row?.id ?? null;
 }
 
 const patchName = (c: BatchChoice) => (c.gold ? 'gold' : `prediction of ${c.prediction}`);
@@ -139,7 +127,7 @@ export async function batchTrace(
     }
     for (const test of plan.tests) {
       const t1 = performance.now();
-      const done = alreadyTraced(db, choice.instance, plan.label, test.target, Boolean(o.retryIncomplete));
+      const done = storedPairOf(db, choice.instance, plan.label, test.target, {complete: Boolean(o.retryIncomplete)});
       if (done !== null) {
         finish({...base, test: test.id, status: 'skipped', pair: done, seconds: 0, error: null});
         continue;

@@ -15,6 +15,7 @@ import {
   deleteTrace,
   finishTrace,
   insertPair,
+  pairFromFolder,
   saveDelta,
   setTraceFormat,
   StoredTrace,
@@ -312,10 +313,7 @@ export function importPodResult(db: Db, dir: string, o: {options: DeltaOption[]}
   for (const field of ['instance', 'test'] as const)
     if (typeof job[field] !== 'string' || !job[field]) throw new PodResultError(`${dir}/job.json: ${field} is missing`);
   if (result.error) throw new PodResultError(`${dir}: the pod failed: ${result.error}`);
-  const seen = db
-    .prepare(`SELECT id FROM trace_pair WHERE instance = ? AND json_extract(workspace, '$.dir') = ?`)
-    .get(job.instance, dir) as {id: number} | undefined;
-  if (seen) return null;
+  if (pairFromFolder(db, job.instance, dir) !== null) return null;
   const ids: Record<string, number | null> = {};
   const summaries: (TraceSummary & {format: string})[] = [];
   try {

@@ -438,3 +438,30 @@ export function latestDelta(db: Db, pair: number): (DeltaResult & {id: number}) 
 export function setTraceFormat(db: Db, traceId: number, format: string): void {
   db.prepare('UPDATE trace SET source_format = ? WHERE id = ?').run(format, traceId);
 }
+
+/** The latest pair stored for an instance, patch label and test (with `complete`, only one whose
+ * delta is found or ∅: an incomplete one is then traced again). */
+export function storedPairOf(
+  db: Db,
+  instance: string,
+  label: string,
+  test: string,
+  o: {complete: boolean},
+): number | null {
+  const row = db
+    .prepare(
+      `SELECT p.id FROM trace_pair p JOIN delta d ON d.pair = p.id
+       WHERE p.instance = ? AND p.label = ? AND p.test = ? ${o.complete ? "AND d.status != 'incomplete'" : ''}
+       ORDER BY p.id DESC LIMIT 1`,
+    )
+    .get(instance, label, test) as {id: number} | undefined;
+  return row?.id ?? null;
+}
+
+/** The pair imported from a pod's results folder, if it was. */
+export function pairFromFolder(db: Db, instance: string, dir: string): number | null {
+  const row = db
+    .prepare(`SELECT id FROM trace_pair WHERE instance = ? AND json_extract(workspace, '$.dir') = ?`)
+    .get(instance, dir) as {id: number} | undefined;
+  return row?.id ?? null;
+}

@@ -18,8 +18,9 @@ import {
   setFlag,
 } from '../../source/store/annotations.js';
 import {openDb, type Db} from '../../source/store/db.js';
-import {ensureExplanation, getQuestion, insertQuestion} from '../../source/store/questions.js';
-import {questionsDb} from '../helpers/db.js';
+import {addReview, ensureExplanation, getQuestion, insertQuestion, listReviews} from '../../source/store/questions.js';
+import {setStageOverride} from '../../source/store/lens.js';
+import {importInto, questionsDb} from '../helpers/db.js';
 import {tempDir} from '../helpers/files.js';
 import {runCli} from '../helpers/hostile.js';
 import {SAMPLES} from '../helpers/paths.js';
@@ -118,7 +119,7 @@ describe.skipIf(!bin)('a team on one PostgreSQL server', () => {
     expect([again.sent.labels, again.received.labels]).toEqual([0, 0]);
   }, 180_000);
 
-  it('adjudications and flags travel; the newer of two writes of one item wins', async () => {
+  it('adjudications, flags, reviews and stage corrections travel; the newer of two writes of one item wins', async () => {
     const dir = tempDir();
     const {db: a} = await questionsDb(join(dir, 'a.db'));
     const b = reversedStore(join(dir, 'b.db'));
@@ -132,6 +133,16 @@ describe.skipIf(!bin)('a team on one PostgreSQL server', () => {
       const q = getQuestion(a, item.question)!.choices;
       saveAdjudication(a, {...item, adjudicator: 'carol', letters: [q[0]!.label]});
       setFlag(a, {question: item.question, author: 'carol', verdict: 'valid'});
+      addReview(a, {question: item.question, reviewer: 'carol', action: 'rejected', note: 'leaks the answer'});
+      // the same real run imported into both stores (b imports another first: other ids)
+      importInto(b, [join(SAMPLES, 'swe-agent')]);
+      importInto(a, [join(SAMPLES, 'mini-swe-agent')]);
+      importInto(b, [join(SAMPLES, 'mini-swe-agent')]);
+      const run = a.prepare('SELECT id, content_hash FROM trajectory ORDER BY id LIMIT 1').get() as {
+        id: number;
+        content_hash: string;
+      };
+      setStageOverride(a, {trajectory: run.id, idx: 0, annotator: 'eve', stage: 'V', note: 'it reads the test'});
       await syncTeam(a, pg.url);
       await new Promise(r => setTimeout(r, 10));
       // carol on her other machine changes her mind later
@@ -148,6 +159,18 @@ describe.skipIf(!bin)('a team on one PostgreSQL server', () => {
         expect(listFlags(db).filter(f => f.question === item.question)).toMatchObject([
           {author: 'carol', verdict: 'ambiguous', note: 'two readings'},
         ]);
+      // the review once in each store; the stage correction on b's own id of the same run
+      for (const db of [a, b])
+        expect(listReviews(db, item.question)).toMatchObject([
+          {reviewer: 'carol', action: 'rejected', note: 'leaks the answer'},
+        ]);
+      await syncTeam(b, pg.url);
+      expect(listReviews(b, item.question)).toHaveLength(1);
+      const inB = b.prepare('SELECT id FROM trajectory WHERE content_hash = ?').pluck().get(run.content_hash) as number;
+      expect(inB).not.toBe(run.id);
+      expect(b.prepare('SELECT trajectory, idx, annotator, stage, note FROM stage_annotation').all()).toEqual([
+        {trajectory: inB, idx: 0, annotator: 'eve', stage: 'V', note: 'it reads the test'},
+      ]);
     } finally {
       a.close();
       b.close();

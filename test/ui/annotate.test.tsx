@@ -29,7 +29,7 @@ function session(db: Db, annotator: string, queue = 'all', seed = 0, type?: Ques
         annotator,
         label: 'test.db',
         queue: items,
-        view: item => blindItem(db, item),
+        view: item => blindItem(db, item, annotator),
         save: (item, letters, seconds) =>
           saveAnnotation(db, {question: item.question, explanation: item.explanation, annotator, letters, seconds}),
         setRationale: (id, text) => setRationale(db, id, text),
@@ -60,7 +60,7 @@ function session(db: Db, annotator: string, queue = 'all', seed = 0, type?: Ques
 }
 
 describe('annotate: blind labelling', () => {
-  it("shows one item without the key, model answers or anyone else's label; a letter saves at once; the rationale follows; u undoes", async () => {
+  it("shows one item without the key, model answers or anyone else's label (only who else labelled it); a letter saves at once; the rationale follows; u undoes", async () => {
     const {db} = await questionsDb();
     // someone else labelled the first item, with a telling rationale
     const first = sessionQueue(db, {annotator: 'ann', queue: {kind: 'all'}, seed: 0})[0]!;
@@ -79,12 +79,15 @@ describe('annotate: blind labelling', () => {
     expect(f).toMatch(/item 1 of \d+/);
     expect(f).toContain('Explanation');
     expect(f).toContain(first.question);
-    // blind: no key marker, no other label, no model
+    // blind: no key marker, no other label, no model — only that bo labelled it too
     const answers = listAnswers(db).filter(a => a.question === first.question && a.explanation === first.explanation);
     expect(answers.length).toBeGreaterThan(0);
+    expect(f).toContain('Also labelled by bo (their answers are not shown)');
     for (const frame of s.frames) {
       expect(frame).not.toContain('SECRET-RATIONALE-OF-BO');
-      expect(frame).not.toMatch(/\bbo\b/);
+      expect(frame.split('\n').filter(line => /\bbo\b/.test(line))).toEqual(
+        frame.includes('Also labelled by') ? ['Also labelled by bo (their answers are not shown)'] : [],
+      );
       expect(frame).not.toMatch(/lexical|correct|key/i);
     }
     // answer: one letter (two for end-to-end effect)

@@ -33,6 +33,13 @@ function contextLines(context: Record<string, unknown>, width: number, pinned = 
 /** What a person reads to answer (scrolls): the explanation and the context. */
 export function readingLines(v: BlindItem, width: number): DisplayLine[] {
   return [
+    // who else labelled it (a team's labels included), never what they answered
+    ...(v.others.length
+      ? wrapLines(`Also labelled by ${v.others.join(', ')} (their answers are not shown)`, width).map(text => ({
+          text,
+          role: 'muted' as const,
+        }))
+      : []),
     {text: `Explanation (${v.agent ?? 'unknown agent'}'s)`, role: 'heading'},
     ...wrapLines(v.explanationText || '(empty)', width).map(text => ({text})),
     {text: ''},
