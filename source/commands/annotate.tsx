@@ -19,7 +19,7 @@ import {themeFromEnv} from '../ui/theme.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, UsageError} from './args.js';
 import {openStore} from './db-path.js';
 import {syncOrSay, TEAM_OPTION_HELP} from './team.js';
-import {teamUrl} from '../services/team.js';
+import {TeamSyncer, teamUrl} from '../services/team.js';
 
 export const ANNOTATE_HELP = `Usage: deltalens annotate --annotator NAME [--queue all|unlabelled|disagreements|sample:N]
                          [--type T] [--agent A] [--seed S] [--team URL] [--db FILE]
@@ -45,8 +45,8 @@ Options:
   --seed S          the order and the sample (default 0)
   --db FILE         database (default ./deltalens.db if present, else the bundled demo database)
 ${TEAM_OPTION_HELP}
-                    (synced when the session starts and when it ends; others' letters are
-                    never shown while you label)
+                    (synced when the session starts, each label sent as it is stored; others'
+                    letters are never shown while you label, only their names)
 
 See also: deltalens adjudicate, deltalens agreement, deltalens annotations export|import.`;
 
@@ -62,25 +62,40 @@ Options:
   --all             include items already adjudicated (a new answer replaces the old)
   --db FILE         database (default ./deltalens.db if present, else the bundled demo database)
 ${TEAM_OPTION_HELP}
-                    (synced when the session starts and when it ends)`;
+                    (synced when the session starts, each answer sent as it is stored)`;
 
 /** Opens the database, runs one full-screen session until it quits, closes the database. */
 async function session(
   dbFlag: string | undefined,
   team: string | undefined,
-  screen: (db: Db, label: string) => React.ReactElement,
+  screen: (db: Db, label: string, wrote: () => void) => React.ReactElement,
 ): Promise<number> {
   const {db, ...target} = await openStore(dbFlag, 'write');
   try {
-    // the team's labels first (the queue and the conflicts see them), this session's sent after
+    // the team's labels first (the queue and the conflicts see them); each write is sent as it
+    // is stored (in the background), and once more at the end
     await syncOrSay(db, team);
-    const app = render(screen(db, target.demo ? 'demo data' : basename(target.path)), {exitOnCtrlC: false});
+    const syncer = team ? new TeamSyncer(db, team) : null;
+    const app = render(
+      screen(db, target.demo ? 'demo data' : basename(target.path), () => syncer?.wrote()),
+      {exitOnCtrlC: false},
+    );
     await app.waitUntilExit();
+    await syncer?.idle();
     await syncOrSay(db, team);
   } finally {
     db.close();
   }
   return EXIT.ok;
+}
+
+/** `f` followed by `wrote()`: a write the team should see. */
+function andSend<A extends unknown[], R>(f: (...args: A) => R, wrote: () => void): (...args: A) => R {
+  return (...args) => {
+    const r = f(...args);
+    wrote();
+    return r;
+  };
 }
 
 function needTerminal(command: string): boolean {
@@ -117,7 +132,7 @@ export async function runAnnotate(argv: string[]): Promise<number> {
   const type = oneOf(values.type, QUESTION_TYPES, '--type') as QuestionType | undefined;
   const seed = positiveInt(values.seed, '--seed') ?? 0;
   if (!needTerminal('annotate')) return EXIT.failed;
-  return session(values.db, teamUrl(values.team), (db, label) => (
+  return session(values.db, teamUrl(values.team), (db, label, wrote) => (
     <AnnotateApp
       theme={themeFromEnv()}
       data={{
@@ -125,9 +140,12 @@ export async function runAnnotate(argv: string[]): Promise<number> {
         label,
         queue: sessionQueue(db, {annotator, queue, type, agent: values.agent, seed}),
         view: item => blindItem(db, item, annotator),
-        save: (item, letters, seconds) =>
-          saveAnnotation(db, {question: item.question, explanation: item.explanation, annotator, letters, seconds}),
-        setRationale: (id, text) => setRationale(db, id, text),
+        save: andSend(
+          (item, letters, seconds) =>
+            saveAnnotation(db, {question: item.question, explanation: item.explanation, annotator, letters, seconds}),
+          wrote,
+        ),
+        setRationale: andSend((id, text) => setRationale(db, id, text), wrote),
         remove: id => void deleteAnnotation(db, id),
       }}
     />
@@ -147,7 +165,7 @@ export async function runAdjudicate(argv: string[]): Promise<number> {
   const adjudicator = values.annotator ?? process.env.DELTALENS_ANNOTATOR;
   if (!adjudicator?.trim()) throw new UsageError('adjudicate needs --annotator NAME (or $DELTALENS_ANNOTATOR)');
   if (!needTerminal('adjudicate')) return EXIT.failed;
-  return session(values.db, teamUrl(values.team), (db, label) => (
+  return session(values.db, teamUrl(values.team), (db, label, wrote) => (
     <AdjudicateApp
       theme={themeFromEnv()}
       data={{
@@ -155,9 +173,12 @@ export async function runAdjudicate(argv: string[]): Promise<number> {
         label,
         items: conflicts(db, {includeAdjudicated: values.all}),
         view: item => blindItem(db, item),
-        save: (item, letters) =>
-          saveAdjudication(db, {question: item.question, explanation: item.explanation, adjudicator, letters}),
-        setNote: (item, note) => setAdjudicationNote(db, item.question, item.explanation, note),
+        save: andSend(
+          (item, letters) =>
+            saveAdjudication(db, {question: item.question, explanation: item.explanation, adjudicator, letters}),
+          wrote,
+        ),
+        setNote: andSend((item, note) => setAdjudicationNote(db, item.question, item.explanation, note), wrote),
       }}
     />
   ));

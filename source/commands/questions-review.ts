@@ -13,16 +13,19 @@ import {COMMON_OPTIONS, SANDBOX_OPTIONS, EXIT, parse, printJson, UsageError} fro
 import {passEnvOption} from './pass-env.js';
 import {openStore} from './db-path.js';
 import {say, warn} from './output.js';
+import {syncOrSay} from './team.js';
+import {teamUrl} from '../services/team.js';
 
-const QUESTIONS_REVIEW_HELP = `Usage: deltalens questions review ID (--accept | --reject) [--note TEXT] [--reviewer NAME] [--json] [--db FILE]
-       deltalens questions review ID [--json]          the question's reviews, oldest first
+const QUESTIONS_REVIEW_HELP = `Usage: deltalens questions review ID (--accept | --reject) [--note TEXT] [--reviewer NAME] [--team URL] [--json] [--db FILE]
+       deltalens questions review ID [--team URL] [--json]   the question's reviews, oldest first
        deltalens questions edit ID [--file FILE] [--json] [--python EXE] [--no-sandbox] [--db FILE]
        deltalens questions edit ID --print             the document to edit, on stdout
 
 An author's review of a built question (questions build). The latest review is its status:
 accepted, rejected (left out of score, report and both exports), edited, or rebuilt (built
 again since: to be reviewed again). Reviews are kept under --reviewer, else $DELTALENS_ANNOTATOR,
-else the login name.
+else the login name. With --team URL (or $DELTALENS_TEAM), accepts and rejects are sent to the
+team's server and the team's brought here (edits stay in this store).
 
 edit opens the question in $VISUAL / $EDITOR (or reads --file) as JSON: "question", "choices"
 [{"label", "text", "role"}], "answer" (end-to-end effect: [before, after]) and a "note" for the
@@ -52,6 +55,7 @@ export async function runQuestionsReview(sub: 'review' | 'edit', argv: string[])
     reviewer: {type: 'string'},
     file: {type: 'string'},
     print: {type: 'boolean'},
+    team: {type: 'string'},
     ...SANDBOX_OPTIONS,
   });
   if (values.help) {
@@ -66,12 +70,14 @@ export async function runQuestionsReview(sub: 'review' | 'edit', argv: string[])
     if (values.file || values.print) throw new UsageError('--file and --print go with questions edit');
     const action = values.accept ? 'accepted' : values.reject ? 'rejected' : null;
     if (!action && values.note !== undefined) throw new UsageError('--note goes with --accept or --reject');
-    const {db} = await openStore(values.db, action ? 'write' : 'read');
+    const team = teamUrl(values.team);
+    const {db} = await openStore(values.db, action || team ? 'write' : 'read');
     try {
       if (!getQuestion(db, id))
         throw new UsageError(`no question "${id}" in this database (questions list shows them)`);
       if (action) {
         const r = reviewQuestion(db, id, action, reviewer, values.note?.trim() || null);
+        await syncOrSay(db, team, Boolean(values.json));
         if (values.json)
           printJson({
             review: {question: id, action: r.action, reviewer: r.reviewer, note: r.note, created_at: r.created_at},
@@ -82,6 +88,7 @@ export async function runQuestionsReview(sub: 'review' | 'edit', argv: string[])
           );
         return EXIT.ok;
       }
+      await syncOrSay(db, team, Boolean(values.json));
       const rows = listReviews(db, id);
       if (values.json) printJson({question: id, reviews: rows});
       else if (!rows.length) say(`${id}: not reviewed yet (--accept, --reject, or questions edit)`);

@@ -84,3 +84,47 @@ export async function syncTeam(db: Db, url: string): Promise<SyncReport> {
     await client.end().catch(() => {});
   }
 }
+
+/**
+ * A session's writes sent as they happen: after each write a sync runs in the background — one
+ * at a time, and once more when writes came in meanwhile. A server that cannot be reached is
+ * remembered (said once, at the end) and the writes wait in the store for the next sync.
+ */
+export class TeamSyncer {
+  private running: Promise<void> | null = null;
+  private again = false;
+  /** the last sync's failure, null once one succeeds */
+  failure: string | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly url: string,
+  ) {}
+
+  /** A write was stored: send it (and whatever else waits). */
+  wrote(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        try {
+          await syncTeam(this.db, this.url);
+          this.failure = null;
+        } catch (error) {
+          if (!(error instanceof TeamUnavailable)) throw error;
+          this.failure = error.message;
+        }
+      } while (this.again);
+    })().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** Resolves when no sync is running. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+}

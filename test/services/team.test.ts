@@ -8,13 +8,14 @@ import {copyFileSync, readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {validateQuestion} from '../../source/core/questions/model.js';
-import {agreementReport} from '../../source/services/annotation.js';
-import {syncTeam, TeamUnavailable} from '../../source/services/team.js';
+import {agreementReport, annotationItems} from '../../source/services/annotation.js';
+import {syncTeam, TeamSyncer, TeamUnavailable} from '../../source/services/team.js';
 import {
   listAdjudications,
   listAnnotations,
   listFlags,
   saveAdjudication,
+  saveAnnotation,
   setFlag,
 } from '../../source/store/annotations.js';
 import {openDb, type Db} from '../../source/store/db.js';
@@ -118,6 +119,33 @@ describe.skipIf(!bin)('a team on one PostgreSQL server', () => {
     const again = JSON.parse((await sync(a, pg.url)).stdout) as {sent: {labels: number}; received: {labels: number}};
     expect([again.sent.labels, again.received.labels]).toEqual([0, 0]);
   }, 180_000);
+
+  it("a session's labels are sent as they are stored (one sync at a time, one more for what came meanwhile); a server away is remembered, not thrown", async () => {
+    const dir = tempDir();
+    const {db: a} = await questionsDb(join(dir, 'a.db'));
+    const b = reversedStore(join(dir, 'b.db'));
+    try {
+      const syncer = new TeamSyncer(a, pg.url);
+      const items = annotationItems(a)
+        .filter(i => getQuestion(a, i.question)!.type !== 'e2e_effect')
+        .slice(0, 3);
+      for (const it of items) {
+        saveAnnotation(a, {...it, annotator: 'fay', letters: [getQuestion(a, it.question)!.choices[0]!.label]});
+        syncer.wrote();
+      }
+      await syncer.idle();
+      expect(syncer.failure).toBeNull();
+      await syncTeam(b, pg.url);
+      expect(listAnnotations(b, {annotator: 'fay'})).toHaveLength(3);
+      const away = new TeamSyncer(a, 'postgres://nobody@127.0.0.1:1/none');
+      away.wrote();
+      await away.idle();
+      expect(away.failure).toMatch(/cannot be reached/);
+    } finally {
+      a.close();
+      b.close();
+    }
+  }, 120_000);
 
   it('adjudications, flags, reviews and stage corrections travel; the newer of two writes of one item wins', async () => {
     const dir = tempDir();
