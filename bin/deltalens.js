@@ -25,7 +25,8 @@ if (bundleIsFresh()) {
   ({main} = await import(bundle));
 } else {
   const {register} = await import('tsx/esm/api');
-  register();
+  // the project's tsconfig (its JSX runtime), wherever deltalens is started from
+  register({tsconfig: join(root, 'tsconfig.json')});
   ({main} = await import('../source/cli.ts'));
 }
 process.exitCode = await main(process.argv.slice(2));

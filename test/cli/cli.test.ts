@@ -221,3 +221,22 @@ describe('deltalens CLI', () => {
     );
   }, 300_000);
 });
+
+describe('run from the sources (a source file newer than the bundle)', () => {
+  it('the explorer draws its screen when started from another folder (the project tsconfig, its JSX runtime)', () => {
+    const cwd = tempDir();
+    const db = join(cwd, 'runs.db');
+    execFileSync(process.execPath, [BIN, 'import', join(SAMPLES, 'mini-swe-agent'), '--db', db]);
+    // the pseudo-terminal the explorer needs; it is stopped after its first screens
+    const r = spawnSync('script', ['-qfec', `${process.execPath} ${BIN} --db ${db}`, '/dev/null'], {
+      cwd,
+      encoding: 'utf8',
+      env: {...process.env, NO_COLOR: '1', DELTALENS_FROM_SOURCE: '1'},
+      timeout: 10_000,
+      killSignal: 'SIGKILL',
+    });
+    const out = r.stdout + r.stderr;
+    expect(out).not.toContain('React is not defined');
+    expect(out).toMatch(/Enter open/);
+  }, 30_000);
+});
