@@ -59,10 +59,42 @@ interface BatchTraceResult {
 }
 
 /** A repository's clone under `dir`: DIR/owner__name, DIR/name or DIR/owner/name. */
-export function cloneIn(dir: string, repo: string): string | null {
+function cloneIn(dir: string, repo: string): string | null {
   const name = repo.split('/')[1];
   const candidates = [join(dir, repo.replace('/', '__')), ...(name ? [join(dir, name)] : []), join(dir, repo)];
   return candidates.find(c => existsSync(c) && statSync(c).isDirectory()) ?? null;
+}
+
+/**
+ * What tracing one instance's patch takes: its record, the clone of its repository under
+ * `repoDir`, its tests and trees (planInstanceTrace); or why it cannot be traced, in one line.
+ */
+export async function planChoice(
+  db: Db,
+  choice: BatchChoice,
+  repoDir: string,
+  allTests?: boolean,
+): Promise<{plan: Awaited<ReturnType<typeof planInstanceTrace>>} | {error: string}> {
+  const record = getInstance(db, choice.instance);
+  if (!record?.repo) return {error: 'no record of this instance (with its repository) in the store'};
+  const repo = cloneIn(repoDir, record.repo);
+  if (!repo)
+    return {
+      error: `no clone of ${record.repo} in ${repoDir} (looked for ${record.repo.replace('/', '__')}, ${record.repo.split('/')[1] ?? record.repo})`,
+    };
+  try {
+    return {
+      plan: await planInstanceTrace(db, {
+        instance: choice.instance,
+        repo,
+        choice: {gold: choice.gold, prediction: choice.prediction},
+        allTests,
+      }),
+    };
+  } catch (error) {
+    if (error instanceof InstanceTraceError) return {error: error.message};
+    throw error;
+  }
 }
 
 const patchName = (c: BatchChoice) => (c.gold ? 'gold' : `prediction of ${c.prediction}`);
@@ -104,27 +136,9 @@ export async function batchTrace(
       seconds: (performance.now() - t0) / 1000,
       error,
     });
-    const record = getInstance(db, choice.instance);
-    if (!record?.repo) return finish(failed('no record of this instance (with its repository) in the store'));
-    const repo = cloneIn(o.repoDir, record.repo);
-    if (!repo)
-      return finish(
-        failed(
-          `no clone of ${record.repo} in ${o.repoDir} (looked for ${record.repo.replace('/', '__')}, ${record.repo.split('/')[1] ?? record.repo})`,
-        ),
-      );
-    let plan: Awaited<ReturnType<typeof planInstanceTrace>>;
-    try {
-      plan = await planInstanceTrace(db, {
-        instance: choice.instance,
-        repo,
-        choice: {gold: choice.gold, prediction: choice.prediction},
-        allTests: o.allTests,
-      });
-    } catch (error) {
-      if (error instanceof InstanceTraceError) return finish(failed(error.message));
-      throw error;
-    }
+    const planned = await planChoice(db, choice, o.repoDir, o.allTests);
+    if ('error' in planned) return finish(failed(planned.error));
+    const {plan} = planned;
     for (const test of plan.tests) {
       const t1 = performance.now();
       const done = storedPairOf(db, choice.instance, plan.label, test.target, {complete: Boolean(o.retryIncomplete)});

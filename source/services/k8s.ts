@@ -15,9 +15,7 @@ import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {focusPlan, focusTargets} from '../core/trace/focus.js';
 import type {Db} from '../store/db.js';
-import {getInstance} from '../store/instances.js';
-import {cloneIn, type BatchChoice} from './batch-trace.js';
-import {InstanceTraceError, planInstanceTrace} from './instance-trace.js';
+import {planChoice, type BatchChoice} from './batch-trace.js';
 import {pythonRunner, TRACER_DIR} from './python.js';
 import type {SandboxPolicy} from './sandbox.js';
 import {changesBetween, DEFAULT_LIMITS} from './tracing.js';
@@ -101,25 +99,12 @@ export async function emitK8s(db: Db, o: EmitOptions): Promise<Emitted> {
   const emitted: Emitted = {jobs: [], failed: [], manifest: join(o.out, 'k8s.json')};
   let index = 0;
   for (const choice of o.choices) {
-    const record = getInstance(db, choice.instance);
-    const repo = record?.repo ? cloneIn(o.repoDir, record.repo) : null;
-    if (!repo) {
-      emitted.failed.push({instance: choice.instance, error: `no clone of ${record?.repo ?? '?'} in ${o.repoDir}`});
+    const planned = await planChoice(db, choice, o.repoDir, o.allTests);
+    if ('error' in planned) {
+      emitted.failed.push({instance: choice.instance, error: planned.error});
       continue;
     }
-    let plan: Awaited<ReturnType<typeof planInstanceTrace>>;
-    try {
-      plan = await planInstanceTrace(db, {
-        instance: choice.instance,
-        repo,
-        choice: {gold: choice.gold, prediction: choice.prediction},
-        allTests: o.allTests,
-      });
-    } catch (error) {
-      if (!(error instanceof InstanceTraceError)) throw error;
-      emitted.failed.push({instance: choice.instance, error: error.message});
-      continue;
-    }
+    const {plan} = planned;
     // the focus and the line mapping, from the two trees as the pods will make them
     let changes: Awaited<ReturnType<typeof changesBetween>>;
     const ws = await prepareWorkspace(plan.spec, runner).catch((error: Error) => error);

@@ -217,6 +217,18 @@ async function ingest(
 export async function scoreBatch(db: Db, o: BatchOptions): Promise<BatchScoreResult> {
   const api = o.model.batch;
   if (!api) throw new BatchError(`${o.model.name} has no Batch API (the offline baseline is scored with plain score)`);
+  try {
+    return await scoreThrough(db, api, o);
+  } catch (error) {
+    if (error instanceof BatchError) throw error;
+    // the endpoint failed past its retries: one line; what was sent is stored
+    throw new BatchError(
+      `the Batch API at ${api.endpoint ?? 'OpenAI'}: ${(error as Error).message.split('\n')[0]}; every batch it accepted is stored, and the next score --batch of this model collects it`,
+    );
+  }
+}
+
+async function scoreThrough(db: Db, api: BatchEndpoint, o: BatchOptions): Promise<BatchScoreResult> {
   const name = modelName(o.model, Boolean(o.choicesOnly));
   const pollMs = Math.max(0, (o.pollSeconds ?? 30) * 1000);
   const counts: Counts = {stored: 0, failed: 0, unparseable: 0, errors: []};
@@ -226,7 +238,13 @@ export async function scoreBatch(db: Db, o: BatchOptions): Promise<BatchScoreRes
   /** Asks the endpoint until the batch ends (then stores its answers) or the signal fires. */
   const settle = async (batch: ScoreBatchRow, phase: BatchProgress['phase']): Promise<boolean> => {
     for (;;) {
-      const state = await api.retrieve(batch.id, o.signal);
+      let state: BatchState;
+      try {
+        state = await api.retrieve(batch.id, o.signal);
+      } catch (error) {
+        if (o.signal?.aborted) return false; // stopped while asking: the batch stays pending
+        throw error;
+      }
       writeTx(db, () => updateBatch(db, batch.id, state));
       report({
         phase,
@@ -245,7 +263,13 @@ export async function scoreBatch(db: Db, o: BatchOptions): Promise<BatchScoreRes
           failed: state.failed,
           total: batch.requests,
         });
-        const got = await ingest(db, api, batch, state, counts, o.signal);
+        let got: {stored: number; failed: number};
+        try {
+          got = await ingest(db, api, batch, state, counts, o.signal);
+        } catch (error) {
+          if (o.signal?.aborted) return false; // stopped while reading its files: nothing stored, collected next time
+          throw error;
+        }
         if (state.status !== 'completed' && counts.errors.length < 20)
           counts.errors.push(
             `batch ${batch.id} ended ${state.status}${state.error ? ` (${state.error})` : ''}: ${batch.requests - got.stored - got.failed} of its requests have no answer and are asked again by the next run`,
@@ -258,7 +282,12 @@ export async function scoreBatch(db: Db, o: BatchOptions): Promise<BatchScoreRes
       if (o.signal?.aborted) return false;
     }
   };
-  const interrupted = (plan: {cached: number} & Partial<ReturnType<typeof planScoring>>, submitted: number) => ({
+  /** The run's account: what was planned (nothing yet when stopped while collecting), sent, stored. */
+  const summary = (
+    plan: {cached: number} & Partial<ReturnType<typeof planScoring>>,
+    submitted: number,
+    interrupted: boolean,
+  ): BatchScoreResult => ({
     model: name,
     cached: plan.cached,
     submitted,
@@ -266,7 +295,7 @@ export async function scoreBatch(db: Db, o: BatchOptions): Promise<BatchScoreRes
     failed: counts.failed,
     unparseable: counts.unparseable,
     batches: summaries,
-    interrupted: true,
+    interrupted,
     pending: pendingBatches(db, name).map(b => b.id),
     errors: counts.errors,
     withoutText: plan.withoutText ?? 0,
@@ -276,7 +305,7 @@ export async function scoreBatch(db: Db, o: BatchOptions): Promise<BatchScoreRes
 
   // what an earlier run sent and did not collect
   for (const batch of pendingBatches(db, name)) {
-    if (!(await settle(batch, 'collecting'))) return interrupted({cached: 0}, 0);
+    if (!(await settle(batch, 'collecting'))) return summary({cached: 0}, 0, true);
   }
   const plan = planScoring(db, o);
   const lines = plan.tasks.map((t: ScoreTask, i) => {
@@ -301,30 +330,23 @@ export async function scoreBatch(db: Db, o: BatchOptions): Promise<BatchScoreRes
   });
   let submitted = 0;
   for (const chunk of chunks(lines, o.maxRequests ?? BATCH_MAX_REQUESTS, o.maxBytes ?? BATCH_MAX_BYTES)) {
-    if (o.signal?.aborted) return interrupted(plan, submitted);
+    if (o.signal?.aborted) return summary(plan, submitted, true);
     report({phase: 'submitting', batch: null, status: null, completed: 0, failed: 0, total: chunk.requests.length});
-    const file = await api.upload(chunk.jsonl, `deltalens-score-${Date.now()}.jsonl`, o.signal);
+    let file: string;
+    try {
+      file = await api.upload(chunk.jsonl, `deltalens-score-${Date.now()}.jsonl`, o.signal);
+    } catch (error) {
+      // stopped while the file was sent: no batch exists yet, nothing is lost
+      if (o.signal?.aborted) return summary(plan, submitted, true);
+      throw error;
+    }
     // not stopped by the signal from here: a batch the endpoint accepted is stored
     const state = await api.create(file);
     const row = {id: state.id, model: name, endpoint: api.endpoint, inputFile: file, status: state.status};
     writeTx(db, () => insertBatch(db, row, chunk.requests));
     submitted += chunk.requests.length;
     const stored = pendingBatches(db, name).find(b => b.id === state.id)!;
-    if (!(await settle(stored, 'waiting'))) return interrupted(plan, submitted);
+    if (!(await settle(stored, 'waiting'))) return summary(plan, submitted, true);
   }
-  return {
-    model: name,
-    cached: plan.cached,
-    submitted,
-    stored: counts.stored,
-    failed: counts.failed,
-    unparseable: counts.unparseable,
-    batches: summaries,
-    interrupted: false,
-    pending: pendingBatches(db, name).map(b => b.id),
-    errors: counts.errors,
-    withoutText: plan.withoutText,
-    withoutQuestions: plan.withoutQuestions,
-    explanations: plan.explanations,
-  };
+  return summary(plan, submitted, false);
 }

@@ -14,7 +14,8 @@ import {openDb} from '../../source/store/db.js';
 import {ensureExplanation, insertAnswer, insertQuestion} from '../../source/store/questions.js';
 import {startOpenAiServer} from '../helpers/openai-server.js';
 
-function question(id: string, instance: string, type: QuestionType, agent: string | null) {
+/** A bench question: three options and the fixed ones its type has; the key A (A, B for end-to-end effect). */
+export function question(id: string, instance: string, type: QuestionType, agent: string | null) {
   const choices = [
     {label: 'A', text: 'alpha', role: 'correct' as const},
     {label: 'B', text: 'beta', role: 'distractor' as const},

@@ -6,32 +6,13 @@
 import {rmSync} from 'node:fs';
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
-import {validateQuestion, type QuestionType} from '../../source/core/questions/model.js';
 import {annotationItems} from '../../source/services/annotation.js';
 import {syncTeam} from '../../source/services/team.js';
 import {saveAnnotation} from '../../source/store/annotations.js';
 import {openDb, type Db} from '../../source/store/db.js';
 import {ensureExplanation, insertQuestion} from '../../source/store/questions.js';
 import {postgresBin, startPostgres} from '../helpers/postgres.js';
-
-function question(id: string, instance: string, type: QuestionType, agent: string | null) {
-  // four questions each asked about five explanations: 20 items an instance
-  const choices = [
-    {label: 'A', text: 'alpha', role: 'correct' as const},
-    {label: 'B', text: 'beta', role: 'distractor' as const},
-    {label: 'C', text: 'Explanation insufficient to answer.', role: 'insufficient' as const},
-  ];
-  return validateQuestion({
-    id,
-    instance,
-    type,
-    ...(agent ? {agent} : {}),
-    context: {},
-    question: 'Which?',
-    choices,
-    answer: 'A',
-  });
-}
+import {question} from './scoring.js';
 
 function store(path: string): Db {
   for (const s of ['', '-wal', '-shm']) rmSync(path + s, {force: true});

@@ -3,14 +3,14 @@
  * its record), traced by two workers in one process into a real SQLite file, with the real tracer
  * in the sandbox; resumed after a run that stopped; a job that cannot run is named and the rest go on.
  */
-import {execFileSync, spawnSync} from 'node:child_process';
+import {spawnSync} from 'node:child_process';
 import {cpSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {PROJECTS_DIR} from '../../source/services/demo.js';
 import {TRACER_DIR} from '../../source/services/python.js';
 import {ROOT, tempDir} from '../helpers/files.js';
-import {hasBwrap} from '../helpers/hostile.js';
+import {committedCopy, hasBwrap} from '../helpers/hostile.js';
 
 const BIN = join(ROOT, 'bin', 'deltalens.js');
 const PROJECTS = ['durations', 'graphs', 'ledger'];
@@ -29,27 +29,11 @@ function instance(name: string, repoDir: string) {
     test: string;
     problem_statement: string;
   };
-  const clone = join(repoDir, project.repo.replace('/', '__'));
-  cpSync(join(PROJECTS_DIR, name, 'repo'), clone, {recursive: true});
-  const git = (...args: string[]) =>
-    execFileSync('git', args, {
-      cwd: clone,
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 't',
-        GIT_AUTHOR_EMAIL: 't@t',
-        GIT_COMMITTER_NAME: 't',
-        GIT_COMMITTER_EMAIL: 't@t',
-      },
-    }).trim();
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'base');
+  const base = committedCopy(join(PROJECTS_DIR, name, 'repo'), join(repoDir, project.repo.replace('/', '__')));
   return {
     repo: project.repo,
     instance_id: project.instance,
-    base_commit: git('rev-parse', 'HEAD'),
+    base_commit: base,
     patch: readFileSync(join(PROJECTS_DIR, name, 'patches', 'gold.diff'), 'utf8'),
     test_patch: '',
     problem_statement: project.problem_statement,

@@ -4,7 +4,7 @@
  */
 import {execFileSync, spawn, spawnSync, type ChildProcess} from 'node:child_process';
 import {createHash} from 'node:crypto';
-import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs';
+import {cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs';
 import {join, relative} from 'node:path';
 import {ROOT} from './paths.js';
 
@@ -42,6 +42,15 @@ export function hasBwrap(): boolean {
 
 export function git(repo: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], {cwd: repo, encoding: 'utf8'});
+}
+
+/** A copy of `tree` at `dest` as a git repository of one commit; its commit id. */
+export function committedCopy(tree: string, dest: string): string {
+  cpSync(tree, dest, {recursive: true});
+  git(dest, 'init', '-q');
+  git(dest, 'add', '-A');
+  git(dest, 'commit', '-qm', 'base');
+  return git(dest, 'rev-parse', 'HEAD').trim();
 }
 
 /**

@@ -52,3 +52,35 @@ export async function durationsBuild(
 /** A built question's provenance read by field name (each test knows its question's type and casts the field it reads). */
 export const fieldsOf = (p: import('../../source/core/questions/provenance.js').BuiltProvenance) =>
   p as unknown as Record<string, unknown>;
+
+/** Two questions on one instance i1 for the scoring tests: an end-to-end intent one (key
+ * "total == 5400") and a local effect one of agent-x (key "parts"). */
+export const INTENT = validateQuestion({
+  id: 'q-intent',
+  instance: 'i1',
+  type: 'e2e_intent',
+  context: {test: 'assert [[MASKED]]'},
+  question: 'Which expression?',
+  choices: [
+    {label: 'A', text: 'total == 5400', role: 'correct'},
+    {label: 'B', text: 'total == 1800', role: 'distractor'},
+    {label: 'C', text: 'total == 0', role: 'distractor'},
+    {label: 'D', text: 'Explanation insufficient to answer.', role: 'insufficient'},
+  ],
+  answer: 'A',
+});
+export const EFFECT = validateQuestion({
+  id: 'q-effect',
+  instance: 'i1',
+  type: 'local_effect',
+  agent: 'agent-x',
+  context: {function: 'def f(): ...', line: 'return', timing: 'after'},
+  question: 'Which expression changes?',
+  choices: [
+    {label: 'A', text: 'parts', role: 'correct'},
+    {label: 'B', text: 'seen', role: 'distractor'},
+    {label: 'C', text: 'The patch has no effect.', role: 'no_effect'},
+    {label: 'D', text: 'Explanation insufficient to answer.', role: 'insufficient'},
+  ],
+  answer: 'A',
+});

@@ -3,7 +3,6 @@
  * requests answered by the same script as online calls), into a real SQLite file.
  */
 import {afterEach, describe, expect, it} from 'vitest';
-import {validateQuestion} from '../../source/core/questions/model.js';
 import {openAiModel} from '../../source/services/qa-models.js';
 import {scoreBatch, type BatchProgress} from '../../source/services/score-batch.js';
 import {scoreExplanations} from '../../source/services/scoring.js';
@@ -13,36 +12,7 @@ import {listBatches} from '../../source/store/score-batches.js';
 import {freshDb} from '../helpers/db.js';
 import {startCli} from '../helpers/hostile.js';
 import {letterOf, startOpenAiServer, type Call, type Reply} from '../helpers/openai-server.js';
-
-const INTENT = validateQuestion({
-  id: 'q-intent',
-  instance: 'i1',
-  type: 'e2e_intent',
-  context: {test: 'assert [[MASKED]]'},
-  question: 'Which expression?',
-  choices: [
-    {label: 'A', text: 'total == 5400', role: 'correct'},
-    {label: 'B', text: 'total == 1800', role: 'distractor'},
-    {label: 'C', text: 'total == 0', role: 'distractor'},
-    {label: 'D', text: 'Explanation insufficient to answer.', role: 'insufficient'},
-  ],
-  answer: 'A',
-});
-const EFFECT = validateQuestion({
-  id: 'q-effect',
-  instance: 'i1',
-  type: 'local_effect',
-  agent: 'agent-x',
-  context: {function: 'def f(): ...', line: 'return', timing: 'after'},
-  question: 'Which expression changes?',
-  choices: [
-    {label: 'A', text: 'parts', role: 'correct'},
-    {label: 'B', text: 'seen', role: 'distractor'},
-    {label: 'C', text: 'The patch has no effect.', role: 'no_effect'},
-    {label: 'D', text: 'Explanation insufficient to answer.', role: 'insufficient'},
-  ],
-  answer: 'A',
-});
+import {EFFECT, INTENT} from '../helpers/questions.js';
 
 function setup(): {db: Db; path: string} {
   const made = freshDb();
@@ -181,6 +151,18 @@ describe('score --batch', () => {
     const r = await scoreBatch(db, {...base, model: model(s.url)});
     expect(r).toMatchObject({stored: 6, failed: 0});
     expect(s.counts.retrieve).toBeGreaterThan(1);
+  });
+
+  it('an endpoint that keeps refusing the batch: one line saying so, nothing stored, the next run sends it again', async () => {
+    const {db} = setup();
+    const s = await server(scripted, {onRequest: what => (what === 'create' ? {status: 500} : null)});
+    const refusing = openAiModel({model: 'm', baseURL: s.url, apiKey: 'k', maxRetries: 0});
+    await expect(scoreBatch(db, {...base, model: refusing})).rejects.toThrow(
+      /^the Batch API at http:\/\/127\.0\.0\.1:\d+\/v1: 500 scripted 500; every batch it accepted is stored/,
+    );
+    expect(listBatches(db)).toEqual([]);
+    const s2 = await server(scripted);
+    expect(await scoreBatch(db, {...base, model: model(s2.url)})).toMatchObject({submitted: 6, stored: 6});
   });
 
   it('splits the requests into batches of at most --max requests', async () => {

@@ -1,6 +1,5 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {lexicalAnswer} from '../../source/core/questions/lexical.js';
-import {validateQuestion} from '../../source/core/questions/model.js';
 import {buildPrompt, permutation} from '../../source/core/questions/prompt.js';
 import {lexicalModel, openAiModel} from '../../source/services/qa-models.js';
 import {buildReport} from '../../source/services/report.js';
@@ -9,36 +8,7 @@ import {openDb, type Db} from '../../source/store/db.js';
 import {ensureExplanation, insertQuestion, listAnswers} from '../../source/store/questions.js';
 import {freshDb} from '../helpers/db.js';
 import {letterOf, startOpenAiServer} from '../helpers/openai-server.js';
-
-const INTENT = validateQuestion({
-  id: 'q-intent',
-  instance: 'i1',
-  type: 'e2e_intent',
-  context: {test: 'assert [[MASKED]]'},
-  question: 'Which expression?',
-  choices: [
-    {label: 'A', text: 'total == 5400', role: 'correct'},
-    {label: 'B', text: 'total == 1800', role: 'distractor'},
-    {label: 'C', text: 'total == 0', role: 'distractor'},
-    {label: 'D', text: 'Explanation insufficient to answer.', role: 'insufficient'},
-  ],
-  answer: 'A',
-});
-const EFFECT = validateQuestion({
-  id: 'q-effect',
-  instance: 'i1',
-  type: 'local_effect',
-  agent: 'agent-x',
-  context: {function: 'def f(): ...', line: 'return', timing: 'after'},
-  question: 'Which expression changes?',
-  choices: [
-    {label: 'A', text: 'parts', role: 'correct'},
-    {label: 'B', text: 'seen', role: 'distractor'},
-    {label: 'C', text: 'The patch has no effect.', role: 'no_effect'},
-    {label: 'D', text: 'Explanation insufficient to answer.', role: 'insufficient'},
-  ],
-  answer: 'A',
-});
+import {EFFECT, INTENT} from '../helpers/questions.js';
 
 function setup(): Db {
   const {db} = freshDb();
