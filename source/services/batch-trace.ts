@@ -110,7 +110,7 @@ export async function batchTrace(
     retryIncomplete?: boolean;
     pair: PairOptions;
     signal?: AbortSignal;
-    /** each job as it starts (null result) and ends */
+    /** each job as it starts and ends, with how many of the instances are done */
     onJob?: (
       done: number,
       total: number,
@@ -122,9 +122,12 @@ export async function batchTrace(
   const results: BatchJobResult[] = [];
   let next = 0;
   let interrupted = false;
-  const finish = (r: BatchJobResult) => {
+  // instances whose every job ended (with --all-tests an instance has several)
+  let instancesDone = 0;
+  const finish = (r: BatchJobResult, last = true) => {
     results.push(r);
-    o.onJob?.(results.length, o.choices.length, r);
+    if (last) instancesDone += 1;
+    o.onJob?.(instancesDone, o.choices.length, r);
   };
   const runOne = async (choice: BatchChoice) => {
     const t0 = performance.now();
@@ -139,14 +142,15 @@ export async function batchTrace(
     const planned = await planChoice(db, choice, o.repoDir, o.allTests);
     if ('error' in planned) return finish(failed(planned.error));
     const {plan} = planned;
-    for (const test of plan.tests) {
+    for (const [i, test] of plan.tests.entries()) {
+      const last = i === plan.tests.length - 1;
       const t1 = performance.now();
       const done = storedPairOf(db, choice.instance, plan.label, test.target, {complete: Boolean(o.retryIncomplete)});
       if (done !== null) {
-        finish({...base, test: test.id, status: 'skipped', pair: done, seconds: 0, error: null});
+        finish({...base, test: test.id, status: 'skipped', pair: done, seconds: 0, error: null}, last);
         continue;
       }
-      o.onJob?.(results.length, o.choices.length, {instance: choice.instance, patch: base.patch, started: true});
+      o.onJob?.(instancesDone, o.choices.length, {instance: choice.instance, patch: base.patch, started: true});
       try {
         const r = await tracePair(db, plan.spec, {
           ...o.pair,
@@ -158,24 +162,27 @@ export async function batchTrace(
           versionKind: plan.versionKind,
           signal: o.signal,
         });
-        finish({
-          ...base,
-          test: test.id,
-          status: 'traced',
-          pair: r.pair,
-          delta: {
-            status: r.delta.status,
-            kind: r.delta.kind ?? null,
-            function: r.delta.function ?? null,
-            file: r.delta.file ?? null,
-            line: r.delta.line ?? null,
+        finish(
+          {
+            ...base,
+            test: test.id,
+            status: 'traced',
+            pair: r.pair,
+            delta: {
+              status: r.delta.status,
+              kind: r.delta.kind ?? null,
+              function: r.delta.function ?? null,
+              file: r.delta.file ?? null,
+              line: r.delta.line ?? null,
+            },
+            seconds: (performance.now() - t1) / 1000,
+            error: null,
           },
-          seconds: (performance.now() - t1) / 1000,
-          error: null,
-        });
+          last,
+        );
       } catch (error) {
         if (error instanceof Interrupted || o.signal?.aborted) throw new Interrupted('interrupted');
-        finish(failed((error as Error).message.split('\n')[0]!, test.id));
+        finish(failed((error as Error).message.split('\n')[0]!, test.id), last);
       }
     }
   };
