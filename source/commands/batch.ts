@@ -9,7 +9,8 @@ import {emitK8s, IMAGE_TEMPLATE} from '../services/k8s.js';
 export const BATCH_HELP = `Usage: deltalens batch trace --instances FILE (--gold | --predictions FILE) --repo-dir DIR
        [--workers N] [--all-tests] [--retry-incomplete] [--python PY] [--timeout S] [--no-sandbox]
        [--json] [--db FILE]
-       deltalens batch trace … --emit-k8s DIR [--image-template T] [--pod-python PY] [--results-claim NAME]
+       deltalens batch trace … --emit-k8s DIR [--image-template T] [--pod-python PY]
+       [--results-claim NAME]
 
 Traces many SWE-bench instances on this machine, each as trace --instance ID --repo CLONE does
 one: its base commit with its test patch against that plus the patch, its first FAIL_TO_PASS
@@ -42,9 +43,9 @@ written to the results volume; deltalens traces import --results DIR stores them
 focus and line mapping are worked out here first (the two trees made from the clone, in the
 sandbox). Each instance needs its own image, and an Indexed Job has one pod template, so it is
 a Job per instance, all labelled app=deltalens-trace.
-  --image-template T   the image of an instance (default ${IMAGE_TEMPLATE}; {id} is
-                       the instance id, {id_1776} the same with __ written _1776_, as SWE-bench's
-                       public images are named)
+  --image-template T   the image of an instance: {id} is the instance id, {id_1776} the same
+                       with __ written _1776_, as SWE-bench's public images are named (default
+                       ${IMAGE_TEMPLATE})
   --pod-python PY      the interpreter in the image (default the testbed environment's,
                        /opt/miniconda3/envs/testbed/bin/python)
   --results-claim NAME the PersistentVolumeClaim the pods write to (default deltalens-results)
