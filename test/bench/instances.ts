@@ -23,7 +23,8 @@ function time(cmd: string[], cwd: string): {s: number; code: number | null; stdo
   return {s: (performance.now() - t) / 1000, code: r.status, stdout: r.stdout};
 }
 
-function record(gitDir: string, pr: string): Record<string, unknown> | string {
+/** A SWE-bench dataset row for a merged sympy pull request: base = first parent, tests split off. */
+export function record(gitDir: string, pr: string, failToPass: string[]): Record<string, unknown> | string {
   const merges = execFileSync('git', ['--git-dir', gitDir, 'log', '--merges', '--format=%H %P|%s', 'HEAD'], {
     encoding: 'utf8',
     maxBuffer: 1 << 28,
@@ -47,7 +48,7 @@ function record(gitDir: string, pr: string): Record<string, unknown> | string {
     patch: diff(files.filter(f => !tests.includes(f))),
     test_patch: diff(tests),
     problem_statement: `PR #${pr}`,
-    FAIL_TO_PASS: JSON.stringify(['test_issue_24543']),
+    FAIL_TO_PASS: JSON.stringify(failToPass),
     PASS_TO_PASS: '[]',
   };
 }
@@ -62,7 +63,7 @@ export async function benchInstances(out: string, log: (line: string) => void): 
   if (!sympy) log('record vs hand-laid trees: skipped (set DELTALENS_SYMPY_GIT to a clone of sympy/sympy)');
   else {
     const gitDir = existsSync(join(sympy, '.git')) ? join(sympy, '.git') : sympy;
-    const rec = record(gitDir, '24562');
+    const rec = record(gitDir, '24562', ['test_issue_24543']);
     if (typeof rec === 'string') log(`record vs hand-laid trees: skipped (${rec})`);
     else {
       writeFileSync(join(dir, 'rows.json'), JSON.stringify([rec]));

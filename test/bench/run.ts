@@ -31,6 +31,7 @@ import {benchExplainBenchQuestions} from './eb-questions.js';
 import {benchExplainBench} from './explainbench.js';
 import {benchHeldOut} from './heldout.js';
 import {benchInstances} from './instances.js';
+import {benchFleet} from './fleet.js';
 
 const OUT = join(ROOT, 'test', 'bench', 'out');
 const CORPUS = join(OUT, 'corpus');
@@ -301,6 +302,7 @@ async function main() {
   if (!only || only === 'delta' || only === 'explainbench') await benchExplainBench(OUT, log);
   if (!only || only === 'explainbench' || only === 'eb-questions') await benchExplainBenchQuestions(OUT, log);
   if (!only || only === 'instances') await benchInstances(OUT, log);
+  if (!only || only === 'instances' || only === 'fleet') await benchFleet(OUT, log);
   if (!only || only === 'reasoning') {
     if (!existsSync(CORPUS)) buildCorpus();
     await benchReasoning(OUT, CORPUS, log);
