@@ -71,7 +71,7 @@ function table(jobs: BatchJobResult[]): string[] {
           ? `${j.delta.kind} in ${j.delta.function} (${j.delta.file}:${j.delta.line})`
           : j.delta.status
         : `pair #${j.pair}`,
-    j.status === 'traced' ? `${j.seconds.toFixed(1)} s` : '',
+    j.status === 'traced' ? `${j.seconds.toFixed(1)} s` : j.status === 'skipped' ? `pair #${j.pair}` : '',
   ]);
   const head = ['instance', 'patch', 'test', 'status', 'delta', 'time'];
   const width = head.map((h, i) => Math.min(48, Math.max(h.length, ...rows.map(r => cell(r[i]!).length))));

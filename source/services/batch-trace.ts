@@ -9,8 +9,9 @@
 import {existsSync, statSync} from 'node:fs';
 import {join} from 'node:path';
 import type {Db} from '../store/db.js';
+import type {DeltaResult} from '../core/trace/delta.js';
 import {getInstance} from '../store/instances.js';
-import {storedPairOf} from '../store/traces.js';
+import {latestDelta, storedPairOf} from '../store/traces.js';
 import {InstanceTraceError, planInstanceTrace} from './instance-trace.js';
 import {Interrupted, tracePair, type TracePairOptions} from './tracing.js';
 
@@ -97,6 +98,14 @@ export async function planChoice(
   }
 }
 
+const deltaOf = (d: DeltaResult): BatchJobResult['delta'] => ({
+  status: d.status,
+  kind: d.kind ?? null,
+  function: d.function ?? null,
+  file: d.file ?? null,
+  line: d.line ?? null,
+});
+
 const patchName = (c: BatchChoice) => (c.gold ? 'gold' : `prediction of ${c.prediction}`);
 
 export async function batchTrace(
@@ -147,7 +156,10 @@ export async function batchTrace(
       const t1 = performance.now();
       const done = storedPairOf(db, choice.instance, plan.label, test.target, {complete: Boolean(o.retryIncomplete)});
       if (done !== null) {
-        finish({...base, test: test.id, status: 'skipped', pair: done, seconds: 0, error: null}, last);
+        // the stored pair's delta, so that the table of a batch run again is whole
+        const stored = latestDelta(db, done);
+        const delta = stored ? deltaOf(stored) : null;
+        finish({...base, test: test.id, status: 'skipped', pair: done, delta, seconds: 0, error: null}, last);
         continue;
       }
       o.onJob?.(instancesDone, o.choices.length, {instance: choice.instance, patch: base.patch, started: true});
@@ -168,13 +180,7 @@ export async function batchTrace(
             test: test.id,
             status: 'traced',
             pair: r.pair,
-            delta: {
-              status: r.delta.status,
-              kind: r.delta.kind ?? null,
-              function: r.delta.function ?? null,
-              file: r.delta.file ?? null,
-              line: r.delta.line ?? null,
-            },
+            delta: deltaOf(r.delta),
             seconds: (performance.now() - t1) / 1000,
             error: null,
           },

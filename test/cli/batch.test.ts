@@ -78,7 +78,11 @@ describe('deltalens batch trace', () => {
     for (const line of first.stderr.split('\n').filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow();
     // the same command again: nothing traced twice
     const again = run(args, cwd);
-    expect(JSON.parse(again.stdout)).toMatchObject({traced: 0, skipped: 4, failed: 1});
+    const second = JSON.parse(again.stdout);
+    expect(second).toMatchObject({traced: 0, skipped: 4, failed: 1});
+    // a skipped job says the delta stored for it, so the table of a resumed batch is whole
+    for (const j of second.jobs as {instance: string; status: string; delta: unknown}[])
+      if (j.status === 'skipped') expect(j.delta, j.instance).toEqual(byInstance.get(j.instance)!.delta);
     expect(JSON.parse(run(['traces', '--json'], cwd).stdout).pairs).toHaveLength(4);
     // the incomplete one again, on asking
     const retried = run([...args, '--retry-incomplete'], cwd);
@@ -89,6 +93,7 @@ describe('deltalens batch trace', () => {
       cwd,
     );
     expect(plain.stdout).toMatch(/^instance\s+patch\s+test\s+status\s+delta/m);
+    expect(plain.stdout).toMatch(/^demo__durations-1\s+gold\s+\S+\s+skipped\s+\w+ in parse_duration .*pair #\d+$/m);
     expect(plain.stdout).toMatch(/0 traced \(0 incomplete\), 4 already traced, 1 failed in \d+ s with 1 worker\(s\)/);
   }, 240_000);
 
