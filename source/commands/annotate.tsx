@@ -18,7 +18,7 @@ import {AdjudicateApp} from '../ui/screens/adjudicate/screen.js';
 import {themeFromEnv} from '../ui/theme.js';
 import {COMMON_OPTIONS, EXIT, oneOf, parse, positiveInt, UsageError} from './args.js';
 import {openStore} from './db-path.js';
-import {syncOrSay, TEAM_OPTION_HELP} from './team.js';
+import {addCounts, syncLine, syncOrSay, TEAM_OPTION_HELP} from './team.js';
 import {TeamSyncer, teamUrl} from '../services/team.js';
 
 export const ANNOTATE_HELP = `Usage: deltalens annotate --annotator NAME [--queue all|unlabelled|disagreements|sample:N]
@@ -82,7 +82,9 @@ async function session(
     );
     await app.waitUntilExit();
     await syncer?.idle();
-    await syncOrSay(db, team);
+    const last = await syncOrSay(db, team, true);
+    // one line for the whole session: what went as each answer was stored, and the last sync
+    if (last && syncer) warn(syncLine(addCounts(last, syncer), 'this session'));
   } finally {
     db.close();
   }

@@ -6,11 +6,29 @@ export const TEAM_OPTION_HELP = `  --team URL        the team's PostgreSQL serve
                     labels, adjudications and flags are sent there and everyone's brought back
                     here; a server that is down loses nothing (the next sync sends it)`;
 
-/** A one-line account of a sync. */
-export function syncLine(r: SyncReport): string {
+/** A one-line account of a sync (or of every sync of a session: `over`). */
+export function syncLine(r: SyncReport, over?: string): string {
+  const names: [keyof SyncReport['sent'], string][] = [
+    ['labels', 'label'],
+    ['adjudications', 'adjudication'],
+    ['flags', 'flag'],
+    ['reviews', 'review'],
+    ['stages', 'stage correction'],
+  ];
+  // only what moved: "sent 3 labels, 1 flag; received nothing"
   const n = (c: SyncReport['sent']) =>
-    `${c.labels} label(s), ${c.adjudications} adjudication(s), ${c.flags} flag(s), ${c.reviews} review(s), ${c.stages} stage correction(s)`;
-  return `team ${r.server}: sent ${n(r.sent)}; received ${n(r.received)}${r.notHere ? `; ${r.notHere} about questions, explanations or runs this store does not have` : ''}`;
+    names
+      .filter(([k]) => c[k] > 0)
+      .map(([k, name]) => `${c[k]} ${name}${c[k] === 1 ? '' : 's'}`)
+      .join(', ') || 'nothing';
+  return `team ${r.server}${over ? `, ${over}` : ''}: sent ${n(r.sent)}; received ${n(r.received)}${r.notHere ? `; ${r.notHere} about questions, explanations or runs this store does not have` : ''}`;
+}
+
+/** A sync's report with what earlier syncs sent and received added. */
+export function addCounts(r: SyncReport, earlier: Pick<SyncReport, 'sent' | 'received'>): SyncReport {
+  const add = (a: SyncReport['sent'], b: SyncReport['sent']) =>
+    Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + b[k as keyof typeof b]])) as SyncReport['sent'];
+  return {...r, sent: add(r.sent, earlier.sent), received: add(r.received, earlier.received)};
 }
 
 /**

@@ -95,6 +95,9 @@ export class TeamSyncer {
   private again = false;
   /** the last sync's failure, null once one succeeds */
   failure: string | null = null;
+  /** what this syncer's syncs sent and received, summed */
+  readonly sent: TeamCounts = {labels: 0, adjudications: 0, flags: 0, reviews: 0, stages: 0};
+  readonly received: TeamCounts = {labels: 0, adjudications: 0, flags: 0, reviews: 0, stages: 0};
 
   constructor(
     private readonly db: Db,
@@ -111,7 +114,11 @@ export class TeamSyncer {
       do {
         this.again = false;
         try {
-          await syncTeam(this.db, this.url);
+          const r = await syncTeam(this.db, this.url);
+          for (const k of Object.keys(this.sent) as (keyof TeamCounts)[]) {
+            this.sent[k] += r.sent[k];
+            this.received[k] += r.received[k];
+          }
           this.failure = null;
         } catch (error) {
           if (!(error instanceof TeamUnavailable)) throw error;

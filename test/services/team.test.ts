@@ -10,6 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {validateQuestion} from '../../source/core/questions/model.js';
 import {agreementReport, annotationItems} from '../../source/services/annotation.js';
 import {syncTeam, TeamSyncer, TeamUnavailable} from '../../source/services/team.js';
+import {addCounts, syncLine} from '../../source/commands/team.js';
 import {
   listAdjudications,
   listAnnotations,
@@ -135,6 +136,11 @@ describe.skipIf(!bin)('a team on one PostgreSQL server', () => {
       }
       await syncer.idle();
       expect(syncer.failure).toBeNull();
+      // the session's closing line counts what went as each label was stored, not only the last sync
+      expect(syncer.sent.labels).toBe(3);
+      const last = await syncTeam(a, pg.url);
+      expect(last.sent.labels).toBe(0);
+      expect(syncLine(addCounts(last, syncer), 'this session')).toMatch(/, this session: sent 3 labels; received /);
       await syncTeam(b, pg.url);
       expect(listAnnotations(b, {annotator: 'fay'})).toHaveLength(3);
       const away = new TeamSyncer(a, 'postgres://nobody@127.0.0.1:1/none');
