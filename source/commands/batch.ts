@@ -70,7 +70,7 @@ function table(jobs: BatchJobResult[]): string[] {
         ? j.delta.status === 'found'
           ? `${j.delta.kind} in ${j.delta.function} (${j.delta.file}:${j.delta.line})`
           : j.delta.status
-        : `pair #${j.pair}`,
+        : '—',
     j.status === 'traced' ? `${j.seconds.toFixed(1)} s` : j.status === 'skipped' ? `pair #${j.pair}` : '',
   ]);
   const head = ['instance', 'patch', 'test', 'status', 'delta', 'time'];
