@@ -216,6 +216,9 @@ def _enter_root(root):
         sys.exit("deltatrace: --root %s is not a directory" % root)
     os.chdir(root)
     sys.path.insert(0, root)
+    # a module compiled in this run behaves as its .pyc will in the runs after (constant sets)
+    from .bytecode import install
+    install()
     # outside the sandbox the tree is not at /testbed: its path is recorded as if it were
     from .serialize import set_root_alias
     set_root_alias(root, os.environ.get("DELTATRACE_ROOT_ALIAS"))

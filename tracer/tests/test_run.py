@@ -537,5 +537,58 @@ class Backends(unittest.TestCase):
             self.skipTest("no Python 3.12/3.13/3.9 on this machine to compare with")
 
 
+class ColdAndWarmRuns(unittest.TestCase):
+    """The first run in a fresh tree compiles its modules and writes their .pyc files; the runs
+    after load them. A constant set read back from a .pyc can iterate in another order (its
+    items are inserted again in the order it iterated in), so without care the first run took
+    another path than every later one (a real sympy test: 52,181 events, then 52,277)."""
+
+    LIB = ("def count_until_eleven():\n"
+           "    n = 0\n"
+           "    for k in {0, 3, 11}:\n"
+           "        n += 1\n"
+           "        if k == 11:\n"
+           "            break\n"
+           "    return n\n")
+
+    def test_the_first_run_takes_the_path_of_the_runs_after_it(self):
+        tmp = tempfile.mkdtemp(prefix="deltatrace-cold-")
+        try:
+            with open(os.path.join(tmp, "lib.py"), "w", encoding="utf-8") as fh:
+                fh.write(self.LIB)
+            with open(os.path.join(tmp, "main.py"), "w", encoding="utf-8") as fh:
+                fh.write("from lib import count_until_eleven\nprint(count_until_eleven())\n")
+            env = dict(os.environ, PYTHONPATH=TRACER)
+            env.pop("PYTHONDONTWRITEBYTECODE", None)  # the .pyc files are the point
+            env.pop("PYTHONHASHSEED", None)
+            runs = []
+            for i in range(3):
+                out = os.path.join(tmp, "run-%d.jsonl" % i)
+                proc = subprocess.run([sys.executable, "-m", "deltatrace", "run", "--root", tmp, "--out", out,
+                                       "--", "main.py"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      universal_newlines=True, env=env, cwd=tmp, timeout=120)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                recs = records(out)
+                names = {r["fid"]: r["fn"] for r in recs if r["t"] == "call"}
+                runs.append({
+                    "lines": [r["line"] for r in recs if r["t"] == "line" and names[r["fid"]] == "count_until_eleven"],
+                    "returns": [r.get("value") for r in recs
+                                if r["t"] == "return" and names[r["fid"]] == "count_until_eleven"],
+                })
+                if i == 0:
+                    # the first run wrote lib's .pyc: the runs after load it
+                    self.assertTrue(glob.glob(os.path.join(tmp, "__pycache__", "lib.*.pyc")))
+            self.assertEqual(runs[1], runs[0])
+            self.assertEqual(runs[2], runs[0])
+            # and that is what loading the .pyc gives: the set as marshal gives it back
+            import marshal
+            code = compile(self.LIB, "lib.py", "exec")
+            ns = {}
+            exec(marshal.loads(marshal.dumps(code)), ns)
+            self.assertEqual(runs[0]["returns"], [ns["count_until_eleven"]()])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":
     unittest.main()

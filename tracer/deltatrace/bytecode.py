@@ -1,0 +1,74 @@
+"""The same code objects whether a module is compiled from source or loaded from its ``.pyc``.
+
+A constant set in code (``x in {"a", "b"}``, ``for k in {...}``) is a frozenset built by the
+compiler. Written to a ``.pyc`` and read back, its items are inserted again in the order it
+iterated in, and where hashes collide the set rebuilt can iterate in another order. So the first
+run in a fresh tree (which compiles, and writes the ``.pyc`` files) could take another path than
+every later run (which loads them): on a real sympy test, whose assumption rules iterate over
+such sets, 52,181 events in the first traced run and 52,277 in each one after, which the pipeline
+took for control flow that varies between runs, and traced again.
+
+``install()`` makes a compile of a ``.py`` file give what loading its ``.pyc`` gives: the code
+goes through ``marshal`` once (as it does on its way to and from a ``.pyc``), and the ``.pyc``
+written from it holds the compiler's own bytes — so the runs after load the very same code
+(another round trip could reorder a set once more). Nothing else changes.
+"""
+
+import builtins
+import marshal
+import sys
+import types
+
+_compile = builtins.compile
+_dumps = marshal.dumps
+_dump = marshal.dump
+# code handed out by compile -> the bytes of the code the compiler made (until they are written)
+_pending = {}
+
+
+def _settled(source, filename, mode, *args, **kwargs):
+    code = _compile(source, filename, mode, *args, **kwargs)
+    if (mode == "exec" and isinstance(code, types.CodeType)
+            and isinstance(filename, str) and filename.endswith(".py")):
+        data = _dumps(code)
+        code = marshal.loads(data)
+        if not sys.dont_write_bytecode:
+            _pending[id(code)] = (code, data)
+    return code
+
+
+def _original_bytes(value, version):
+    entry = _pending.get(id(value))
+    if entry is None or entry[0] is not value or version != marshal.version:
+        return None
+    del _pending[id(value)]
+    return entry[1]
+
+
+def _shim_dumps(value, version=marshal.version, *rest):
+    data = _original_bytes(value, version) if not rest else None
+    return data if data is not None else _dumps(value, version, *rest)
+
+
+def _shim_dump(value, file, version=marshal.version, *rest):
+    data = _original_bytes(value, version) if not rest else None
+    if data is None:
+        return _dump(value, file, version, *rest)
+    file.write(data)
+    return None
+
+
+def install():
+    """From now on a ``.py`` file compiled in this process gives the code its ``.pyc`` gives."""
+    builtins.compile = _settled
+    # who writes a .pyc writes the compiler's bytes: the import system, and (imported later)
+    # pytest's assertion rewriter, which takes marshal from sys.modules
+    shim = types.ModuleType("marshal", marshal.__doc__)
+    shim.__dict__.update({k: v for k, v in vars(marshal).items() if not k.startswith("__")})
+    shim.dumps = _shim_dumps
+    shim.dump = _shim_dump
+    sys.modules["marshal"] = shim
+    for name in ("_frozen_importlib_external", "importlib._bootstrap_external"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "marshal", None) is marshal:
+            module.marshal = shim
