@@ -22,8 +22,11 @@ import types
 _compile = builtins.compile
 _dumps = marshal.dumps
 _dump = marshal.dump
-# code handed out by compile -> the bytes of the code the compiler made (until they are written)
+# code handed out by compile -> the bytes of the code the compiler made, until they are written.
+# Who writes a .pyc writes it right after compiling (the import system, pytest's rewriter), so
+# only the last few are kept: a tree that cannot be written to holds nothing up.
 _pending = {}
+_KEEP = 8
 
 
 def _settled(source, filename, mode, *args, **kwargs):
@@ -33,6 +36,8 @@ def _settled(source, filename, mode, *args, **kwargs):
         data = _dumps(code)
         code = marshal.loads(data)
         if not sys.dont_write_bytecode:
+            while len(_pending) >= _KEEP:
+                del _pending[next(iter(_pending))]
             _pending[id(code)] = (code, data)
     return code
 
