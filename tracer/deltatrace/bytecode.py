@@ -42,23 +42,24 @@ def _settled(source, filename, mode, *args, **kwargs):
     return code
 
 
-def _original_bytes(value, version):
+def _original_bytes(value):
     entry = _pending.get(id(value))
-    if entry is None or entry[0] is not value or version != marshal.version:
+    if entry is None or entry[0] is not value:
         return None
     del _pending[id(value)]
     return entry[1]
 
 
-def _shim_dumps(value, version=marshal.version, *rest):
-    data = _original_bytes(value, version) if not rest else None
-    return data if data is not None else _dumps(value, version, *rest)
+def _shim_dumps(value, *args, **kwargs):
+    # a version or (3.13) allow_code asked for: the real call
+    data = None if args or kwargs else _original_bytes(value)
+    return data if data is not None else _dumps(value, *args, **kwargs)
 
 
-def _shim_dump(value, file, version=marshal.version, *rest):
-    data = _original_bytes(value, version) if not rest else None
+def _shim_dump(value, file, *args, **kwargs):
+    data = None if args or kwargs else _original_bytes(value)
     if data is None:
-        return _dump(value, file, version, *rest)
+        return _dump(value, file, *args, **kwargs)
     file.write(data)
     return None
 
