@@ -1,5 +1,6 @@
 import {warn} from './output.js';
 import type {Db} from '../store/db.js';
+import {sumCounts} from '../store/team.js';
 import {syncTeam, TeamUnavailable, type SyncReport} from '../services/team.js';
 
 export const TEAM_OPTION_HELP = `  --team URL        the team's PostgreSQL server (postgres://user@host/db; or $DELTALENS_TEAM):
@@ -26,9 +27,7 @@ export function syncLine(r: SyncReport, over?: string): string {
 
 /** A sync's report with what earlier syncs sent and received added. */
 export function addCounts(r: SyncReport, earlier: Pick<SyncReport, 'sent' | 'received'>): SyncReport {
-  const add = (a: SyncReport['sent'], b: SyncReport['sent']) =>
-    Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v + b[k as keyof typeof b]])) as SyncReport['sent'];
-  return {...r, sent: add(r.sent, earlier.sent), received: add(r.received, earlier.received)};
+  return {...r, sent: sumCounts(r.sent, earlier.sent), received: sumCounts(r.received, earlier.received)};
 }
 
 /**

@@ -14,7 +14,7 @@
  */
 import pg from 'pg';
 import type {Db} from '../store/db.js';
-import {localTeamRows, mergeTeamRows, type TeamCounts} from '../store/team.js';
+import {localTeamRows, mergeTeamRows, noCounts, sumCounts, type TeamCounts} from '../store/team.js';
 import {migrateServer, readRows, sendRows, TeamSchemaError} from '../store/team-server.js';
 
 const CONNECT_TIMEOUT_MS = 5000;
@@ -96,8 +96,8 @@ export class TeamSyncer {
   /** the last sync's failure, null once one succeeds */
   failure: string | null = null;
   /** what this syncer's syncs sent and received, summed */
-  readonly sent: TeamCounts = {labels: 0, adjudications: 0, flags: 0, reviews: 0, stages: 0};
-  readonly received: TeamCounts = {labels: 0, adjudications: 0, flags: 0, reviews: 0, stages: 0};
+  sent = noCounts();
+  received = noCounts();
 
   constructor(
     private readonly db: Db,
@@ -115,10 +115,8 @@ export class TeamSyncer {
         this.again = false;
         try {
           const r = await syncTeam(this.db, this.url);
-          for (const k of Object.keys(this.sent) as (keyof TeamCounts)[]) {
-            this.sent[k] += r.sent[k];
-            this.received[k] += r.received[k];
-          }
+          this.sent = sumCounts(this.sent, r.sent);
+          this.received = sumCounts(this.received, r.received);
           this.failure = null;
         } catch (error) {
           if (!(error instanceof TeamUnavailable)) throw error;

@@ -7,7 +7,7 @@ import {readdirSync, readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import type pg from 'pg';
 import {packageRoot} from '../package-root.js';
-import type {TeamCounts, TeamRows} from './team.js';
+import {noCounts, type TeamCounts, type TeamRows} from './team.js';
 
 const MIGRATIONS_DIR = join(packageRoot(), 'db', 'team');
 const LOCK = 80171;
@@ -129,7 +129,7 @@ const TABLES: Record<keyof TeamRows, {table: string; columns: [string, string][]
 
 /** This store's rows sent in one transaction; the server keeps the newer of two rows of one key. How many it took. */
 export async function sendRows(client: pg.Client, rows: TeamRows): Promise<TeamCounts> {
-  const sent: TeamCounts = {labels: 0, adjudications: 0, flags: 0, reviews: 0, stages: 0};
+  const sent = noCounts();
   await client.query('BEGIN');
   try {
     for (const kind of Object.keys(TABLES) as (keyof TeamRows)[]) {

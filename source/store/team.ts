@@ -58,6 +58,17 @@ export interface TeamRows {
 
 export type TeamCounts = Record<keyof TeamRows, number>;
 
+export const noCounts = (): TeamCounts => ({labels: 0, adjudications: 0, flags: 0, reviews: 0, stages: 0});
+
+/** Two counts added, kind by kind. */
+export const sumCounts = (a: TeamCounts, b: TeamCounts): TeamCounts => ({
+  labels: a.labels + b.labels,
+  adjudications: a.adjudications + b.adjudications,
+  flags: a.flags + b.flags,
+  reviews: a.reviews + b.reviews,
+  stages: a.stages + b.stages,
+});
+
 /** An explanation as every store knows it: the hash of its instance, agent, kind and text (its source when the text is not in the data). */
 function explanationKeys(db: Db): {byId: Map<number, string>; byKey: Map<string, number>} {
   const rows = db
@@ -126,7 +137,7 @@ export function localTeamRows(db: Db): TeamRows {
  */
 export function mergeTeamRows(db: Db, rows: TeamRows): {received: TeamCounts; notHere: number} {
   const {byKey} = explanationKeys(db);
-  const received: TeamCounts = {labels: 0, adjudications: 0, flags: 0, reviews: 0, stages: 0};
+  const received = noCounts();
   let notHere = 0;
   writeTx(db, () => {
     const questions = new Set(db.prepare('SELECT id FROM question').pluck().all() as string[]);
