@@ -11,7 +11,7 @@ import {join} from 'node:path';
 import type {Db} from '../store/db.js';
 import type {DeltaResult} from '../core/trace/delta.js';
 import {getInstance} from '../store/instances.js';
-import {latestDelta, storedPairOf} from '../store/traces.js';
+import {storedPairOf} from '../store/traces.js';
 import {InstanceTraceError, planInstanceTrace} from './instance-trace.js';
 import {Interrupted, tracePair, type TracePairOptions} from './tracing.js';
 
@@ -98,7 +98,7 @@ export async function planChoice(
   }
 }
 
-const deltaOf = (d: DeltaResult): BatchJobResult['delta'] => ({
+const deltaOf = (d: Pick<DeltaResult, 'status' | 'kind' | 'function' | 'file' | 'line'>): BatchJobResult['delta'] => ({
   status: d.status,
   kind: d.kind ?? null,
   function: d.function ?? null,
@@ -156,10 +156,9 @@ export async function batchTrace(
       const t1 = performance.now();
       const done = storedPairOf(db, choice.instance, plan.label, test.target, {complete: Boolean(o.retryIncomplete)});
       if (done !== null) {
-        // the stored pair's delta, so that the table of a batch run again is whole
-        const stored = latestDelta(db, done);
-        const delta = stored ? deltaOf(stored) : null;
-        finish({...base, test: test.id, status: 'skipped', pair: done, delta, seconds: 0, error: null}, last);
+        // with the stored delta, so that the table of a batch run again is whole
+        const {pair, delta} = done;
+        finish({...base, test: test.id, status: 'skipped', pair, delta: deltaOf(delta), seconds: 0, error: null}, last);
         continue;
       }
       o.onJob?.(instancesDone, o.choices.length, {instance: choice.instance, patch: base.patch, started: true});

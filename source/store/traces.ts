@@ -439,23 +439,27 @@ export function setTraceFormat(db: Db, traceId: number, format: string): void {
   db.prepare('UPDATE trace SET source_format = ? WHERE id = ?').run(format, traceId);
 }
 
-/** The latest pair stored for an instance, patch label and test (with `complete`, only one whose
- * delta is found or ∅: an incomplete one is then traced again). */
+/** The latest pair stored for an instance, patch label and test, with its latest delta's summary
+ * (with `complete`, only one whose delta is found or ∅: an incomplete one is then traced again). */
 export function storedPairOf(
   db: Db,
   instance: string,
   label: string,
   test: string,
   o: {complete: boolean},
-): number | null {
+): {pair: number; delta: Pick<DeltaResult, 'status' | 'kind' | 'function' | 'file' | 'line'>} | null {
   const row = db
     .prepare(
-      `SELECT p.id FROM trace_pair p JOIN delta d ON d.pair = p.id
+      `SELECT p.id, d.status, d.kind, d.function, d.file, d.line FROM trace_pair p JOIN delta d ON d.pair = p.id
        WHERE p.instance = ? AND p.label = ? AND p.test = ? ${o.complete ? "AND d.status != 'incomplete'" : ''}
-       ORDER BY p.id DESC LIMIT 1`,
+       ORDER BY p.id DESC, d.id DESC LIMIT 1`,
     )
-    .get(instance, label, test) as {id: number} | undefined;
-  return row?.id ?? null;
+    .get(instance, label, test) as
+    | ({id: number} & Pick<DeltaResult, 'status' | 'kind' | 'function' | 'file' | 'line'>)
+    | undefined;
+  if (!row) return null;
+  const {id, ...delta} = row;
+  return {pair: id, delta};
 }
 
 /** The pair imported from a pod's results folder, if it was. */
