@@ -5,10 +5,10 @@
  * (every pair already there: what resuming costs). Reported: pairs/hour of wall time, each job's
  * delta, and that both worker counts found the same deltas.
  */
-import {spawnSync} from 'node:child_process';
-import {existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
+import {mkdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
-import {ROOT} from '../helpers/paths.js';
+import {cli} from './cli.js';
+import {sympyClone} from './git-trees.js';
 import {record} from './instances.js';
 
 const PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
@@ -38,47 +38,42 @@ interface Summary {
   pairs_per_hour: number | null;
 }
 
-function batch(dir: string, db: string, workers: number): Summary | string {
-  const r = spawnSync(
-    process.execPath,
-    [
-      join(ROOT, 'bin', 'deltalens.js'),
-      'batch',
-      'trace',
-      '--instances',
-      'rows.json',
-      '--gold',
-      '--repo-dir',
-      'repos',
-      '--workers',
-      String(workers),
-      '--python',
-      PY,
-      '--db',
-      db,
-      '--json',
-    ],
-    {cwd: dir, encoding: 'utf8', maxBuffer: 1 << 28},
-  );
-  if (r.status === 2 || !r.stdout.trim()) return `exit ${r.status}: ${r.stderr.trim().split('\n').pop()}`;
+/** `batch trace --gold` over the bench's rows into `db`, as a user runs it: the summary, or why not. */
+async function batch(dir: string, db: string, workers: number): Promise<Summary | string> {
+  const r = await cli([
+    'batch',
+    'trace',
+    '--instances',
+    join(dir, 'rows.json'),
+    '--gold',
+    '--repo-dir',
+    join(dir, 'repos'),
+    '--workers',
+    String(workers),
+    '--python',
+    PY,
+    '--db',
+    join(dir, db),
+    '--json',
+  ]);
+  if (r.code === 2 || !r.stdout.trim()) return `exit ${r.code}: ${r.stderr.trim().split('\n').pop()}`;
   return JSON.parse(r.stdout) as Summary;
 }
 
 export async function benchFleet(out: string, log: (line: string) => void): Promise<void> {
   log('\n## Tracing fleets: batch trace over real sympy fixes');
-  const sympy = process.env['DELTALENS_SYMPY_GIT'];
+  const sympy = sympyClone();
   if (!sympy) {
     log('skipped (set DELTALENS_SYMPY_GIT to a clone of sympy/sympy)');
     return;
   }
-  const gitDir = existsSync(join(sympy, '.git')) ? join(sympy, '.git') : sympy;
   const dir = join(out, 'fleet');
   rmSync(dir, {recursive: true, force: true});
   mkdirSync(join(dir, 'repos'), {recursive: true});
-  symlinkSync(sympy, join(dir, 'repos', 'sympy'));
+  symlinkSync(sympy.path, join(dir, 'repos', 'sympy'));
   const rows: Record<string, unknown>[] = [];
   for (const [pr, test] of FIXES) {
-    const row = record(gitDir, pr, [test]);
+    const row = record(sympy.gitDir, pr, [test]);
     if (typeof row === 'string') log(`PR #${pr}: left out (${row})`);
     else rows.push(row);
   }
@@ -89,7 +84,7 @@ export async function benchFleet(out: string, log: (line: string) => void): Prom
     ['2 workers, fresh store', 'two.db', 2],
     ['1 worker, every pair already stored', 'one.db', 1],
   ] as const) {
-    const s = batch(dir, db, workers);
+    const s = await batch(dir, db, workers);
     if (typeof s === 'string') {
       log(`${label}: failed (${s})`);
       return;

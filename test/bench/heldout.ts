@@ -18,7 +18,7 @@ import {cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {cli} from './cli.js';
-import {exportTree} from './git-trees.js';
+import {exportTree, sympyClone} from './git-trees.js';
 
 const PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
 
@@ -98,12 +98,12 @@ function pytest(tree: string, id: string): {code: number | null; s: number} {
 
 export async function benchHeldOut(out: string, log: (line: string) => void): Promise<void> {
   log('\n## Real sympy fixes traced with their own tests');
-  const sympy = process.env['DELTALENS_SYMPY_GIT'];
+  const sympy = sympyClone();
   if (!sympy) {
     log('skipped: set DELTALENS_SYMPY_GIT to a clone of sympy/sympy');
     return;
   }
-  const gitDir = existsSync(join(sympy, '.git')) ? join(sympy, '.git') : sympy;
+  const {gitDir} = sympy;
   const dir = join(out, 'heldout');
   mkdirSync(dir, {recursive: true});
   // a run that was stopped continues where it stopped (BENCH_HELDOUT_REDO=1 starts over)

@@ -6,13 +6,14 @@
  * from the host's own Python as the tests build it).
  */
 import {execFileSync, spawnSync} from 'node:child_process';
-import {existsSync, mkdirSync, rmSync, writeFileSync} from 'node:fs';
+import {mkdirSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
 import {pythonRunner, TRACER_DIR} from '../../source/services/python.js';
 import {bwrapArgs, runEnv} from '../../source/services/sandbox.js';
 import {makeImage} from '../helpers/image.js';
 import {ROOT} from '../helpers/paths.js';
+import {sympyClone} from './git-trees.js';
 
 const PY = process.env['DELTALENS_PYTHON'] ?? 'python3';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -59,10 +60,10 @@ export async function benchInstances(out: string, log: (line: string) => void): 
   rmSync(dir, {recursive: true, force: true});
   mkdirSync(dir, {recursive: true});
   const bin = join(ROOT, 'bin', 'deltalens.js');
-  const sympy = process.env['DELTALENS_SYMPY_GIT'];
-  if (!sympy) log('record vs hand-laid trees: skipped (set DELTALENS_SYMPY_GIT to a clone of sympy/sympy)');
+  const clone = sympyClone();
+  if (!clone) log('record vs hand-laid trees: skipped (set DELTALENS_SYMPY_GIT to a clone of sympy/sympy)');
   else {
-    const gitDir = existsSync(join(sympy, '.git')) ? join(sympy, '.git') : sympy;
+    const {path: sympy, gitDir} = clone;
     const rec = record(gitDir, '24562', ['test_issue_24543']);
     if (typeof rec === 'string') log(`record vs hand-laid trees: skipped (${rec})`);
     else {
