@@ -58,6 +58,9 @@ crashed) is named in the summary and the batch goes on.
 Exit codes: 0 every job traced (found or ∅) or skipped, 1 a job failed, a delta is incomplete or
 the batch was interrupted, 2 usage error.`;
 
+/** Seconds in JSON to the hundredth (not 0.0003732310000000041). */
+const round2 = (s: number) => Math.round(s * 100) / 100;
+
 function table(jobs: BatchJobResult[]): string[] {
   const rows = jobs.map(j => [
     j.instance,
@@ -192,7 +195,7 @@ export async function runBatch(argv: string[]): Promise<number> {
         }
         if (json) {
           warn(
-            JSON.stringify({progress: {done, total, instance: job.instance, status: job.status, seconds: job.seconds}}),
+            JSON.stringify({progress: {done, total, instance: job.instance, status: job.status, seconds: round2(job.seconds)}}),
           );
           return;
         }
@@ -209,7 +212,7 @@ export async function runBatch(argv: string[]): Promise<number> {
     });
     if (json)
       printJson({
-        jobs: result.jobs,
+        jobs: result.jobs.map(j => ({...j, seconds: round2(j.seconds)})),
         traced: result.traced,
         incomplete: result.incomplete,
         skipped: result.skipped,
