@@ -74,7 +74,7 @@ async function session(
   try {
     // the team's labels first (the queue and the conflicts see them); each write is sent as it
     // is stored (in the background), and once more at the end
-    await syncOrSay(db, team);
+    const opened = await syncOrSay(db, team);
     const syncer = team ? new TeamSyncer(db, team) : null;
     const app = render(
       screen(db, target.demo ? 'demo data' : basename(target.path), () => syncer?.wrote()),
@@ -83,8 +83,11 @@ async function session(
     await app.waitUntilExit();
     await syncer?.idle();
     const last = await syncOrSay(db, team, true);
-    // one line for the whole session: what went as each answer was stored, and the last sync
-    if (last && syncer) warn(syncLine(addCounts(last, syncer), 'this session'));
+    // one line for the whole session: the opening sync, each answer as it was stored, the last sync
+    if (last && syncer) {
+      const counted = addCounts(last, syncer);
+      warn(syncLine(opened ? addCounts(counted, opened) : counted, 'this session'));
+    }
   } finally {
     db.close();
   }
