@@ -195,7 +195,9 @@ export async function runBatch(argv: string[]): Promise<number> {
         }
         if (json) {
           warn(
-            JSON.stringify({progress: {done, total, instance: job.instance, status: job.status, seconds: round2(job.seconds)}}),
+            JSON.stringify({
+              progress: {done, total, instance: job.instance, status: job.status, seconds: round2(job.seconds)},
+            }),
           );
           return;
         }
